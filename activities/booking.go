@@ -1,0 +1,84 @@
+// Package activities holds the side effects a booking workflow asks for. Each one is idempotent:
+// a retry after a commit whose reply was lost finds the work done and changes nothing.
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// Application error types the booking workflow tells apart. They are non-retryable: a business
+// refusal stays a refusal however often it is asked.
+const (
+	ErrTypeUnavailable = "Unavailable"
+	ErrTypeInvalid     = "Invalid"
+	ErrTypeConflict    = "Conflict"
+)
+
+// Bookings runs booking steps against the store.
+type Bookings struct {
+	Store *db.Store
+}
+
+// ReserveInput asks to create booking BookingID and take its units.
+type ReserveInput struct {
+	BookingID      string
+	IdempotencyKey string
+	Request        domain.HoldRequest
+	HoldTTL        time.Duration
+}
+
+// Reserve creates the booking and takes its units. It answers with the stored booking; when the
+// units are not available the booking is stored REJECTED and the error has type Unavailable.
+func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking, error) {
+	b, err := a.Store.Reserve(ctx, db.ReserveParams(in))
+	if err != nil {
+		return b, classify(err)
+	}
+	if b.Status == domain.StatusRejected {
+		return b, temporal.NewNonRetryableApplicationError("not enough rooms left on every night of the stay",
+			ErrTypeUnavailable, nil, b)
+	}
+	return b, nil
+}
+
+// Confirm confirms a booking on hold. A hold that expired by the database's clock, or a booking
+// no longer on hold, fails with type Conflict.
+func (a *Bookings) Confirm(ctx context.Context, bookingID string) (domain.Booking, error) {
+	b, err := a.Store.Confirm(ctx, bookingID)
+	return b, classify(err)
+}
+
+// ReleaseInput asks to give a booking's units back and move it to status To.
+type ReleaseInput struct {
+	BookingID string
+	To        domain.Status
+}
+
+// Release gives a booking's units back and moves it to EXPIRED or CANCELLED.
+func (a *Bookings) Release(ctx context.Context, in ReleaseInput) (domain.Booking, error) {
+	b, err := a.Store.Release(ctx, in.BookingID, in.To)
+	return b, classify(err)
+}
+
+// classify marks business refusals non-retryable; everything else (network, lock timeouts)
+// stays retryable under the activity's retry policy.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, domain.ErrUnavailable):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeUnavailable, err)
+	case errors.Is(err, domain.ErrInvalid), errors.Is(err, domain.ErrNotFound), errors.Is(err, domain.ErrIdempotencyMismatch):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, err)
+	case errors.Is(err, domain.ErrConflict):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
+	}
+	return err
+}

@@ -1,0 +1,129 @@
+// Package db is bookflow's PostgreSQL layer: the connection pool, the embedded migrations and
+// the queries and transactions that guard inventory. PostgreSQL is the truth for inventory.
+package db
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"io/fs"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DefaultLockTimeout bounds how long a reservation waits for a hot inventory row before it
+// gives up, so a flash sale on one hotel fails fast instead of exhausting the pool.
+const DefaultLockTimeout = 2 * time.Second
+
+// Store runs bookflow's queries on a pgx pool.
+type Store struct {
+	pool        *pgxpool.Pool
+	lockTimeout time.Duration
+}
+
+// NewStore wraps a pool. A zero lockTimeout means DefaultLockTimeout.
+func NewStore(pool *pgxpool.Pool, lockTimeout time.Duration) *Store {
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	return &Store{pool: pool, lockTimeout: lockTimeout}
+}
+
+// Pool returns the underlying pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Connect opens a pool and checks that the database answers.
+func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("reach database: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate applies every embedded migration not yet applied.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, mustSub(migrations, "migrations"))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// inTx runs fn in one transaction with the store's lock timeout, committing when fn returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after commit
+	ms := s.lockTimeout.Milliseconds()
+	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", ms)); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// PostgreSQL error codes the store turns into domain errors.
+const (
+	codeCheckViolation = "23514"
+	codeLockTimeout    = "55P03"
+	codeDeadlock       = "40P01"
+	codeSerialization  = "40001"
+)
+
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+// IsContention reports whether err is a lock timeout, deadlock or serialization failure: the
+// transaction lost a race for rows and may succeed if tried again.
+func IsContention(err error) bool {
+	switch pgCode(err) {
+	case codeLockTimeout, codeDeadlock, codeSerialization:
+		return true
+	}
+	return false
+}
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// querier is what a pool and a transaction have in common for single-row reads.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}

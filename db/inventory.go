@@ -1,0 +1,136 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// Hotel is a hotel as stored.
+type Hotel struct {
+	ID       string
+	Name     string
+	Location *time.Location
+}
+
+// GetHotel loads a hotel with its time zone.
+func (s *Store) GetHotel(ctx context.Context, id string) (Hotel, error) {
+	h := Hotel{ID: id}
+	var tz string
+	err := s.pool.QueryRow(ctx, `SELECT name, time_zone FROM hotels WHERE id = $1`, id).Scan(&h.Name, &tz)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return h, fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, id)
+	}
+	if err != nil {
+		return h, err
+	}
+	h.Location, err = time.LoadLocation(tz)
+	return h, err
+}
+
+// RoomTypeExists reports whether the hotel sells the room type.
+func (s *Store) RoomTypeExists(ctx context.Context, hotelID, roomTypeID string) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND room_type_id = $2)`,
+		hotelID, roomTypeID).Scan(&ok)
+	return ok, err
+}
+
+// SetInventoryParams sets the total rooms of a room type for the nights [From, To).
+type SetInventoryParams struct {
+	HotelID    string
+	RoomTypeID string
+	From, To   domain.Date
+	TotalRooms int
+	// TimeZone is used when the hotel is new; empty means UTC. For an existing hotel it must be
+	// empty or the hotel's own zone.
+	TimeZone string
+}
+
+// SetInventory creates the hotel and room type when needed and sets the total for every night in
+// the range, opening nights not yet on sale. Lowering a total below what is already reserved on
+// any night is a conflict and changes nothing.
+func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		tz := p.TimeZone
+		if tz == "" {
+			tz = "UTC"
+		}
+		var stored string
+		err := tx.QueryRow(ctx, `INSERT INTO hotels (id, time_zone) VALUES ($1, $2)
+			ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING time_zone`, p.HotelID, tz).Scan(&stored)
+		if err != nil {
+			return err
+		}
+		if p.TimeZone != "" && stored != p.TimeZone {
+			return fmt.Errorf("%w: hotel %s already exists with time zone %s", domain.ErrConflict, p.HotelID, stored)
+		}
+		var resourceID int64
+		err = tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, room_type_id) VALUES ('hotel_room_type', $1, $2)
+			ON CONFLICT (hotel_id, room_type_id) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`,
+			p.HotelID, p.RoomTypeID).Scan(&resourceID)
+		if err != nil {
+			return err
+		}
+		// Ascending order, like every other writer of inventory rows.
+		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total)
+			SELECT $1, d, $4 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
+			ORDER BY d
+			ON CONFLICT (resource_id, unit_start) DO UPDATE SET total = EXCLUDED.total`,
+			resourceID, p.From.Time(), p.To.Time(), p.TotalRooms)
+		if pgCode(err) == codeCheckViolation {
+			return fmt.Errorf("%w: totalRooms %d is below the rooms already reserved on a night in [%s, %s)",
+				domain.ErrConflict, p.TotalRooms, p.From, p.To)
+		}
+		return err
+	})
+}
+
+// NightAvailability is what is left of a room type on one night.
+type NightAvailability struct {
+	Date      domain.Date `json:"date"`
+	Available int         `json:"available"`
+}
+
+// RoomTypeAvailability is what is left of a room type over a stay: the minimum over its nights
+// (a night not on sale counts as 0) and each night.
+type RoomTypeAvailability struct {
+	RoomTypeID string              `json:"roomTypeId"`
+	Available  int                 `json:"available"`
+	Nights     []NightAvailability `json:"nights"`
+}
+
+// Availability returns, for every room type of the hotel, the rooms left over the stay.
+func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.Stay) ([]RoomTypeAvailability, error) {
+	rows, err := s.pool.Query(ctx, `SELECT r.room_type_id, d, COALESCE(i.total - i.reserved, 0)
+		FROM resources r
+		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
+		LEFT JOIN inventory i ON i.resource_id = r.id AND i.unit_start = d
+		WHERE r.hotel_id = $1
+		ORDER BY r.room_type_id, d`, hotelID, stay.CheckIn.Time(), stay.CheckOut.Time())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []RoomTypeAvailability{}
+	for rows.Next() {
+		var roomType string
+		var night time.Time
+		var left int
+		if err := rows.Scan(&roomType, &night, &left); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 || out[len(out)-1].RoomTypeID != roomType {
+			out = append(out, RoomTypeAvailability{RoomTypeID: roomType, Available: left})
+		}
+		cur := &out[len(out)-1]
+		cur.Available = min(cur.Available, left)
+		cur.Nights = append(cur.Nights, NightAvailability{Date: domain.DateOf(night, time.UTC), Available: left})
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,106 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BookingIDPrefix starts every booking id, which is also the booking workflow's id.
+const BookingIDPrefix = "booking-"
+
+var (
+	// Ids travel in URLs and workflow ids, so they are kept to a URL-safe alphabet. A customer
+	// id may not contain ':', which separates it from the idempotency key in a booking id.
+	idPattern  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	keyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+)
+
+// BookingID returns the deterministic id of the booking a customer creates with an idempotency
+// key: a retried request finds the same booking (and the same workflow).
+func BookingID(customerID, idempotencyKey string) string {
+	return BookingIDPrefix + customerID + ":" + idempotencyKey
+}
+
+// ValidateID checks an id of a customer, hotel or room type.
+func ValidateID(field, v string) error {
+	if !idPattern.MatchString(v) {
+		return fmt.Errorf("%w: %s must be 1-64 characters of A-Z a-z 0-9 . _ -", ErrInvalid, field)
+	}
+	return nil
+}
+
+// ValidateIdempotencyKey checks an Idempotency-Key header value.
+func ValidateIdempotencyKey(v string) error {
+	if v == "" {
+		return fmt.Errorf("%w: the Idempotency-Key header is required", ErrInvalid)
+	}
+	if !keyPattern.MatchString(v) {
+		return fmt.Errorf("%w: Idempotency-Key must be 1-128 characters of A-Z a-z 0-9 . _ : -", ErrInvalid)
+	}
+	return nil
+}
+
+// Limits bound what one booking may ask for.
+type Limits struct {
+	MaxNights       int // longest stay
+	MaxQuantity     int // most rooms in one booking
+	SaleHorizonDays int // how many days ahead check-in may be
+}
+
+// DefaultLimits are the limits used when the configuration sets none.
+var DefaultLimits = Limits{MaxNights: 30, MaxQuantity: 20, SaleHorizonDays: 365}
+
+// HoldRequest is what a checkout asks for: a quantity of one room type for a stay.
+type HoldRequest struct {
+	CustomerID string `json:"customerId"`
+	HotelID    string `json:"hotelId"`
+	RoomTypeID string `json:"roomTypeId"`
+	Stay
+	Quantity int `json:"quantity"`
+}
+
+// Validate checks the request's shape against the limits; the calendar window needs the
+// hotel's local date and is checked with Stay.ValidateWindow.
+func (r HoldRequest) Validate(l Limits) error {
+	for _, f := range []struct{ name, v string }{
+		{"customerId", r.CustomerID}, {"hotelId", r.HotelID}, {"roomTypeId", r.RoomTypeID},
+	} {
+		if err := ValidateID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if r.Quantity < 1 || r.Quantity > l.MaxQuantity {
+		return fmt.Errorf("%w: quantity must be between 1 and %d", ErrInvalid, l.MaxQuantity)
+	}
+	return r.Stay.Validate(l.MaxNights)
+}
+
+// Fingerprint identifies the request's content, so an idempotency key reused with a different
+// body can be told from a plain retry.
+func (r HoldRequest) Fingerprint() string {
+	canon := strings.Join([]string{r.CustomerID, r.HotelID, r.RoomTypeID,
+		r.CheckIn.String(), r.CheckOut.String(), strconv.Itoa(r.Quantity)}, "\x1f")
+	sum := sha256.Sum256([]byte(canon))
+	return hex.EncodeToString(sum[:])
+}
+
+// Booking is a booking as stored: who took how many units of which room type for which stay,
+// and where it stands.
+type Booking struct {
+	ID         string `json:"id"`
+	CustomerID string `json:"customerId"`
+	HotelID    string `json:"hotelId"`
+	RoomTypeID string `json:"roomTypeId"`
+	Stay
+	Quantity    int       `json:"quantity"`
+	Status      Status    `json:"status"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Fingerprint string    `json:"-"`
+}

@@ -1,0 +1,91 @@
+// Package domain holds bookflow's pure rules: calendar dates and stays, booking requests and
+// their limits, booking states and their transitions, and the errors every layer maps to.
+// It does no I/O and imports nothing of pgx, Echo or Temporal.
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// DateLayout is the wire and database text form of a Date.
+const DateLayout = "2006-01-02"
+
+// Date is a calendar date local to a hotel or venue: no clock time, no time zone. A night of a
+// stay is named by the Date it starts on. The zero Date is invalid.
+type Date struct {
+	t time.Time // always midnight UTC; the zone carries no meaning
+}
+
+// NewDate returns the date y-m-d, normalising out-of-range days like time.Date does.
+func NewDate(y int, m time.Month, d int) Date {
+	return Date{t: time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}
+}
+
+// DateOf returns the calendar date of instant t as seen in loc.
+func DateOf(t time.Time, loc *time.Location) Date {
+	y, m, d := t.In(loc).Date()
+	return NewDate(y, m, d)
+}
+
+// ParseDate parses "YYYY-MM-DD".
+func ParseDate(s string) (Date, error) {
+	t, err := time.Parse(DateLayout, s)
+	if err != nil {
+		return Date{}, fmt.Errorf("%w: %q is not a date of the form YYYY-MM-DD", ErrInvalid, s)
+	}
+	return Date{t: t}, nil
+}
+
+// IsZero reports whether d is the zero Date.
+func (d Date) IsZero() bool { return d.t.IsZero() }
+
+// AddDays returns the date n days after d (before it for negative n).
+func (d Date) AddDays(n int) Date { return Date{t: d.t.AddDate(0, 0, n)} }
+
+// DaysUntil returns the number of days from d to e (negative when e is earlier).
+func (d Date) DaysUntil(e Date) int { return int(e.t.Sub(d.t).Hours() / 24) }
+
+// Before reports whether d is earlier than e.
+func (d Date) Before(e Date) bool { return d.t.Before(e.t) }
+
+// After reports whether d is later than e.
+func (d Date) After(e Date) bool { return d.t.After(e.t) }
+
+// Time returns midnight UTC of d, the form database drivers bind to a date column.
+func (d Date) Time() time.Time { return d.t }
+
+// In returns the instant d starts (local midnight) in loc.
+func (d Date) In(loc *time.Location) time.Time {
+	y, m, dd := d.t.Date()
+	return time.Date(y, m, dd, 0, 0, 0, 0, loc)
+}
+
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return d.t.Format(DateLayout)
+}
+
+// MarshalJSON writes d as "YYYY-MM-DD".
+func (d Date) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads "YYYY-MM-DD"; an empty string gives the zero Date.
+func (d *Date) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("%w: a date must be a string of the form YYYY-MM-DD", ErrInvalid)
+	}
+	if s == "" {
+		*d = Date{}
+		return nil
+	}
+	parsed, err := ParseDate(s)
+	if err != nil {
+		return err
+	}
+	*d = parsed
+	return nil
+}

@@ -1,0 +1,250 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"github.com/stretchr/testify/suite"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// BookingSuite drives the booking workflow with time skipping: a 10-minute hold takes
+// milliseconds. Activities are mocked; the database behaviour behind them is tested in db/ and
+// end to end in testsuite/.
+type BookingSuite struct {
+	suite.Suite
+	testsuite.WorkflowTestSuite
+	env   *testsuite.TestWorkflowEnvironment
+	acts  *activities.Bookings
+	start time.Time
+	input workflows.BookingInput
+
+	released []activities.ReleaseInput
+	releasAt []time.Duration // time since start of each release
+}
+
+func TestBookingWorkflow(t *testing.T) { suite.Run(t, new(BookingSuite)) }
+
+func (s *BookingSuite) SetupTest() {
+	s.env = s.NewTestWorkflowEnvironment()
+	s.env.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
+	s.env.RegisterActivity(s.acts)
+	s.start = s.env.Now()
+	s.released, s.releasAt = nil, nil
+	req := domain.HoldRequest{CustomerID: "c1", HotelID: "h1", RoomTypeID: "double",
+		Stay: domain.Stay{CheckIn: domain.NewDate(2030, 12, 10), CheckOut: domain.NewDate(2030, 12, 13)}, Quantity: 1}
+	s.input = workflows.BookingInput{BookingID: domain.BookingID("c1", "k1"), IdempotencyKey: "k1",
+		Request: req, HoldTTL: 10 * time.Minute, LateWindow: time.Hour}
+}
+
+func (s *BookingSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }
+
+func (s *BookingSuite) stored(status domain.Status) domain.Booking {
+	r := s.input.Request
+	return domain.Booking{ID: s.input.BookingID, CustomerID: r.CustomerID, HotelID: r.HotelID,
+		RoomTypeID: r.RoomTypeID, Stay: r.Stay, Quantity: r.Quantity, Status: status,
+		ExpiresAt: s.start.Add(s.input.HoldTTL)}
+}
+
+// expectHold makes Reserve succeed with a hold expiring HoldTTL after the start.
+func (s *BookingSuite) expectHold() {
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(s.stored(domain.StatusHold), nil).Once()
+}
+
+// expectRelease records every release and answers with the booking in the new status.
+func (s *BookingSuite) expectRelease() {
+	s.env.OnActivity(s.acts.Release, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ReleaseInput) (domain.Booking, error) {
+			s.released = append(s.released, in)
+			s.releasAt = append(s.releasAt, s.env.Now().Sub(s.start))
+			return s.stored(in.To), nil
+		}).Maybe()
+}
+
+// update sends an update at a time after the start and keeps its answer.
+func (s *BookingSuite) update(after time.Duration, name string, answer *workflows.BookingState, answerErr *error, args ...any) {
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(name, name+"-1", &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { *answerErr = err },
+			OnComplete: func(v any, err error) {
+				if err != nil {
+					*answerErr = err
+					return
+				}
+				*answer = v.(workflows.BookingState)
+			},
+		}, args...)
+	}, after)
+}
+
+func (s *BookingSuite) result() workflows.BookingState {
+	s.Require().True(s.env.IsWorkflowCompleted())
+	s.Require().NoError(s.env.GetWorkflowError())
+	var st workflows.BookingState
+	s.Require().NoError(s.env.GetWorkflowResult(&st))
+	return st
+}
+
+func (s *BookingSuite) TestPaymentAt9m59Confirms() {
+	s.expectHold()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, s.input.BookingID).Return(s.stored(domain.StatusConfirmed), nil).Once()
+	s.expectRelease()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(9*time.Minute+59*time.Second, workflows.UpdateConfirm, &answer, &answerErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.StatusConfirmed, answer.Booking.Status, "the confirm update answers with the outcome")
+	s.Equal(domain.StatusConfirmed, s.result().Booking.Status)
+	s.Empty(s.released, "a confirmed booking keeps its nights")
+}
+
+func (s *BookingSuite) TestNoPaymentExpiresAt10mAndReleases() {
+	s.expectHold()
+	s.expectRelease()
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Equal(domain.StatusExpired, s.result().Booking.Status)
+	s.Require().Len(s.released, 1)
+	s.Equal(domain.StatusExpired, s.released[0].To)
+	s.Equal(10*time.Minute, s.releasAt[0], "the release runs when the hold timer fires")
+}
+
+func (s *BookingSuite) TestCancelDuringHoldReleases() {
+	s.expectHold()
+	s.expectRelease()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(3*time.Minute, workflows.UpdateCancel, &answer, &answerErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.StatusCancelled, answer.Booking.Status)
+	s.Equal(domain.StatusCancelled, s.result().Booking.Status)
+	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled}}, s.released)
+	s.Equal(3*time.Minute, s.releasAt[0])
+}
+
+func (s *BookingSuite) TestRefusedReservationEndsRejected() {
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("not enough rooms", activities.ErrTypeUnavailable, nil)).Once()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(0, workflows.UpdateHold, &answer, &answerErr, s.input.Request.Fingerprint())
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.StatusRejected, answer.Booking.Status, "the hold update learns the refusal")
+	st := s.result()
+	s.Equal(domain.StatusRejected, st.Booking.Status)
+	s.Contains(st.Reason, "not enough rooms")
+}
+
+func (s *BookingSuite) TestConfirmAfterExpiryDoesNotConfirm() {
+	s.expectHold()
+	s.expectRelease() // Confirm is not expected: calling it would fail the test
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(10*time.Minute+time.Second, workflows.UpdateConfirm, &answer, &answerErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.StatusExpired, answer.Booking.Status, "a late confirm is answered with the expiry")
+	s.Equal(domain.StatusExpired, s.result().Booking.Status)
+	s.Len(s.released, 1)
+}
+
+func (s *BookingSuite) TestConfirmRefusedByDatabaseClockExpires() {
+	s.expectHold()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("hold expired", activities.ErrTypeConflict, nil)).Once()
+	s.expectRelease()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(9*time.Minute+59*time.Second, workflows.UpdateConfirm, &answer, &answerErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.StatusExpired, answer.Booking.Status, "the database's refusal decides: exactly one outcome")
+	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusExpired}}, s.released)
+}
+
+func (s *BookingSuite) TestCancelAfterConfirmationReleases() {
+	s.expectHold()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(s.stored(domain.StatusConfirmed), nil).Once()
+	s.expectRelease()
+	var confirmed, cancelled workflows.BookingState
+	var err1, err2 error
+	s.update(time.Minute, workflows.UpdateConfirm, &confirmed, &err1)
+	s.update(2*time.Hour, workflows.UpdateCancel, &cancelled, &err2)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(errors.Join(err1, err2))
+	s.Equal(domain.StatusConfirmed, confirmed.Booking.Status)
+	s.Equal(domain.StatusCancelled, cancelled.Booking.Status)
+	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled}}, s.released)
+}
+
+func (s *BookingSuite) TestHoldUpdateRejectsAnotherRequestUnderTheSameKey() {
+	s.expectHold()
+	s.expectRelease()
+	var rejected error
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(workflows.UpdateHold, "h-2", &testsuite.TestUpdateCallback{
+			OnAccept:   func() { s.Fail("a different request must not be accepted") },
+			OnReject:   func(err error) { rejected = err },
+			OnComplete: func(any, error) {},
+		}, "another-fingerprint")
+	}, time.Second)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Require().Error(rejected)
+	s.Contains(rejected.Error(), domain.ErrIdempotencyMismatch.Error())
+}
+
+func (s *BookingSuite) TestQueryShowsHold() {
+	s.expectHold()
+	s.expectRelease()
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(workflows.QueryState)
+		s.Require().NoError(err)
+		var st workflows.BookingState
+		s.Require().NoError(v.Get(&st))
+		s.Equal(domain.StatusHold, st.Booking.Status)
+		s.WithinDuration(s.start.Add(10*time.Minute), st.Booking.ExpiresAt, 0)
+	}, 5*time.Minute)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+	s.Equal(domain.StatusExpired, s.result().Booking.Status)
+}
+
+func TestHoldUpdateFingerprintMatchesRequest(t *testing.T) {
+	// The API sends Request.Fingerprint() as the hold update's argument; the same request must
+	// give the same fingerprint and a changed one a different fingerprint.
+	r := domain.HoldRequest{CustomerID: "c", HotelID: "h", RoomTypeID: "r", Quantity: 1,
+		Stay: domain.Stay{CheckIn: domain.NewDate(2030, 1, 1), CheckOut: domain.NewDate(2030, 1, 2)}}
+	r2 := r
+	require.Equal(t, r.Fingerprint(), r2.Fingerprint())
+	r2.Quantity = 2
+	require.NotEqual(t, r.Fingerprint(), r2.Fingerprint())
+}
