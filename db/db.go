@@ -6,8 +6,8 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/jackc/pgx/v5"

@@ -125,7 +125,8 @@ func (b *booking) status() domain.Status { return b.state.Booking.Status }
 // was started with: the idempotency key was reused for another booking.
 func (b *booking) validateHold(fingerprint string) error {
 	if fingerprint != b.in.Request.Fingerprint() {
-		return fmt.Errorf("%w: key %q", domain.ErrIdempotencyMismatch, b.in.IdempotencyKey)
+		return temporal.NewApplicationError(fmt.Sprintf("Idempotency-Key %q was first used for a different booking request",
+			b.in.IdempotencyKey), ErrTypeIdempotencyMismatch)
 	}
 	return nil
 }

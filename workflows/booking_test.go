@@ -219,7 +219,9 @@ func (s *BookingSuite) TestHoldUpdateRejectsAnotherRequestUnderTheSameKey() {
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
 	s.Require().Error(rejected)
-	s.Contains(rejected.Error(), domain.ErrIdempotencyMismatch.Error())
+	var appErr *temporal.ApplicationError
+	s.Require().ErrorAs(rejected, &appErr)
+	s.Equal(workflows.ErrTypeIdempotencyMismatch, appErr.Type())
 }
 
 func (s *BookingSuite) TestQueryShowsHold() {

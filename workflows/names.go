@@ -20,6 +20,10 @@ const (
 	UpdateCancel = "cancel"
 	// QueryState returns the booking's BookingState.
 	QueryState = "state"
+
+	// ErrTypeIdempotencyMismatch is the error type of a hold update refused because its
+	// request differs from the one the workflow was started with.
+	ErrTypeIdempotencyMismatch = "IdempotencyMismatch"
 )
 
 // Search attributes that let operators filter bookings in the Temporal UI. They must be

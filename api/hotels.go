@@ -1,0 +1,113 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// maxInventoryRangeDays bounds one admin inventory call (two years and a day).
+const maxInventoryRangeDays = 2*366 + 1
+
+// maxTotalRooms bounds a room type's total on one night.
+const maxTotalRooms = 100_000
+
+type availabilityView struct {
+	HotelID   string                    `json:"hotelId"`
+	CheckIn   domain.Date               `json:"checkIn"`
+	CheckOut  domain.Date               `json:"checkOut"`
+	Nights    int                       `json:"nights"`
+	RoomTypes []db.RoomTypeAvailability `json:"roomTypes"`
+}
+
+// availability answers, per room type, the rooms left for the whole stay (the minimum over its
+// nights) and for each night.
+func (s *Server) availability(c echo.Context) error {
+	hotelID := c.Param("hotelId")
+	if err := domain.ValidateID("hotelId", hotelID); err != nil {
+		return err
+	}
+	checkIn, err := domain.ParseDate(c.QueryParam("checkIn"))
+	if err != nil {
+		return fmt.Errorf("checkIn: %w", err)
+	}
+	checkOut, err := domain.ParseDate(c.QueryParam("checkOut"))
+	if err != nil {
+		return fmt.Errorf("checkOut: %w", err)
+	}
+	stay := domain.Stay{CheckIn: checkIn, CheckOut: checkOut}
+	if err := stay.Validate(s.cfg.Limits.MaxNights); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if _, err := s.store.GetHotel(ctx, hotelID); err != nil {
+		return err
+	}
+	rooms, err := s.store.Availability(ctx, hotelID, stay)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, availabilityView{HotelID: hotelID, CheckIn: checkIn, CheckOut: checkOut,
+		Nights: stay.Nights(), RoomTypes: rooms})
+}
+
+type inventoryRequest struct {
+	From       domain.Date `json:"from"`
+	To         domain.Date `json:"to"`
+	TotalRooms *int        `json:"totalRooms"`
+	TimeZone   string      `json:"timeZone,omitempty"`
+}
+
+type inventoryView struct {
+	HotelID    string      `json:"hotelId"`
+	RoomTypeID string      `json:"roomTypeId"`
+	From       domain.Date `json:"from"`
+	To         domain.Date `json:"to"`
+	Nights     int         `json:"nights"`
+	TotalRooms int         `json:"totalRooms"`
+}
+
+// setInventory sets a room type's total rooms for the nights [from, to), creating the hotel
+// and room type when needed.
+func (s *Server) setInventory(c echo.Context) error {
+	p := db.SetInventoryParams{HotelID: c.Param("hotelId"), RoomTypeID: c.Param("roomTypeId")}
+	if err := domain.ValidateID("hotelId", p.HotelID); err != nil {
+		return err
+	}
+	if err := domain.ValidateID("roomTypeId", p.RoomTypeID); err != nil {
+		return err
+	}
+	var req inventoryRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	span := domain.Stay{CheckIn: req.From, CheckOut: req.To}
+	switch {
+	case req.From.IsZero() || req.To.IsZero():
+		return fmt.Errorf("%w: from and to are required", domain.ErrInvalid)
+	case !req.To.After(req.From):
+		return fmt.Errorf("%w: to must be after from", domain.ErrInvalid)
+	case span.Nights() > maxInventoryRangeDays:
+		return fmt.Errorf("%w: one call may set at most %d nights", domain.ErrInvalid, maxInventoryRangeDays)
+	case req.TotalRooms == nil:
+		return fmt.Errorf("%w: totalRooms is required", domain.ErrInvalid)
+	case *req.TotalRooms < 0 || *req.TotalRooms > maxTotalRooms:
+		return fmt.Errorf("%w: totalRooms must be between 0 and %d", domain.ErrInvalid, maxTotalRooms)
+	}
+	if req.TimeZone != "" {
+		if _, err := time.LoadLocation(req.TimeZone); err != nil || req.TimeZone == "Local" {
+			return fmt.Errorf("%w: timeZone %q is not an IANA time zone name", domain.ErrInvalid, req.TimeZone)
+		}
+	}
+	p.From, p.To, p.TotalRooms, p.TimeZone = req.From, req.To, *req.TotalRooms, req.TimeZone
+	if err := s.store.SetInventory(c.Request().Context(), p); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, inventoryView{HotelID: p.HotelID, RoomTypeID: p.RoomTypeID, From: p.From,
+		To: p.To, Nights: span.Nights(), TotalRooms: p.TotalRooms})
+}

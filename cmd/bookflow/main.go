@@ -1,0 +1,55 @@
+// Command bookflow runs the booking service: bookflow serve|worker|migrate|seed|dev|bench.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `bookflow: durable bookings that never sell a unit twice
+
+Usage: bookflow <command>
+
+Commands:
+  serve     run the HTTP API
+  worker    run the Temporal worker (booking workflows and activities)
+  migrate   apply database migrations
+  seed      add the demo hotels and inventory (skips hotels that exist)
+  dev       migrate, seed, and run the worker and the API in one process
+  bench     measure reservations/s and holds/s against baselines (see README)
+
+Configuration comes from the environment; see README.md.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	commands := map[string]func(context.Context, Config) error{
+		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
+		"seed": runSeed, "dev": runDev, "bench": runBench,
+	}
+	run, ok := commands[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	cfg, err := LoadConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "configuration:", err)
+		os.Exit(2)
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		slog.Error(os.Args[1]+" failed", "err", err)
+		os.Exit(1)
+	}
+}

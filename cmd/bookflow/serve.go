@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/worker"
+)
+
+// deps are the connections every long-running command needs.
+type deps struct {
+	store    *db.Store
+	temporal client.Client
+}
+
+func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
+	pool, err := db.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	tc, err := client.DialContext(ctx, client.Options{
+		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
+		Logger: log.NewStructuredLogger(slog.Default()),
+	})
+	if err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
+	}
+	return &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}, func() { tc.Close(); pool.Close() }, nil
+}
+
+func runMigrate(ctx context.Context, cfg Config) error {
+	pool, err := db.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	slog.Info("migrations applied")
+	return nil
+}
+
+func runServe(ctx context.Context, cfg Config) error {
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	if cfg.AdminToken == "" {
+		slog.Warn("ADMIN_TOKEN is not set: every admin call will be refused")
+	}
+	return serveHTTP(ctx, cfg, d)
+}
+
+func serveHTTP(ctx context.Context, cfg Config, d *deps) error {
+	e := api.New(d.store, d.temporal, api.Config{
+		Limits: cfg.Limits, AdminToken: cfg.AdminToken, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
+		TaskQueue: cfg.TaskQueue, Logger: slog.Default(),
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- e.Start(cfg.HTTPAddr) }()
+	slog.Info("API listening", "addr", "http://"+cfg.HTTPAddr)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	slog.Info("API stopped")
+	return nil
+}
+
+func runWorker(ctx context.Context, cfg Config) error {
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	return runWorkerUntil(ctx, cfg, d)
+}
+
+func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
+	w := worker.New(d.temporal, d.store, cfg.TaskQueue)
+	if err := w.Start(); err != nil {
+		return err
+	}
+	slog.Info("worker polling", "taskQueue", cfg.TaskQueue)
+	<-ctx.Done()
+	w.Stop() // waits for running activities to finish
+	slog.Info("worker stopped")
+	return nil
+}
+
+// runDev is the whole system in one process for local use: migrations, demo data, the worker
+// and the API. The Temporal dev server and PostgreSQL are started by scripts/dev.
+func runDev(ctx context.Context, cfg Config) error {
+	if cfg.AdminToken == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		cfg.AdminToken = hex.EncodeToString(b)
+	}
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	if err := db.Migrate(ctx, d.store.Pool()); err != nil {
+		return err
+	}
+	if err := seed(ctx, d.store); err != nil {
+		return err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return runWorkerUntil(ctx, cfg, d) })
+	g.Go(func() error { return serveHTTP(ctx, cfg, d) })
+	fmt.Printf(`
+bookflow is running. Ctrl-C stops it.
+  API          http://%s   (try: curl http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s)
+  Temporal UI  %s/namespaces/%s/workflows
+  Admin token  %s   (Authorization: Bearer <token> on /api/v1/admin/...)
+  Hold TTL     %s
+
+`, cfg.HTTPAddr, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3), cfg.TemporalUIURL, cfg.TemporalNamespace, cfg.AdminToken, cfg.HoldTTL)
+	return g.Wait()
+}

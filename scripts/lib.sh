@@ -1,0 +1,125 @@
+# Shared by scripts/dev, scripts/test and scripts/bench: install and start what bookflow needs
+# on a fresh Debian/Ubuntu machine with Go. Sourced, not run.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DATA_DIR=${BOOKFLOW_DATA_DIR:-$ROOT/.data}
+TEMPORAL_CLI_VERSION=v1.5.1 # Temporal server 1.29.1 with web UI 2.42.1
+TOOLS_DIR=${BOOKFLOW_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/bookflow/tools}
+PG_PORT=${BOOKFLOW_PG_PORT:-54329}
+PG_DIR=$DATA_DIR/postgres
+
+# The search attributes the booking workflow keeps current (workflows/names.go).
+SEARCH_ATTRIBUTES=(BookingStatus=Keyword HotelId=Keyword CustomerId=Keyword CheckIn=Datetime HoldExpiresAt=Datetime)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root to run: $*"
+  fi
+}
+
+apt_install() {
+  command -v apt-get >/dev/null || die "apt-get not found: install $* by hand"
+  say "Installing $* from the Debian/Ubuntu packages"
+  if [ -z "${APT_UPDATED:-}" ]; then as_root apt-get update -qq >&2; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
+}
+
+require_go() {
+  command -v go >/dev/null || die "Go 1.26 or newer is required (https://go.dev/doc/install)"
+}
+
+# ensure_temporal sets TEMPORAL_CLI to the pinned Temporal CLI, building it through the Go
+# module proxy the first time (several minutes; later versions cannot be installed this way).
+ensure_temporal() {
+  TEMPORAL_CLI=$TOOLS_DIR/temporal-$TEMPORAL_CLI_VERSION/temporal
+  if [ -x "$TEMPORAL_CLI" ]; then export TEMPORAL_CLI; return; fi
+  require_go
+  say "Building the Temporal CLI $TEMPORAL_CLI_VERSION (server + web UI) into $(dirname "$TEMPORAL_CLI")"
+  say "First time only: this takes about 5-7 minutes on 2 cores."
+  mkdir -p "$(dirname "$TEMPORAL_CLI")"
+  local log start pid
+  log=$(mktemp)
+  start=$(date +%s)
+  GOBIN=$(dirname "$TEMPORAL_CLI") go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 15
+    kill -0 "$pid" 2>/dev/null && printf '    ... still building the Temporal CLI (%ds elapsed)\n' $(($(date +%s) - start)) >&2
+  done
+  if ! wait "$pid"; then cat "$log" >&2; rm -f "$log"; die "building the Temporal CLI failed"; fi
+  rm -f "$log"
+  say "Temporal CLI built in $(($(date +%s) - start))s"
+  export TEMPORAL_CLI
+}
+
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+
+# as_pg runs a PostgreSQL server command; the server refuses to run as root.
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# ensure_postgres starts a private PostgreSQL cluster under $DATA_DIR (installing the server
+# package when needed) and sets PG_ADMIN_URL. With DATABASE_URL set it does nothing.
+ensure_postgres() {
+  if [ -z "$(pg_bin)" ]; then apt_install postgresql; fi
+  local bin
+  bin=$(pg_bin)
+  [ -n "$bin" ] || die "PostgreSQL server binaries not found under /usr/lib/postgresql"
+  if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+    useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
+  fi
+  mkdir -p "$DATA_DIR"
+  if [ ! -f "$PG_DIR/PG_VERSION" ]; then
+    say "Creating a private PostgreSQL cluster in $PG_DIR"
+    mkdir -p "$PG_DIR"
+    [ "$(id -u)" = 0 ] && chown postgres: "$PG_DIR" && chmod 700 "$PG_DIR"
+    as_pg "$bin/initdb" -D "$PG_DIR" -U postgres --auth=trust -E UTF8 >/dev/null
+  fi
+  if ! as_pg "$bin/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
+    if "$bin/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" 2>/dev/null; then
+      die "port $PG_PORT is taken by another PostgreSQL; set BOOKFLOW_PG_PORT or DATABASE_URL"
+    fi
+    say "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
+    as_pg "$bin/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w -t 60 start \
+      -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200" >/dev/null \
+      || { cat "$PG_DIR/server.log" >&2; die "PostgreSQL did not start"; }
+  fi
+  PG_ADMIN_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
+  export PG_ADMIN_URL
+}
+
+stop_postgres() {
+  local bin
+  bin=$(pg_bin)
+  [ -n "$bin" ] && [ -f "$PG_DIR/PG_VERSION" ] && as_pg "$bin/pg_ctl" -D "$PG_DIR" -m fast stop >/dev/null 2>&1 || true
+}
+
+# create_database NAME creates a database on the private cluster unless it exists.
+create_database() {
+  local bin
+  bin=$(pg_bin)
+  if ! "$bin/psql" -qtA "$PG_ADMIN_URL" -c "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; then
+    "$bin/psql" -q "$PG_ADMIN_URL" -c "CREATE DATABASE \"$1\"" >/dev/null
+  fi
+}
+
+# start_temporal PORT UI_PORT DB_FILE starts the Temporal dev server in the background (sets
+# TEMPORAL_PID) and waits until it answers.
+start_temporal() {
+  local port=$1 ui_port=$2 db_file=$3 args=()
+  for sa in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$sa"); done
+  say "Starting the Temporal dev server on 127.0.0.1:$port (UI on http://127.0.0.1:$ui_port)"
+  "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui_port" \
+    --db-filename "$db_file" --log-level warn "${args[@]}" >"$DATA_DIR/temporal.log" 2>&1 &
+  TEMPORAL_PID=$!
+  for _ in $(seq 1 120); do
+    if "$TEMPORAL_CLI" operator cluster health --address "127.0.0.1:$port" >/dev/null 2>&1; then return; fi
+    kill -0 "$TEMPORAL_PID" 2>/dev/null || { cat "$DATA_DIR/temporal.log" >&2; die "the Temporal dev server exited"; }
+    sleep 0.5
+  done
+  die "the Temporal dev server did not answer within 60s (see $DATA_DIR/temporal.log)"
+}
