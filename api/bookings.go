@@ -174,8 +174,9 @@ func isWorkflowGone(err error) bool {
 // meaning; a timeout says the call may be retried.
 func workflowError(err error) error {
 	var appErr *temporal.ApplicationError
+	var timeout *client.WorkflowUpdateServiceTimeoutOrCanceledError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+	case errors.As(err, &timeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return newError(http.StatusServiceUnavailable, "pending",
 			"the booking is still being processed; retry with the same Idempotency-Key")
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeIdempotencyMismatch:

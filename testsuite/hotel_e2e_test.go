@@ -1,0 +1,311 @@
+package testsuite_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testsuite.StopTemporal()
+	os.Exit(code)
+}
+
+// stayFromNow returns a stay starting days from today (UTC) for nights nights.
+func stayFromNow(days, nights int) domain.Stay {
+	in := domain.DateOf(time.Now(), time.UTC).AddDays(days)
+	return domain.Stay{CheckIn: in, CheckOut: in.AddDays(nights)}
+}
+
+// openRooms opens a room type for the stay's nights through the admin API.
+func openRooms(t *testing.T, sys *testsuite.System, hotel, roomType string, stay domain.Stay, total int) {
+	t.Helper()
+	res := sys.Admin(t, http.MethodPut, fmt.Sprintf("/api/v1/admin/hotels/%s/room-types/%s/inventory", hotel, roomType),
+		map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": total})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+}
+
+func holdBody(customer, hotel, roomType string, stay domain.Stay, qty int) map[string]any {
+	return map[string]any{"customerId": customer, "hotelId": hotel, "roomTypeId": roomType,
+		"checkIn": stay.CheckIn, "checkOut": stay.CheckOut, "quantity": qty}
+}
+
+func hold(t *testing.T, sys *testsuite.System, key string, body map[string]any) testsuite.Response {
+	t.Helper()
+	return sys.Do(t, http.MethodPost, "/api/v1/bookings", map[string]string{"Idempotency-Key": key}, body)
+}
+
+// roomsLeft reads the availability endpoint: rooms left over the whole stay for the room type.
+func roomsLeft(t *testing.T, sys *testsuite.System, hotel, roomType string, stay domain.Stay) int {
+	t.Helper()
+	res := sys.Do(t, http.MethodGet, fmt.Sprintf("/api/v1/hotels/%s/availability?checkIn=%s&checkOut=%s",
+		hotel, stay.CheckIn, stay.CheckOut), nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	for _, rt := range res.Body["roomTypes"].([]any) {
+		m := rt.(map[string]any)
+		if m["roomTypeId"] == roomType {
+			return int(m["available"].(float64))
+		}
+	}
+	t.Fatalf("room type %s not in %s", roomType, res.Raw)
+	return 0
+}
+
+// workflowsWithStatus counts the workflows of this system's hotel that operators would find in
+// the Temporal UI with BookingStatus = status.
+func workflowsWithStatus(t *testing.T, sys *testsuite.System, hotel, status string) int {
+	t.Helper()
+	res, err := sys.Temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+		Query: fmt.Sprintf(`BookingStatus = %q AND HotelId = %q`, status, hotel)})
+	require.NoError(t, err)
+	return len(res.Executions)
+}
+
+func TestHoldThenConfirm(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(30, 3)
+	openRooms(t, sys, "h-confirm", "double", stay, 4)
+
+	res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-confirm", "double", stay, 2))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	assert.Equal(t, "HOLD", res.Body["status"])
+	assert.Equal(t, float64(3), res.Body["nights"])
+	expires, err := time.Parse(time.RFC3339Nano, res.Body["expiresAt"].(string))
+	require.NoError(t, err)
+	assert.WithinDuration(t, time.Now().Add(10*time.Minute), expires, time.Minute)
+	id := res.Body["id"].(string)
+	assert.Equal(t, 2, roomsLeft(t, sys, "h-confirm", "double", stay), "rooms are taken when the hold is created")
+
+	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "CONFIRMED", res.Body["status"])
+
+	res = sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
+	require.Equal(t, http.StatusOK, res.Status)
+	assert.Equal(t, "CONFIRMED", res.Body["status"])
+	assert.Equal(t, 2, roomsLeft(t, sys, "h-confirm", "double", stay))
+	sys.DB.AssertInventoryMatchesBookings(t)
+	assert.Eventually(t, func() bool { return workflowsWithStatus(t, sys, "h-confirm", "CONFIRMED") == 1 },
+		10*time.Second, 200*time.Millisecond, "operators can filter by BookingStatus and HotelId")
+
+	// Cancelling after confirmation gives the nights back.
+	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "CANCELLED", res.Body["status"])
+	assert.Equal(t, 4, roomsLeft(t, sys, "h-confirm", "double", stay))
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestHoldExpiresAndNightsReturn(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: 2 * time.Second})
+	stay := stayFromNow(10, 2)
+	openRooms(t, sys, "h-expire", "single", stay, 1)
+
+	res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-expire", "single", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	assert.Equal(t, 0, roomsLeft(t, sys, "h-expire", "single", stay))
+
+	require.Eventually(t, func() bool {
+		return sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil).Body["status"] == "EXPIRED"
+	}, 20*time.Second, 100*time.Millisecond)
+	assert.Equal(t, 1, roomsLeft(t, sys, "h-expire", "single", stay), "the expired hold gave its night back")
+
+	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil, nil)
+	assert.Equal(t, http.StatusConflict, res.Status, "a confirmation after expiry does not confirm: %s", res.Raw)
+	assert.Contains(t, res.Raw, "EXPIRED")
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestCancelDuringHold(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(5, 1)
+	openRooms(t, sys, "h-cancel", "double", stay, 2)
+
+	res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-cancel", "double", stay, 2))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+res.Body["id"].(string)+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "CANCELLED", res.Body["status"])
+	assert.Equal(t, 2, roomsLeft(t, sys, "h-cancel", "double", stay))
+}
+
+func TestIdempotentRetries(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(20, 2)
+	openRooms(t, sys, "h-idem", "double", stay, 10)
+	body := holdBody(sys.Customer("guest-1"), "h-idem", "double", stay, 1)
+
+	first := hold(t, sys, "key-1", body)
+	require.Equal(t, http.StatusCreated, first.Status, first.Raw)
+	again := hold(t, sys, "key-1", body)
+	require.Equal(t, http.StatusCreated, again.Status, again.Raw)
+	assert.Equal(t, first.Body["id"], again.Body["id"])
+	assert.Equal(t, first.Body["expiresAt"], again.Body["expiresAt"])
+
+	changed := holdBody(sys.Customer("guest-1"), "h-idem", "double", stay, 2)
+	res := hold(t, sys, "key-1", changed)
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Status, res.Raw)
+	assert.Equal(t, "idempotency_key_reused", res.ErrorCode())
+
+	// Ten concurrent requests with one new key create one booking.
+	var wg sync.WaitGroup
+	ids := make([]any, 10)
+	statuses := make([]int, 10)
+	for i := range 10 {
+		wg.Go(func() {
+			r := hold(t, sys, "key-2", body)
+			ids[i], statuses[i] = r.Body["id"], r.Status
+		})
+	}
+	wg.Wait()
+	for i := range 10 {
+		assert.Equal(t, http.StatusCreated, statuses[i])
+		assert.Equal(t, ids[0], ids[i])
+	}
+	assert.Equal(t, 8, roomsLeft(t, sys, "h-idem", "double", stay), "two keys, two rooms")
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestSoldOutIs409(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(40, 3)
+	openRooms(t, sys, "h-sold", "suite", stay, 1)
+
+	res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-sold", "suite", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = hold(t, sys, "key-2", holdBody(sys.Customer("guest-2"), "h-sold", "suite", stay, 1))
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	assert.Equal(t, "unavailable", res.ErrorCode())
+	// The refusal is remembered under its key.
+	res = hold(t, sys, "key-2", holdBody(sys.Customer("guest-2"), "h-sold", "suite", stay, 1))
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestBadInputIsRefusedAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(3, 2)
+	openRooms(t, sys, "h-bad", "double", stay, 5)
+	today := domain.DateOf(time.Now(), time.UTC)
+	key := map[string]string{"Idempotency-Key": "k"}
+	valid := func(change func(m map[string]any)) map[string]any {
+		m := holdBody(sys.Customer("guest-1"), "h-bad", "double", stay, 1)
+		change(m)
+		return m
+	}
+
+	cases := []struct {
+		name    string
+		headers map[string]string
+		body    any
+		status  int
+	}{
+		{"malformed JSON", key, `{"customerId": `, 400},
+		{"not an object", key, `[1,2]`, 400},
+		{"empty body", key, ``, 400},
+		{"unknown field", key, valid(func(m map[string]any) { m["price"] = 1 }), 400},
+		{"missing Idempotency-Key", nil, valid(func(map[string]any) {}), 400},
+		{"checkOut equals checkIn", key, valid(func(m map[string]any) { m["checkOut"] = stay.CheckIn }), 400},
+		{"checkOut before checkIn", key, valid(func(m map[string]any) { m["checkOut"] = stay.CheckIn.AddDays(-1) }), 400},
+		{"bad date", key, valid(func(m map[string]any) { m["checkIn"] = "2030-02-30" }), 400},
+		{"quantity 0", key, valid(func(m map[string]any) { m["quantity"] = 0 }), 400},
+		{"quantity negative", key, valid(func(m map[string]any) { m["quantity"] = -3 }), 400},
+		{"quantity absurd", key, valid(func(m map[string]any) { m["quantity"] = 1_000_000 }), 400},
+		{"quantity overflows", key, `{"customerId":"g-1","hotelId":"h-bad","roomTypeId":"double","checkIn":"` +
+			stay.CheckIn.String() + `","checkOut":"` + stay.CheckOut.String() + `","quantity":1e40}`, 400},
+		{"stay too long", key, valid(func(m map[string]any) { m["checkOut"] = stay.CheckIn.AddDays(31) }), 400},
+		{"check-in in the past", key, valid(func(m map[string]any) {
+			m["checkIn"], m["checkOut"] = today.AddDays(-2), today.AddDays(1)
+		}), 400},
+		{"beyond the sale horizon", key, valid(func(m map[string]any) {
+			m["checkIn"], m["checkOut"] = today.AddDays(400), today.AddDays(401)
+		}), 400},
+		{"bad customer id", key, valid(func(m map[string]any) { m["customerId"] = "a b/c" }), 400},
+		{"unknown hotel", key, valid(func(m map[string]any) { m["hotelId"] = "nowhere" }), 404},
+		{"unknown room type", key, valid(func(m map[string]any) { m["roomTypeId"] = "igloo" }), 404},
+	}
+	for _, c := range cases {
+		res := sys.Do(t, http.MethodPost, "/api/v1/bookings", c.headers, c.body)
+		assert.Equal(t, c.status, res.Status, "%s: %s", c.name, res.Raw)
+		assert.NotEmpty(t, res.ErrorCode(), "%s: every error has a code: %s", c.name, res.Raw)
+	}
+
+	other := []struct {
+		name, method, path string
+		admin              bool
+		body               any
+		status             int
+	}{
+		{"availability without dates", "GET", "/api/v1/hotels/h-bad/availability", false, nil, 400},
+		{"availability of unknown hotel", "GET", "/api/v1/hotels/nowhere/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String(), false, nil, 404},
+		{"unknown booking", "GET", "/api/v1/bookings/booking-x:y", false, nil, 404},
+		{"confirm unknown booking", "POST", "/api/v1/bookings/booking-x:y/confirm", false, nil, 404},
+		{"admin without token", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", false,
+			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 1}, 401},
+		{"admin without totalRooms", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", true,
+			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut}, 400},
+		{"admin with a bad time zone", "PUT", "/api/v1/admin/hotels/h-new/room-types/double/inventory", true,
+			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 1, "timeZone": "Mars/Olympus"}, 400},
+		{"unknown route", "GET", "/api/v1/nothing", false, nil, 404},
+	}
+	for _, c := range other {
+		var res testsuite.Response
+		if c.admin {
+			res = sys.Admin(t, c.method, c.path, c.body)
+		} else {
+			res = sys.Do(t, c.method, c.path, nil, c.body)
+		}
+		assert.Equal(t, c.status, res.Status, "%s: %s", c.name, res.Raw)
+		assert.NotEmpty(t, res.ErrorCode(), "%s: %s", c.name, res.Raw)
+	}
+
+	var bookings int
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM bookings`).Scan(&bookings))
+	assert.Zero(t, bookings, "refused requests write nothing")
+	var hotels int
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM hotels`).Scan(&hotels))
+	assert.Equal(t, 1, hotels, "the refused admin call created no hotel")
+	assert.Equal(t, 5, roomsLeft(t, sys, "h-bad", "double", stay))
+}
+
+func TestLoweringTotalBelowReservedIs409(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(8, 2)
+	openRooms(t, sys, "h-lower", "double", stay, 3)
+	res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-lower", "double", stay, 2))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+
+	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-lower/room-types/double/inventory",
+		map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 1})
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	assert.Equal(t, 1, roomsLeft(t, sys, "h-lower", "double", stay), "nothing changed")
+}
+
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	assert.Equal(t, http.StatusOK, sys.Do(t, http.MethodGet, "/healthz", nil, nil).Status)
+	res := sys.Do(t, http.MethodGet, "/readyz", nil, nil)
+	assert.Equal(t, http.StatusOK, res.Status, res.Raw)
+}
+

@@ -1,0 +1,190 @@
+package testsuite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	sdktestsuite "go.temporal.io/sdk/testsuite"
+
+	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/worker"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// TemporalCLIVersion is the pinned Temporal CLI whose dev server the tests run (scripts/lib.sh
+// builds it).
+const TemporalCLIVersion = "v1.5.1"
+
+var (
+	devOnce   sync.Once
+	devServer *sdktestsuite.DevServer
+	devErr    error
+)
+
+// TemporalCLI finds the pinned Temporal CLI: $TEMPORAL_CLI, the tools folder scripts/lib.sh
+// builds it into, or temporal on PATH.
+func TemporalCLI() (string, error) {
+	if p := os.Getenv("TEMPORAL_CLI"); p != "" {
+		return p, nil
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		p := filepath.Join(cache, "bookflow", "tools", "temporal-"+TemporalCLIVersion, "temporal")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("the Temporal CLI was not found: run scripts/test, which builds it, or set TEMPORAL_CLI")
+}
+
+// Temporal returns a client of the dev server shared by the test binary, starting the server
+// (on free ports, in memory, with bookflow's search attributes) at first use. Call StopTemporal
+// from TestMain.
+func Temporal(t testing.TB) client.Client {
+	t.Helper()
+	devOnce.Do(func() {
+		var path string
+		if path, devErr = TemporalCLI(); devErr != nil {
+			return
+		}
+		attrs := temporal.NewSearchAttributes(
+			workflows.SearchBookingStatus.ValueSet(""), workflows.SearchHotelID.ValueSet(""),
+			workflows.SearchCustomerID.ValueSet(""), workflows.SearchCheckIn.ValueSet(time.Time{}),
+			workflows.SearchHoldExpiresAt.ValueSet(time.Time{}))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		devServer, devErr = sdktestsuite.StartDevServer(ctx, sdktestsuite.DevServerOptions{
+			ExistingPath:     path,
+			LogLevel:         "error",
+			SearchAttributes: attrs,
+			ClientOptions:    &client.Options{Logger: log.NewStructuredLogger(quietLogger())},
+		})
+	})
+	require.NoError(t, devErr, "start the Temporal dev server")
+	return devServer.Client()
+}
+
+// StopTemporal stops the shared dev server, if one was started.
+func StopTemporal() {
+	if devServer != nil {
+		_ = devServer.Stop()
+	}
+}
+
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// SystemOptions configures a System.
+type SystemOptions struct {
+	HoldTTL    time.Duration // 10 minutes when zero
+	LateWindow time.Duration // 1 minute when zero
+}
+
+// System is bookflow end to end for one test: its own database, a worker on its own task queue
+// of the shared Temporal dev server, and the HTTP API in front of them.
+type System struct {
+	URL        string
+	DB         *Database
+	Temporal   client.Client
+	TaskQueue  string
+	AdminToken string
+	// ID is unique to this System; Customer uses it so that booking (and so workflow) ids of
+	// tests sharing one Temporal namespace never collide.
+	ID string
+}
+
+// Customer returns a customer id unique to this System.
+func (s *System) Customer(name string) string { return name + "-" + s.ID }
+
+// NewSystem starts a System and stops it when the test ends.
+func NewSystem(t testing.TB, opts SystemOptions) *System {
+	t.Helper()
+	if opts.LateWindow == 0 {
+		opts.LateWindow = time.Minute
+	}
+	tc := Temporal(t)
+	d := NewDatabase(t)
+	id := randomHex(6)
+	s := &System{DB: d, Temporal: tc, TaskQueue: "bookflow-test-" + id, AdminToken: randomHex(16), ID: id}
+
+	w := worker.New(tc, d.Store, s.TaskQueue)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	e := api.New(d.Store, tc, api.Config{AdminToken: s.AdminToken, HoldTTL: opts.HoldTTL,
+		LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue, Logger: quietLogger()})
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// Response is an HTTP answer with its JSON body decoded loosely.
+type Response struct {
+	Status int
+	Body   map[string]any
+	Raw    string
+}
+
+// ErrorCode returns the error.code of an error answer.
+func (r Response) ErrorCode() string {
+	if e, ok := r.Body["error"].(map[string]any); ok {
+		code, _ := e["code"].(string)
+		return code
+	}
+	return ""
+}
+
+// Do sends a request; body may be a string (sent as is) or a value (sent as JSON).
+func (s *System) Do(t testing.TB, method, path string, headers map[string]string, body any) Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	default:
+		raw, err := json.Marshal(b)
+		require.NoError(t, err)
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	out := Response{Status: res.StatusCode, Raw: string(raw)}
+	_ = json.Unmarshal(raw, &out.Body)
+	return out
+}
+
+// Admin sends an admin request with the system's token.
+func (s *System) Admin(t testing.TB, method, path string, body any) Response {
+	t.Helper()
+	return s.Do(t, method, path, map[string]string{"Authorization": "Bearer " + s.AdminToken}, body)
+}
