@@ -107,14 +107,15 @@ create_database() {
   fi
 }
 
-# start_temporal PORT UI_PORT DB_FILE starts the Temporal dev server in the background (sets
-# TEMPORAL_PID) and waits until it answers.
+# start_temporal PORT UI_PORT [DB_FILE] starts the Temporal dev server in the background (sets
+# TEMPORAL_PID) and waits until it answers. Without DB_FILE the server keeps everything in memory.
 start_temporal() {
-  local port=$1 ui_port=$2 db_file=$3 args=()
+  local port=$1 ui_port=$2 db_file=${3:-} args=()
   for sa in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$sa"); done
+  [ -n "$db_file" ] && args+=(--db-filename "$db_file")
   say "Starting the Temporal dev server on 127.0.0.1:$port (UI on http://127.0.0.1:$ui_port)"
   "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui_port" \
-    --db-filename "$db_file" --log-level warn "${args[@]}" >"$DATA_DIR/temporal.log" 2>&1 &
+    --log-level warn "${args[@]}" >"$DATA_DIR/temporal.log" 2>&1 &
   TEMPORAL_PID=$!
   for _ in $(seq 1 120); do
     if "$TEMPORAL_CLI" operator cluster health --address "127.0.0.1:$port" >/dev/null 2>&1; then return; fi

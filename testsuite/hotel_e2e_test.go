@@ -308,4 +308,3 @@ func TestHealth(t *testing.T) {
 	res := sys.Do(t, http.MethodGet, "/readyz", nil, nil)
 	assert.Equal(t, http.StatusOK, res.Status, res.Raw)
 }
-

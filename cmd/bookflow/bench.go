@@ -2,7 +2,250 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/worker"
 )
 
-func runBench(ctx context.Context, cfg Config) error { return errors.New("not yet") }
+// benchOptions are the bench command's flags.
+type benchOptions struct {
+	clients, temporalClients, holds, hotels int
+	duration                                time.Duration
+}
+
+// runBench measures, in one run on one machine, each figure next to its baseline:
+// reservations/s on one hot room type and spread over many hotels against raw conditional
+// UPDATEs, and holds/s through the HTTP API and Temporal against a bare start-signal-complete
+// workflow on the same server.
+func runBench(ctx context.Context, cfg Config) error {
+	var o benchOptions
+	fs := flag.NewFlagSet("bench", flag.ExitOnError)
+	fs.IntVar(&o.clients, "clients", 16, "concurrent database clients")
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "how long each database measurement runs")
+	fs.IntVar(&o.hotels, "hotels", 200, "hotels (5 room types each) for the spread measurement")
+	fs.IntVar(&o.temporalClients, "temporal-clients", 32, "concurrent clients for the Temporal measurements")
+	fs.IntVar(&o.holds, "holds", 400, "workflows per Temporal measurement")
+	_ = fs.Parse(os.Args[2:])
+
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	if err := db.Migrate(ctx, d.store.Pool()); err != nil {
+		return err
+	}
+	run := randomToken()
+	fmt.Printf("bookflow bench (run %s): %d database clients for %s each; %d Temporal clients, %d workflows each\n\n",
+		run, o.clients, o.duration, o.temporalClients, o.holds)
+	if err := benchDatabase(ctx, d.store, o, run); err != nil {
+		return err
+	}
+	return benchTemporal(ctx, cfg, d, o, run)
+}
+
+// result is one measurement.
+type result struct {
+	name      string
+	ok, fails int
+	elapsed   time.Duration
+	latencies []time.Duration
+}
+
+func (r result) rate() float64 { return float64(r.ok) / r.elapsed.Seconds() }
+
+func (r result) print(baseline *result) {
+	slices.Sort(r.latencies)
+	pct := func(p float64) time.Duration {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return r.latencies[int(p*float64(len(r.latencies)-1))]
+	}
+	ratio := ""
+	if baseline != nil {
+		ratio = fmt.Sprintf("  %.2fx of baseline", r.rate()/baseline.rate())
+	}
+	fmt.Printf("  %-44s %8.0f/s  p50 %7s  p99 %7s  ok %6d  failed %d%s\n", r.name, r.rate(),
+		pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), r.ok, r.fails, ratio)
+}
+
+// measure calls op from n goroutines until the deadline passes or total calls were made
+// (total 0: no limit).
+func measure(ctx context.Context, name string, n, total int, d time.Duration, op func(ctx context.Context, i int) error) result {
+	var mu sync.Mutex
+	r := result{name: name}
+	var next atomic.Int64
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for ctx.Err() == nil && (d == 0 || time.Now().Before(deadline)) {
+				i := int(next.Add(1))
+				if total > 0 && i > total {
+					return
+				}
+				t0 := time.Now()
+				err := op(ctx, i)
+				lat := time.Since(t0)
+				mu.Lock()
+				if err != nil {
+					r.fails++
+				} else {
+					r.ok++
+					r.latencies = append(r.latencies, lat)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	r.elapsed = time.Since(start)
+	return r
+}
+
+func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run string) error {
+	// Totals large enough that nothing sells out while measuring.
+	const big = 1_000_000_000
+	first := domain.DateOf(time.Now(), time.UTC).AddDays(30)
+	const openNights = 60
+	hot := "bench-hot-" + run
+	if err := store.SetInventory(ctx, db.SetInventoryParams{HotelID: hot, RoomTypeID: "double",
+		From: first, To: first.AddDays(openNights), TotalRooms: big}); err != nil {
+		return err
+	}
+	roomTypes := []string{"single", "double", "twin", "family", "suite"}
+	for h := range o.hotels {
+		for _, rt := range roomTypes {
+			if err := store.SetInventory(ctx, db.SetInventoryParams{HotelID: fmt.Sprintf("bench-%s-%d", run, h),
+				RoomTypeID: rt, From: first, To: first.AddDays(openNights), TotalRooms: big}); err != nil {
+				return err
+			}
+		}
+	}
+	var hotResource int64
+	if err := store.Pool().QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1`, hot).Scan(&hotResource); err != nil {
+		return err
+	}
+	pool := store.Pool()
+	fmt.Println("PostgreSQL reservations")
+
+	rawHot := measure(ctx, "baseline: raw conditional UPDATE, 1 hot row", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
+		_, err := pool.Exec(ctx, `UPDATE inventory SET reserved = reserved + 1
+			WHERE resource_id = $1 AND unit_start = $2 AND total - reserved >= 1`, hotResource, first.Time())
+		return err
+	})
+	rawHot.print(nil)
+	hold := func(hotel, roomType, key string, stay domain.Stay) error {
+		req := domain.HoldRequest{CustomerID: "bench", HotelID: hotel, RoomTypeID: roomType, Stay: stay, Quantity: 1}
+		b, err := store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID("bench", key),
+			IdempotencyKey: key, Request: req, HoldTTL: 10 * time.Minute})
+		if err == nil && b.Status != domain.StatusHold {
+			err = fmt.Errorf("booking %s is %s", b.ID, b.Status)
+		}
+		return err
+	}
+	hotStay := domain.Stay{CheckIn: first, CheckOut: first.AddDays(3)}
+	measure(ctx, "reserve 3 nights, 1 hot room type", o.clients, 0, o.duration, func(_ context.Context, i int) error {
+		return hold(hot, "double", fmt.Sprintf("%s-hot-%d", run, i), hotStay)
+	}).print(&rawHot)
+
+	rawSpread := measure(ctx, fmt.Sprintf("baseline: raw conditional UPDATE, %d rows", o.hotels*5*openNights), o.clients, 0, o.duration,
+		func(ctx context.Context, _ int) error {
+			_, err := pool.Exec(ctx, `UPDATE inventory SET reserved = reserved + 1
+				WHERE resource_id = (SELECT id FROM resources WHERE hotel_id = $1 AND room_type_id = $2)
+				AND unit_start = $3 AND total - reserved >= 1`,
+				fmt.Sprintf("bench-%s-%d", run, rand.IntN(o.hotels)), roomTypes[rand.IntN(5)],
+				first.AddDays(rand.IntN(openNights)).Time())
+			return err
+		})
+	rawSpread.print(nil)
+	measure(ctx, fmt.Sprintf("reserve 1-3 nights, %d hotels x 5 types", o.hotels), o.clients, 0, o.duration, func(_ context.Context, i int) error {
+		in := first.AddDays(rand.IntN(openNights - 3))
+		stay := domain.Stay{CheckIn: in, CheckOut: in.AddDays(1 + rand.IntN(3))}
+		return hold(fmt.Sprintf("bench-%s-%d", run, rand.IntN(o.hotels)), roomTypes[rand.IntN(5)], fmt.Sprintf("%s-spread-%d", run, i), stay)
+	}).print(&rawSpread)
+	fmt.Println()
+	return nil
+}
+
+// benchBaselineWorkflow is the bare Temporal baseline: it waits for one signal and completes.
+func benchBaselineWorkflow(ctx workflow.Context) error {
+	workflow.GetSignalChannel(ctx, "go").Receive(ctx, nil)
+	return nil
+}
+
+func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run string) error {
+	queue := "bookflow-bench-" + run
+	w := worker.New(d.temporal, d.store, queue)
+	w.RegisterWorkflowWithOptions(benchBaselineWorkflow, workflow.RegisterOptions{Name: "BenchBaseline"})
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+
+	// The API on a loopback port, as a checkout front end would reach it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	e := api.New(d.store, d.temporal, api.Config{TaskQueue: queue, HoldTTL: time.Minute, LateWindow: time.Second})
+	srv := &http.Server{Handler: e}
+	go srv.Serve(ln) //nolint:errcheck // closed below
+	defer srv.Close()
+	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.temporalClients}}
+
+	stay := domain.Stay{CheckIn: domain.DateOf(time.Now(), time.UTC).AddDays(30)}
+	stay.CheckOut = stay.CheckIn.AddDays(2)
+	hotel := "bench-api-" + run
+	if err := d.store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotel, RoomTypeID: "double",
+		From: stay.CheckIn, To: stay.CheckOut, TotalRooms: 1_000_000}); err != nil {
+		return err
+	}
+	fmt.Printf("Temporal (%s)\n", cfg.TemporalAddress)
+
+	base := measure(ctx, "baseline: bare start-signal-complete workflow", o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
+		run, err := d.temporal.SignalWithStartWorkflow(ctx, fmt.Sprintf("bench-%s-%d", run, i), "go", nil,
+			client.StartWorkflowOptions{TaskQueue: queue}, "BenchBaseline")
+		if err != nil {
+			return err
+		}
+		return run.Get(ctx, nil)
+	})
+	base.print(nil)
+	measure(ctx, "hold through HTTP API (Update-with-Start)", o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
+		body := fmt.Sprintf(`{"customerId":"bench-%s","hotelId":%q,"roomTypeId":"double","checkIn":%q,"checkOut":%q,"quantity":1}`,
+			run, hotel, stay.CheckIn, stay.CheckOut)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/api/v1/bookings", strings.NewReader(body))
+		req.Header.Set("Idempotency-Key", fmt.Sprintf("k%d", i))
+		res, err := httpc.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	}).print(&base)
+	return nil
+}
+
+func randomToken() string { return fmt.Sprintf("%06x", rand.IntN(1<<24)) }
