@@ -73,6 +73,12 @@ ensure_postgres() {
     useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
   fi
   mkdir -p "$DATA_DIR"
+  # The server runs as the postgres user, which may not be able to reach a checkout under a
+  # private folder; then the cluster lives in postgres's own home instead.
+  if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$DATA_DIR"; then
+    PG_DIR=$(getent passwd postgres | cut -d: -f6)/bookflow-$PG_PORT
+    mkdir -p "$PG_DIR"
+  fi
   if [ ! -f "$PG_DIR/PG_VERSION" ]; then
     say "Creating a private PostgreSQL cluster in $PG_DIR"
     mkdir -p "$PG_DIR"
