@@ -1,0 +1,72 @@
+package domain_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+func TestStayIsHalfOpen(t *testing.T) {
+	s := domain.Stay{CheckIn: domain.NewDate(2030, 12, 10), CheckOut: domain.NewDate(2030, 12, 13)}
+	assert.Equal(t, 3, s.Nights())
+	assert.Equal(t, []domain.Date{domain.NewDate(2030, 12, 10), domain.NewDate(2030, 12, 11), domain.NewDate(2030, 12, 12)},
+		s.NightDates(), "the check-out date is never a night")
+	across := domain.Stay{CheckIn: domain.NewDate(2030, 12, 30), CheckOut: domain.NewDate(2031, 1, 2)}
+	assert.Equal(t, 3, across.Nights())
+}
+
+func TestStayValidation(t *testing.T) {
+	d := domain.NewDate(2030, 3, 30) // across a DST change in Europe: still whole days
+	ok := domain.Stay{CheckIn: d, CheckOut: d.AddDays(2)}
+	require.NoError(t, ok.Validate(30))
+	for name, s := range map[string]domain.Stay{
+		"zero":     {},
+		"same day": {CheckIn: d, CheckOut: d},
+		"reversed": {CheckIn: d, CheckOut: d.AddDays(-1)},
+		"too long": {CheckIn: d, CheckOut: d.AddDays(31)},
+	} {
+		assert.ErrorIs(t, s.Validate(30), domain.ErrInvalid, name)
+	}
+	today := domain.NewDate(2030, 1, 1)
+	assert.NoError(t, domain.Stay{CheckIn: today, CheckOut: today.AddDays(1)}.ValidateWindow(today, 365))
+	assert.ErrorIs(t, domain.Stay{CheckIn: today.AddDays(-1), CheckOut: today}.ValidateWindow(today, 365), domain.ErrInvalid)
+	assert.ErrorIs(t, domain.Stay{CheckIn: today.AddDays(366), CheckOut: today.AddDays(367)}.ValidateWindow(today, 365), domain.ErrInvalid)
+}
+
+func TestDateJSONAndLocalToday(t *testing.T) {
+	var d domain.Date
+	require.NoError(t, json.Unmarshal([]byte(`"2030-02-28"`), &d))
+	assert.Equal(t, "2030-02-28", d.String())
+	assert.ErrorIs(t, json.Unmarshal([]byte(`"2030-02-30"`), &d), domain.ErrInvalid)
+	assert.ErrorIs(t, json.Unmarshal([]byte(`20300228`), &d), domain.ErrInvalid)
+
+	// 23:30 UTC on Dec 31 is already Jan 1 in Budapest: "today" is the hotel's.
+	instant := time.Date(2030, 12, 31, 23, 30, 0, 0, time.UTC)
+	bud, err := time.LoadLocation("Europe/Budapest")
+	require.NoError(t, err)
+	assert.Equal(t, "2031-01-01", domain.DateOf(instant, bud).String())
+	assert.Equal(t, "2030-12-31", domain.DateOf(instant, time.UTC).String())
+}
+
+func TestTransitions(t *testing.T) {
+	assert.True(t, domain.CanTransition(domain.StatusHold, domain.StatusConfirmed))
+	assert.True(t, domain.CanTransition(domain.StatusConfirmed, domain.StatusCancelled))
+	assert.False(t, domain.CanTransition(domain.StatusConfirmed, domain.StatusExpired))
+	assert.False(t, domain.CanTransition(domain.StatusExpired, domain.StatusConfirmed))
+	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusConfirmed}, domain.Sources(domain.StatusCancelled))
+	assert.True(t, domain.StatusRejected.Final())
+	assert.False(t, domain.StatusConfirmed.Final())
+}
+
+func TestBookingIDsOfDifferentCustomersNeverCollide(t *testing.T) {
+	// ':' may not appear in a customer id, so the id splits one way only.
+	assert.NotEqual(t, domain.BookingID("a-b", "c"), domain.BookingID("a", "b-c"))
+	assert.ErrorIs(t, domain.ValidateID("customerId", "a:b"), domain.ErrInvalid)
+	assert.NoError(t, domain.ValidateIdempotencyKey("2f1c:retry-1"))
+	assert.ErrorIs(t, domain.ValidateIdempotencyKey(""), domain.ErrInvalid)
+}
