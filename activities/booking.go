@@ -24,6 +24,7 @@ const (
 // Bookings runs booking steps against the store.
 type Bookings struct {
 	Store *db.Store
+	Now   func() time.Time // the clock for cancellation policies; time.Now when nil
 }
 
 // ReserveInput asks to create booking BookingID and take its units.
@@ -42,16 +43,23 @@ func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking
 		return b, classify(err)
 	}
 	if b.Status == domain.StatusRejected {
-		return b, temporal.NewNonRetryableApplicationError("not enough rooms left on every night of the stay",
+		return b, temporal.NewNonRetryableApplicationError("not enough rooms left, or no rate set, on every night of the stay",
 			ErrTypeUnavailable, nil, b)
 	}
 	return b, nil
 }
 
+// ConfirmInput confirms a booking on hold, with the payment that paid it (nil: confirmed
+// without online payment).
+type ConfirmInput struct {
+	BookingID string
+	Payment   *domain.Payment
+}
+
 // Confirm confirms a booking on hold. A hold that expired by the database's clock, or a booking
 // no longer on hold, fails with type Conflict.
-func (a *Bookings) Confirm(ctx context.Context, bookingID string) (domain.Booking, error) {
-	b, err := a.Store.Confirm(ctx, bookingID)
+func (a *Bookings) Confirm(ctx context.Context, in ConfirmInput) (domain.Booking, error) {
+	b, err := a.Store.Confirm(ctx, in.BookingID, in.Payment)
 	return b, classify(err)
 }
 
@@ -64,6 +72,51 @@ type ReleaseInput struct {
 // Release gives a booking's units back and moves it to EXPIRED or CANCELLED.
 func (a *Bookings) Release(ctx context.Context, in ReleaseInput) (domain.Booking, error) {
 	b, err := a.Store.Release(ctx, in.BookingID, in.To)
+	return b, classify(err)
+}
+
+// RetakeInput confirms an expired booking whose payment arrived late.
+type RetakeInput struct {
+	BookingID string
+	Payment   domain.Payment
+}
+
+// Retake takes the expired booking's nights again and confirms it, or fails with type
+// Unavailable when they were sold meanwhile.
+func (a *Bookings) Retake(ctx context.Context, in RetakeInput) (domain.Booking, error) {
+	b, err := a.Store.Retake(ctx, in.BookingID, in.Payment)
+	return b, classify(err)
+}
+
+// StartRefundInput moves a paid booking to REFUNDING.
+type StartRefundInput struct {
+	BookingID string
+	// Payment is the payment to give back when the booking has none recorded (a payment for
+	// nights it no longer holds).
+	Payment *domain.Payment
+	// ByPolicy applies the hotel's cancellation policy; otherwise the whole payment is due.
+	ByPolicy bool
+}
+
+// StartRefund releases the booking's nights if it holds them, marks it REFUNDING and stores the
+// amount due back, in one transaction.
+func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain.Booking, error) {
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	b, err := a.Store.StartRefund(ctx, in.BookingID, in.Payment, func(b domain.Booking, h db.Hotel) int64 {
+		if !in.ByPolicy {
+			return b.Paid
+		}
+		return h.Policy.Refund(b.Paid, b.CheckIn.In(h.Location), now())
+	})
+	return b, classify(err)
+}
+
+// FinishRefund marks a REFUNDING booking REFUNDED.
+func (a *Bookings) FinishRefund(ctx context.Context, bookingID string) (domain.Booking, error) {
+	b, err := a.Store.FinishRefund(ctx, bookingID)
 	return b, classify(err)
 }
 

@@ -61,6 +61,9 @@ type inventoryRequest struct {
 	To         domain.Date `json:"to"`
 	TotalRooms *int        `json:"totalRooms"`
 	TimeZone   string      `json:"timeZone,omitempty"`
+	// Rate (minor units) and Currency optionally set the nightly rate for the range.
+	Rate     *int64 `json:"rate,omitempty"`
+	Currency string `json:"currency,omitempty"`
 }
 
 type inventoryView struct {
@@ -87,13 +90,17 @@ func (s *Server) setInventory(c echo.Context) error {
 		return err
 	}
 	span := domain.Stay{CheckIn: req.From, CheckOut: req.To}
+	if err := validateRange(span); err != nil {
+		return err
+	}
+	if req.Rate != nil || req.Currency != "" {
+		rate, err := validateRate(req.Rate, req.Currency)
+		if err != nil {
+			return err
+		}
+		p.Rate = &rate
+	}
 	switch {
-	case req.From.IsZero() || req.To.IsZero():
-		return fmt.Errorf("%w: from and to are required", domain.ErrInvalid)
-	case !req.To.After(req.From):
-		return fmt.Errorf("%w: to must be after from", domain.ErrInvalid)
-	case span.Nights() > maxInventoryRangeDays:
-		return fmt.Errorf("%w: one call may set at most %d nights", domain.ErrInvalid, maxInventoryRangeDays)
 	case req.TotalRooms == nil:
 		return fmt.Errorf("%w: totalRooms is required", domain.ErrInvalid)
 	case *req.TotalRooms < 0 || *req.TotalRooms > maxTotalRooms:
@@ -110,4 +117,83 @@ func (s *Server) setInventory(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, inventoryView{HotelID: p.HotelID, RoomTypeID: p.RoomTypeID, From: p.From,
 		To: p.To, Nights: span.Nights(), TotalRooms: p.TotalRooms})
+}
+
+func validateRange(span domain.Stay) error {
+	switch {
+	case span.CheckIn.IsZero() || span.CheckOut.IsZero():
+		return fmt.Errorf("%w: from and to are required", domain.ErrInvalid)
+	case !span.CheckOut.After(span.CheckIn):
+		return fmt.Errorf("%w: to must be after from", domain.ErrInvalid)
+	case span.Nights() > maxInventoryRangeDays:
+		return fmt.Errorf("%w: one call may set at most %d nights", domain.ErrInvalid, maxInventoryRangeDays)
+	}
+	return nil
+}
+
+// maxRate bounds a nightly rate: ten million in major units.
+const maxRate = 1_000_000_000
+
+func validateRate(amount *int64, currency string) (domain.Money, error) {
+	if amount == nil || *amount < 0 || *amount > maxRate {
+		return domain.Money{}, fmt.Errorf("%w: rate must be a whole number of minor units between 0 and %d", domain.ErrInvalid, int64(maxRate))
+	}
+	if err := domain.ValidateCurrency(currency); err != nil {
+		return domain.Money{}, err
+	}
+	return domain.Money{Amount: *amount, Currency: currency}, nil
+}
+
+type ratesRequest struct {
+	From     domain.Date `json:"from"`
+	To       domain.Date `json:"to"`
+	Rate     *int64      `json:"rate"`
+	Currency string      `json:"currency"`
+}
+
+// setRates sets the nightly rate of a room type for the nights of [from, to) on sale. Bookings
+// keep the price they were held at.
+func (s *Server) setRates(c echo.Context) error {
+	hotelID, roomTypeID := c.Param("hotelId"), c.Param("roomTypeId")
+	var req ratesRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	span := domain.Stay{CheckIn: req.From, CheckOut: req.To}
+	if err := validateRange(span); err != nil {
+		return err
+	}
+	rate, err := validateRate(req.Rate, req.Currency)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if ok, err := s.store.RoomTypeExists(ctx, hotelID, roomTypeID); err != nil || !ok {
+		if err == nil {
+			err = newError(http.StatusNotFound, "not_found", "hotel %s has no room type %s", hotelID, roomTypeID)
+		}
+		return err
+	}
+	n, err := s.store.SetRates(ctx, hotelID, roomTypeID, req.From, req.To, rate)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "roomTypeId": roomTypeID, "from": req.From,
+		"to": req.To, "rate": rate.Amount, "currency": rate.Currency, "nightsUpdated": n})
+}
+
+// setCancellationPolicy replaces a hotel's cancellation policy; bookings cancelled later are
+// refunded by it.
+func (s *Server) setCancellationPolicy(c echo.Context) error {
+	var p domain.CancellationPolicy
+	if err := decodeJSON(c, &p); err != nil {
+		return err
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := s.store.SetCancellationPolicy(c.Request().Context(), c.Param("hotelId"), p); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -26,7 +27,11 @@ type Config struct {
 	TaskQueue  string        // the booking task queue; workflows.TaskQueue when empty
 	// WorkflowTimeout bounds how long a request waits for a workflow to answer.
 	WorkflowTimeout time.Duration
-	Logger          *slog.Logger
+	// WebhookSecret verifies the provider's Stripe-Signature; empty refuses every webhook.
+	WebhookSecret string
+	// WebhookTolerance is how old a webhook's signed timestamp may be.
+	WebhookTolerance time.Duration
+	Logger           *slog.Logger
 	Now             func() time.Time // the clock for "today at the hotel"; time.Now when nil
 }
 
@@ -47,6 +52,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	}
 	if cfg.WorkflowTimeout <= 0 {
 		cfg.WorkflowTimeout = 15 * time.Second
+	}
+	if cfg.WebhookTolerance <= 0 {
+		cfg.WebhookTolerance = payments.DefaultTolerance
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -72,9 +80,16 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	v1.GET("/bookings/:id", s.getBooking)
 	v1.POST("/bookings/:id/confirm", s.confirmBooking)
 	v1.POST("/bookings/:id/cancel", s.cancelBooking)
+	v1.POST("/webhooks/payments", s.paymentWebhook)
 
 	admin := v1.Group("/admin", s.requireAdmin)
 	admin.PUT("/hotels/:hotelId/room-types/:roomTypeId/inventory", s.setInventory)
+	admin.PUT("/hotels/:hotelId/room-types/:roomTypeId/rates", s.setRates)
+	admin.PUT("/hotels/:hotelId/cancellation-policy", s.setCancellationPolicy)
+	admin.GET("/bookings/stuck", s.listStuck)
+	admin.POST("/bookings/:id/refund/retry", s.retryRefund)
+	admin.POST("/bookings/:id/refund/resolve", s.resolveRefund)
+	admin.GET("/bookings/:id/audit", s.auditLog)
 	return e
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,13 +23,15 @@ type ReserveParams struct {
 }
 
 const bookingColumns = `b.id, b.customer_id, r.hotel_id, r.room_type_id, b.unit_from, b.unit_to,
-	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint`
+	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
+	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
 	err := row.Scan(&b.ID, &b.CustomerID, &b.HotelID, &b.RoomTypeID, &from, &to,
-		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint)
+		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
+		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.PaymentID, &b.Paid, &b.RefundDue)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}
@@ -91,14 +94,18 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 			return nil
 		}
 
-		taken, err := takeUnits(ctx, tx, resourceID, req.Stay, req.Quantity)
+		price, err := takeUnits(ctx, tx, resourceID, req.Stay, req.Quantity)
 		if err != nil {
 			return err
 		}
-		if !taken {
-			if _, err := tx.Exec(ctx, `UPDATE bookings SET status = 'REJECTED' WHERE id = $1`, p.BookingID); err != nil {
-				return err
-			}
+		if price == nil {
+			_, err = tx.Exec(ctx, `UPDATE bookings SET status = 'REJECTED' WHERE id = $1`, p.BookingID)
+		} else {
+			_, err = tx.Exec(ctx, `UPDATE bookings SET currency = $2, total = $3, nightly_rates = $4 WHERE id = $1`,
+				p.BookingID, price.Currency, price.Total, price.Nights)
+		}
+		if err != nil {
+			return err
 		}
 		booking, err = getBooking(ctx, tx, p.BookingID)
 		return err
@@ -108,25 +115,48 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 
 // takeUnits adds qty to every night of the stay, or to none: it locks the nights in ascending
 // order (the one order every writer uses, so overlapping stays cannot deadlock), then runs the
-// conditional update inside a savepoint and undoes it unless every night was updated.
-func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (bool, error) {
+// conditional update inside a savepoint and undoes it unless every night was updated. A night
+// not on sale, short of rooms or without a rate counts as unavailable. It returns the price of
+// the quantity at the nights' current rates, or nil when the units were not taken.
+func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (*domain.Price, error) {
 	if err := lockUnits(ctx, tx, resourceID, stay); err != nil {
-		return false, err
+		return nil, err
 	}
 	sp, err := tx.Begin(ctx) // SAVEPOINT
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	tag, err := sp.Exec(ctx, `UPDATE inventory SET reserved = reserved + $4
-		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3 AND total - reserved >= $4`,
+	rows, err := sp.Query(ctx, `UPDATE inventory SET reserved = reserved + $4
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3 AND total - reserved >= $4
+			AND rate IS NOT NULL
+		RETURNING unit_start, rate, currency`,
 		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	if tag.RowsAffected() != int64(stay.Nights()) {
-		return false, sp.Rollback(ctx) // ROLLBACK TO SAVEPOINT: a short or missing night
+	price := domain.Price{}
+	currencies := map[string]bool{}
+	for rows.Next() {
+		var night time.Time
+		var rate int64
+		var currency string
+		if err := rows.Scan(&night, &rate, &currency); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		price.Nights = append(price.Nights, domain.NightRate{Date: domain.DateOf(night, time.UTC), Amount: rate * int64(qty)})
+		price.Total += rate * int64(qty)
+		price.Currency = currency
+		currencies[currency] = true
 	}
-	return true, sp.Commit(ctx)
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(price.Nights) != stay.Nights() || len(currencies) != 1 {
+		return nil, sp.Rollback(ctx) // ROLLBACK TO SAVEPOINT: a short, missing or unpriced night
+	}
+	slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
+	return &price, sp.Commit(ctx)
 }
 
 // lockUnits locks the stay's inventory rows in ascending unit order.
@@ -141,58 +171,75 @@ func lockUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Sta
 // its units back, in one transaction. Releasing a booking already in status to changes nothing;
 // a booking in any other state is a conflict.
 func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status) (domain.Booking, error) {
-	if to.HoldsInventory() {
+	if to != domain.StatusExpired && to != domain.StatusCancelled {
 		return domain.Booking{}, fmt.Errorf("%w: cannot release into %s", domain.ErrInvalid, to)
 	}
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var resourceID int64
-		var from, until time.Time
-		var qty int
-		err := tx.QueryRow(ctx, `UPDATE bookings SET status = $2, updated_at = now()
-			WHERE id = $1 AND status = ANY($3)
-			RETURNING resource_id, unit_from, unit_to, quantity`,
-			bookingID, to, domain.Sources(to)).Scan(&resourceID, &from, &until, &qty)
-		if errors.Is(err, pgx.ErrNoRows) {
-			booking, err = getBooking(ctx, tx, bookingID)
-			if err == nil && booking.Status != to {
-				err = fmt.Errorf("%w: booking %s is %s and cannot become %s", domain.ErrConflict, bookingID, booking.Status, to)
+		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = $2, updated_at = now()
+			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED')`,
+			bookingID, to, domain.Sources(to))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := giveBack(ctx, tx, bookingID); err != nil {
+				return err
 			}
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		stay := domain.Stay{CheckIn: domain.DateOf(from, time.UTC), CheckOut: domain.DateOf(until, time.UTC)}
-		if err := lockUnits(ctx, tx, resourceID, stay); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
-			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
-			resourceID, from, until, qty)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() != int64(stay.Nights()) {
-			return fmt.Errorf("release %s: %d of %d nights found: inventory rows were removed under a booking",
-				bookingID, tag.RowsAffected(), stay.Nights())
 		}
 		booking, err = getBooking(ctx, tx, bookingID)
+		if err == nil && booking.Status != to {
+			err = fmt.Errorf("%w: booking %s is %s and cannot become %s", domain.ErrConflict, bookingID, booking.Status, to)
+		}
 		return err
 	})
 	return booking, err
 }
 
+// giveBack subtracts a booking's quantity from its nights, locked in ascending order. The
+// caller has just moved the booking out of a status that holds inventory, in the same
+// transaction.
+func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
+	var resourceID int64
+	var from, until time.Time
+	var qty int
+	if err := tx.QueryRow(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1`,
+		bookingID).Scan(&resourceID, &from, &until, &qty); err != nil {
+		return err
+	}
+	stay := domain.Stay{CheckIn: domain.DateOf(from, time.UTC), CheckOut: domain.DateOf(until, time.UTC)}
+	if err := lockUnits(ctx, tx, resourceID, stay); err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`, resourceID, from, until, qty)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != int64(stay.Nights()) {
+		return fmt.Errorf("release %s: %d of %d nights found: inventory rows were removed under a booking",
+			bookingID, tag.RowsAffected(), stay.Nights())
+	}
+	return nil
+}
+
 // Confirm moves a booking from HOLD to CONFIRMED, only while its hold has not expired by the
-// database's clock. Confirming a CONFIRMED booking changes nothing; anything else is a conflict.
-func (s *Store) Confirm(ctx context.Context, bookingID string) (domain.Booking, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', updated_at = now()
-		WHERE id = $1 AND status = 'HOLD' AND expires_at > now()`, bookingID)
+// database's clock, recording the payment when there is one (nil: confirmed without online
+// payment, e.g. paid at the desk). Confirming a CONFIRMED booking again with the same payment
+// changes nothing; anything else is a conflict.
+func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payment) (domain.Booking, error) {
+	var payID *string
+	var paid int64
+	if pay != nil {
+		payID, paid = &pay.ID, pay.Amount
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
+		WHERE id = $1 AND status = 'HOLD' AND expires_at > now()`, bookingID, payID, paid)
 	if err != nil {
 		return domain.Booking{}, err
 	}
 	booking, err := s.GetBooking(ctx, bookingID)
-	if err != nil || tag.RowsAffected() == 1 || booking.Status == domain.StatusConfirmed {
+	if err != nil || tag.RowsAffected() == 1 || (booking.Status == domain.StatusConfirmed && booking.Paid == paid) {
 		return booking, err
 	}
 	if booking.Status == domain.StatusHold {
@@ -200,4 +247,100 @@ func (s *Store) Confirm(ctx context.Context, bookingID string) (domain.Booking, 
 			bookingID, booking.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	return booking, fmt.Errorf("%w: booking %s is %s and cannot be confirmed", domain.ErrConflict, bookingID, booking.Status)
+}
+
+// Retake confirms an EXPIRED booking whose payment arrived late, if its nights can be taken
+// again under the normal lock; otherwise it changes nothing and fails with ErrUnavailable.
+// The price stays the snapshot taken with the hold.
+func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment) (domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var resourceID int64
+		var from, until time.Time
+		var qty int
+		err := tx.QueryRow(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
+			WHERE id = $1 AND status = 'EXPIRED' RETURNING resource_id, unit_from, unit_to, quantity`,
+			bookingID, pay.ID, pay.Amount).Scan(&resourceID, &from, &until, &qty)
+		if errors.Is(err, pgx.ErrNoRows) {
+			booking, err = getBooking(ctx, tx, bookingID)
+			if err == nil && (booking.Status != domain.StatusConfirmed || booking.PaymentID != pay.ID) {
+				err = fmt.Errorf("%w: booking %s is %s and cannot be taken again", domain.ErrConflict, bookingID, booking.Status)
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		stay := domain.Stay{CheckIn: domain.DateOf(from, time.UTC), CheckOut: domain.DateOf(until, time.UTC)}
+		price, err := takeUnits(ctx, tx, resourceID, stay, qty)
+		if err != nil {
+			return err
+		}
+		if price == nil {
+			return fmt.Errorf("%w: the nights of booking %s were sold after its hold expired", domain.ErrUnavailable, bookingID)
+		}
+		booking, err = getBooking(ctx, tx, bookingID)
+		return err
+	})
+	return booking, err
+}
+
+// StartRefund moves a paid booking to REFUNDING with refundDue, releasing its nights first when
+// it holds them (a cancelled CONFIRMED booking), all in one transaction. pay records the payment
+// being refunded when the booking did not record it yet (a payment for an expired, cancelled or
+// rejected booking). refundDue decides from the booking as locked; it is not called again on a
+// retry, which returns the booking as already stored.
+func (s *Store) StartRefund(ctx context.Context, bookingID string, pay *domain.Payment,
+	refundDue func(b domain.Booking, h Hotel) int64) (domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
+			FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
+		if err != nil {
+			return err
+		}
+		if b.Status == domain.StatusRefunding || b.Status == domain.StatusRefunded {
+			booking = b
+			return nil
+		}
+		if !slices.Contains(domain.Sources(domain.StatusRefunding), b.Status) {
+			return fmt.Errorf("%w: booking %s is %s and cannot be refunded", domain.ErrConflict, bookingID, b.Status)
+		}
+		if pay != nil && b.PaymentID == "" {
+			b.PaymentID, b.Paid = pay.ID, pay.Amount
+		}
+		if b.Paid == 0 {
+			return fmt.Errorf("%w: booking %s has no payment to refund", domain.ErrConflict, bookingID)
+		}
+		hotel, err := getHotel(ctx, tx, b.HotelID)
+		if err != nil {
+			return err
+		}
+		due := min(max(refundDue(b, hotel), 0), b.Paid)
+		if b.Status.HoldsInventory() {
+			if err := giveBack(ctx, tx, bookingID); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET status = 'REFUNDING', payment_id = $2, paid = $3,
+				refund_due = $4, updated_at = now() WHERE id = $1`, bookingID, b.PaymentID, b.Paid, due); err != nil {
+			return err
+		}
+		booking, err = getBooking(ctx, tx, bookingID)
+		return err
+	})
+	return booking, err
+}
+
+// FinishRefund moves a REFUNDING booking to REFUNDED; a REFUNDED one is left as it is.
+func (s *Store) FinishRefund(ctx context.Context, bookingID string) (domain.Booking, error) {
+	if _, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'REFUNDED', updated_at = now()
+		WHERE id = $1 AND status = 'REFUNDING'`, bookingID); err != nil {
+		return domain.Booking{}, err
+	}
+	b, err := s.GetBooking(ctx, bookingID)
+	if err == nil && b.Status != domain.StatusRefunded {
+		err = fmt.Errorf("%w: booking %s is %s, not REFUNDING", domain.ErrConflict, bookingID, b.Status)
+	}
+	return b, err
 }

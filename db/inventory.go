@@ -16,13 +16,20 @@ type Hotel struct {
 	ID       string
 	Name     string
 	Location *time.Location
+	Policy   domain.CancellationPolicy
 }
 
-// GetHotel loads a hotel with its time zone.
+// GetHotel loads a hotel with its time zone and cancellation policy.
 func (s *Store) GetHotel(ctx context.Context, id string) (Hotel, error) {
+	return getHotel(ctx, s.pool, id)
+}
+
+func getHotel(ctx context.Context, q querier, id string) (Hotel, error) {
 	h := Hotel{ID: id}
 	var tz string
-	err := s.pool.QueryRow(ctx, `SELECT name, time_zone FROM hotels WHERE id = $1`, id).Scan(&h.Name, &tz)
+	err := q.QueryRow(ctx, `SELECT name, time_zone, free_until_hours, fee_percent, fee_fixed, no_refund_hours
+		FROM hotels WHERE id = $1`, id).Scan(&h.Name, &tz,
+		&h.Policy.FreeUntilHours, &h.Policy.FeePercent, &h.Policy.FeeFixed, &h.Policy.NoRefundHours)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, id)
 	}
@@ -50,6 +57,8 @@ type SetInventoryParams struct {
 	// TimeZone is used when the hotel is new; empty means UTC. For an existing hotel it must be
 	// empty or the hotel's own zone.
 	TimeZone string
+	// Rate, when set, is the nightly rate for the range; nil keeps the rates already set.
+	Rate *domain.Money
 }
 
 // SetInventory creates the hotel and room type when needed and sets the total for every night in
@@ -78,11 +87,17 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 			return err
 		}
 		// Ascending order, like every other writer of inventory rows.
-		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total)
-			SELECT $1, d, $4 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
+		var rate *int64
+		var currency *string
+		if p.Rate != nil {
+			rate, currency = &p.Rate.Amount, &p.Rate.Currency
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency)
+			SELECT $1, d, $4, $5, $6 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 			ORDER BY d
-			ON CONFLICT (resource_id, unit_start) DO UPDATE SET total = EXCLUDED.total`,
-			resourceID, p.From.Time(), p.To.Time(), p.TotalRooms)
+			ON CONFLICT (resource_id, unit_start) DO UPDATE SET total = EXCLUDED.total,
+				rate = COALESCE(EXCLUDED.rate, inventory.rate), currency = COALESCE(EXCLUDED.currency, inventory.currency)`,
+			resourceID, p.From.Time(), p.To.Time(), p.TotalRooms, rate, currency)
 		if pgCode(err) == codeCheckViolation {
 			return fmt.Errorf("%w: totalRooms %d is below the rooms already reserved on a night in [%s, %s)",
 				domain.ErrConflict, p.TotalRooms, p.From, p.To)
@@ -133,4 +148,24 @@ func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.St
 		cur.Nights = append(cur.Nights, NightAvailability{Date: domain.DateOf(night, time.UTC), Available: left})
 	}
 	return out, rows.Err()
+}
+
+// SetRates sets the nightly rate of a room type for the nights of [from, to) that are open for
+// sale and returns how many nights it changed. Bookings keep the price they were held at.
+func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date, rate domain.Money) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE inventory i SET rate = $5, currency = $6
+		FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.room_type_id = $2
+			AND i.unit_start >= $3 AND i.unit_start < $4`,
+		hotelID, roomTypeID, from.Time(), to.Time(), rate.Amount, rate.Currency)
+	return int(tag.RowsAffected()), err
+}
+
+// SetCancellationPolicy replaces a hotel's cancellation policy.
+func (s *Store) SetCancellationPolicy(ctx context.Context, hotelID string, p domain.CancellationPolicy) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE hotels SET free_until_hours = $2, fee_percent = $3, fee_fixed = $4,
+		no_refund_hours = $5 WHERE id = $1`, hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.NoRefundHours)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
+	}
+	return err
 }

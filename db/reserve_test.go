@@ -204,7 +204,7 @@ func TestReleaseIsIdempotentAndOnlyFromHoldingStates(t *testing.T) {
 
 	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
 	assert.ErrorIs(t, err, domain.ErrConflict, "an expired booking cannot be cancelled")
-	_, err = d.Store.Confirm(ctx, b.ID)
+	_, err = d.Store.Confirm(ctx, b.ID, nil)
 	assert.ErrorIs(t, err, domain.ErrConflict, "an expired booking cannot be confirmed")
 	d.AssertInventoryMatchesBookings(t)
 }
@@ -217,10 +217,10 @@ func TestConfirmChecksTheHoldByTheDatabaseClock(t *testing.T) {
 
 	live, err := d.Store.Reserve(ctx, holdParams("c1", "live", stay3, 1))
 	require.NoError(t, err)
-	got, err := d.Store.Confirm(ctx, live.ID)
+	got, err := d.Store.Confirm(ctx, live.ID, nil)
 	require.NoError(t, err)
 	assert.Equal(t, domain.StatusConfirmed, got.Status)
-	_, err = d.Store.Confirm(ctx, live.ID)
+	_, err = d.Store.Confirm(ctx, live.ID, nil)
 	assert.NoError(t, err, "confirming twice is a retry, not an error")
 
 	p := holdParams("c1", "short", stay3, 1)
@@ -228,7 +228,7 @@ func TestConfirmChecksTheHoldByTheDatabaseClock(t *testing.T) {
 	short, err := d.Store.Reserve(ctx, p)
 	require.NoError(t, err)
 	time.Sleep(10 * time.Millisecond)
-	_, err = d.Store.Confirm(ctx, short.ID)
+	_, err = d.Store.Confirm(ctx, short.ID, nil)
 	assert.ErrorIs(t, err, domain.ErrConflict)
 	got, err = d.Store.GetBooking(ctx, short.ID)
 	require.NoError(t, err)

@@ -99,6 +99,10 @@ type Booking struct {
 	Stay
 	Quantity    int       `json:"quantity"`
 	Status      Status    `json:"status"`
+	Price       Price     `json:"price"`
+	PaymentID   string    `json:"paymentId,omitempty"`
+	Paid        int64     `json:"paid"`      // minor units received for this booking
+	RefundDue   int64     `json:"refundDue"` // minor units to give back (REFUNDING, REFUNDED)
 	ExpiresAt   time.Time `json:"expiresAt"`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`

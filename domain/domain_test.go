@@ -54,13 +54,12 @@ func TestDateJSONAndLocalToday(t *testing.T) {
 }
 
 func TestTransitions(t *testing.T) {
-	assert.True(t, domain.CanTransition(domain.StatusHold, domain.StatusConfirmed))
-	assert.True(t, domain.CanTransition(domain.StatusConfirmed, domain.StatusCancelled))
-	assert.False(t, domain.CanTransition(domain.StatusConfirmed, domain.StatusExpired))
-	assert.False(t, domain.CanTransition(domain.StatusExpired, domain.StatusConfirmed))
 	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusConfirmed}, domain.Sources(domain.StatusCancelled))
-	assert.True(t, domain.StatusRejected.Final())
-	assert.False(t, domain.StatusConfirmed.Final())
+	assert.ElementsMatch(t, []domain.Status{domain.StatusHold}, domain.Sources(domain.StatusExpired))
+	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusExpired}, domain.Sources(domain.StatusConfirmed))
+	assert.True(t, domain.StatusRejected.Settled())
+	assert.False(t, domain.StatusConfirmed.Settled())
+	assert.False(t, domain.StatusRefunding.Settled())
 }
 
 func TestBookingIDsOfDifferentCustomersNeverCollide(t *testing.T) {
@@ -69,4 +68,21 @@ func TestBookingIDsOfDifferentCustomersNeverCollide(t *testing.T) {
 	assert.ErrorIs(t, domain.ValidateID("customerId", "a:b"), domain.ErrInvalid)
 	assert.NoError(t, domain.ValidateIdempotencyKey("2f1c:retry-1"))
 	assert.ErrorIs(t, domain.ValidateIdempotencyKey(""), domain.ErrInvalid)
+}
+
+func TestCancellationRefund(t *testing.T) {
+	checkIn := time.Date(2030, 6, 10, 0, 0, 0, 0, time.UTC)
+	p := domain.CancellationPolicy{FreeUntilHours: 48, FeePercent: 20, NoRefundHours: 6}
+	require.NoError(t, p.Validate())
+	assert.Equal(t, int64(30000), p.Refund(30000, checkIn, checkIn.Add(-49*time.Hour)), "inside the free window")
+	assert.Equal(t, int64(24000), p.Refund(30000, checkIn, checkIn.Add(-47*time.Hour)), "20% fee kept")
+	assert.Equal(t, int64(0), p.Refund(30000, checkIn, checkIn.Add(-5*time.Hour)), "after the cut-off")
+	assert.Equal(t, int64(0), p.Refund(30000, checkIn, checkIn.Add(time.Hour)), "after check-in")
+	fixed := domain.CancellationPolicy{FreeUntilHours: 24, FeeFixed: 5000}
+	assert.Equal(t, int64(25000), fixed.Refund(30000, checkIn, checkIn.Add(-2*time.Hour)))
+	assert.Equal(t, int64(0), fixed.Refund(3000, checkIn, checkIn.Add(-2*time.Hour)), "a fee never exceeds the payment")
+	assert.Equal(t, int64(30000), domain.CancellationPolicy{}.Refund(30000, checkIn, checkIn.Add(-time.Minute)),
+		"the default policy refunds in full until check-in")
+	assert.ErrorIs(t, domain.CancellationPolicy{FeePercent: 101}.Validate(), domain.ErrInvalid)
+	assert.ErrorIs(t, domain.CancellationPolicy{FeePercent: 10, FeeFixed: 1}.Validate(), domain.ErrInvalid)
 }

@@ -11,29 +11,36 @@ const (
 	StatusExpired   Status = "EXPIRED"
 	StatusCancelled Status = "CANCELLED"
 	StatusRejected  Status = "REJECTED"
+	// StatusRefunding: the nights are released and money is on its way back to the guest.
+	StatusRefunding Status = "REFUNDING"
+	// StatusRefunded: the guest's money (less any cancellation fee) was returned.
+	StatusRefunded Status = "REFUNDED"
 )
 
-// transitions lists the allowed moves; REJECTED is a starting outcome, not a move.
+// transitions lists the allowed moves; REJECTED is a starting outcome, not a move. A paid
+// booking that is cancelled, or a payment that arrives for nights no longer held, goes through
+// REFUNDING; EXPIRED -> CONFIRMED is a late payment that could take the same nights again.
 var transitions = map[Status][]Status{
 	StatusHold:      {StatusConfirmed, StatusExpired, StatusCancelled},
-	StatusConfirmed: {StatusCancelled},
-}
-
-// CanTransition reports whether a booking may move from one status to another.
-func CanTransition(from, to Status) bool {
-	for _, s := range transitions[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
+	StatusConfirmed: {StatusCancelled, StatusRefunding},
+	StatusExpired:   {StatusConfirmed, StatusRefunding},
+	StatusCancelled: {StatusRefunding},
+	StatusRejected:  {StatusRefunding},
+	StatusRefunding: {StatusRefunded},
 }
 
 // HoldsInventory reports whether a booking in this status keeps its units reserved.
 func (s Status) HoldsInventory() bool { return s == StatusHold || s == StatusConfirmed }
 
-// Final reports whether no further transition is possible.
-func (s Status) Final() bool { return len(transitions[s]) == 0 }
+// Settled reports whether the booking holds no inventory and no money is on its way: only a
+// late payment can move it again.
+func (s Status) Settled() bool {
+	switch s {
+	case StatusExpired, StatusCancelled, StatusRejected, StatusRefunded:
+		return true
+	}
+	return false
+}
 
 // Sources returns the statuses from which a booking may move to s.
 func Sources(s Status) []Status {

@@ -9,7 +9,7 @@ PG_PORT=${BOOKFLOW_PG_PORT:-54329}
 PG_DIR=$DATA_DIR/postgres
 
 # The search attributes the booking workflow keeps current (workflows/names.go).
-SEARCH_ATTRIBUTES=(BookingStatus=Keyword HotelId=Keyword CustomerId=Keyword CheckIn=Datetime HoldExpiresAt=Datetime)
+SEARCH_ATTRIBUTES=(BookingStatus=Keyword HotelId=Keyword CustomerId=Keyword CheckIn=Datetime HoldExpiresAt=Datetime PaymentIssue=Keyword)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

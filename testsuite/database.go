@@ -70,11 +70,14 @@ func NewDatabase(t testing.TB) *Database {
 	return &Database{URL: url, Pool: pool, Store: db.NewStore(pool, 0)}
 }
 
-// SetInventory opens a room type for the nights [from, to) with total rooms.
+// TestRate is the nightly rate SetInventory sets: 100.00 EUR.
+var TestRate = domain.Money{Amount: 10000, Currency: "EUR"}
+
+// SetInventory opens a room type for the nights [from, to) with total rooms at TestRate.
 func (d *Database) SetInventory(t testing.TB, hotelID, roomTypeID string, from, to domain.Date, total int) {
 	t.Helper()
 	require.NoError(t, d.Store.SetInventory(context.Background(), db.SetInventoryParams{
-		HotelID: hotelID, RoomTypeID: roomTypeID, From: from, To: to, TotalRooms: total}))
+		HotelID: hotelID, RoomTypeID: roomTypeID, From: from, To: to, TotalRooms: total, Rate: &TestRate}))
 }
 
 // Reserved returns the reserved count of every night of the stay, in order; a night not on sale
@@ -115,6 +118,21 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 		require.LessOrEqual(t, reserved, total)
 	}
 	require.NoError(t, rows.Err())
+}
+
+// AssertMoneyBalances checks that no money is kept without a booking and none is given back
+// twice: what succeeded payments brought in, less what succeeded refunds gave back, equals what
+// confirmed bookings were paid plus the cancellation fees kept on refunded ones.
+func (d *Database) AssertMoneyBalances(t testing.TB) {
+	t.Helper()
+	var received, refunded, kept int64
+	err := d.Pool.QueryRow(context.Background(), `SELECT
+		COALESCE((SELECT sum(amount) FROM payments WHERE status = 'succeeded'), 0),
+		COALESCE((SELECT sum(amount) FROM refunds WHERE status = 'succeeded'), 0),
+		COALESCE((SELECT sum(CASE WHEN status = 'CONFIRMED' THEN paid ELSE paid - refund_due END)
+			FROM bookings WHERE status IN ('CONFIRMED', 'REFUNDED')), 0)`).Scan(&received, &refunded, &kept)
+	require.NoError(t, err)
+	require.Equal(t, kept, received-refunded, "received %d - refunded %d must equal what bookings keep", received, refunded)
 }
 
 func randomHex(n int) string {

@@ -33,7 +33,8 @@ func stayFromNow(days, nights int) domain.Stay {
 func openRooms(t *testing.T, sys *testsuite.System, hotel, roomType string, stay domain.Stay, total int) {
 	t.Helper()
 	res := sys.Admin(t, http.MethodPut, fmt.Sprintf("/api/v1/admin/hotels/%s/room-types/%s/inventory", hotel, roomType),
-		map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": total})
+		map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": total,
+			"rate": testsuite.TestRate.Amount, "currency": testsuite.TestRate.Currency})
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 }
 

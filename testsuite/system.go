@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/temporal"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
 
 	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -65,17 +65,17 @@ func Temporal(t testing.TB) client.Client {
 		if path, devErr = TemporalCLI(); devErr != nil {
 			return
 		}
-		attrs := temporal.NewSearchAttributes(
-			workflows.SearchBookingStatus.ValueSet(""), workflows.SearchHotelID.ValueSet(""),
-			workflows.SearchCustomerID.ValueSet(""), workflows.SearchCheckIn.ValueSet(time.Time{}),
-			workflows.SearchHoldExpiresAt.ValueSet(time.Time{}))
+		var args []string
+		for _, k := range workflows.SearchAttributes {
+			args = append(args, "--search-attribute", k.GetName()+"="+k.GetValueType().String())
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		devServer, devErr = sdktestsuite.StartDevServer(ctx, sdktestsuite.DevServerOptions{
-			ExistingPath:     path,
-			LogLevel:         "error",
-			SearchAttributes: attrs,
-			ClientOptions:    &client.Options{Logger: log.NewStructuredLogger(quietLogger())},
+			ExistingPath:  path,
+			LogLevel:      "error",
+			ExtraArgs:     args,
+			ClientOptions: &client.Options{Logger: log.NewStructuredLogger(quietLogger())},
 		})
 	})
 	require.NoError(t, devErr, "start the Temporal dev server")
@@ -95,8 +95,9 @@ func quietLogger() *slog.Logger {
 
 // SystemOptions configures a System.
 type SystemOptions struct {
-	HoldTTL    time.Duration // 10 minutes when zero
-	LateWindow time.Duration // 1 minute when zero
+	HoldTTL    time.Duration     // 10 minutes when zero
+	LateWindow time.Duration     // 1 minute when zero
+	Provider   payments.Provider // payments.Fake when nil
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
@@ -105,8 +106,9 @@ type System struct {
 	URL        string
 	DB         *Database
 	Temporal   client.Client
-	TaskQueue  string
-	AdminToken string
+	TaskQueue     string
+	AdminToken    string
+	WebhookSecret string
 	// ID is unique to this System; Customer uses it so that booking (and so workflow) ids of
 	// tests sharing one Temporal namespace never collide.
 	ID string
@@ -124,14 +126,18 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	tc := Temporal(t)
 	d := NewDatabase(t)
 	id := randomHex(6)
-	s := &System{DB: d, Temporal: tc, TaskQueue: "bookflow-test-" + id, AdminToken: randomHex(16), ID: id}
+	s := &System{DB: d, Temporal: tc, TaskQueue: "bookflow-test-" + id, AdminToken: randomHex(16),
+		WebhookSecret: "whsec_" + randomHex(12), ID: id}
+	if opts.Provider == nil {
+		opts.Provider = payments.Fake{}
+	}
 
-	w := worker.New(tc, d.Store, s.TaskQueue)
+	w := worker.New(tc, d.Store, opts.Provider, s.TaskQueue)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 
 	e := api.New(d.Store, tc, api.Config{AdminToken: s.AdminToken, HoldTTL: opts.HoldTTL,
-		LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue, Logger: quietLogger()})
+		LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue, WebhookSecret: s.WebhookSecret, Logger: quietLogger()})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
@@ -187,4 +193,17 @@ func (s *System) Do(t testing.TB, method, path string, headers map[string]string
 func (s *System) Admin(t testing.TB, method, path string, body any) Response {
 	t.Helper()
 	return s.Do(t, method, path, map[string]string{"Authorization": "Bearer " + s.AdminToken}, body)
+}
+
+// Webhook posts a payment-provider event signed with the system's secret, as signed at at.
+func (s *System) Webhook(t testing.TB, payload []byte, at time.Time) Response {
+	t.Helper()
+	return s.Do(t, http.MethodPost, "/api/v1/webhooks/payments",
+		map[string]string{"Stripe-Signature": payments.SignWebhook(payload, s.WebhookSecret, at)}, string(payload))
+}
+
+// PaymentEvent builds a payment_intent.succeeded event paying amount for a booking.
+func PaymentEvent(eventID, paymentID, bookingID string, amount int64, currency string) []byte {
+	return payments.EventPayload(eventID, "payment_intent.succeeded",
+		payments.PaymentIntentObject(paymentID, bookingID, amount, currency), time.Now())
 }

@@ -8,22 +8,20 @@ import (
 
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/workflows"
 )
 
 // New returns a worker for the booking task queue (workflows.TaskQueue unless taskQueue is set),
-// with the booking workflow and its activities registered. Start it with Run or Start.
-func New(c client.Client, store *db.Store, taskQueue string) sdkworker.Worker {
+// with the booking workflows and their activities registered. Start it with Run or Start.
+func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue string) sdkworker.Worker {
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
-	Register(w, store)
+	w.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.LatePaymentWorkflow, workflow.RegisterOptions{Name: workflows.LatePaymentWorkflowName})
+	w.RegisterActivity(&activities.Bookings{Store: store})
+	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
 	return w
-}
-
-// Register adds the workflows and activities to any registry (a worker, or a test environment).
-func Register(r sdkworker.Registry, store *db.Store) {
-	r.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
-	r.RegisterActivity(&activities.Bookings{Store: store})
 }

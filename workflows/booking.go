@@ -15,8 +15,11 @@ import (
 
 // Defaults for BookingInput fields left zero.
 const (
-	DefaultHoldTTL    = 10 * time.Minute
-	DefaultLateWindow = time.Hour
+	DefaultHoldTTL           = 10 * time.Minute
+	DefaultLateWindow        = time.Hour
+	DefaultMaxRefundAttempts = 3
+	DefaultRefundBackoff     = time.Minute
+	DefaultRefundWait        = 24 * time.Hour
 )
 
 // BookingInput starts a booking workflow.
@@ -26,9 +29,16 @@ type BookingInput struct {
 	Request        domain.HoldRequest
 	// HoldTTL is how long the rooms are held for payment.
 	HoldTTL time.Duration
-	// LateWindow is how long a booking that ended (expired, cancelled, rejected) keeps answering
-	// requests from its workflow before the workflow closes.
+	// LateWindow is how long a booking that ended (expired, cancelled, rejected, refunded, or
+	// past its stay) keeps listening for late payments before the workflow closes.
 	LateWindow time.Duration
+	// MaxRefundAttempts is how many failed refund attempts make a refund PAYMENT_STUCK.
+	MaxRefundAttempts int
+	// RefundBackoff is the wait after the first failed refund attempt; it doubles each time.
+	RefundBackoff time.Duration
+	// RefundWait is how long a pending refund may stay without the provider's final word before
+	// it is handed to an operator.
+	RefundWait time.Duration
 }
 
 // BookingState is what the state query and every update answer.
@@ -38,6 +48,9 @@ type BookingState struct {
 	Booking domain.Booking
 	// Reason says why a booking ended as it did (rejected, expired, a refused confirmation).
 	Reason string
+	// Stuck is set while a refund waits for an operator; Issue flags money that needs a look.
+	Stuck bool
+	Issue string `json:",omitempty"`
 }
 
 // command is a confirm or cancel request from an update handler, carried out by the main loop
@@ -52,14 +65,23 @@ type booking struct {
 	in       BookingInput
 	state    BookingState
 	reserved bool // the reservation outcome is known
+	stayOver bool // a confirmed booking is past its stay
 	closing  bool // the main loop takes no more commands
 	commands workflow.Channel
+	payments workflow.ReceiveChannel
+	refunds  workflow.ReceiveChannel
+	seen     map[string]bool // payment ids already acted on
+	// operator is an operator's decision on a stuck refund, until the saga takes it.
+	operator         *OperatorAction
+	operatorResolves bool
 	logger   log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;
 // otherwise hold them until the guest pays (CONFIRMED), cancels (CANCELLED) or the hold timer
-// wins (EXPIRED); a confirmed booking may still be cancelled until check-out.
+// wins (EXPIRED); a confirmed booking may be cancelled until check-out, with a refund by the
+// hotel's policy when it was paid. Payments that arrive late or twice are taken or refunded,
+// never kept without a booking.
 func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error) {
 	b := &booking{in: in}
 	if err := b.setup(ctx); err != nil {
@@ -69,17 +91,15 @@ func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error
 }
 
 func (b *booking) setup(ctx workflow.Context) error {
-	if b.in.HoldTTL <= 0 {
-		b.in.HoldTTL = DefaultHoldTTL
-	}
-	if b.in.LateWindow <= 0 {
-		b.in.LateWindow = DefaultLateWindow
-	}
+	b.in = withDefaults(b.in)
 	req := b.in.Request
 	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, HotelID: req.HotelID,
 		RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
+	b.payments = workflow.GetSignalChannel(ctx, SignalPayment)
+	b.refunds = workflow.GetSignalChannel(ctx, SignalRefund)
+	b.seen = map[string]bool{}
 
 	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) {
 		return b.state, nil
@@ -96,27 +116,57 @@ func (b *booking) setup(ctx workflow.Context) error {
 			return err
 		}
 	}
+	if err := b.setOperatorHandlers(ctx); err != nil {
+		return err
+	}
 	return workflow.UpsertTypedSearchAttributes(ctx,
 		SearchHotelID.ValueSet(req.HotelID),
 		SearchCustomerID.ValueSet(req.CustomerID),
 		SearchCheckIn.ValueSet(req.CheckIn.Time()))
 }
 
+func withDefaults(in BookingInput) BookingInput {
+	if in.HoldTTL <= 0 {
+		in.HoldTTL = DefaultHoldTTL
+	}
+	if in.LateWindow <= 0 {
+		in.LateWindow = DefaultLateWindow
+	}
+	if in.MaxRefundAttempts <= 0 {
+		in.MaxRefundAttempts = DefaultMaxRefundAttempts
+	}
+	if in.RefundBackoff <= 0 {
+		in.RefundBackoff = DefaultRefundBackoff
+	}
+	if in.RefundWait <= 0 {
+		in.RefundWait = DefaultRefundWait
+	}
+	return in
+}
+
+// run moves the booking through its phases until it is settled and the late window has passed.
 func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 	if err := b.reserve(ctx); err != nil {
 		return b.state, err
 	}
-	if b.status() == domain.StatusHold {
-		if err := b.hold(ctx); err != nil {
+	for {
+		var err error
+		switch {
+		case b.status() == domain.StatusHold:
+			err = b.hold(ctx)
+		case b.status() == domain.StatusConfirmed && !b.stayOver:
+			err = b.stay(ctx)
+		default:
+			var again bool
+			again, err = b.linger(ctx)
+			if err == nil && !again {
+				return b.finish(ctx)
+			}
+		}
+		if err != nil {
 			return b.state, err
 		}
 	}
-	if b.status() == domain.StatusConfirmed {
-		if err := b.stay(ctx); err != nil {
-			return b.state, err
-		}
-	}
-	return b.finish(ctx)
 }
 
 func (b *booking) status() domain.Status { return b.state.Booking.Status }
@@ -144,7 +194,7 @@ func (b *booking) request(ctx workflow.Context, name string) (BookingState, erro
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
-	if b.closing || b.status().Final() {
+	if b.closing || !b.status().HoldsInventory() {
 		return b.state, nil
 	}
 	cmd := &command{name: name}
@@ -155,9 +205,8 @@ func (b *booking) request(ctx workflow.Context, name string) (BookingState, erro
 
 func (b *booking) reserve(ctx workflow.Context) error {
 	defer func() { b.reserved = true }()
-	var acts *activities.Bookings
 	var stored domain.Booking
-	err := workflow.ExecuteActivity(withRetries(ctx), acts.Reserve, activities.ReserveInput{
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Reserve, activities.ReserveInput{
 		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request, HoldTTL: b.in.HoldTTL,
 	}).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
@@ -171,16 +220,13 @@ func (b *booking) reserve(ctx workflow.Context) error {
 		return err
 	}
 	b.state.Booking = stored
-	b.logger.Info("Rooms held", "expiresAt", stored.ExpiresAt)
+	b.logger.Info("Rooms held", "expiresAt", stored.ExpiresAt, "price", stored.Price.Total, "currency", stored.Price.Currency)
 	return b.publish(ctx)
 }
 
-// hold waits for a confirm or cancel, raced against the hold timer.
+// hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
-	timerCtx, cancelTimer := workflow.WithCancel(ctx)
-	defer cancelTimer() // a confirm or cancel won: the timer is no longer needed
-	timer := workflow.NewTimer(timerCtx, b.state.Booking.ExpiresAt.Sub(workflow.Now(ctx)))
-	return b.loop(ctx, domain.StatusHold, timer, func() error {
+	return b.serve(ctx, b.state.Booking.ExpiresAt.Sub(workflow.Now(ctx)), func() error {
 		return b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed")
 	})
 }
@@ -188,23 +234,34 @@ func (b *booking) hold(ctx workflow.Context) error {
 // stay keeps a confirmed booking cancellable until the day after check-out, late enough for
 // every time zone.
 func (b *booking) stay(ctx workflow.Context) error {
-	timerCtx, cancelTimer := workflow.WithCancel(ctx)
-	defer cancelTimer()
 	end := b.in.Request.CheckOut.AddDays(1).Time()
-	timer := workflow.NewTimer(timerCtx, end.Sub(workflow.Now(ctx)))
-	return b.loop(ctx, domain.StatusConfirmed, timer, func() error { return nil })
+	return b.serve(ctx, end.Sub(workflow.Now(ctx)), func() error {
+		b.stayOver = true
+		return nil
+	})
 }
 
-// loop serves commands while the booking is in status phase, until a command moves the booking
-// on, the timer fires (then it runs onTimer), or the workflow is cancelled (then the booking is
-// cancelled and its nights released).
-func (b *booking) loop(ctx workflow.Context, phase domain.Status, timer workflow.Future, onTimer func() error) error {
+// linger keeps a settled booking listening for late payments for the late window. It reports
+// again when a late payment confirmed the booking, so its stay begins.
+func (b *booking) linger(ctx workflow.Context) (again bool, err error) {
+	err = b.serve(ctx, b.in.LateWindow, func() error { return nil })
+	return b.status() == domain.StatusConfirmed && !b.stayOver, err
+}
+
+// serve handles commands and payments in the booking's current phase, until something moves the
+// booking on, the phase's timer fires (then it runs onTimer), or the workflow is cancelled (then
+// the booking is cancelled as if the guest had asked).
+func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() error) error {
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer() // the phase ended another way: the timer is no longer needed
+	timer := workflow.NewTimer(timerCtx, d)
+	phase, stayOver := b.status(), b.stayOver
 	var err error
 	fired := false
-	for err == nil && !fired && b.status() == phase {
+	for err == nil && !fired && b.status() == phase && b.stayOver == stayOver {
 		sel := workflow.NewSelector(ctx)
 		cancelled := func() {
-			err = b.release(ctx, domain.StatusCancelled, "the workflow was cancelled by an operator")
+			err = b.cancel(ctx, "the workflow was cancelled by an operator")
 			if err == nil {
 				err = workflow.ErrCanceled
 			}
@@ -222,11 +279,18 @@ func (b *booking) loop(ctx workflow.Context, phase domain.Status, timer workflow
 			c.Receive(ctx, &cmd)
 			err = b.handle(ctx, cmd)
 		})
-		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled() })
+		sel.AddReceive(b.payments, func(c workflow.ReceiveChannel, _ bool) {
+			var ev domain.PaymentEvent
+			c.Receive(ctx, &ev)
+			err = b.onPayment(ctx, ev)
+		})
+		if ctx.Err() == nil {
+			sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled() })
+		}
 		sel.Select(ctx)
 	}
 	if errors.Is(err, workflow.ErrCanceled) {
-		return nil // the booking was cancelled and released; finish normally
+		return nil // the booking was cancelled; carry on with the next phase
 	}
 	return err
 }
@@ -236,39 +300,57 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 	defer func() { cmd.done = true }()
 	switch {
 	case cmd.name == UpdateCancel && b.status().HoldsInventory():
-		return b.release(ctx, domain.StatusCancelled, "cancelled at the guest's request")
+		return b.cancel(ctx, "cancelled at the guest's request")
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
-		return b.confirm(ctx)
+		return b.confirm(ctx, nil)
 	}
 	return nil // confirming a confirmed booking: nothing to do
 }
 
-func (b *booking) confirm(ctx workflow.Context) error {
-	var acts *activities.Bookings
+// cancel cancels a booking that holds rooms: a paid one is refunded by the hotel's policy, an
+// unpaid one just gives its nights back. It runs on a disconnected context, so it completes
+// even while the workflow is being cancelled.
+func (b *booking) cancel(ctx workflow.Context, reason string) error {
+	if !b.status().HoldsInventory() {
+		return nil
+	}
+	if b.state.Booking.Paid > 0 {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		return b.refundBooking(dctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true}, reason)
+	}
+	return b.release(ctx, domain.StatusCancelled, reason)
+}
+
+// confirm confirms a held booking, with the payment that paid it (nil: without online payment).
+// When the database's clock says the hold ran out, the expiry wins, exactly once: the nights
+// are released, and a payment is then handled as a late one.
+func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
 	var stored domain.Booking
-	err := workflow.ExecuteActivity(withRetries(ctx), acts.Confirm, b.in.BookingID).Get(ctx, &stored)
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Confirm, activities.ConfirmInput{
+		BookingID: b.in.BookingID, Payment: pay}).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
-		// The database's clock says the hold ran out: the expiry wins, exactly once.
 		b.logger.Info("Confirmation refused", "reason", appErr.Message())
-		return b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired")
+		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired"); err != nil || pay == nil {
+			return err
+		}
+		return b.latePayment(ctx, *pay)
 	}
 	if err != nil {
 		return err
 	}
 	b.state.Booking = stored
 	b.state.Reason = ""
-	b.logger.Info("Booking confirmed")
+	b.logger.Info("Booking confirmed", "paid", stored.Paid)
 	return b.publish(ctx)
 }
 
 // release gives the nights back and moves the booking to status to. It runs on a disconnected
 // context so that it completes even when the workflow is being cancelled.
 func (b *booking) release(ctx workflow.Context, to domain.Status, reason string) error {
-	var acts *activities.Bookings
 	var stored domain.Booking
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	err := workflow.ExecuteActivity(withRetries(dctx), acts.Release, activities.ReleaseInput{
+	err := workflow.ExecuteActivity(dbActivity(dctx), bookings.Release, activities.ReleaseInput{
 		BookingID: b.in.BookingID, To: to,
 	}).Get(dctx, &stored)
 	if err != nil {
@@ -280,47 +362,59 @@ func (b *booking) release(ctx workflow.Context, to domain.Status, reason string)
 	return b.publish(dctx)
 }
 
-// finish answers commands still queued, keeps answering requests for the late window, then waits
-// for every handler before the workflow completes.
+// finish answers what is still queued (a payment that raced the end of the late window is
+// handled, never dropped), then waits for every handler before the workflow completes.
 func (b *booking) finish(ctx workflow.Context) (BookingState, error) {
+	ctx, _ = workflow.NewDisconnectedContext(ctx) // finishing must not be cut short by a cancel
 	b.closing = true
-	b.drain()
-	if b.status().Final() {
-		if err := workflow.Sleep(ctx, b.in.LateWindow); err != nil && !errors.Is(err, workflow.ErrCanceled) {
+	for {
+		var ev domain.PaymentEvent
+		if !b.payments.ReceiveAsync(&ev) {
+			break
+		}
+		if err := b.onPayment(ctx, ev); err != nil {
 			return b.state, err
 		}
 	}
-	b.drain()
-	err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-	if errors.Is(err, workflow.ErrCanceled) {
-		err = nil
-	}
-	return b.state, err
-}
-
-// drain marks every queued command done; the booking's state is its answer.
-func (b *booking) drain() {
 	var cmd *command
 	for b.commands.ReceiveAsync(&cmd) {
 		cmd.done = true
 	}
+	var stale domain.PaymentEvent
+	for b.refunds.ReceiveAsync(&stale) {
+	}
+	err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return b.state, err
 }
 
 // publish keeps the search attributes operators filter on current.
 func (b *booking) publish(ctx workflow.Context) error {
-	updates := []temporal.SearchAttributeUpdate{SearchBookingStatus.ValueSet(string(b.status()))}
+	status := string(b.status())
+	if b.state.Stuck {
+		status = StatusPaymentStuck
+	}
+	updates := []temporal.SearchAttributeUpdate{SearchBookingStatus.ValueSet(status)}
 	if b.status() == domain.StatusHold {
 		updates = append(updates, SearchHoldExpiresAt.ValueSet(b.state.Booking.ExpiresAt))
 	} else {
 		updates = append(updates, SearchHoldExpiresAt.ValueUnset())
 	}
+	if b.state.Issue != "" {
+		updates = append(updates, SearchPaymentIssue.ValueSet(b.state.Issue))
+	}
 	return workflow.UpsertTypedSearchAttributes(ctx, updates...)
 }
 
-// withRetries sets the options every booking activity uses: a short StartToClose, and retries
+// The activities, by reference: the workflow names them, the worker registers them.
+var (
+	bookings *activities.Bookings
+	refunds  *activities.Refunds
+)
+
+// dbActivity sets the options of booking database steps: a short StartToClose, and retries
 // without limit for infrastructure failures (a database outage delays a booking, it never loses
 // one); business refusals are non-retryable errors and end the retries at once.
-func withRetries(ctx workflow.Context) workflow.Context {
+func dbActivity(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{

@@ -98,7 +98,7 @@ func (s *BookingSuite) result() workflows.BookingState {
 
 func (s *BookingSuite) TestPaymentAt9m59Confirms() {
 	s.expectHold()
-	s.env.OnActivity(s.acts.Confirm, mock.Anything, s.input.BookingID).Return(s.stored(domain.StatusConfirmed), nil).Once()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, activities.ConfirmInput{BookingID: s.input.BookingID}).Return(s.stored(domain.StatusConfirmed), nil).Once()
 	s.expectRelease()
 	var answer workflows.BookingState
 	var answerErr error

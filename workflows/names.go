@@ -21,6 +21,24 @@ const (
 	// QueryState returns the booking's BookingState.
 	QueryState = "state"
 
+	// SignalPayment carries a domain.PaymentEvent for a payment (succeeded or failed).
+	SignalPayment = "payment"
+	// SignalRefund carries a domain.PaymentEvent for a refund the provider settled.
+	SignalRefund = "refund"
+	// UpdateRetryRefund restarts a stuck refund (an OperatorAction).
+	UpdateRetryRefund = "retry-refund"
+	// UpdateResolveRefund closes a stuck refund that an operator settled by hand.
+	UpdateResolveRefund = "resolve-refund"
+
+	// LatePaymentWorkflowName refunds a payment whose booking workflow has already closed.
+	LatePaymentWorkflowName = "LatePayment"
+	// LatePaymentIDPrefix starts the id of a LatePayment workflow; the payment id follows.
+	LatePaymentIDPrefix = "late-payment-"
+
+	// StatusPaymentStuck is the BookingStatus search attribute of a booking whose refund failed
+	// too often and waits for an operator.
+	StatusPaymentStuck = "PAYMENT_STUCK"
+
 	// ErrTypeIdempotencyMismatch is the error type of a hold update refused because its
 	// request differs from the one the workflow was started with.
 	ErrTypeIdempotencyMismatch = "IdempotencyMismatch"
@@ -34,9 +52,12 @@ var (
 	SearchCustomerID    = temporal.NewSearchAttributeKeyKeyword("CustomerId")
 	SearchCheckIn       = temporal.NewSearchAttributeKeyTime("CheckIn")
 	SearchHoldExpiresAt = temporal.NewSearchAttributeKeyTime("HoldExpiresAt")
+	// SearchPaymentIssue flags money that needs a look: AMOUNT_MISMATCH, DUPLICATE_PAYMENT,
+	// LATE_PAYMENT_REFUNDED.
+	SearchPaymentIssue = temporal.NewSearchAttributeKeyKeyword("PaymentIssue")
 )
 
 // SearchAttributes lists every search attribute key the workflows set.
 var SearchAttributes = []temporal.SearchAttributeKey{
-	SearchBookingStatus, SearchHotelID, SearchCustomerID, SearchCheckIn, SearchHoldExpiresAt,
+	SearchBookingStatus, SearchHotelID, SearchCustomerID, SearchCheckIn, SearchHoldExpiresAt, SearchPaymentIssue,
 }

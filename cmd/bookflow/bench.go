@@ -20,6 +20,7 @@ import (
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
 )
 
@@ -59,6 +60,9 @@ func runBench(ctx context.Context, cfg Config) error {
 	}
 	return benchTemporal(ctx, cfg, d, o, run)
 }
+
+// benchRate prices every bench night.
+var benchRate = domain.Money{Amount: 10000, Currency: "EUR"}
 
 // result is one measurement.
 type result struct {
@@ -128,14 +132,14 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 	const openNights = 60
 	hot := "bench-hot-" + run
 	if err := store.SetInventory(ctx, db.SetInventoryParams{HotelID: hot, RoomTypeID: "double",
-		From: first, To: first.AddDays(openNights), TotalRooms: big}); err != nil {
+		From: first, To: first.AddDays(openNights), TotalRooms: big, Rate: &benchRate}); err != nil {
 		return err
 	}
 	roomTypes := []string{"single", "double", "twin", "family", "suite"}
 	for h := range o.hotels {
 		for _, rt := range roomTypes {
 			if err := store.SetInventory(ctx, db.SetInventoryParams{HotelID: fmt.Sprintf("bench-%s-%d", run, h),
-				RoomTypeID: rt, From: first, To: first.AddDays(openNights), TotalRooms: big}); err != nil {
+				RoomTypeID: rt, From: first, To: first.AddDays(openNights), TotalRooms: big, Rate: &benchRate}); err != nil {
 				return err
 			}
 		}
@@ -194,7 +198,7 @@ func benchBaselineWorkflow(ctx workflow.Context) error {
 
 func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run string) error {
 	queue := "bookflow-bench-" + run
-	w := worker.New(d.temporal, d.store, queue)
+	w := worker.New(d.temporal, d.store, payments.Fake{}, queue)
 	w.RegisterWorkflowWithOptions(benchBaselineWorkflow, workflow.RegisterOptions{Name: "BenchBaseline"})
 	if err := w.Start(); err != nil {
 		return err
@@ -216,7 +220,7 @@ func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run
 	stay.CheckOut = stay.CheckIn.AddDays(2)
 	hotel := "bench-api-" + run
 	if err := d.store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotel, RoomTypeID: "double",
-		From: stay.CheckIn, To: stay.CheckOut, TotalRooms: 1_000_000}); err != nil {
+		From: stay.CheckIn, To: stay.CheckOut, TotalRooms: 1_000_000, Rate: &benchRate}); err != nil {
 		return err
 	}
 	fmt.Printf("Temporal (%s)\n", cfg.TemporalAddress)

@@ -25,6 +25,11 @@ type Config struct {
 	Limits            domain.Limits
 	LockTimeout       time.Duration
 	LogLevel          slog.Level
+
+	PaymentProvider     string // stripe or fake
+	StripeAPIKey        string
+	StripeAPIBase       string // empty: Stripe's own API
+	StripeWebhookSecret string
 }
 
 // LoadConfig reads the environment; see the README for every variable.
@@ -37,6 +42,14 @@ func LoadConfig() (Config, error) {
 		TaskQueue:         env("TASK_QUEUE", workflows.TaskQueue),
 		HTTPAddr:          env("HTTP_ADDR", "127.0.0.1:8080"),
 		AdminToken:        os.Getenv("ADMIN_TOKEN"),
+
+		PaymentProvider:     env("PAYMENT_PROVIDER", "stripe"),
+		StripeAPIKey:        os.Getenv("STRIPE_API_KEY"),
+		StripeAPIBase:       os.Getenv("STRIPE_API_BASE"),
+		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
+	}
+	if c.PaymentProvider != "stripe" && c.PaymentProvider != "fake" {
+		return c, fmt.Errorf("PAYMENT_PROVIDER=%q: want stripe or fake", c.PaymentProvider)
 	}
 	var err error
 	durations := []struct {

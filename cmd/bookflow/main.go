@@ -20,6 +20,7 @@ Commands:
   migrate   apply database migrations
   seed      add the demo hotels and inventory (skips hotels that exist)
   dev       migrate, seed, and run the worker and the API in one process
+  pay       send a signed test payment for a booking to the API (local development)
   bench     measure reservations/s and holds/s against baselines (see README)
 
 Configuration comes from the environment; see README.md.
@@ -32,7 +33,7 @@ func main() {
 	}
 	commands := map[string]func(context.Context, Config) error{
 		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
-		"seed": runSeed, "dev": runDev, "bench": runBench,
+		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

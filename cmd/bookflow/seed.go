@@ -12,11 +12,22 @@ import (
 
 // demoHotels is the demo data: two hotels in different time zones.
 var demoHotels = []struct {
-	id, timeZone string
-	rooms        map[string]int
+	id, timeZone, currency string
+	rooms                  map[string]demoRoom
+	policy                 domain.CancellationPolicy
 }{
-	{"grand-budapest", "Europe/Budapest", map[string]int{"single": 5, "double": 10, "suite": 2}},
-	{"seaside-inn", "America/New_York", map[string]int{"double": 8, "family": 4}},
+	{"grand-budapest", "Europe/Budapest", "EUR",
+		map[string]demoRoom{"single": {5, 9000}, "double": {10, 14000}, "suite": {2, 42000}},
+		domain.CancellationPolicy{FreeUntilHours: 48, FeePercent: 20, NoRefundHours: 24}},
+	{"seaside-inn", "America/New_York", "USD",
+		map[string]demoRoom{"double": {8, 18900}, "family": {4, 25900}},
+		domain.CancellationPolicy{FreeUntilHours: 72, FeeFixed: 5000}},
+}
+
+// demoRoom is a demo room type: how many rooms, and the nightly rate in minor units.
+type demoRoom struct {
+	total int
+	rate  int64
 }
 
 // demoCheckIn is a check-in date a week from today, used in the printed examples.
@@ -47,11 +58,15 @@ func seed(ctx context.Context, store *db.Store) error {
 			return err
 		}
 		today := domain.DateOf(time.Now(), loc)
-		for roomType, total := range h.rooms {
+		for roomType, room := range h.rooms {
 			if err := store.SetInventory(ctx, db.SetInventoryParams{HotelID: h.id, RoomTypeID: roomType,
-				From: today, To: today.AddDays(365), TotalRooms: total, TimeZone: h.timeZone}); err != nil {
+				From: today, To: today.AddDays(365), TotalRooms: room.total, TimeZone: h.timeZone,
+				Rate: &domain.Money{Amount: room.rate, Currency: h.currency}}); err != nil {
 				return err
 			}
+		}
+		if err := store.SetCancellationPolicy(ctx, h.id, h.policy); err != nil {
+			return err
 		}
 		slog.Info("seeded demo hotel", "hotel", h.id, "timeZone", h.timeZone)
 	}

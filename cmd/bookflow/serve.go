@@ -16,6 +16,7 @@ import (
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
 )
 
@@ -67,9 +68,12 @@ func runServe(ctx context.Context, cfg Config) error {
 }
 
 func serveHTTP(ctx context.Context, cfg Config, d *deps) error {
+	if cfg.StripeWebhookSecret == "" {
+		slog.Warn("STRIPE_WEBHOOK_SECRET is not set: every payment webhook will be refused")
+	}
 	e := api.New(d.store, d.temporal, api.Config{
 		Limits: cfg.Limits, AdminToken: cfg.AdminToken, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
-		TaskQueue: cfg.TaskQueue, Logger: slog.Default(),
+		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 	})
 	errc := make(chan error, 1)
 	go func() { errc <- e.Start(cfg.HTTPAddr) }()
@@ -101,7 +105,11 @@ func runWorker(ctx context.Context, cfg Config) error {
 }
 
 func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
-	w := worker.New(d.temporal, d.store, cfg.TaskQueue)
+	provider, err := paymentProvider(cfg)
+	if err != nil {
+		return err
+	}
+	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue)
 	if err := w.Start(); err != nil {
 		return err
 	}
@@ -112,6 +120,21 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	return nil
 }
 
+// paymentProvider returns the provider refunds go to.
+func paymentProvider(cfg Config) (payments.Provider, error) {
+	if cfg.PaymentProvider == "fake" {
+		slog.Warn("PAYMENT_PROVIDER=fake: refunds succeed without moving money (local development only)")
+		return payments.Fake{}, nil
+	}
+	if cfg.StripeAPIKey == "" {
+		return nil, errors.New("STRIPE_API_KEY is required (or PAYMENT_PROVIDER=fake for local development)")
+	}
+	return payments.NewStripe(cfg.StripeAPIKey, cfg.StripeAPIBase), nil
+}
+
+// devWebhookSecret signs the simulated payments of `bookflow pay` when no secret is configured.
+const devWebhookSecret = "whsec_bookflow_dev"
+
 // runDev is the whole system in one process for local use: migrations, demo data, the worker
 // and the API. The Temporal dev server and PostgreSQL are started by scripts/dev.
 func runDev(ctx context.Context, cfg Config) error {
@@ -119,6 +142,12 @@ func runDev(ctx context.Context, cfg Config) error {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
 		cfg.AdminToken = hex.EncodeToString(b)
+	}
+	if cfg.StripeAPIKey == "" {
+		cfg.PaymentProvider = "fake"
+	}
+	if cfg.StripeWebhookSecret == "" {
+		cfg.StripeWebhookSecret = devWebhookSecret
 	}
 	d, closeDeps, err := connect(ctx, cfg)
 	if err != nil {
@@ -140,7 +169,9 @@ bookflow is running. Ctrl-C stops it.
   Temporal UI  %s/namespaces/%s/workflows
   Admin token  %s   (Authorization: Bearer <token> on /api/v1/admin/...)
   Hold TTL     %s
+  Payments     provider %s; pay a hold with: go run ./cmd/bookflow pay <bookingId>
 
-`, cfg.HTTPAddr, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3), cfg.TemporalUIURL, cfg.TemporalNamespace, cfg.AdminToken, cfg.HoldTTL)
+`, cfg.HTTPAddr, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3), cfg.TemporalUIURL, cfg.TemporalNamespace,
+		cfg.AdminToken, cfg.HoldTTL, cfg.PaymentProvider)
 	return g.Wait()
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/payments"
+)
+
+// runPay plays the payment provider for local development: it sends the API a signed
+// payment_intent.succeeded event paying a booking's price, as Stripe would after checkout.
+func runPay(ctx context.Context, cfg Config) error {
+	fs := flag.NewFlagSet("pay", flag.ExitOnError)
+	amount := fs.Int64("amount", 0, "amount in minor units (default: the booking's price)")
+	currency := fs.String("currency", "", "currency (default: the booking's)")
+	fail := fs.Bool("fail", false, "send payment_intent.payment_failed instead")
+	fs.Usage = func() { fmt.Fprintln(os.Stderr, "usage: bookflow pay [-amount N] [-currency EUR] [-fail] <bookingId>"); fs.PrintDefaults() }
+	_ = fs.Parse(os.Args[2:])
+	if fs.NArg() != 1 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	bookingID := fs.Arg(0)
+	base := "http://" + cfg.HTTPAddr + "/api/v1"
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/bookings/"+bookingID, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	var b domain.Booking
+	err = json.NewDecoder(res.Body).Decode(&b)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK {
+		return fmt.Errorf("look up booking %s: status %d", bookingID, res.StatusCode)
+	}
+	if *amount == 0 {
+		*amount = b.Price.Total
+	}
+	if *currency == "" {
+		*currency = b.Price.Currency
+	}
+	eventType := "payment_intent.succeeded"
+	if *fail {
+		eventType = "payment_intent.payment_failed"
+	}
+	now := time.Now()
+	suffix := fmt.Sprintf("%x", now.UnixNano())
+	payload := payments.EventPayload("evt_dev_"+suffix, eventType,
+		payments.PaymentIntentObject("pi_dev_"+suffix, bookingID, *amount, *currency), now)
+	secret := cfg.StripeWebhookSecret
+	if secret == "" {
+		secret = devWebhookSecret
+	}
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
+	req.Header.Set("Stripe-Signature", payments.SignWebhook(payload, secret, now))
+	req.Header.Set("Content-Type", "application/json")
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	fmt.Printf("sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, res.StatusCode, body)
+	return nil
+}

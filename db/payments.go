@@ -1,0 +1,139 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// RecordPaymentEvent stores a webhook event once per event id and, for a payment event, the
+// payment once per payment id. It reports whether the event still has to be delivered to the
+// booking's workflow: false for a duplicate of an event already delivered.
+func (s *Store) RecordPaymentEvent(ctx context.Context, ev domain.PaymentEvent, payload []byte) (deliver bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var delivered *time.Time
+		err := tx.QueryRow(ctx, `INSERT INTO payment_events (event_id, type, booking_id, payment_id, refund_id, payload)
+			VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), $6)
+			ON CONFLICT (event_id) DO UPDATE SET event_id = EXCLUDED.event_id
+			RETURNING delivered_at`, ev.EventID, ev.Type, ev.BookingID, ev.PaymentID, ev.RefundID, payload).Scan(&delivered)
+		if err != nil {
+			return err
+		}
+		deliver = delivered == nil
+		if ev.IsRefund || ev.PaymentID == "" {
+			return nil
+		}
+		status := "failed"
+		if ev.Succeeded {
+			status = "succeeded"
+		}
+		// A payment id is recorded once; a success reported after a failure wins.
+		_, err = tx.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status)
+			VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (payment_id) DO UPDATE SET status = 'succeeded' WHERE EXCLUDED.status = 'succeeded'`,
+			ev.PaymentID, ev.BookingID, ev.Amount, ev.Currency, status)
+		return err
+	})
+	return deliver, err
+}
+
+// MarkEventDelivered notes that the booking's workflow has the event.
+func (s *Store) MarkEventDelivered(ctx context.Context, eventID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE payment_events SET delivered_at = now() WHERE event_id = $1 AND delivered_at IS NULL`, eventID)
+	return err
+}
+
+// RefundAttempt is one attempt at a refund step: ID is the idempotency key sent to the provider.
+type RefundAttempt struct {
+	ID               string
+	BookingID        string
+	PaymentID        string
+	Amount           int64
+	Currency         string
+	Reason           string
+	Status           string // requested, pending, succeeded or failed
+	ProviderRefundID string
+	LastError        string
+}
+
+// BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
+// is returned as stored, so a retried activity sees what an earlier try achieved.
+func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
+	_, err := s.pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status)
+		VALUES ($1, $2, $3, $4, $5, $6, 'requested') ON CONFLICT (id) DO NOTHING`,
+		a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason)
+	if err != nil {
+		return a, err
+	}
+	return s.GetRefundAttempt(ctx, a.ID)
+}
+
+// GetRefundAttempt loads one attempt.
+func (s *Store) GetRefundAttempt(ctx context.Context, id string) (RefundAttempt, error) {
+	var a RefundAttempt
+	err := s.pool.QueryRow(ctx, `SELECT id, booking_id, payment_id, amount, currency, reason, status,
+			COALESCE(provider_refund_id, ''), COALESCE(last_error, '')
+		FROM refunds WHERE id = $1`, id).Scan(&a.ID, &a.BookingID, &a.PaymentID, &a.Amount, &a.Currency,
+		&a.Reason, &a.Status, &a.ProviderRefundID, &a.LastError)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fmt.Errorf("%w: no refund attempt %q", domain.ErrNotFound, id)
+	}
+	return a, err
+}
+
+// FinishRefundAttempt records the provider's answer to an attempt. A final status (succeeded or
+// failed) is never overwritten by a later, older answer.
+func (s *Store) FinishRefundAttempt(ctx context.Context, id, providerRefundID, status, lastError string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE refunds SET provider_refund_id = COALESCE(NULLIF($2, ''), provider_refund_id),
+			status = $3, last_error = NULLIF($4, ''), updated_at = now()
+		WHERE id = $1 AND status NOT IN ('succeeded', 'failed')`, id, providerRefundID, status, lastError)
+	return err
+}
+
+// SettleRefund records the provider's final word on a refund (from a webhook), found by the
+// provider's refund id.
+func (s *Store) SettleRefund(ctx context.Context, providerRefundID string, succeeded bool, reason string) error {
+	status := "failed"
+	if succeeded {
+		status = "succeeded"
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE refunds SET status = $2, last_error = NULLIF($3, ''), updated_at = now()
+		WHERE provider_refund_id = $1 AND status IN ('requested', 'pending')`, providerRefundID, status, reason)
+	return err
+}
+
+// AuditEntry is one operator action.
+type AuditEntry struct {
+	At        time.Time      `json:"at"`
+	Actor     string         `json:"actor"`
+	Action    string         `json:"action"`
+	BookingID string         `json:"bookingId"`
+	Reason    string         `json:"reason"`
+	Details   map[string]any `json:"details,omitempty"`
+}
+
+// Audit writes an operator action to the audit log.
+func (s *Store) Audit(ctx context.Context, e AuditEntry) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO audit_log (actor, action, booking_id, reason, details) VALUES ($1, $2, $3, $4, $5)`,
+		e.Actor, e.Action, e.BookingID, e.Reason, e.Details)
+	return err
+}
+
+// AuditLog returns a booking's audit entries, oldest first.
+func (s *Store) AuditLog(ctx context.Context, bookingID string) ([]AuditEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT at, actor, action, COALESCE(booking_id, ''), reason, details
+		FROM audit_log WHERE booking_id = $1 ORDER BY id`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
+		var e AuditEntry
+		err := r.Scan(&e.At, &e.Actor, &e.Action, &e.BookingID, &e.Reason, &e.Details)
+		return e, err
+	})
+}

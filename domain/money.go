@@ -1,0 +1,82 @@
+package domain
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// ValidateCurrency checks an ISO 4217 currency code such as "EUR".
+func ValidateCurrency(c string) error {
+	if !currencyPattern.MatchString(c) {
+		return fmt.Errorf("%w: currency must be an ISO 4217 code such as EUR", ErrInvalid)
+	}
+	return nil
+}
+
+// Money is an amount in minor units (cents) of a currency.
+type Money struct {
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// NightRate is the price of one night in minor units of the booking's currency.
+type NightRate struct {
+	Date   Date  `json:"date"`
+	Amount int64 `json:"amount"`
+}
+
+// Price is a booking's price snapshot, taken when the hold is created, so later rate changes
+// never alter what the guest owes or gets back. Amounts are integer minor units.
+type Price struct {
+	Currency string      `json:"currency"`
+	Total    int64       `json:"total"`
+	Nights   []NightRate `json:"nights"`
+}
+
+// Matches reports whether a payment of amount in currency pays exactly this price.
+func (p Price) Matches(amount int64, currency string) bool {
+	return p.Currency != "" && p.Currency == currency && p.Total == amount
+}
+
+// CancellationPolicy decides how much of a payment a cancellation gives back. Until
+// FreeUntilHours before check-in the refund is whole; after that a fee (FeePercent of the
+// amount paid, or FeeFixed minor units, whichever is set) is kept; within NoRefundHours of
+// check-in, and after check-in, nothing is refunded. Check-in is midnight at the start of the
+// check-in date in the hotel's time zone.
+type CancellationPolicy struct {
+	FreeUntilHours int   `json:"freeUntilHours"`
+	FeePercent     int   `json:"feePercent"`
+	FeeFixed       int64 `json:"feeFixed"`
+	NoRefundHours  int   `json:"noRefundHours"`
+}
+
+// Validate checks the policy's numbers.
+func (p CancellationPolicy) Validate() error {
+	switch {
+	case p.FreeUntilHours < 0 || p.NoRefundHours < 0 || p.FeeFixed < 0:
+		return fmt.Errorf("%w: hours and fees cannot be negative", ErrInvalid)
+	case p.FeePercent < 0 || p.FeePercent > 100:
+		return fmt.Errorf("%w: feePercent must be between 0 and 100", ErrInvalid)
+	case p.FeePercent > 0 && p.FeeFixed > 0:
+		return fmt.Errorf("%w: set feePercent or feeFixed, not both", ErrInvalid)
+	case p.NoRefundHours > p.FreeUntilHours:
+		return fmt.Errorf("%w: noRefundHours cannot exceed freeUntilHours", ErrInvalid)
+	}
+	return nil
+}
+
+// Refund returns how much of paid goes back to a guest who cancels at instant now.
+func (p CancellationPolicy) Refund(paid int64, checkIn, now time.Time) int64 {
+	left := checkIn.Sub(now)
+	switch {
+	case left <= time.Duration(p.NoRefundHours)*time.Hour || left <= 0:
+		return 0
+	case left > time.Duration(p.FreeUntilHours)*time.Hour:
+		return paid
+	}
+	fee := p.FeeFixed + paid*int64(p.FeePercent)/100
+	return max(paid-fee, 0)
+}

@@ -1,0 +1,29 @@
+package domain
+
+// PaymentEvent is what bookflow keeps of a payment provider's webhook event: a payment or a
+// refund for a booking that succeeded or failed.
+type PaymentEvent struct {
+	EventID   string `json:"eventId"`
+	Type      string `json:"type"` // the provider's event type, e.g. payment_intent.succeeded
+	BookingID string `json:"bookingId"`
+	PaymentID string `json:"paymentId"` // the provider's payment id
+	RefundID  string `json:"refundId,omitempty"`
+	IsRefund  bool   `json:"isRefund"`
+	Succeeded bool   `json:"succeeded"` // false: the payment or refund failed
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+	Reason    string `json:"reason,omitempty"` // the provider's failure message
+}
+
+
+// Payment is a provider's successful payment for a booking.
+type Payment struct {
+	ID       string `json:"id"`
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// Payment returns the payment an event reports.
+func (e PaymentEvent) Payment() Payment {
+	return Payment{ID: e.PaymentID, Amount: e.Amount, Currency: e.Currency}
+}

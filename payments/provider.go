@@ -1,0 +1,161 @@
+// Package payments talks to the payment provider (Stripe, or a compatible API such as
+// stripe-mock): it verifies and reads webhook events, and creates refunds.
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/stripe/stripe-go/v82"
+	"github.com/stripe/stripe-go/v82/webhook"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// RefundRequest asks the provider to give back part or all of a payment.
+type RefundRequest struct {
+	PaymentID      string
+	Amount         int64
+	Currency       string
+	BookingID      string
+	IdempotencyKey string // one per attempt of a refund step
+}
+
+// Refund is the provider's answer: its refund id and status (pending, succeeded or failed).
+type Refund struct {
+	ID     string
+	Status string
+}
+
+// ErrDeclined marks a refund the provider refused; trying the same request again will not help,
+// a later attempt (with a new idempotency key) might.
+var ErrDeclined = errors.New("refund declined by the payment provider")
+
+// Provider creates refunds.
+type Provider interface {
+	CreateRefund(ctx context.Context, r RefundRequest) (Refund, error)
+}
+
+// Stripe is the Provider backed by the Stripe API at a configurable base URL.
+type Stripe struct {
+	client *stripe.Client
+}
+
+// NewStripe returns a Stripe provider; baseURL empty means Stripe's own API.
+func NewStripe(apiKey, baseURL string) *Stripe {
+	cfg := &stripe.BackendConfig{HTTPClient: &http.Client{Timeout: 20 * time.Second}, MaxNetworkRetries: stripe.Int64(0)}
+	if baseURL != "" {
+		cfg.URL = stripe.String(strings.TrimRight(baseURL, "/"))
+	}
+	return &Stripe{client: stripe.NewClient(apiKey, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg)))}
+}
+
+// CreateRefund creates a refund on the payment intent. A 4xx answer other than a rate limit is
+// ErrDeclined; network failures and 5xx answers are returned as they are, to be retried.
+func (s *Stripe) CreateRefund(ctx context.Context, r RefundRequest) (Refund, error) {
+	params := &stripe.RefundCreateParams{PaymentIntent: stripe.String(r.PaymentID), Amount: stripe.Int64(r.Amount)}
+	params.AddMetadata("bookingId", r.BookingID)
+	params.AddMetadata("refundKey", r.IdempotencyKey)
+	params.SetIdempotencyKey(r.IdempotencyKey)
+	params.Context = ctx
+	re, err := s.client.V1Refunds.Create(ctx, params)
+	var se *stripe.Error
+	if errors.As(err, &se) && se.HTTPStatusCode >= 400 && se.HTTPStatusCode < 500 && se.HTTPStatusCode != http.StatusTooManyRequests {
+		return Refund{}, fmt.Errorf("%w: %s", ErrDeclined, se.Msg)
+	}
+	if err != nil {
+		return Refund{}, err
+	}
+	return Refund{ID: re.ID, Status: string(re.Status)}, nil
+}
+
+// Fake is a Provider for local development without an account: every refund succeeds at once.
+type Fake struct{}
+
+// CreateRefund answers with a succeeded refund whose id derives from the idempotency key.
+func (Fake) CreateRefund(_ context.Context, r RefundRequest) (Refund, error) {
+	return Refund{ID: "re_fake_" + r.IdempotencyKey, Status: "succeeded"}, nil
+}
+
+// DefaultTolerance is how old a webhook's signed timestamp may be.
+const DefaultTolerance = 5 * time.Minute
+
+// ErrUnsupportedEvent is an event type bookflow does not act on; it is acknowledged and ignored.
+var ErrUnsupportedEvent = errors.New("event type not handled")
+
+// ParseWebhook verifies a webhook's Stripe-Signature header against secret and tolerance, and
+// reads the event. Supported: payment_intent.succeeded, payment_intent.payment_failed,
+// refund.updated / refund.failed / charge.refund.updated (the refund's status says succeeded
+// or failed). The booking id travels in the object's metadata under "bookingId".
+func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration) (domain.PaymentEvent, error) {
+	ev, err := webhook.ConstructEventWithOptions(payload, header, secret, webhook.ConstructEventOptions{
+		Tolerance: tolerance, IgnoreAPIVersionMismatch: true})
+	if err != nil {
+		return domain.PaymentEvent{}, fmt.Errorf("%w: webhook signature: %s", domain.ErrInvalid, err.Error())
+	}
+	out := domain.PaymentEvent{EventID: ev.ID, Type: string(ev.Type)}
+	var obj struct {
+		ID               string                    `json:"id"`
+		Amount           int64                     `json:"amount"`
+		Currency         string                    `json:"currency"`
+		Status           string                    `json:"status"`
+		PaymentIntent    string                    `json:"payment_intent"`
+		Metadata         map[string]string         `json:"metadata"`
+		FailureReason    string                    `json:"failure_reason"`
+		LastPaymentError *struct{ Message string } `json:"last_payment_error"`
+	}
+	if ev.Data == nil || json.Unmarshal(ev.Data.Raw, &obj) != nil {
+		return out, fmt.Errorf("%w: event %s has no readable data.object", domain.ErrInvalid, ev.ID)
+	}
+	out.BookingID = obj.Metadata["bookingId"]
+	out.Amount, out.Currency = obj.Amount, strings.ToUpper(obj.Currency)
+	switch ev.Type {
+	case "payment_intent.succeeded", "payment_intent.payment_failed":
+		out.PaymentID = obj.ID
+		out.Succeeded = ev.Type == "payment_intent.succeeded"
+		if obj.LastPaymentError != nil {
+			out.Reason = obj.LastPaymentError.Message
+		}
+	case "refund.updated", "refund.failed", "charge.refund.updated":
+		if obj.Status != "succeeded" && obj.Status != "failed" {
+			return out, ErrUnsupportedEvent // pending: the final word comes later
+		}
+		out.IsRefund, out.RefundID, out.PaymentID = true, obj.ID, obj.PaymentIntent
+		out.Succeeded = obj.Status == "succeeded"
+		out.Reason = obj.FailureReason
+	default:
+		return out, ErrUnsupportedEvent
+	}
+	if out.BookingID == "" {
+		return out, fmt.Errorf("%w: event %s has no bookingId in its metadata", domain.ErrInvalid, ev.ID)
+	}
+	return out, nil
+}
+
+// SignWebhook returns a Stripe-Signature header for payload, as the provider would send it.
+// It serves tests and the dev command that simulates a payment.
+func SignWebhook(payload []byte, secret string, at time.Time) string {
+	sig := webhook.ComputeSignature(at, payload, secret)
+	return fmt.Sprintf("t=%d,v1=%x", at.Unix(), sig)
+}
+
+// EventPayload builds a webhook event body as the provider sends it, around object (a payment
+// intent or a refund). It serves the dev command that simulates a payment, and tests.
+func EventPayload(eventID, eventType string, object any, created time.Time) []byte {
+	raw, _ := json.Marshal(map[string]any{
+		"id": eventID, "object": "event", "type": eventType, "api_version": stripe.APIVersion,
+		"created": created.Unix(), "livemode": false, "data": map[string]any{"object": object},
+	})
+	return raw
+}
+
+// PaymentIntentObject is the data.object of a payment event for a booking.
+func PaymentIntentObject(paymentID, bookingID string, amount int64, currency string) map[string]any {
+	return map[string]any{"id": paymentID, "object": "payment_intent", "amount": amount,
+		"currency": strings.ToLower(currency), "status": "succeeded", "metadata": map[string]string{"bookingId": bookingID}}
+}

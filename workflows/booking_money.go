@@ -1,0 +1,253 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// Payment issues, shown in the PaymentIssue search attribute.
+const (
+	IssueAmountMismatch      = "AMOUNT_MISMATCH"
+	IssueDuplicatePayment    = "DUPLICATE_PAYMENT"
+	IssueLatePaymentRefunded = "LATE_PAYMENT_REFUNDED"
+)
+
+// ErrTypeNotStuck is the error type of an operator action on a booking with no stuck refund.
+const ErrTypeNotStuck = "NotStuck"
+
+// OperatorAction is an operator's decision on a stuck refund: retry it, or mark it resolved by
+// hand. Actor and Reason are required; the API writes them to the audit log.
+type OperatorAction struct {
+	Actor  string
+	Reason string
+}
+
+func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
+	validate := func(OperatorAction) error {
+		if !b.state.Stuck {
+			return temporal.NewApplicationError("no refund of this booking is waiting for an operator", ErrTypeNotStuck)
+		}
+		return nil
+	}
+	for _, name := range []string{UpdateRetryRefund, UpdateResolveRefund} {
+		handler := func(ctx workflow.Context, a OperatorAction) (BookingState, error) {
+			b.operator = &a
+			b.operatorResolves = name == UpdateResolveRefund
+			err := workflow.Await(ctx, func() bool { return b.operator == nil })
+			return b.state, err
+		}
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, handler,
+			workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onPayment acts on a payment event in the booking's current state. A payment id is acted on
+// once; money that cannot pay for this booking's nights is given back.
+func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error {
+	if !ev.Succeeded {
+		b.logger.Info("Payment failed", "paymentId", ev.PaymentID, "reason", ev.Reason)
+		return nil
+	}
+	if b.seen[ev.PaymentID] || b.state.Booking.PaymentID == ev.PaymentID {
+		b.logger.Info("Duplicate payment event ignored", "paymentId", ev.PaymentID, "eventId", ev.EventID)
+		return nil
+	}
+	b.seen[ev.PaymentID] = true
+	pay := ev.Payment()
+	matches := b.state.Booking.Price.Matches(pay.Amount, pay.Currency)
+	unpaid := b.state.Booking.PaymentID == ""
+	switch st := b.status(); {
+	case st == domain.StatusHold && matches:
+		return b.confirm(ctx, &pay)
+	case st == domain.StatusHold:
+		return b.refundExtra(ctx, pay, IssueAmountMismatch, fmt.Sprintf("paid %d %s for a booking priced %d %s",
+			pay.Amount, pay.Currency, b.state.Booking.Price.Total, b.state.Booking.Price.Currency))
+	case st == domain.StatusExpired && unpaid && matches:
+		return b.latePayment(ctx, pay)
+	case (st == domain.StatusExpired || st == domain.StatusCancelled || st == domain.StatusRejected) && unpaid:
+		return b.refundBooking(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
+			fmt.Sprintf("payment received for a %s booking", st))
+	}
+	return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a second payment for a booking already paid")
+}
+
+// latePayment handles a payment for an expired hold: take the same nights again under the
+// normal lock and confirm, or give the whole payment back when they are gone.
+func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Retake, activities.RetakeInput{
+		BookingID: b.in.BookingID, Payment: pay}).Get(ctx, &stored)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeUnavailable {
+		b.state.Issue = IssueLatePaymentRefunded
+		return b.refundBooking(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
+			"the payment arrived after the hold expired and the nights were sold meanwhile")
+	}
+	if err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, "confirmed by a payment that arrived after the hold expired"
+	b.logger.Info("Late payment took the nights again", "paymentId", pay.ID)
+	return b.publish(ctx)
+}
+
+// refundBooking is the booking-level saga: mark REFUNDING and release the nights (one step in
+// the database), give the amount due back through the provider, then mark REFUNDED.
+func (b *booking) refundBooking(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
+	var stored domain.Booking
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored); err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, reason
+	if err := b.publish(ctx); err != nil {
+		return err
+	}
+	if stored.RefundDue > 0 {
+		pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: stored.Price.Currency}
+		if err := b.refund(ctx, "refund", pay, stored.RefundDue, reason); err != nil {
+			return err
+		}
+	}
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.FinishRefund, b.in.BookingID).Get(ctx, &stored); err != nil {
+		return err
+	}
+	b.state.Booking = stored
+	b.logger.Info("Booking refunded", "refunded", stored.RefundDue, "paid", stored.Paid, "reason", reason)
+	return b.publish(ctx)
+}
+
+// refundExtra gives back a whole payment that does not pay for this booking, and flags it.
+func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, reason string) error {
+	b.state.Issue = issue
+	b.logger.Warn("Refunding a payment the booking cannot keep", "paymentId", pay.ID, "issue", issue, "reason", reason)
+	if err := b.publish(ctx); err != nil {
+		return err
+	}
+	return b.refund(ctx, "extra-"+pay.ID, pay, pay.Amount, reason)
+}
+
+// refund gives amount of pay back. Each attempt has its own idempotency key; a declined or
+// failed attempt is retried after a doubling backoff, and after MaxRefundAttempts failures (or
+// a refund the provider never settles) the booking shows PAYMENT_STUCK until an operator retries
+// or resolves it. A refund is never requested again while an earlier one may still succeed.
+func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, amount int64, reason string) error {
+	failures := 0
+	for attempt := 1; ; attempt++ {
+		key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, step, attempt)
+		var out activities.RefundOutcome
+		err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, activities.RefundInput{
+			Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: reason,
+		}).Get(ctx, &out)
+		if err != nil {
+			out = activities.RefundOutcome{Status: activities.RefundFailed, Error: err.Error()}
+		}
+		if out.Status == activities.RefundPending {
+			if out, err = b.awaitRefund(ctx, key, out); err != nil {
+				return err
+			}
+		}
+		switch out.Status {
+		case activities.RefundSucceeded:
+			b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
+			return b.unstick(ctx)
+		case activities.RefundPending:
+			failures = b.in.MaxRefundAttempts // no final word: only an operator may try again
+		default:
+			failures++
+		}
+		b.logger.Warn("Refund attempt failed", "key", key, "status", out.Status, "error", out.Error)
+		if failures < b.in.MaxRefundAttempts {
+			if err := workflow.Sleep(ctx, b.in.RefundBackoff*time.Duration(1<<(failures-1))); err != nil {
+				return err
+			}
+			continue
+		}
+		resolved, err := b.awaitOperator(ctx, fmt.Sprintf("refund of %d %s stuck after %d attempts: %s", amount, pay.Currency, attempt, out.Error))
+		if err != nil || resolved {
+			return err
+		}
+		failures = 0
+	}
+}
+
+// awaitRefund waits for the provider's final word on a pending refund (its webhook arrives as
+// the refund signal), at most RefundWait.
+func (b *booking) awaitRefund(ctx workflow.Context, key string, out activities.RefundOutcome) (activities.RefundOutcome, error) {
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timer := workflow.NewTimer(timerCtx, b.in.RefundWait)
+	for waiting := true; waiting && out.Status == activities.RefundPending; {
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(timer, func(workflow.Future) { waiting = false })
+		sel.AddReceive(b.refunds, func(c workflow.ReceiveChannel, _ bool) {
+			var ev domain.PaymentEvent
+			c.Receive(ctx, &ev)
+			if ev.RefundID != out.ProviderRefundID {
+				return // an older attempt's news
+			}
+			out.Status, out.Error = activities.RefundFailed, ev.Reason
+			if ev.Succeeded {
+				out.Status = activities.RefundSucceeded
+			}
+		})
+		sel.Select(ctx)
+	}
+	if out.Status == activities.RefundPending {
+		return out, nil
+	}
+	err := workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordRefundOutcome, key, out).Get(ctx, nil)
+	return out, err
+}
+
+// awaitOperator marks the booking PAYMENT_STUCK and waits for an operator's retry (false) or
+// resolution (true).
+func (b *booking) awaitOperator(ctx workflow.Context, why string) (resolved bool, err error) {
+	b.state.Stuck, b.state.Reason = true, why
+	b.logger.Error("Payment stuck: waiting for an operator", "reason", why)
+	if err := b.publish(ctx); err != nil {
+		return false, err
+	}
+	if err := workflow.Await(ctx, func() bool { return b.operator != nil }); err != nil {
+		return false, err
+	}
+	action, resolved := *b.operator, b.operatorResolves
+	b.operator = nil
+	b.logger.Info("Operator acted on a stuck refund", "actor", action.Actor, "resolved", resolved, "reason", action.Reason)
+	if resolved {
+		b.state.Reason = "resolved by " + action.Actor + ": " + action.Reason
+		return true, b.unstick(ctx)
+	}
+	return false, nil
+}
+
+func (b *booking) unstick(ctx workflow.Context) error {
+	if !b.state.Stuck {
+		return nil
+	}
+	b.state.Stuck = false
+	return b.publish(ctx)
+}
+
+// refundActivity sets the options of a refund attempt: a few quick retries with the same
+// idempotency key for network failures; past those the attempt counts as failed.
+func refundActivity(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    30 * time.Second,
+			MaximumAttempts:    5,
+		},
+	})
+}
