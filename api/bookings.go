@@ -59,6 +59,7 @@ func (s *Server) createBooking(c echo.Context) error {
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}, workflows.BookingWorkflowName, workflows.BookingInput{
 		BookingID: id, IdempotencyKey: key, Request: req, HoldTTL: s.cfg.HoldTTL, LateWindow: s.cfg.LateWindow,
+		MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff,
 	})
 	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,

@@ -24,7 +24,10 @@ type Config struct {
 	AdminToken string        // Bearer token for /api/v1/admin; empty refuses every admin call
 	HoldTTL    time.Duration // how long a new hold lasts
 	LateWindow time.Duration // how long an ended booking's workflow keeps answering
-	TaskQueue  string        // the booking task queue; workflows.TaskQueue when empty
+	// MaxRefundAttempts and RefundBackoff tune the refund saga (workflow defaults when zero).
+	MaxRefundAttempts int
+	RefundBackoff     time.Duration
+	TaskQueue         string // the booking task queue; workflows.TaskQueue when empty
 	// WorkflowTimeout bounds how long a request waits for a workflow to answer.
 	WorkflowTimeout time.Duration
 	// WebhookSecret verifies the provider's Stripe-Signature; empty refuses every webhook.
@@ -32,7 +35,7 @@ type Config struct {
 	// WebhookTolerance is how old a webhook's signed timestamp may be.
 	WebhookTolerance time.Duration
 	Logger           *slog.Logger
-	Now             func() time.Time // the clock for "today at the hotel"; time.Now when nil
+	Now              func() time.Time // the clock for "today at the hotel"; time.Now when nil
 }
 
 // Server holds the API's dependencies.

@@ -15,7 +15,6 @@ type PaymentEvent struct {
 	Reason    string `json:"reason,omitempty"` // the provider's failure message
 }
 
-
 // Payment is a provider's successful payment for a booking.
 type Payment struct {
 	ID       string `json:"id"`

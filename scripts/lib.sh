@@ -55,6 +55,19 @@ ensure_temporal() {
   export TEMPORAL_CLI
 }
 
+# ensure_stripe_mock sets STRIPE_MOCK to the pinned stripe-mock (a local Stripe API for the
+# payment tests), building it through the Go module proxy the first time (seconds).
+STRIPE_MOCK_VERSION=v0.203.0
+ensure_stripe_mock() {
+  STRIPE_MOCK=$TOOLS_DIR/stripe-mock-$STRIPE_MOCK_VERSION/stripe-mock
+  if [ ! -x "$STRIPE_MOCK" ]; then
+    require_go
+    say "Building stripe-mock $STRIPE_MOCK_VERSION into $(dirname "$STRIPE_MOCK")"
+    GOBIN=$(dirname "$STRIPE_MOCK") go install "github.com/stripe/stripe-mock@$STRIPE_MOCK_VERSION" >&2
+  fi
+  export STRIPE_MOCK
+}
+
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
 # as_pg runs a PostgreSQL server command; the server refuses to run as root.

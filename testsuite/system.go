@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	sdktestsuite "go.temporal.io/sdk/testsuite"
+	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/payments"
@@ -98,20 +99,42 @@ type SystemOptions struct {
 	HoldTTL    time.Duration     // 10 minutes when zero
 	LateWindow time.Duration     // 1 minute when zero
 	Provider   payments.Provider // payments.Fake when nil
+	// RefundBackoff is the refund saga's first backoff; 100ms when zero, so tests reach
+	// PAYMENT_STUCK quickly.
+	RefundBackoff time.Duration
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
 // of the shared Temporal dev server, and the HTTP API in front of them.
 type System struct {
-	URL        string
-	DB         *Database
-	Temporal   client.Client
+	URL           string
+	DB            *Database
+	Temporal      client.Client
 	TaskQueue     string
 	AdminToken    string
 	WebhookSecret string
+	provider      payments.Provider
+	worker        sdkworker.Worker
+
 	// ID is unique to this System; Customer uses it so that booking (and so workflow) ids of
 	// tests sharing one Temporal namespace never collide.
 	ID string
+}
+
+// StartWorker starts a worker for the system's task queue, as a restarted worker process would.
+func (s *System) StartWorker(t testing.TB) {
+	t.Helper()
+	s.worker = worker.New(s.Temporal, s.DB.Store, s.provider, s.TaskQueue)
+	require.NoError(t, s.worker.Start())
+}
+
+// StopWorker stops the system's worker, as a crash of the worker process would (activities in
+// flight are cancelled), if it is running.
+func (s *System) StopWorker() {
+	if s.worker != nil {
+		s.worker.Stop()
+		s.worker = nil
+	}
 }
 
 // Customer returns a customer id unique to this System.
@@ -131,13 +154,16 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	if opts.Provider == nil {
 		opts.Provider = payments.Fake{}
 	}
-
-	w := worker.New(tc, d.Store, opts.Provider, s.TaskQueue)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	if opts.RefundBackoff == 0 {
+		opts.RefundBackoff = 100 * time.Millisecond
+	}
+	s.provider = opts.Provider
+	s.StartWorker(t)
+	t.Cleanup(func() { s.StopWorker() })
 
 	e := api.New(d.Store, tc, api.Config{AdminToken: s.AdminToken, HoldTTL: opts.HoldTTL,
-		LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue, WebhookSecret: s.WebhookSecret, Logger: quietLogger()})
+		LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue, WebhookSecret: s.WebhookSecret,
+		RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL

@@ -74,7 +74,7 @@ type booking struct {
 	// operator is an operator's decision on a stuck refund, until the saga takes it.
 	operator         *OperatorAction
 	operatorResolves bool
-	logger   log.Logger
+	logger           log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;

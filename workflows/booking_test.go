@@ -26,6 +26,7 @@ type BookingSuite struct {
 	testsuite.WorkflowTestSuite
 	env   *testsuite.TestWorkflowEnvironment
 	acts  *activities.Bookings
+	money *activities.Refunds
 	start time.Time
 	input workflows.BookingInput
 
@@ -39,13 +40,19 @@ func (s *BookingSuite) SetupTest() {
 	s.env = s.NewTestWorkflowEnvironment()
 	s.env.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
 	s.env.RegisterActivity(s.acts)
+	s.env.RegisterActivity(s.money)
 	s.start = s.env.Now()
 	s.released, s.releasAt = nil, nil
 	req := domain.HoldRequest{CustomerID: "c1", HotelID: "h1", RoomTypeID: "double",
 		Stay: domain.Stay{CheckIn: domain.NewDate(2030, 12, 10), CheckOut: domain.NewDate(2030, 12, 13)}, Quantity: 1}
 	s.input = workflows.BookingInput{BookingID: domain.BookingID("c1", "k1"), IdempotencyKey: "k1",
-		Request: req, HoldTTL: 10 * time.Minute, LateWindow: time.Hour}
+		Request: req, HoldTTL: 10 * time.Minute, LateWindow: time.Hour, MaxRefundAttempts: 3, RefundBackoff: time.Minute}
 }
+
+// price is the snapshot every stored booking in these tests carries: 3 nights at 100.00 EUR.
+var price = domain.Price{Currency: "EUR", Total: 30000, Nights: []domain.NightRate{
+	{Date: domain.NewDate(2030, 12, 10), Amount: 10000}, {Date: domain.NewDate(2030, 12, 11), Amount: 10000},
+	{Date: domain.NewDate(2030, 12, 12), Amount: 10000}}}
 
 func (s *BookingSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }
 
@@ -53,7 +60,7 @@ func (s *BookingSuite) stored(status domain.Status) domain.Booking {
 	r := s.input.Request
 	return domain.Booking{ID: s.input.BookingID, CustomerID: r.CustomerID, HotelID: r.HotelID,
 		RoomTypeID: r.RoomTypeID, Stay: r.Stay, Quantity: r.Quantity, Status: status,
-		ExpiresAt: s.start.Add(s.input.HoldTTL)}
+		ExpiresAt: s.start.Add(s.input.HoldTTL), Price: price}
 }
 
 // expectHold makes Reserve succeed with a hold expiring HoldTTL after the start.

@@ -22,7 +22,10 @@ func runPay(ctx context.Context, cfg Config) error {
 	amount := fs.Int64("amount", 0, "amount in minor units (default: the booking's price)")
 	currency := fs.String("currency", "", "currency (default: the booking's)")
 	fail := fs.Bool("fail", false, "send payment_intent.payment_failed instead")
-	fs.Usage = func() { fmt.Fprintln(os.Stderr, "usage: bookflow pay [-amount N] [-currency EUR] [-fail] <bookingId>"); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: bookflow pay [-amount N] [-currency EUR] [-fail] <bookingId>")
+		fs.PrintDefaults()
+	}
 	_ = fs.Parse(os.Args[2:])
 	if fs.NArg() != 1 {
 		fs.Usage()

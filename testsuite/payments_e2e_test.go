@@ -1,0 +1,297 @@
+package testsuite_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/payments"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// holdRoom opens one room type and holds quantity rooms of it for the stay, returning the
+// booking id and its price.
+func holdRoom(t *testing.T, sys *testsuite.System, hotel, key string, stay domain.Stay, qty int) (string, int64) {
+	t.Helper()
+	res := hold(t, sys, key, holdBody(sys.Customer("guest"), hotel, "double", stay, qty))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	price := res.Body["price"].(map[string]any)
+	return res.Body["id"].(string), int64(price["total"].(float64))
+}
+
+func bookingStatus(t *testing.T, sys *testsuite.System, id string) string {
+	t.Helper()
+	s, _ := sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil).Body["status"].(string)
+	return s
+}
+
+func awaitStatus(t *testing.T, sys *testsuite.System, id, want string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return bookingStatus(t, sys, id) == want }, 20*time.Second, 50*time.Millisecond,
+		"booking %s never became %s (is %s)", id, want, bookingStatus(t, sys, id))
+}
+
+func count(t *testing.T, sys *testsuite.System, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&n))
+	return n
+}
+
+// checkInvariants runs after every money scenario: inventory matches the bookings holding it,
+// and money received less money refunded is what the bookings keep.
+func checkInvariants(t *testing.T, sys *testsuite.System) {
+	t.Helper()
+	sys.DB.AssertInventoryMatchesBookings(t)
+	sys.DB.AssertMoneyBalances(t)
+}
+
+func TestWebhookPaymentConfirmsTheHold(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(30, 3)
+	openRooms(t, sys, "h-pay", "double", stay, 2)
+	id, total := holdRoom(t, sys, "h-pay", "k1", stay, 1)
+	assert.Equal(t, int64(30000), total, "3 nights at 100.00 EUR")
+
+	res := sys.Webhook(t, testsuite.PaymentEvent("evt_1", "pi_1", id, total, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+
+	awaitStatus(t, sys, id, "CONFIRMED")
+	got := sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
+	assert.Equal(t, "pi_1", got.Body["paymentId"])
+	assert.Equal(t, float64(30000), got.Body["paid"])
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM payment_events WHERE event_id = 'evt_1' AND payload->>'id' = 'evt_1'`),
+		"the raw payload is kept for audit")
+	checkInvariants(t, sys)
+}
+
+func TestSameEventDeliveredFiveTimesConcurrentlyConfirmsOnce(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-dup", "double", stay, 2)
+	id, total := holdRoom(t, sys, "h-dup", "k1", stay, 1)
+	payload := testsuite.PaymentEvent("evt_dup", "pi_dup", id, total, "EUR")
+
+	var wg sync.WaitGroup
+	statuses := make([]int, 5)
+	for i := range 5 {
+		wg.Go(func() { statuses[i] = sys.Webhook(t, payload, time.Now()).Status })
+	}
+	wg.Wait()
+
+	assert.Equal(t, []int{200, 200, 200, 200, 200}, statuses)
+	awaitStatus(t, sys, id, "CONFIRMED")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM payments`), "one payment record")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM payment_events`), "one event record")
+	assert.Equal(t, 0, count(t, sys, `SELECT count(*) FROM refunds`), "a duplicate is not mistaken for a second payment")
+	res := sys.Webhook(t, payload, time.Now())
+	assert.Equal(t, true, res.Body["duplicate"], "a later redelivery is acknowledged as a duplicate: %s", res.Raw)
+	checkInvariants(t, sys)
+}
+
+func TestBadWebhookSignaturesAreRejectedAndWriteNothing(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-sig", "double", stay, 2)
+	id, total := holdRoom(t, sys, "h-sig", "k1", stay, 1)
+	payload := testsuite.PaymentEvent("evt_bad", "pi_bad", id, total, "EUR")
+	url := "/api/v1/webhooks/payments"
+
+	cases := map[string]map[string]string{
+		"no signature":     nil,
+		"wrong secret":     {"Stripe-Signature": payments.SignWebhook(payload, "whsec_wrong", time.Now())},
+		"replayed old one": {"Stripe-Signature": payments.SignWebhook(payload, sys.WebhookSecret, time.Now().Add(-10*time.Minute))},
+		"garbage":          {"Stripe-Signature": "t=1,v1=00"},
+	}
+	for name, headers := range cases {
+		res := sys.Do(t, http.MethodPost, url, headers, string(payload))
+		assert.Equal(t, http.StatusBadRequest, res.Status, "%s: %s", name, res.Raw)
+		assert.NotEmpty(t, res.ErrorCode(), name)
+	}
+	tampered := strings.Replace(string(payload), fmt.Sprintf(`"amount":%d`, total), `"amount":1`, 1)
+	require.NotEqual(t, string(payload), tampered)
+	res := sys.Do(t, http.MethodPost, url, map[string]string{"Stripe-Signature": payments.SignWebhook(payload, sys.WebhookSecret, time.Now())}, tampered)
+	assert.Equal(t, http.StatusBadRequest, res.Status, "a body changed after signing: %s", res.Raw)
+
+	assert.Equal(t, 0, count(t, sys, `SELECT count(*) FROM payment_events`))
+	assert.Equal(t, 0, count(t, sys, `SELECT count(*) FROM payments`))
+	assert.Equal(t, "HOLD", bookingStatus(t, sys, id))
+}
+
+func TestCancellationRefundsByTheHotelsPolicy(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	far, near := stayFromNow(30, 2), stayFromNow(1, 2)
+	openRooms(t, sys, "h-policy", "double", domain.Stay{CheckIn: near.CheckIn, CheckOut: far.CheckOut}, 5)
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-policy/cancellation-policy",
+		map[string]any{"freeUntilHours": 72, "feePercent": 25})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+
+	for _, c := range []struct {
+		key        string
+		stay       domain.Stay
+		wantRefund int64
+	}{
+		{"inside-free-window", far, 20000},   // 30 days ahead: everything back
+		{"outside-free-window", near, 15000}, // check-in within 72 hours: 25% fee kept
+	} {
+		id, total := holdRoom(t, sys, "h-policy", c.key, c.stay, 1)
+		require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_"+c.key, "pi_"+c.key, id, total, "EUR"), time.Now()).Status)
+		awaitStatus(t, sys, id, "CONFIRMED")
+
+		res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+		assert.Equal(t, http.StatusConflict, res.Status, "a paid booking ends REFUNDED, not CANCELLED: %s", res.Raw)
+		awaitStatus(t, sys, id, "REFUNDED")
+		got := sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
+		assert.Equal(t, float64(c.wantRefund), got.Body["refundDue"], c.key)
+		assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded' AND amount = $2`,
+			id, c.wantRefund), c.key)
+	}
+	assert.Equal(t, 5, roomsLeft(t, sys, "h-policy", "double", far), "cancelled nights are back on sale")
+	checkInvariants(t, sys)
+}
+
+func TestLatePaymentRetakesFreeNightsOrIsRefunded(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: time.Second})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-late", "double", stay, 1)
+
+	// The nights are still free when the payment arrives: taken again, confirmed.
+	free, total := holdRoom(t, sys, "h-late", "free", stay, 1)
+	awaitStatus(t, sys, free, "EXPIRED")
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_free", "pi_free", free, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, free, "CONFIRMED")
+	assert.Equal(t, 0, roomsLeft(t, sys, "h-late", "double", stay))
+	sys.Do(t, http.MethodPost, "/api/v1/bookings/"+free+"/cancel", nil, nil)
+	awaitStatus(t, sys, free, "REFUNDED")
+
+	// The nights were sold to someone else meanwhile: the whole payment goes back.
+	sold, total := holdRoom(t, sys, "h-late", "sold", stay, 1)
+	awaitStatus(t, sys, sold, "EXPIRED")
+	other := hold(t, sys, "other", holdBody(sys.Customer("other"), "h-late", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, other.Status, other.Raw)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_sold", "pi_sold", sold, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, sold, "REFUNDED")
+	got := sys.Do(t, http.MethodGet, "/api/v1/bookings/"+sold, nil, nil)
+	assert.Equal(t, float64(total), got.Body["refundDue"])
+	assert.Equal(t, "HOLD", bookingStatus(t, sys, other.Body["id"].(string)), "the other guest keeps the room")
+	checkInvariants(t, sys)
+}
+
+func TestRefundThroughStripeMock(t *testing.T) {
+	t.Parallel()
+	base := testsuite.StartStripeMock(t)
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: payments.NewStripe("sk_test_bookflow", base)})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-stripe", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-stripe", "k1", stay, 1)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_s", "pi_s", id, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, id, "CONFIRMED")
+
+	sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+
+	awaitStatus(t, sys, id, "REFUNDED")
+	var providerID string
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(),
+		`SELECT provider_refund_id FROM refunds WHERE booking_id = $1 AND status = 'succeeded'`, id).Scan(&providerID))
+	assert.True(t, strings.HasPrefix(providerID, "re_"), "the refund id came from the Stripe API: %s", providerID)
+}
+
+func TestWorkerKilledMidRefundSagaFinishesItOnce(t *testing.T) {
+	t.Parallel()
+	provider := &testsuite.ScriptedProvider{}
+	provider.SetAnswer(func(_ int, r payments.RefundRequest) (payments.Refund, error) {
+		return payments.Refund{ID: "re_" + r.IdempotencyKey, Status: "pending"}, nil
+	})
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-crash", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-crash", "k1", stay, 1)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_c", "pi_c", id, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, id, "CONFIRMED")
+
+	go sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+	awaitStatus(t, sys, id, "REFUNDING")
+	require.Eventually(t, func() bool { return len(provider.Requests()) == 1 }, 10*time.Second, 20*time.Millisecond)
+
+	sys.StopWorker() // the worker dies while the saga waits for the provider's word
+	assert.Equal(t, 1, roomsLeft(t, sys, "h-crash", "double", stay), "the nights were released before the crash")
+	sys.StartWorker(t)
+
+	refundID := "re_" + provider.Requests()[0].IdempotencyKey
+	refunded := payments.EventPayload("evt_refund", "refund.updated", map[string]any{"id": refundID, "object": "refund",
+		"amount": total, "currency": "eur", "status": "succeeded", "payment_intent": "pi_c",
+		"metadata": map[string]string{"bookingId": id}}, time.Now())
+	require.Equal(t, http.StatusOK, sys.Webhook(t, refunded, time.Now()).Status)
+
+	awaitStatus(t, sys, id, "REFUNDED")
+	assert.Len(t, provider.Requests(), 1, "the refund was requested once")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1`, id))
+	assert.Equal(t, 1, roomsLeft(t, sys, "h-crash", "double", stay), "released once, not twice")
+	checkInvariants(t, sys)
+}
+
+func TestStuckRefundOperatorRetryAndAuditLog(t *testing.T) {
+	t.Parallel()
+	provider := &testsuite.ScriptedProvider{}
+	provider.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
+		return payments.Refund{}, fmt.Errorf("%w: insufficient balance", payments.ErrDeclined)
+	})
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-stuck", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-stuck", "k1", stay, 1)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_st", "pi_st", id, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, id, "CONFIRMED")
+	go sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+
+	var listed []any
+	require.Eventually(t, func() bool {
+		res := sys.Admin(t, http.MethodGet, "/api/v1/admin/bookings/stuck", nil)
+		listed, _ = res.Body["bookings"].([]any)
+		for _, b := range listed {
+			if b.(map[string]any)["workflowId"] == id {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 200*time.Millisecond, "the booking shows up as PAYMENT_STUCK")
+	assert.Len(t, provider.Requests(), 3, "three attempts before it is stuck")
+
+	res := sys.Admin(t, http.MethodPost, "/api/v1/admin/bookings/"+id+"/refund/retry", map[string]any{"reason": "balance topped up"})
+	assert.Equal(t, http.StatusBadRequest, res.Status, "an operator action must say who: %s", res.Raw)
+
+	provider.SetAnswer(nil) // the provider accepts refunds again
+	res = sys.Do(t, http.MethodPost, "/api/v1/admin/bookings/"+id+"/refund/retry",
+		map[string]string{"Authorization": "Bearer " + sys.AdminToken, "X-Actor": "ana@finance"},
+		map[string]any{"reason": "balance topped up"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitStatus(t, sys, id, "REFUNDED")
+
+	res = sys.Admin(t, http.MethodGet, "/api/v1/admin/bookings/"+id+"/audit", nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	entries := res.Body["entries"].([]any)
+	require.Len(t, entries, 1)
+	e := entries[0].(map[string]any)
+	assert.Equal(t, "ana@finance", e["actor"])
+	assert.Equal(t, "retry-refund", e["action"])
+	assert.Equal(t, "balance topped up", e["reason"])
+	assert.NotEmpty(t, e["at"])
+
+	res = sys.Do(t, http.MethodPost, "/api/v1/admin/bookings/"+id+"/refund/resolve",
+		map[string]string{"Authorization": "Bearer " + sys.AdminToken, "X-Actor": "ana@finance"}, map[string]any{"reason": "again"})
+	assert.Equal(t, http.StatusConflict, res.Status, "nothing is stuck any more: %s", res.Raw)
+	checkInvariants(t, sys)
+}

@@ -1,0 +1,48 @@
+package testsuite
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// StripeMockVersion is the pinned stripe-mock that scripts/lib.sh builds.
+const StripeMockVersion = "v0.203.0"
+
+// StartStripeMock runs stripe-mock (a local Stripe API) on a free loopback port for the test and
+// returns its base URL. The binary is $STRIPE_MOCK, the tools folder, or stripe-mock on PATH.
+func StartStripeMock(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv("STRIPE_MOCK")
+	if path == "" {
+		if cache, err := os.UserCacheDir(); err == nil {
+			path = filepath.Join(cache, "bookflow", "tools", "stripe-mock-"+StripeMockVersion, "stripe-mock")
+		}
+		if _, err := os.Stat(path); err != nil {
+			path, err = exec.LookPath("stripe-mock")
+			require.NoError(t, err, "stripe-mock not found: run scripts/test, which builds it, or set STRIPE_MOCK")
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+
+	cmd := exec.Command(path, "-http-addr", addr)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	require.Eventually(t, func() bool {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, 20*time.Second, 50*time.Millisecond, "stripe-mock did not start")
+	return fmt.Sprintf("http://%s", addr)
+}
