@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -120,20 +121,23 @@ func (s *Server) getBooking(c echo.Context) error {
 	return c.JSON(http.StatusOK, viewOf(b, ""))
 }
 
-// confirmBooking is called once the guest's payment succeeded. It answers with the outcome:
-// 200 CONFIRMED, or 409 with the status the booking is in instead (for example EXPIRED).
+// confirmBooking is for staff: it confirms a hold paid outside the payment provider (at the
+// desk). It answers with the outcome: 200 CONFIRMED, or 409 with the status the booking is in
+// instead (for example EXPIRED).
 func (s *Server) confirmBooking(c echo.Context) error {
 	return s.askBooking(c, workflows.UpdateConfirm, domain.StatusConfirmed)
 }
 
-// cancelBooking cancels a booking on hold or confirmed and gives its nights back.
+// cancelBooking cancels a booking on hold or confirmed and gives its nights back. A paid booking
+// answers REFUNDING: its nights are released and the refund its hotel's policy allows is on its
+// way (REFUNDED once the provider confirms).
 func (s *Server) cancelBooking(c echo.Context) error {
-	return s.askBooking(c, workflows.UpdateCancel, domain.StatusCancelled)
+	return s.askBooking(c, workflows.UpdateCancel, domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded)
 }
 
 // askBooking sends an update to the booking's workflow and answers 200 when the booking ends up
-// in status want, 409 otherwise.
-func (s *Server) askBooking(c echo.Context, update string, want domain.Status) error {
+// in one of the statuses wanted, 409 otherwise.
+func (s *Server) askBooking(c echo.Context, update string, want ...domain.Status) error {
 	id := c.Param("id")
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
@@ -154,7 +158,7 @@ func (s *Server) askBooking(c echo.Context, update string, want domain.Status) e
 	case err != nil:
 		return workflowError(err)
 	}
-	if state.Booking.Status != want {
+	if !slices.Contains(want, state.Booking.Status) {
 		msg := "booking " + id + " is " + string(state.Booking.Status)
 		if state.Reason != "" {
 			msg += ": " + state.Reason

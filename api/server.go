@@ -81,7 +81,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	v1.GET("/hotels/:hotelId/availability", s.availability)
 	v1.POST("/bookings", s.createBooking)
 	v1.GET("/bookings/:id", s.getBooking)
-	v1.POST("/bookings/:id/confirm", s.confirmBooking)
+	// Confirming without an online payment (paid at the desk) is for staff: guests' payments
+	// confirm through the provider's webhook.
+	v1.POST("/bookings/:id/confirm", s.confirmBooking, s.requireAdmin)
 	v1.POST("/bookings/:id/cancel", s.cancelBooking)
 	v1.POST("/webhooks/payments", s.paymentWebhook)
 

@@ -90,7 +90,7 @@ func TestHoldThenConfirm(t *testing.T) {
 	id := res.Body["id"].(string)
 	assert.Equal(t, 2, roomsLeft(t, sys, "h-confirm", "double", stay), "rooms are taken when the hold is created")
 
-	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil, nil)
+	res = sys.Admin(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "CONFIRMED", res.Body["status"])
 
@@ -108,6 +108,7 @@ func TestHoldThenConfirm(t *testing.T) {
 	assert.Equal(t, "CANCELLED", res.Body["status"])
 	assert.Equal(t, 4, roomsLeft(t, sys, "h-confirm", "double", stay))
 	sys.DB.AssertInventoryMatchesBookings(t)
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "hold-confirm-cancel")
 }
 
 func TestHoldExpiresAndNightsReturn(t *testing.T) {
@@ -126,10 +127,11 @@ func TestHoldExpiresAndNightsReturn(t *testing.T) {
 	}, 20*time.Second, 100*time.Millisecond)
 	assert.Equal(t, 1, roomsLeft(t, sys, "h-expire", "single", stay), "the expired hold gave its night back")
 
-	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil, nil)
+	res = sys.Admin(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil)
 	assert.Equal(t, http.StatusConflict, res.Status, "a confirmation after expiry does not confirm: %s", res.Raw)
 	assert.Contains(t, res.Raw, "EXPIRED")
 	sys.DB.AssertInventoryMatchesBookings(t)
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "hold-expire")
 }
 
 func TestCancelDuringHold(t *testing.T) {
@@ -259,7 +261,8 @@ func TestBadInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"availability without dates", "GET", "/api/v1/hotels/h-bad/availability", false, nil, 400},
 		{"availability of unknown hotel", "GET", "/api/v1/hotels/nowhere/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String(), false, nil, 404},
 		{"unknown booking", "GET", "/api/v1/bookings/booking-x:y", false, nil, 404},
-		{"confirm unknown booking", "POST", "/api/v1/bookings/booking-x:y/confirm", false, nil, 404},
+		{"confirm unknown booking", "POST", "/api/v1/bookings/booking-x:y/confirm", true, nil, 404},
+		{"confirm without the staff token", "POST", "/api/v1/bookings/booking-x:y/confirm", false, nil, 401},
 		{"admin without token", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", false,
 			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 1}, 401},
 		{"admin without totalRooms", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", true,

@@ -71,6 +71,11 @@ type booking struct {
 	payments workflow.ReceiveChannel
 	refunds  workflow.ReceiveChannel
 	seen     map[string]bool // payment ids already acted on
+	// Refund sagas run beside the main loop, so a slow or stuck refund never holds up the hold
+	// timer or other requests. wake tells the main loop that one moved the booking on.
+	sagas   int
+	sagaErr error
+	wake    workflow.Channel
 	// operator is an operator's decision on a stuck refund, until the saga takes it.
 	operator         *OperatorAction
 	operatorResolves bool
@@ -97,6 +102,7 @@ func (b *booking) setup(ctx workflow.Context) error {
 		RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
+	b.wake = workflow.NewBufferedChannel(ctx, 64)
 	b.payments = workflow.GetSignalChannel(ctx, SignalPayment)
 	b.refunds = workflow.GetSignalChannel(ctx, SignalRefund)
 	b.seen = map[string]bool{}
@@ -156,6 +162,8 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 			err = b.hold(ctx)
 		case b.status() == domain.StatusConfirmed && !b.stayOver:
 			err = b.stay(ctx)
+		case b.status() == domain.StatusRefunding:
+			err = b.serve(ctx, 0, nil) // until the refund saga ends it
 		default:
 			var again bool
 			again, err = b.linger(ctx)
@@ -190,11 +198,12 @@ func (b *booking) awaitReservation(ctx workflow.Context, _ string) (BookingState
 }
 
 // request hands a confirm or cancel to the main loop and answers with the state it leads to.
+// The main loop decides, not the handler: an activity in flight may be about to change the state.
 func (b *booking) request(ctx workflow.Context, name string) (BookingState, error) {
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
-	if b.closing || !b.status().HoldsInventory() {
+	if b.closing {
 		return b.state, nil
 	}
 	cmd := &command{name: name}
@@ -242,23 +251,26 @@ func (b *booking) stay(ctx workflow.Context) error {
 }
 
 // linger keeps a settled booking listening for late payments for the late window. It reports
-// again when a late payment confirmed the booking, so its stay begins.
+// again when a late payment moved the booking on (confirmed it, or started a refund).
 func (b *booking) linger(ctx workflow.Context) (again bool, err error) {
 	err = b.serve(ctx, b.in.LateWindow, func() error { return nil })
-	return b.status() == domain.StatusConfirmed && !b.stayOver, err
+	return !b.status().Settled() && !b.stayOver, err
 }
 
 // serve handles commands and payments in the booking's current phase, until something moves the
-// booking on, the phase's timer fires (then it runs onTimer), or the workflow is cancelled (then
-// the booking is cancelled as if the guest had asked).
+// booking on, the phase's timer fires (then it runs onTimer; no timer when d is 0), or the
+// workflow is cancelled (then the booking is cancelled as if the guest had asked).
 func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() error) error {
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer() // the phase ended another way: the timer is no longer needed
-	timer := workflow.NewTimer(timerCtx, d)
+	var timer workflow.Future
+	if d != 0 {
+		timer = workflow.NewTimer(timerCtx, d)
+	}
 	phase, stayOver := b.status(), b.stayOver
 	var err error
 	fired := false
-	for err == nil && !fired && b.status() == phase && b.stayOver == stayOver {
+	for err == nil && b.sagaErr == nil && !fired && b.status() == phase && b.stayOver == stayOver {
 		sel := workflow.NewSelector(ctx)
 		cancelled := func() {
 			err = b.cancel(ctx, "the workflow was cancelled by an operator")
@@ -266,14 +278,17 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 				err = workflow.ErrCanceled
 			}
 		}
-		sel.AddFuture(timer, func(f workflow.Future) {
-			if f.Get(ctx, nil) != nil { // the timer was cancelled with the workflow
-				cancelled()
-				return
-			}
-			fired = true
-			err = onTimer()
-		})
+		if timer != nil {
+			sel.AddFuture(timer, func(f workflow.Future) {
+				if f.Get(ctx, nil) != nil { // the timer was cancelled with the workflow
+					cancelled()
+					return
+				}
+				fired = true
+				err = onTimer()
+			})
+		}
+		sel.AddReceive(b.wake, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
 		sel.AddReceive(b.commands, func(c workflow.ReceiveChannel, _ bool) {
 			var cmd *command
 			c.Receive(ctx, &cmd)
@@ -290,7 +305,10 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		sel.Select(ctx)
 	}
 	if errors.Is(err, workflow.ErrCanceled) {
-		return nil // the booking was cancelled; carry on with the next phase
+		return b.sagaErr // the booking was cancelled; carry on with the next phase
+	}
+	if err == nil {
+		err = b.sagaErr
 	}
 	return err
 }
@@ -316,7 +334,7 @@ func (b *booking) cancel(ctx workflow.Context, reason string) error {
 	}
 	if b.state.Booking.Paid > 0 {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		return b.refundBooking(dctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true}, reason)
+		return b.startRefund(dctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true}, reason)
 	}
 	return b.release(ctx, domain.StatusCancelled, reason)
 }
@@ -363,22 +381,29 @@ func (b *booking) release(ctx workflow.Context, to domain.Status, reason string)
 }
 
 // finish answers what is still queued (a payment that raced the end of the late window is
-// handled, never dropped), then waits for every handler before the workflow completes.
+// handled, never dropped) and lets running refund sagas end, then waits for every handler
+// before the workflow completes.
 func (b *booking) finish(ctx workflow.Context) (BookingState, error) {
 	ctx, _ = workflow.NewDisconnectedContext(ctx) // finishing must not be cut short by a cancel
 	b.closing = true
 	for {
 		var ev domain.PaymentEvent
-		if !b.payments.ReceiveAsync(&ev) {
+		for b.payments.ReceiveAsync(&ev) {
+			if err := b.onPayment(ctx, ev); err != nil {
+				return b.state, err
+			}
+		}
+		var cmd *command
+		for b.commands.ReceiveAsync(&cmd) {
+			cmd.done = true
+		}
+		err := workflow.Await(ctx, func() bool { return b.sagas == 0 || b.payments.Len() > 0 || b.commands.Len() > 0 })
+		if err != nil || b.sagaErr != nil {
+			return b.state, errors.Join(err, b.sagaErr)
+		}
+		if b.sagas == 0 && b.payments.Len() == 0 && b.commands.Len() == 0 {
 			break
 		}
-		if err := b.onPayment(ctx, ev); err != nil {
-			return b.state, err
-		}
-	}
-	var cmd *command
-	for b.commands.ReceiveAsync(&cmd) {
-		cmd.done = true
 	}
 	var stale domain.PaymentEvent
 	for b.refunds.ReceiveAsync(&stale) {

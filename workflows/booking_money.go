@@ -75,7 +75,7 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 	case st == domain.StatusExpired && unpaid && matches:
 		return b.latePayment(ctx, pay)
 	case (st == domain.StatusExpired || st == domain.StatusCancelled || st == domain.StatusRejected) && unpaid:
-		return b.refundBooking(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
+		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
 			fmt.Sprintf("payment received for a %s booking", st))
 	}
 	return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a second payment for a booking already paid")
@@ -90,7 +90,7 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeUnavailable {
 		b.state.Issue = IssueLatePaymentRefunded
-		return b.refundBooking(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
+		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
 			"the payment arrived after the hold expired and the nights were sold meanwhile")
 	}
 	if err != nil {
@@ -101,9 +101,10 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 	return b.publish(ctx)
 }
 
-// refundBooking is the booking-level saga: mark REFUNDING and release the nights (one step in
-// the database), give the amount due back through the provider, then mark REFUNDED.
-func (b *booking) refundBooking(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
+// startRefund is the booking-level saga: mark REFUNDING and release the nights (one step in the
+// database), then, beside the main loop, give the amount due back through the provider and mark
+// REFUNDED.
+func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
 	var stored domain.Booking
 	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored); err != nil {
 		return err
@@ -112,28 +113,47 @@ func (b *booking) refundBooking(ctx workflow.Context, in activities.StartRefundI
 	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	if stored.RefundDue > 0 {
-		pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: stored.Price.Currency}
-		if err := b.refund(ctx, "refund", pay, stored.RefundDue, reason); err != nil {
+	b.startSaga(ctx, func(ctx workflow.Context) error {
+		if stored.RefundDue > 0 {
+			pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: stored.Price.Currency}
+			if err := b.refund(ctx, "refund", pay, stored.RefundDue, reason); err != nil {
+				return err
+			}
+		}
+		var done domain.Booking
+		if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.FinishRefund, b.in.BookingID).Get(ctx, &done); err != nil {
 			return err
 		}
-	}
-	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.FinishRefund, b.in.BookingID).Get(ctx, &stored); err != nil {
-		return err
-	}
-	b.state.Booking = stored
-	b.logger.Info("Booking refunded", "refunded", stored.RefundDue, "paid", stored.Paid, "reason", reason)
-	return b.publish(ctx)
+		b.state.Booking = done
+		b.logger.Info("Booking refunded", "refunded", done.RefundDue, "paid", done.Paid, "reason", reason)
+		return b.publish(ctx)
+	})
+	return nil
 }
 
-// refundExtra gives back a whole payment that does not pay for this booking, and flags it.
+// refundExtra gives back, beside the main loop, a whole payment that does not pay for this
+// booking, and flags it.
 func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, reason string) error {
 	b.state.Issue = issue
 	b.logger.Warn("Refunding a payment the booking cannot keep", "paymentId", pay.ID, "issue", issue, "reason", reason)
 	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	return b.refund(ctx, "extra-"+pay.ID, pay, pay.Amount, reason)
+	b.startSaga(ctx, func(ctx workflow.Context) error { return b.refund(ctx, "extra-"+pay.ID, pay, pay.Amount, reason) })
+	return nil
+}
+
+// startSaga runs fn in its own coroutine; the workflow does not complete while one runs, and an
+// error it returns fails the workflow.
+func (b *booking) startSaga(ctx workflow.Context, fn func(workflow.Context) error) {
+	b.sagas++
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if err := fn(ctx); err != nil && b.sagaErr == nil {
+			b.sagaErr = err
+		}
+		b.sagas--
+		b.wake.SendAsync(true)
+	})
 }
 
 // refund gives amount of pay back. Each attempt has its own idempotency key; a declined or

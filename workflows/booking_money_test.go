@@ -171,7 +171,7 @@ func (s *BookingSuite) TestCancelAfterPaymentRefundsFailingTwiceThenSucceeding()
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
 	s.NoError(cancelErr)
-	s.Equal(domain.StatusRefunded, cancelled.Booking.Status, "the cancel update answers once the saga is done")
+	s.Equal(domain.StatusRefunding, cancelled.Booking.Status, "the cancel update answers once the nights are released and the refund is under way")
 	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
 	s.Equal([]activities.StartRefundInput{{BookingID: s.input.BookingID, ByPolicy: true}}, started)
 	s.Require().Len(refunds.inputs, 3)

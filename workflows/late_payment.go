@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"errors"
+
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/workflow"
 
@@ -15,6 +17,7 @@ func LatePaymentWorkflow(ctx workflow.Context, ev domain.PaymentEvent) (BookingS
 	b.state.Booking = domain.Booking{ID: ev.BookingID}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", ev.BookingID, "paymentId", ev.PaymentID)
 	b.refunds = workflow.GetSignalChannel(ctx, SignalRefund)
+	b.wake = workflow.NewBufferedChannel(ctx, 1)
 	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) { return b.state, nil }); err != nil {
 		return b.state, err
 	}
@@ -24,6 +27,6 @@ func LatePaymentWorkflow(ctx workflow.Context, ev domain.PaymentEvent) (BookingS
 	if err := b.refundExtra(ctx, ev.Payment(), IssueLatePaymentRefunded, "payment arrived after the booking had closed"); err != nil {
 		return b.state, err
 	}
-	err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-	return b.state, err
+	err := workflow.Await(ctx, func() bool { return b.sagas == 0 && workflow.AllHandlersFinished(ctx) })
+	return b.state, errors.Join(err, b.sagaErr)
 }
