@@ -134,6 +134,9 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 	if out.BookingID == "" {
 		return out, fmt.Errorf("%w: event %s has no bookingId in its metadata", domain.ErrInvalid, ev.ID)
 	}
+	if out.Succeeded && (out.Amount <= 0 || domain.ValidateCurrency(out.Currency) != nil) {
+		return out, fmt.Errorf("%w: event %s reports a payment without a positive amount and a currency", domain.ErrInvalid, ev.ID)
+	}
 	return out, nil
 }
 

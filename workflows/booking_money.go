@@ -17,6 +17,7 @@ const (
 	IssueAmountMismatch      = "AMOUNT_MISMATCH"
 	IssueDuplicatePayment    = "DUPLICATE_PAYMENT"
 	IssueLatePaymentRefunded = "LATE_PAYMENT_REFUNDED"
+	IssueRefundConflict      = "REFUND_CONFLICT"
 )
 
 // ErrTypeNotStuck is the error type of an operator action on a booking with no stuck refund.
@@ -54,8 +55,8 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 // onPayment acts on a payment event in the booking's current state. A payment id is acted on
 // once; money that cannot pay for this booking's nights is given back.
 func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error {
-	if !ev.Succeeded {
-		b.logger.Info("Payment failed", "paymentId", ev.PaymentID, "reason", ev.Reason)
+	if !ev.Succeeded || ev.Amount <= 0 {
+		b.logger.Info("Payment not received", "paymentId", ev.PaymentID, "amount", ev.Amount, "reason", ev.Reason)
 		return nil
 	}
 	if b.seen[ev.PaymentID] || b.state.Booking.PaymentID == ev.PaymentID {
@@ -106,7 +107,16 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 // REFUNDED.
 func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
 	var stored domain.Booking
-	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored); err != nil {
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
+		// The database disagrees with the workflow about this booking: flag it for an operator
+		// rather than fail the booking's workflow.
+		b.state.Issue, b.state.Reason = IssueRefundConflict, appErr.Message()
+		b.logger.Error("Refund could not start", "reason", appErr.Message())
+		return b.publish(ctx)
+	}
+	if err != nil {
 		return err
 	}
 	b.state.Booking, b.state.Reason = stored, reason

@@ -53,7 +53,7 @@ var (
 	SearchCheckIn       = temporal.NewSearchAttributeKeyTime("CheckIn")
 	SearchHoldExpiresAt = temporal.NewSearchAttributeKeyTime("HoldExpiresAt")
 	// SearchPaymentIssue flags money that needs a look: AMOUNT_MISMATCH, DUPLICATE_PAYMENT,
-	// LATE_PAYMENT_REFUNDED.
+	// LATE_PAYMENT_REFUNDED, REFUND_CONFLICT.
 	SearchPaymentIssue = temporal.NewSearchAttributeKeyKeyword("PaymentIssue")
 )
 

@@ -46,6 +46,9 @@ func runPay(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("look up booking %s: status %d", bookingID, res.StatusCode)
 	}
 	if *amount == 0 {
+		if b.Price.Total == 0 {
+			return fmt.Errorf("booking %s is %s and has no price to pay", bookingID, b.Status)
+		}
 		*amount = b.Price.Total
 	}
 	if *currency == "" {
