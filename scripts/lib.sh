@@ -76,7 +76,7 @@ as_pg() {
 }
 
 # ensure_postgres starts a private PostgreSQL cluster under $DATA_DIR (installing the server
-# package when needed) and sets PG_ADMIN_URL. With DATABASE_URL set it does nothing.
+# package when needed) and sets PG_ADMIN_URL; PG_STARTED=1 says this call started it.
 ensure_postgres() {
   if [ -z "$(pg_bin)" ]; then apt_install postgresql; fi
   local bin
@@ -103,6 +103,7 @@ ensure_postgres() {
       die "port $PG_PORT is taken by another PostgreSQL; set BOOKFLOW_PG_PORT or DATABASE_URL"
     fi
     say "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
+    PG_STARTED=1
     as_pg "$bin/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w -t 60 start \
       -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200" >/dev/null \
       || { cat "$PG_DIR/server.log" >&2; die "PostgreSQL did not start"; }
