@@ -69,23 +69,12 @@ func (s *Server) createBooking(c echo.Context) error {
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
-	var state workflows.BookingState
-	if err == nil {
-		err = handle.Get(ctx, &state)
+	state, fromDB, err := s.outcome(ctx, id, handle, err)
+	if err != nil {
+		return err
 	}
-	switch {
-	case isWorkflowGone(err):
-		// The booking's workflow has ended: the database has the last word on it.
-		b, dbErr := s.store.GetBooking(ctx, id)
-		if dbErr != nil {
-			return dbErr
-		}
-		if b.Fingerprint != req.Fingerprint() {
-			return domain.ErrIdempotencyMismatch
-		}
-		state = workflows.BookingState{Booking: b}
-	case err != nil:
-		return workflowError(err)
+	if fromDB && state.Booking.Fingerprint != req.Fingerprint() {
+		return domain.ErrIdempotencyMismatch
 	}
 	switch state.Booking.Status {
 	case domain.StatusRejected:
@@ -144,19 +133,9 @@ func (s *Server) askBooking(c echo.Context, update string, want ...domain.Status
 	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	var state workflows.BookingState
-	if err == nil {
-		err = handle.Get(ctx, &state)
-	}
-	switch {
-	case isWorkflowGone(err):
-		b, dbErr := s.store.GetBooking(ctx, id)
-		if dbErr != nil {
-			return dbErr
-		}
-		state = workflows.BookingState{Booking: b}
-	case err != nil:
-		return workflowError(err)
+	state, _, err := s.outcome(ctx, id, handle, err)
+	if err != nil {
+		return err
 	}
 	if !slices.Contains(want, state.Booking.Status) {
 		msg := "booking " + id + " is " + string(state.Booking.Status)
@@ -166,6 +145,23 @@ func (s *Server) askBooking(c echo.Context, update string, want ...domain.Status
 		return newError(http.StatusConflict, "wrong_state", "%s", msg)
 	}
 	return c.JSON(http.StatusOK, viewOf(state.Booking, state.Reason))
+}
+
+// outcome waits for an update's answer. When the booking's workflow has ended (or never
+// started) the database has the last word, and fromDB says so.
+func (s *Server) outcome(ctx context.Context, id string, handle client.WorkflowUpdateHandle, err error) (
+	state workflows.BookingState, fromDB bool, _ error) {
+	if err == nil {
+		err = handle.Get(ctx, &state)
+	}
+	switch {
+	case isWorkflowGone(err):
+		b, dbErr := s.store.GetBooking(ctx, id)
+		return workflows.BookingState{Booking: b}, true, dbErr
+	case err != nil:
+		return state, false, workflowError(err)
+	}
+	return state, false, nil
 }
 
 // isWorkflowGone reports whether the workflow does not exist or has already completed.

@@ -44,14 +44,11 @@ func runBench(ctx context.Context, cfg Config) error {
 	fs.IntVar(&o.holds, "holds", 400, "workflows per Temporal measurement")
 	_ = fs.Parse(os.Args[2:])
 
-	d, closeDeps, err := connect(ctx, cfg)
+	d, closeDeps, err := connectAndMigrate(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeDeps()
-	if err := db.Migrate(ctx, d.store.Pool()); err != nil {
-		return err
-	}
 	run := randomToken()
 	fmt.Printf("bookflow bench (run %s): %d database clients for %s each; %d Temporal clients, %d workflows each\n\n",
 		run, o.clients, o.duration, o.temporalClients, o.holds)

@@ -42,6 +42,20 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 	return &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}, func() { tc.Close(); pool.Close() }, nil
 }
 
+// connectAndMigrate connects and brings the schema up to date, for the commands that own their
+// database (dev, bench).
+func connectAndMigrate(ctx context.Context, cfg Config) (*deps, func(), error) {
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := db.Migrate(ctx, d.store.Pool()); err != nil {
+		closeDeps()
+		return nil, nil, err
+	}
+	return d, closeDeps, nil
+}
+
 func runMigrate(ctx context.Context, cfg Config) error {
 	pool, err := db.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -149,14 +163,11 @@ func runDev(ctx context.Context, cfg Config) error {
 	if cfg.StripeWebhookSecret == "" {
 		cfg.StripeWebhookSecret = devWebhookSecret
 	}
-	d, closeDeps, err := connect(ctx, cfg)
+	d, closeDeps, err := connectAndMigrate(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeDeps()
-	if err := db.Migrate(ctx, d.store.Pool()); err != nil {
-		return err
-	}
 	if err := seed(ctx, d.store); err != nil {
 		return err
 	}
