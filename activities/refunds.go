@@ -73,3 +73,9 @@ func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutc
 func (a *Refunds) RecordRefundOutcome(ctx context.Context, key string, outcome RefundOutcome) error {
 	return a.Store.FinishRefundAttempt(ctx, key, outcome.ProviderRefundID, outcome.Status, outcome.Error)
 }
+
+// PaymentAccountedFor reports whether a payment was kept by a booking or is already being
+// refunded, so a late-payment refund must not start.
+func (a *Refunds) PaymentAccountedFor(ctx context.Context, paymentID string) (bool, error) {
+	return a.Store.PaymentAccountedFor(ctx, paymentID)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -128,6 +129,9 @@ func (s *Server) cancelBooking(c echo.Context) error {
 // in one of the statuses wanted, 409 otherwise.
 func (s *Server) askBooking(c echo.Context, update string, want ...domain.Status) error {
 	id := c.Param("id")
+	if !strings.HasPrefix(id, domain.BookingIDPrefix) {
+		return newError(http.StatusNotFound, "not_found", "no booking %q", id)
+	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
 	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{

@@ -167,17 +167,18 @@ func lockUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Sta
 	return err
 }
 
-// Release moves a booking that holds inventory to status to (EXPIRED or CANCELLED) and gives
-// its units back, in one transaction. Releasing a booking already in status to changes nothing;
-// a booking in any other state is a conflict.
+// Release moves an unpaid booking that holds inventory to status to (EXPIRED or CANCELLED) and
+// gives its units back, in one transaction. Releasing a booking already in status to changes
+// nothing; a paid booking, or one in any other state, is a conflict.
 func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status) (domain.Booking, error) {
 	if to != domain.StatusExpired && to != domain.StatusCancelled {
 		return domain.Booking{}, fmt.Errorf("%w: cannot release into %s", domain.ErrInvalid, to)
 	}
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// A paid booking is never just released: it is refunded (StartRefund).
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = $2, updated_at = now()
-			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED')`,
+			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED') AND paid = 0`,
 			bookingID, to, domain.Sources(to))
 		if err != nil {
 			return err

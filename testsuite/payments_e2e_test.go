@@ -357,3 +357,32 @@ func TestPaymentForAClosedOrUnknownBookingIsRefunded(t *testing.T) {
 	sys.DB.AssertMoneyBalances(t)
 	testsuite.ReplayAndRecord(t, sys.Temporal, workflows.LatePaymentIDPrefix+pi, "late-payment-workflow")
 }
+
+func TestRedeliveryAfterTheWorkflowClosedDoesNotRefundTwice(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: time.Second, LateWindow: 2 * time.Second})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-redeliver", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-redeliver", "k1", stay, 1)
+	awaitStatus(t, sys, id, "EXPIRED")
+	// Someone else takes the room, then the first guest's payment arrives: refunded in full.
+	require.Equal(t, http.StatusCreated, hold(t, sys, "k2", holdBody(sys.Customer("other"), "h-redeliver", "double", stay, 1)).Status)
+	pi := "pi_redeliver_" + sys.ID
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_a_"+sys.ID, pi, id, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, id, "REFUNDED")
+
+	// The booking's workflow closes after its late window; the provider then reports the same
+	// payment again under a new event id.
+	require.Eventually(t, func() bool {
+		desc, err := sys.Temporal.DescribeWorkflowExecution(context.Background(), id, "")
+		return err == nil && desc.GetWorkflowExecutionInfo().GetCloseTime() != nil
+	}, 20*time.Second, 100*time.Millisecond)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_b_"+sys.ID, pi, id, total, "EUR"), time.Now()).Status)
+
+	require.Eventually(t, func() bool {
+		desc, err := sys.Temporal.DescribeWorkflowExecution(context.Background(), workflows.LatePaymentIDPrefix+pi, "")
+		return err == nil && desc.GetWorkflowExecutionInfo().GetCloseTime() != nil
+	}, 20*time.Second, 100*time.Millisecond, "the late-payment workflow looked at it and closed")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1`, pi), "refunded once")
+	checkInvariants(t, sys)
+}

@@ -69,17 +69,23 @@ type booking struct {
 	closing  bool // the main loop takes no more commands
 	commands workflow.Channel
 	payments workflow.ReceiveChannel
-	refunds  workflow.ReceiveChannel
 	seen     map[string]bool // payment ids already acted on
+	// cancelled is the workflow's own cancellation; cancelSeen once the booking was cancelled
+	// for it.
+	cancelled  workflow.ReceiveChannel
+	cancelSeen bool
 	// Refund sagas run beside the main loop, so a slow or stuck refund never holds up the hold
 	// timer or other requests. wake tells the main loop that one moved the booking on.
-	sagas   int
-	sagaErr error
-	wake    workflow.Channel
-	// operator is an operator's decision on a stuck refund, until the saga takes it.
-	operator         *OperatorAction
-	operatorResolves bool
-	logger           log.Logger
+	sagas int
+	wake  workflow.Channel
+	// settled holds the provider's final word on refunds, by provider refund id.
+	settled map[string]domain.PaymentEvent
+	// stuck holds the refund steps waiting for an operator, with the operator round they wait
+	// for; an operator action starts a new round for all of them.
+	stuck     map[string]int
+	opRound   int
+	opResolve bool
+	logger    log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;
@@ -87,12 +93,17 @@ type booking struct {
 // wins (EXPIRED); a confirmed booking may be cancelled until check-out, with a refund by the
 // hotel's policy when it was paid. Payments that arrive late or twice are taken or refunded,
 // never kept without a booking.
+//
+// Cancelling the workflow (from the Temporal UI) cancels the booking as a guest's cancel would.
+// It never cuts a step short: every step runs on a context the cancellation does not reach, so
+// an activity's outcome is always known before the booking moves on.
 func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error) {
-	b := &booking{in: in}
-	if err := b.setup(ctx); err != nil {
+	b := &booking{in: in, cancelled: ctx.Done()}
+	work, _ := workflow.NewDisconnectedContext(ctx)
+	if err := b.setup(work); err != nil {
 		return b.state, err
 	}
-	return b.run(ctx)
+	return b.run(work)
 }
 
 func (b *booking) setup(ctx workflow.Context) error {
@@ -104,8 +115,8 @@ func (b *booking) setup(ctx workflow.Context) error {
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
 	b.wake = workflow.NewBufferedChannel(ctx, 64)
 	b.payments = workflow.GetSignalChannel(ctx, SignalPayment)
-	b.refunds = workflow.GetSignalChannel(ctx, SignalRefund)
 	b.seen = map[string]bool{}
+	b.listenForRefunds(ctx)
 
 	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) {
 		return b.state, nil
@@ -166,9 +177,10 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 			err = b.serve(ctx, 0, nil) // until the refund saga ends it
 		default:
 			var again bool
-			again, err = b.linger(ctx)
-			if err == nil && !again {
-				return b.finish(ctx)
+			if again, err = b.linger(ctx); err == nil && !again {
+				if again, err = b.finish(ctx); err == nil && !again {
+					return b.state, nil
+				}
 			}
 		}
 		if err != nil {
@@ -270,20 +282,10 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 	phase, stayOver := b.status(), b.stayOver
 	var err error
 	fired := false
-	for err == nil && b.sagaErr == nil && !fired && b.status() == phase && b.stayOver == stayOver {
+	for err == nil && !fired && b.status() == phase && b.stayOver == stayOver {
 		sel := workflow.NewSelector(ctx)
-		cancelled := func() {
-			err = b.cancel(ctx, "the workflow was cancelled by an operator")
-			if err == nil {
-				err = workflow.ErrCanceled
-			}
-		}
 		if timer != nil {
-			sel.AddFuture(timer, func(f workflow.Future) {
-				if f.Get(ctx, nil) != nil { // the timer was cancelled with the workflow
-					cancelled()
-					return
-				}
+			sel.AddFuture(timer, func(workflow.Future) {
 				fired = true
 				err = onTimer()
 			})
@@ -299,16 +301,13 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 			c.Receive(ctx, &ev)
 			err = b.onPayment(ctx, ev)
 		})
-		if ctx.Err() == nil {
-			sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled() })
+		if !b.cancelSeen {
+			sel.AddReceive(b.cancelled, func(workflow.ReceiveChannel, bool) {
+				b.cancelSeen = true
+				err = b.cancel(ctx, "the workflow was cancelled by an operator")
+			})
 		}
 		sel.Select(ctx)
-	}
-	if errors.Is(err, workflow.ErrCanceled) {
-		return b.sagaErr // the booking was cancelled; carry on with the next phase
-	}
-	if err == nil {
-		err = b.sagaErr
 	}
 	return err
 }
@@ -326,15 +325,13 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 }
 
 // cancel cancels a booking that holds rooms: a paid one is refunded by the hotel's policy, an
-// unpaid one just gives its nights back. It runs on a disconnected context, so it completes
-// even while the workflow is being cancelled.
+// unpaid one just gives its nights back.
 func (b *booking) cancel(ctx workflow.Context, reason string) error {
 	if !b.status().HoldsInventory() {
 		return nil
 	}
 	if b.state.Booking.Paid > 0 {
-		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		return b.startRefund(dctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true}, reason)
+		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true}, reason)
 	}
 	return b.release(ctx, domain.StatusCancelled, reason)
 }
@@ -363,58 +360,60 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
 	return b.publish(ctx)
 }
 
-// release gives the nights back and moves the booking to status to. It runs on a disconnected
-// context so that it completes even when the workflow is being cancelled.
+// release gives the nights of an unpaid booking back and moves it to status to.
 func (b *booking) release(ctx workflow.Context, to domain.Status, reason string) error {
 	var stored domain.Booking
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	err := workflow.ExecuteActivity(dbActivity(dctx), bookings.Release, activities.ReleaseInput{
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Release, activities.ReleaseInput{
 		BookingID: b.in.BookingID, To: to,
-	}).Get(dctx, &stored)
+	}).Get(ctx, &stored)
 	if err != nil {
 		return err
 	}
 	b.state.Booking = stored
 	b.state.Reason = reason
 	b.logger.Info("Rooms released", "status", to, "reason", reason)
-	return b.publish(dctx)
+	return b.publish(ctx)
 }
 
-// finish answers what is still queued (a payment that raced the end of the late window is
-// handled, never dropped) and lets running refund sagas end, then waits for every handler
-// before the workflow completes.
-func (b *booking) finish(ctx workflow.Context) (BookingState, error) {
-	ctx, _ = workflow.NewDisconnectedContext(ctx) // finishing must not be cut short by a cancel
+// finish runs when the late window has passed: it handles what is still queued (a payment that
+// raced the end of the window is acted on, never dropped) and lets running refund sagas end. It
+// reports again when a queued payment moved the booking on, so its phases go on; otherwise it
+// waits for every handler and the workflow completes.
+func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 	b.closing = true
 	for {
 		var ev domain.PaymentEvent
 		for b.payments.ReceiveAsync(&ev) {
 			if err := b.onPayment(ctx, ev); err != nil {
-				return b.state, err
+				return false, err
 			}
 		}
 		var cmd *command
 		for b.commands.ReceiveAsync(&cmd) {
-			cmd.done = true
+			if err := b.handle(ctx, cmd); err != nil {
+				return false, err
+			}
 		}
-		err := workflow.Await(ctx, func() bool { return b.sagas == 0 || b.payments.Len() > 0 || b.commands.Len() > 0 })
-		if err != nil || b.sagaErr != nil {
-			return b.state, errors.Join(err, b.sagaErr)
+		if !b.status().Settled() && !b.stayOver {
+			b.closing = false
+			return true, nil
+		}
+		if err := workflow.Await(ctx, func() bool {
+			return b.sagas == 0 || b.payments.Len() > 0 || b.commands.Len() > 0
+		}); err != nil {
+			return false, err
 		}
 		if b.sagas == 0 && b.payments.Len() == 0 && b.commands.Len() == 0 {
 			break
 		}
 	}
-	var stale domain.PaymentEvent
-	for b.refunds.ReceiveAsync(&stale) {
-	}
-	err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-	return b.state, err
+	return false, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 // publish keeps the search attributes operators filter on current.
 func (b *booking) publish(ctx workflow.Context) error {
 	status := string(b.status())
+	b.state.Stuck = len(b.stuck) > 0
 	if b.state.Stuck {
 		status = StatusPaymentStuck
 	}

@@ -32,16 +32,30 @@ type OperatorAction struct {
 
 func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 	validate := func(OperatorAction) error {
-		if !b.state.Stuck {
+		if len(b.stuck) == 0 {
 			return temporal.NewApplicationError("no refund of this booking is waiting for an operator", ErrTypeNotStuck)
 		}
 		return nil
 	}
 	for _, name := range []string{UpdateRetryRefund, UpdateResolveRefund} {
+		// An action applies to every refund step waiting at the time; the handler answers once
+		// they have all taken it.
 		handler := func(ctx workflow.Context, a OperatorAction) (BookingState, error) {
-			b.operator = &a
-			b.operatorResolves = name == UpdateResolveRefund
-			err := workflow.Await(ctx, func() bool { return b.operator == nil })
+			b.opRound++
+			b.opResolve = name == UpdateResolveRefund
+			round := b.opRound
+			b.logger.Info("Operator action on stuck refunds", "action", name, "actor", a.Actor, "reason", a.Reason)
+			if b.opResolve {
+				b.state.Reason = "resolved by " + a.Actor + ": " + a.Reason
+			}
+			err := workflow.Await(ctx, func() bool {
+				for _, waitingFor := range b.stuck {
+					if waitingFor < round {
+						return false
+					}
+				}
+				return true
+			})
 			return b.state, err
 		}
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, handler,
@@ -50,6 +64,21 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 		}
 	}
 	return nil
+}
+
+// listenForRefunds keeps the provider's final word on every refund as it arrives, for the saga
+// that waits for it (several sagas may wait at once).
+func (b *booking) listenForRefunds(ctx workflow.Context) {
+	b.settled = map[string]domain.PaymentEvent{}
+	b.stuck = map[string]int{}
+	refunds := workflow.GetSignalChannel(ctx, SignalRefund)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var ev domain.PaymentEvent
+			refunds.Receive(ctx, &ev)
+			b.settled[ev.RefundID] = ev
+		}
+	})
 }
 
 // onPayment acts on a payment event in the booking's current state. A payment id is acted on
@@ -108,13 +137,8 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored)
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
-		// The database disagrees with the workflow about this booking: flag it for an operator
-		// rather than fail the booking's workflow.
-		b.state.Issue, b.state.Reason = IssueRefundConflict, appErr.Message()
-		b.logger.Error("Refund could not start", "reason", appErr.Message())
-		return b.publish(ctx)
+	if conflict(err) {
+		return b.flag(ctx, err)
 	}
 	if err != nil {
 		return err
@@ -153,35 +177,51 @@ func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, r
 	return nil
 }
 
-// startSaga runs fn in its own coroutine; the workflow does not complete while one runs, and an
-// error it returns fails the workflow.
+// startSaga runs fn in its own coroutine; the workflow does not complete while one runs. A
+// business refusal from the database (it disagrees with the workflow) is flagged for an
+// operator instead of failing the booking's workflow.
 func (b *booking) startSaga(ctx workflow.Context, fn func(workflow.Context) error) {
 	b.sagas++
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		if err := fn(ctx); err != nil && b.sagaErr == nil {
-			b.sagaErr = err
+		defer func() {
+			b.sagas--
+			b.wake.SendAsync(true)
+		}()
+		if err := fn(ctx); err != nil {
+			_ = b.flag(ctx, err)
 		}
-		b.sagas--
-		b.wake.SendAsync(true)
 	})
 }
 
-// refund gives amount of pay back. Each attempt has its own idempotency key; a declined or
-// failed attempt is retried after a doubling backoff, and after MaxRefundAttempts failures (or
-// a refund the provider never settles) the booking shows PAYMENT_STUCK until an operator retries
-// or resolves it. A refund is never requested again while an earlier one may still succeed.
+// flag records a refund step that could not go on, for an operator (PaymentIssue).
+func (b *booking) flag(ctx workflow.Context, err error) error {
+	b.state.Issue, b.state.Reason = IssueRefundConflict, err.Error()
+	b.logger.Error("Refund step refused; flagged for an operator", "error", err)
+	return b.publish(ctx)
+}
+
+// conflict reports whether err is the database refusing a step (ErrTypeConflict).
+func conflict(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict
+}
+
+// refund gives amount of pay back. An attempt keeps its idempotency key until the provider has
+// given a definite answer, so a call whose outcome is unknown is repeated, never doubled; only a
+// declined or failed attempt leads to a new key. Failures are retried after a doubling backoff;
+// after MaxRefundAttempts of them, or a refund the provider leaves pending past RefundWait, the
+// booking shows PAYMENT_STUCK until an operator retries or resolves it.
 func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, amount int64, reason string) error {
-	failures := 0
-	for attempt := 1; ; attempt++ {
+	attempt, failures := 1, 0
+	for {
 		key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, step, attempt)
 		var out activities.RefundOutcome
 		err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, activities.RefundInput{
 			Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: reason,
 		}).Get(ctx, &out)
 		if err != nil {
-			out = activities.RefundOutcome{Status: activities.RefundFailed, Error: err.Error()}
-		}
-		if out.Status == activities.RefundPending {
+			out = activities.RefundOutcome{Status: activities.RefundPending, Error: err.Error()} // outcome unknown
+		} else if out.Status == activities.RefundPending {
 			if out, err = b.awaitRefund(ctx, key, out); err != nil {
 				return err
 			}
@@ -189,11 +229,15 @@ func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, 
 		switch out.Status {
 		case activities.RefundSucceeded:
 			b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
-			return b.unstick(ctx)
-		case activities.RefundPending:
-			failures = b.in.MaxRefundAttempts // no final word: only an operator may try again
-		default:
+			return nil
+		case activities.RefundFailed:
+			attempt++ // a definite no: the next attempt is a new request
 			failures++
+		default:
+			failures++ // unknown: ask again with the same key
+			if out.ProviderRefundID != "" {
+				failures = b.in.MaxRefundAttempts // pending at the provider for too long
+			}
 		}
 		b.logger.Warn("Refund attempt failed", "key", key, "status", out.Status, "error", out.Error)
 		if failures < b.in.MaxRefundAttempts {
@@ -202,7 +246,8 @@ func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, 
 			}
 			continue
 		}
-		resolved, err := b.awaitOperator(ctx, fmt.Sprintf("refund of %d %s stuck after %d attempts: %s", amount, pay.Currency, attempt, out.Error))
+		why := fmt.Sprintf("refund of %d %s stuck after %d failures: %s", amount, pay.Currency, failures, out.Error)
+		resolved, err := b.awaitOperator(ctx, step, why)
 		if err != nil || resolved {
 			return err
 		}
@@ -211,61 +256,38 @@ func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, 
 }
 
 // awaitRefund waits for the provider's final word on a pending refund (its webhook arrives as
-// the refund signal), at most RefundWait.
+// the refund signal), at most RefundWait, and records it.
 func (b *booking) awaitRefund(ctx workflow.Context, key string, out activities.RefundOutcome) (activities.RefundOutcome, error) {
-	timerCtx, cancelTimer := workflow.WithCancel(ctx)
-	defer cancelTimer()
-	timer := workflow.NewTimer(timerCtx, b.in.RefundWait)
-	for waiting := true; waiting && out.Status == activities.RefundPending; {
-		sel := workflow.NewSelector(ctx)
-		sel.AddFuture(timer, func(workflow.Future) { waiting = false })
-		sel.AddReceive(b.refunds, func(c workflow.ReceiveChannel, _ bool) {
-			var ev domain.PaymentEvent
-			c.Receive(ctx, &ev)
-			if ev.RefundID != out.ProviderRefundID {
-				return // an older attempt's news
-			}
-			out.Status, out.Error = activities.RefundFailed, ev.Reason
-			if ev.Succeeded {
-				out.Status = activities.RefundSucceeded
-			}
-		})
-		sel.Select(ctx)
+	id := out.ProviderRefundID
+	settled, err := workflow.AwaitWithTimeout(ctx, b.in.RefundWait, func() bool { _, ok := b.settled[id]; return ok })
+	if err != nil || !settled {
+		return out, err
 	}
-	if out.Status == activities.RefundPending {
-		return out, nil
+	ev := b.settled[id]
+	out.Status, out.Error = activities.RefundFailed, ev.Reason
+	if ev.Succeeded {
+		out.Status = activities.RefundSucceeded
 	}
-	err := workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordRefundOutcome, key, out).Get(ctx, nil)
+	err = workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordRefundOutcome, key, out).Get(ctx, nil)
 	return out, err
 }
 
 // awaitOperator marks the booking PAYMENT_STUCK and waits for an operator's retry (false) or
 // resolution (true).
-func (b *booking) awaitOperator(ctx workflow.Context, why string) (resolved bool, err error) {
-	b.state.Stuck, b.state.Reason = true, why
-	b.logger.Error("Payment stuck: waiting for an operator", "reason", why)
+func (b *booking) awaitOperator(ctx workflow.Context, step, why string) (resolved bool, err error) {
+	round := b.opRound + 1
+	b.stuck[step] = round
+	b.state.Reason = why
+	b.logger.Error("Payment stuck: waiting for an operator", "step", step, "reason", why)
 	if err := b.publish(ctx); err != nil {
 		return false, err
 	}
-	if err := workflow.Await(ctx, func() bool { return b.operator != nil }); err != nil {
+	err = workflow.Await(ctx, func() bool { return b.opRound >= round })
+	delete(b.stuck, step)
+	if err != nil {
 		return false, err
 	}
-	action, resolved := *b.operator, b.operatorResolves
-	b.operator = nil
-	b.logger.Info("Operator acted on a stuck refund", "actor", action.Actor, "resolved", resolved, "reason", action.Reason)
-	if resolved {
-		b.state.Reason = "resolved by " + action.Actor + ": " + action.Reason
-		return true, b.unstick(ctx)
-	}
-	return false, nil
-}
-
-func (b *booking) unstick(ctx workflow.Context) error {
-	if !b.state.Stuck {
-		return nil
-	}
-	b.state.Stuck = false
-	return b.publish(ctx)
+	return b.opResolve, b.publish(ctx)
 }
 
 // refundActivity sets the options of a refund attempt: a few quick retries with the same

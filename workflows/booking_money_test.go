@@ -211,7 +211,7 @@ func (s *BookingSuite) TestRefundPastTheLimitIsStuckUntilAnOperatorRetries() {
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
 	s.True(stuck.Stuck, "after 3 failed attempts the booking waits for an operator")
-	s.Contains(stuck.Reason, "stuck after 3 attempts")
+	s.Contains(stuck.Reason, "stuck after 3 failures")
 	s.NoError(retryErr)
 	st := s.result()
 	s.Equal(domain.StatusRefunded, st.Booking.Status)

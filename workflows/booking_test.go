@@ -257,3 +257,33 @@ func TestHoldUpdateFingerprintMatchesRequest(t *testing.T) {
 	r2.Quantity = 2
 	require.NotEqual(t, r.Fingerprint(), r2.Fingerprint())
 }
+
+func (s *BookingSuite) TestCancellingTheWorkflowCancelsTheBooking() {
+	s.expectHold()
+	s.expectRelease()
+	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, 5*time.Minute)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	st := s.result()
+	s.Equal(domain.StatusCancelled, st.Booking.Status)
+	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled}}, s.released)
+	s.Equal(5*time.Minute, s.releasAt[0], "released when the operator cancelled, not at expiry")
+}
+
+func (s *BookingSuite) TestCancellingTheWorkflowOfAPaidBookingRefundsIt() {
+	s.expectHold()
+	var confirmed []domain.Payment
+	s.expectConfirmPaid(&confirmed)
+	var started []activities.StartRefundInput
+	s.expectRefundBooking(30000, &started)
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, 2*time.Minute)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Equal(domain.StatusRefunded, s.result().Booking.Status, "the refund saga ran to the end despite the cancellation")
+	s.Len(refunds.inputs, 1)
+}
