@@ -99,64 +99,66 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 			return err
 		}
 		if price == nil {
-			_, err = tx.Exec(ctx, `UPDATE bookings SET status = 'REJECTED' WHERE id = $1`, p.BookingID)
+			booking, err = scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED'
+				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns, p.BookingID))
 		} else {
-			_, err = tx.Exec(ctx, `UPDATE bookings SET currency = $2, total = $3, nightly_rates = $4 WHERE id = $1`,
-				p.BookingID, price.Currency, price.Total, price.Nights)
+			booking, err = scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4
+				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
+				p.BookingID, price.Currency, price.Total, price.Nights))
 		}
-		if err != nil {
-			return err
-		}
-		booking, err = getBooking(ctx, tx, p.BookingID)
 		return err
 	})
 	return booking, err
 }
 
-// takeUnits adds qty to every night of the stay, or to none: it locks the nights in ascending
-// order (the one order every writer uses, so overlapping stays cannot deadlock), then runs the
-// conditional update inside a savepoint and undoes it unless every night was updated. A night
-// not on sale, short of rooms or without a rate counts as unavailable. It returns the price of
-// the quantity at the nights' current rates, or nil when the units were not taken.
+// takeUnits adds qty to every night of the stay, or to none, in one statement: it locks the
+// nights in ascending order (the one order every writer uses, so overlapping stays cannot
+// deadlock), decides on the locked rows whether every night is on sale, priced in one currency
+// and has qty rooms left, and only then runs the conditional update. A single statement keeps
+// the time the hot rows stay locked to few round trips. It returns the price of the quantity at
+// the nights' current rates, or nil when the units were not taken (nothing changed).
 func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (*domain.Price, error) {
-	if err := lockUnits(ctx, tx, resourceID, stay); err != nil {
-		return nil, err
-	}
-	sp, err := tx.Begin(ctx) // SAVEPOINT
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sp.Query(ctx, `UPDATE inventory SET reserved = reserved + $4
-		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3 AND total - reserved >= $4
-			AND rate IS NOT NULL
-		RETURNING unit_start, rate, currency`,
-		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty)
+	rows, err := tx.Query(ctx, `WITH locked AS MATERIALIZED (
+			SELECT unit_start, total - reserved AS free, rate, currency FROM inventory
+			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+			ORDER BY unit_start FOR UPDATE
+		), verdict AS (
+			SELECT count(*) = $5 AND bool_and(free >= $4 AND rate IS NOT NULL) AND count(DISTINCT currency) = 1 AS ok
+			FROM locked
+		)
+		UPDATE inventory i SET reserved = i.reserved + $4
+		FROM verdict
+		WHERE verdict.ok AND i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
+			AND i.total - i.reserved >= $4
+		RETURNING i.unit_start, i.rate, i.currency`,
+		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty, stay.Nights())
 	if err != nil {
 		return nil, err
 	}
 	price := domain.Price{}
-	currencies := map[string]bool{}
 	for rows.Next() {
 		var night time.Time
 		var rate int64
-		var currency string
-		if err := rows.Scan(&night, &rate, &currency); err != nil {
+		if err := rows.Scan(&night, &rate, &price.Currency); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		price.Nights = append(price.Nights, domain.NightRate{Date: domain.DateOf(night, time.UTC), Amount: rate * int64(qty)})
 		price.Total += rate * int64(qty)
-		price.Currency = currency
-		currencies[currency] = true
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(price.Nights) != stay.Nights() || len(currencies) != 1 {
-		return nil, sp.Rollback(ctx) // ROLLBACK TO SAVEPOINT: a short, missing or unpriced night
+	switch len(price.Nights) {
+	case 0:
+		return nil, nil // a short, missing or unpriced night: nothing was taken
+	case stay.Nights():
+		slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
+		return &price, nil
 	}
-	slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
-	return &price, sp.Commit(ctx)
+	// The verdict passed on locked rows, so this cannot happen; if it does, the caller's
+	// transaction rolls back rather than keep part of a stay.
+	return nil, fmt.Errorf("took %d of %d nights of resource %d: refusing a partial reservation", len(price.Nights), stay.Nights(), resourceID)
 }
 
 // lockUnits locks the stay's inventory rows in ascending unit order.
