@@ -68,6 +68,17 @@ ensure_stripe_mock() {
   export STRIPE_MOCK
 }
 
+# ensure_staticcheck sets STATICCHECK to the pinned staticcheck, building it the first time.
+STATICCHECK_VERSION=v0.8.2
+ensure_staticcheck() {
+  STATICCHECK=$TOOLS_DIR/staticcheck-$STATICCHECK_VERSION/staticcheck
+  if [ ! -x "$STATICCHECK" ]; then
+    require_go
+    say "Building staticcheck $STATICCHECK_VERSION into $(dirname "$STATICCHECK") (about a minute, first time only)"
+    GOBIN=$(dirname "$STATICCHECK") go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" >&2
+  fi
+}
+
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 
 # as_pg runs a PostgreSQL server command; the server refuses to run as root.

@@ -374,14 +374,14 @@ func TestRedeliveryAfterTheWorkflowClosedDoesNotRefundTwice(t *testing.T) {
 	// The booking's workflow closes after its late window; the provider then reports the same
 	// payment again under a new event id.
 	require.Eventually(t, func() bool {
-		desc, err := sys.Temporal.DescribeWorkflowExecution(context.Background(), id, "")
-		return err == nil && desc.GetWorkflowExecutionInfo().GetCloseTime() != nil
+		desc, err := sys.Temporal.DescribeWorkflow(context.Background(), id, "")
+		return err == nil && desc.WorkflowCloseTime != nil
 	}, 20*time.Second, 100*time.Millisecond)
 	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_b_"+sys.ID, pi, id, total, "EUR"), time.Now()).Status)
 
 	require.Eventually(t, func() bool {
-		desc, err := sys.Temporal.DescribeWorkflowExecution(context.Background(), workflows.LatePaymentIDPrefix+pi, "")
-		return err == nil && desc.GetWorkflowExecutionInfo().GetCloseTime() != nil
+		desc, err := sys.Temporal.DescribeWorkflow(context.Background(), workflows.LatePaymentIDPrefix+pi, "")
+		return err == nil && desc.WorkflowCloseTime != nil
 	}, 20*time.Second, 100*time.Millisecond, "the late-payment workflow looked at it and closed")
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1`, pi), "refunded once")
 	checkInvariants(t, sys)
