@@ -18,6 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	testsuite.RunWorkerProcessIfAsked()
 	code := m.Run()
 	testsuite.StopTemporal()
 	os.Exit(code)

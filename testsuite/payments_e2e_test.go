@@ -214,42 +214,6 @@ func TestRefundThroughStripeMock(t *testing.T) {
 	assert.True(t, strings.HasPrefix(providerID, "re_"), "the refund id came from the Stripe API: %s", providerID)
 }
 
-func TestWorkerKilledMidRefundSagaFinishesItOnce(t *testing.T) {
-	t.Parallel()
-	provider := &testsuite.ScriptedProvider{}
-	provider.SetAnswer(func(_ int, r payments.RefundRequest) (payments.Refund, error) {
-		return payments.Refund{ID: "re_" + r.IdempotencyKey, Status: "pending"}, nil
-	})
-	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
-	stay := stayFromNow(30, 2)
-	openRooms(t, sys, "h-crash", "double", stay, 1)
-	id, total := holdRoom(t, sys, "h-crash", "k1", stay, 1)
-	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_c", "pi_c", id, total, "EUR"), time.Now()).Status)
-	awaitStatus(t, sys, id, "CONFIRMED")
-
-	res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
-	require.Equal(t, http.StatusOK, res.Status, res.Raw)
-	assert.Equal(t, "REFUNDING", res.Body["status"])
-	require.Eventually(t, func() bool { return len(provider.Requests()) == 1 }, 10*time.Second, 20*time.Millisecond)
-
-	sys.StopWorker() // the worker dies while the saga waits for the provider's word
-	assert.Equal(t, 1, roomsLeft(t, sys, "h-crash", "double", stay), "the nights were released before the crash")
-	sys.StartWorker(t)
-
-	refundID := "re_" + provider.Requests()[0].IdempotencyKey
-	refunded := payments.EventPayload("evt_refund", "refund.updated", map[string]any{"id": refundID, "object": "refund",
-		"amount": total, "currency": "eur", "status": "succeeded", "payment_intent": "pi_c",
-		"metadata": map[string]string{"bookingId": id}}, time.Now())
-	require.Equal(t, http.StatusOK, sys.Webhook(t, refunded, time.Now()).Status)
-
-	awaitStatus(t, sys, id, "REFUNDED")
-	assert.Len(t, provider.Requests(), 1, "the refund was requested once")
-	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1`, id))
-	assert.Equal(t, 1, roomsLeft(t, sys, "h-crash", "double", stay), "released once, not twice")
-	checkInvariants(t, sys)
-	testsuite.ReplayAndRecord(t, sys.Temporal, id, "paid-cancel-pending-refund-across-worker-restart")
-}
-
 func TestStuckRefundOperatorRetryAndAuditLog(t *testing.T) {
 	t.Parallel()
 	provider := &testsuite.ScriptedProvider{}
@@ -385,4 +349,38 @@ func TestRedeliveryAfterTheWorkflowClosedDoesNotRefundTwice(t *testing.T) {
 	}, 20*time.Second, 100*time.Millisecond, "the late-payment workflow looked at it and closed")
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1`, pi), "refunded once")
 	checkInvariants(t, sys)
+}
+
+func TestWorkerProcessKilledMidRefundSagaIsFinishedByAnotherOnce(t *testing.T) {
+	t.Parallel()
+	provider := &testsuite.ScriptedProvider{}
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-kill", "double", stay, 1)
+	proc := sys.StartWorkerProcess(t)
+	id, total := holdRoom(t, sys, "h-kill", "k1", stay, 1)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_k", "pi_k", id, total, "EUR"), time.Now()).Status)
+	awaitStatus(t, sys, id, "CONFIRMED")
+	res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	require.Eventually(t, func() bool {
+		return count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'pending'`, id) == 1
+	}, 20*time.Second, 50*time.Millisecond, "the refund was requested and is pending at the provider")
+
+	proc.Kill() // SIGKILL while the saga waits for the provider's word
+	sys.StartWorker(t)
+	var refundID string
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(),
+		`SELECT provider_refund_id FROM refunds WHERE booking_id = $1`, id).Scan(&refundID))
+	refunded := payments.EventPayload("evt_refund_k", "refund.updated", map[string]any{"id": refundID, "object": "refund",
+		"amount": total, "currency": "eur", "status": "succeeded", "payment_intent": "pi_k",
+		"metadata": map[string]string{"bookingId": id}}, time.Now())
+	require.Equal(t, http.StatusOK, sys.Webhook(t, refunded, time.Now()).Status)
+
+	awaitStatus(t, sys, id, "REFUNDED")
+	assert.Empty(t, provider.Requests(), "the new worker did not ask for the refund again")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'`, id))
+	assert.Equal(t, 1, roomsLeft(t, sys, "h-kill", "double", stay))
+	checkInvariants(t, sys)
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "paid-cancel-pending-refund-across-worker-kill")
 }

@@ -76,7 +76,7 @@ func Temporal(t testing.TB) client.Client {
 			ExistingPath:  path,
 			LogLevel:      "error",
 			ExtraArgs:     args,
-			ClientOptions: &client.Options{Logger: log.NewStructuredLogger(quietLogger())},
+			ClientOptions: &client.Options{Logger: quietTemporalLogger()},
 		})
 	})
 	require.NoError(t, devErr, "start the Temporal dev server")
@@ -89,6 +89,8 @@ func StopTemporal() {
 		_ = devServer.Stop()
 	}
 }
+
+func quietTemporalLogger() log.Logger { return log.NewStructuredLogger(quietLogger()) }
 
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
