@@ -65,6 +65,28 @@ func (s *BookingSuite) expectRefundBooking(refundDue int64, started *[]activitie
 	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(done, nil).Once()
 }
 
+// paidCancel is what paidThenCancelled records.
+type paidCancel struct {
+	refunds   refundLog
+	started   []activities.StartRefundInput
+	confirmed []domain.Payment
+	cancelled workflows.BookingState
+	cancelErr error
+}
+
+// paidThenCancelled scripts the common story of the refund tests: a hold, paid at 1:00, cancelled
+// by the guest at 2:00 with refundDue left by the policy; the refund attempts answer outcomes.
+func (s *BookingSuite) paidThenCancelled(refundDue int64, outcomes ...string) *paidCancel {
+	r := &paidCancel{}
+	s.expectHold()
+	s.expectConfirmPaid(&r.confirmed)
+	s.expectRefundBooking(refundDue, &r.started)
+	s.expectRefunds(&r.refunds, outcomes...)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	s.update(2*time.Minute, workflows.UpdateCancel, &r.cancelled, &r.cancelErr)
+	return r
+}
+
 func (s *BookingSuite) TestPaymentAt9m59ConfirmsWithThePayment() {
 	s.expectHold()
 	var confirmed []domain.Payment
@@ -156,24 +178,15 @@ func (s *BookingSuite) TestAmountMismatchIsRefundedAndFlaggedNotConfirmed() {
 }
 
 func (s *BookingSuite) TestCancelAfterPaymentRefundsFailingTwiceThenSucceeding() {
-	s.expectHold()
-	var confirmed []domain.Payment
-	s.expectConfirmPaid(&confirmed)
-	var started []activities.StartRefundInput
-	s.expectRefundBooking(24000, &started)
-	var refunds refundLog
-	s.expectRefunds(&refunds, activities.RefundFailed, activities.RefundFailed, activities.RefundSucceeded)
-	var cancelled workflows.BookingState
-	var cancelErr error
-	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
-	s.update(2*time.Minute, workflows.UpdateCancel, &cancelled, &cancelErr)
+	r := s.paidThenCancelled(24000, activities.RefundFailed, activities.RefundFailed, activities.RefundSucceeded)
+	refunds := &r.refunds
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
-	s.NoError(cancelErr)
-	s.Equal(domain.StatusRefunding, cancelled.Booking.Status, "the cancel update answers once the nights are released and the refund is under way")
+	s.NoError(r.cancelErr)
+	s.Equal(domain.StatusRefunding, r.cancelled.Booking.Status, "the cancel update answers once the nights are released and the refund is under way")
 	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
-	s.Equal([]activities.StartRefundInput{{BookingID: s.input.BookingID, ByPolicy: true}}, started)
+	s.Equal([]activities.StartRefundInput{{BookingID: s.input.BookingID, ByPolicy: true}}, r.started)
 	s.Require().Len(refunds.inputs, 3)
 	keys := map[string]bool{}
 	for _, in := range refunds.inputs {
@@ -186,17 +199,8 @@ func (s *BookingSuite) TestCancelAfterPaymentRefundsFailingTwiceThenSucceeding()
 }
 
 func (s *BookingSuite) TestRefundPastTheLimitIsStuckUntilAnOperatorRetries() {
-	s.expectHold()
-	var confirmed []domain.Payment
-	s.expectConfirmPaid(&confirmed)
-	var started []activities.StartRefundInput
-	s.expectRefundBooking(30000, &started)
-	var refunds refundLog
-	s.expectRefunds(&refunds, activities.RefundFailed, activities.RefundFailed, activities.RefundFailed, activities.RefundSucceeded)
-	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
-	var ignored workflows.BookingState
-	var ignoredErr error
-	s.update(2*time.Minute, workflows.UpdateCancel, &ignored, &ignoredErr)
+	refunds := &s.paidThenCancelled(30000, activities.RefundFailed, activities.RefundFailed, activities.RefundFailed,
+		activities.RefundSucceeded).refunds
 
 	var stuck workflows.BookingState
 	s.env.RegisterDelayedCallback(func() {
@@ -239,23 +243,13 @@ func (s *BookingSuite) TestOperatorActionOnABookingThatIsNotStuckIsRejected() {
 }
 
 func (s *BookingSuite) TestPendingRefundWaitsForTheProvidersWebhook() {
-	s.expectHold()
-	var confirmed []domain.Payment
-	s.expectConfirmPaid(&confirmed)
-	var started []activities.StartRefundInput
-	s.expectRefundBooking(30000, &started)
-	var refunds refundLog
-	s.expectRefunds(&refunds, activities.RefundPending)
+	refunds := &s.paidThenCancelled(30000, activities.RefundPending).refunds
 	var recorded []activities.RefundOutcome
 	s.env.OnActivity(s.money.RecordRefundOutcome, mock.Anything, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, _ string, out activities.RefundOutcome) error {
 			recorded = append(recorded, out)
 			return nil
 		}).Once()
-	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
-	var ignored workflows.BookingState
-	var ignoredErr error
-	s.update(2*time.Minute, workflows.UpdateCancel, &ignored, &ignoredErr)
 	key := s.input.BookingID + "/refund/1"
 	s.signal(3*time.Minute, workflows.SignalRefund, domain.PaymentEvent{EventID: "evt_old", IsRefund: true, RefundID: "re_other", Succeeded: true})
 	s.signal(4*time.Minute, workflows.SignalRefund, domain.PaymentEvent{EventID: "evt_r", IsRefund: true, RefundID: "re_" + key, Succeeded: true})
