@@ -341,6 +341,12 @@ func TestRedeliveryAfterTheWorkflowClosedDoesNotRefundTwice(t *testing.T) {
 		desc, err := sys.Temporal.DescribeWorkflow(context.Background(), id, "")
 		return err == nil && desc.WorkflowCloseTime != nil
 	}, 20*time.Second, 100*time.Millisecond)
+	// A retried hold request with the key finds the booking in the database.
+	again := hold(t, sys, "k1", holdBody(sys.Customer("guest"), "h-redeliver", "double", stay, 1))
+	assert.Equal(t, http.StatusOK, again.Status, again.Raw)
+	assert.Equal(t, "REFUNDED", again.Body["status"])
+	changed := hold(t, sys, "k1", holdBody(sys.Customer("guest"), "h-redeliver", "double", stay, 2))
+	assert.Equal(t, http.StatusUnprocessableEntity, changed.Status, changed.Raw)
 	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_b_"+sys.ID, pi, id, total, "EUR"), time.Now()).Status)
 
 	require.Eventually(t, func() bool {
