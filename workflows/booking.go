@@ -247,7 +247,7 @@ func (b *booking) reserve(ctx workflow.Context) error {
 
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
-	return b.serve(ctx, b.state.Booking.ExpiresAt.Sub(workflow.Now(ctx)), func() error {
+	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
 		return b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed")
 	})
 }
@@ -255,11 +255,16 @@ func (b *booking) hold(ctx workflow.Context) error {
 // stay keeps a confirmed booking cancellable until the day after check-out, late enough for
 // every time zone.
 func (b *booking) stay(ctx workflow.Context) error {
-	end := b.in.Request.CheckOut.AddDays(1).Time()
-	return b.serve(ctx, end.Sub(workflow.Now(ctx)), func() error {
+	return b.serve(ctx, until(ctx, b.in.Request.CheckOut.AddDays(1).Time()), func() error {
 		b.stayOver = true
 		return nil
 	})
+}
+
+// until returns the time left until t, at least a millisecond: a deadline already passed (the
+// reservation took longer than the hold, say) fires at once rather than never.
+func until(ctx workflow.Context, t time.Time) time.Duration {
+	return max(t.Sub(workflow.Now(ctx)), time.Millisecond)
 }
 
 // linger keeps a settled booking listening for late payments for the late window. It reports
