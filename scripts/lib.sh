@@ -109,10 +109,15 @@ ensure_postgres() {
     [ "$(id -u)" = 0 ] && chown postgres: "$PG_DIR" && chmod 700 "$PG_DIR"
     as_pg "$bin/initdb" -D "$PG_DIR" -U postgres --auth=trust -E UTF8 >/dev/null
   fi
-  if ! as_pg "$bin/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
-    if "$bin/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" 2>/dev/null; then
-      die "port $PG_PORT is taken by another PostgreSQL; set BOOKFLOW_PG_PORT or DATABASE_URL"
-    fi
+  if as_pg "$bin/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
+    PG_PORT=$(head -n 4 "$PG_DIR/postmaster.pid" | tail -n 1) # the port it is running on
+  else
+    local wanted=$PG_PORT
+    while port_taken "$PG_PORT"; do
+      PG_PORT=$((PG_PORT + 1))
+      [ "$PG_PORT" -lt $((wanted + 50)) ] || die "no free port from $wanted on; set BOOKFLOW_PG_PORT"
+    done
+    [ "$PG_PORT" = "$wanted" ] || say "Port $wanted is taken; using $PG_PORT"
     say "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
     PG_STARTED=1
     as_pg "$bin/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w -t 60 start \
@@ -122,6 +127,9 @@ ensure_postgres() {
   PG_ADMIN_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
   export PG_ADMIN_URL
 }
+
+# port_taken PORT: something listens on 127.0.0.1:PORT.
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 stop_postgres() {
   local bin
