@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -29,13 +30,21 @@ type stuckBooking struct {
 // finds them in the Temporal UI: BookingStatus = "PAYMENT_STUCK".
 func (s *Server) listStuck(c echo.Context) error {
 	ctx := c.Request().Context()
-	res, err := s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: fmt.Sprintf(`BookingStatus = %q AND ExecutionStatus = "Running"`, workflows.StatusPaymentStuck)})
-	if err != nil {
-		return err
+	var executions []*workflowpb.WorkflowExecutionInfo
+	req := &workflowservice.ListWorkflowExecutionsRequest{
+		Query: fmt.Sprintf(`BookingStatus = %q AND ExecutionStatus = "Running"`, workflows.StatusPaymentStuck)}
+	for {
+		res, err := s.temporal.ListWorkflow(ctx, req)
+		if err != nil {
+			return err
+		}
+		executions = append(executions, res.Executions...)
+		if req.NextPageToken = res.NextPageToken; len(req.NextPageToken) == 0 {
+			break
+		}
 	}
 	out := []stuckBooking{}
-	for _, ex := range res.Executions {
+	for _, ex := range executions {
 		id := ex.GetExecution().GetWorkflowId()
 		v, err := s.temporal.QueryWorkflow(ctx, id, "", workflows.QueryState)
 		if err != nil {

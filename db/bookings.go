@@ -111,27 +111,30 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 	return booking, err
 }
 
-// takeUnits adds qty to every night of the stay, or to none, in one statement: it locks the
+// takeUnits adds qty to every night of the stay, or to none. The first statement locks the
 // nights in ascending order (the one order every writer uses, so overlapping stays cannot
-// deadlock), decides on the locked rows whether every night is on sale, priced in one currency
-// and has qty rooms left, and only then runs the conditional update. A single statement keeps
-// the time the hot rows stay locked to few round trips. It returns the price of the quantity at
-// the nights' current rates, or nil when the units were not taken (nothing changed).
+// deadlock) and decides, on the rows as locked, whether every night is on sale, priced in one
+// currency and has qty rooms left; only then the conditional update runs, in a statement of its
+// own so that it sees the rows as locked, and must update every night. It returns the price of
+// the quantity at the nights' current rates, or nil when the units were not taken (nothing
+// changed).
 func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (*domain.Price, error) {
-	rows, err := tx.Query(ctx, `WITH locked AS MATERIALIZED (
-			SELECT unit_start, total - reserved AS free, rate, currency FROM inventory
+	var available bool
+	err := tx.QueryRow(ctx, `WITH locked AS MATERIALIZED (
+			SELECT total - reserved AS free, rate, currency FROM inventory
 			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-			ORDER BY unit_start FOR UPDATE
-		), verdict AS (
-			SELECT count(*) = $5 AND bool_and(free >= $4 AND rate IS NOT NULL) AND count(DISTINCT currency) = 1 AS ok
-			FROM locked
-		)
-		UPDATE inventory i SET reserved = i.reserved + $4
-		FROM verdict
-		WHERE verdict.ok AND i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
-			AND i.total - i.reserved >= $4
-		RETURNING i.unit_start, i.rate, i.currency`,
-		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty, stay.Nights())
+			ORDER BY unit_start FOR UPDATE)
+		SELECT count(*) = $5 AND COALESCE(bool_and(free >= $4 AND rate IS NOT NULL), false)
+			AND count(DISTINCT currency) = 1
+		FROM locked`, resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty, stay.Nights()).Scan(&available)
+	if err != nil || !available {
+		return nil, err // a short, missing or unpriced night: nothing was taken
+	}
+	rows, err := tx.Query(ctx, `UPDATE inventory SET reserved = reserved + $4
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+			AND total - reserved >= $4 AND rate IS NOT NULL
+		RETURNING unit_start, rate, currency`,
+		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty)
 	if err != nil {
 		return nil, err
 	}
@@ -149,16 +152,14 @@ func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Sta
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	switch len(price.Nights) {
-	case 0:
-		return nil, nil // a short, missing or unpriced night: nothing was taken
-	case stay.Nights():
-		slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
-		return &price, nil
+	if len(price.Nights) != stay.Nights() {
+		// The nights were checked under lock, so this cannot happen; if it does, the caller's
+		// transaction rolls back rather than keep part of a stay.
+		return nil, fmt.Errorf("took %d of %d nights of resource %d: refusing a partial reservation",
+			len(price.Nights), stay.Nights(), resourceID)
 	}
-	// The verdict passed on locked rows, so this cannot happen; if it does, the caller's
-	// transaction rolls back rather than keep part of a stay.
-	return nil, fmt.Errorf("took %d of %d nights of resource %d: refusing a partial reservation", len(price.Nights), stay.Nights(), resourceID)
+	slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
+	return &price, nil
 }
 
 // lockUnits locks the stay's inventory rows in ascending unit order.

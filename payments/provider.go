@@ -55,8 +55,11 @@ func NewStripe(apiKey, baseURL string) *Stripe {
 	return &Stripe{client: stripe.NewClient(apiKey, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg)))}
 }
 
-// CreateRefund creates a refund on the payment intent. A 4xx answer other than a rate limit is
-// ErrDeclined; network failures and 5xx answers are returned as they are, to be retried.
+// CreateRefund creates a refund on the payment intent. Only an answer that says the request
+// itself is refused (a card or invalid-request error: already refunded, amount too large,
+// unknown payment) is ErrDeclined. Everything else, network failures, 5xx, rate limits and
+// idempotency conflicts (the same key still in flight), leaves the outcome unknown and is
+// returned as it is, to be retried with the same key.
 func (s *Stripe) CreateRefund(ctx context.Context, r RefundRequest) (Refund, error) {
 	params := &stripe.RefundCreateParams{PaymentIntent: stripe.String(r.PaymentID), Amount: stripe.Int64(r.Amount)}
 	params.AddMetadata("bookingId", r.BookingID)
@@ -65,13 +68,22 @@ func (s *Stripe) CreateRefund(ctx context.Context, r RefundRequest) (Refund, err
 	params.Context = ctx
 	re, err := s.client.V1Refunds.Create(ctx, params)
 	var se *stripe.Error
-	if errors.As(err, &se) && se.HTTPStatusCode >= 400 && se.HTTPStatusCode < 500 && se.HTTPStatusCode != http.StatusTooManyRequests {
+	if errors.As(err, &se) && declined(se) {
 		return Refund{}, fmt.Errorf("%w: %s", ErrDeclined, se.Msg)
 	}
 	if err != nil {
 		return Refund{}, err
 	}
 	return Refund{ID: re.ID, Status: string(re.Status)}, nil
+}
+
+func declined(se *stripe.Error) bool {
+	switch {
+	case se.Type == stripe.ErrorTypeIdempotency, se.HTTPStatusCode == http.StatusConflict,
+		se.HTTPStatusCode == http.StatusTooManyRequests, se.HTTPStatusCode >= 500:
+		return false
+	}
+	return se.Type == stripe.ErrorTypeCard || se.Type == stripe.ErrorTypeInvalidRequest
 }
 
 // Fake is a Provider for local development without an account: every refund succeeds at once.

@@ -173,7 +173,7 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 			err = b.hold(ctx)
 		case b.status() == domain.StatusConfirmed && !b.stayOver:
 			err = b.stay(ctx)
-		case b.status() == domain.StatusRefunding:
+		case b.status() == domain.StatusRefunding && b.sagas > 0:
 			err = b.serve(ctx, 0, nil) // until the refund saga ends it
 		default:
 			var again bool
@@ -191,6 +191,20 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 
 func (b *booking) status() domain.Status { return b.state.Booking.Status }
 
+// active reports whether the booking is in one of run's phases rather than settled: held,
+// confirmed before the end of its stay, or being refunded.
+func (b *booking) active() bool {
+	switch b.status() {
+	case domain.StatusHold:
+		return true
+	case domain.StatusConfirmed:
+		return !b.stayOver
+	case domain.StatusRefunding:
+		return b.sagas > 0
+	}
+	return false
+}
+
 // validateHold rejects an Update-with-Start whose request differs from the one this workflow
 // was started with: the idempotency key was reused for another booking.
 func (b *booking) validateHold(fingerprint string) error {
@@ -203,6 +217,7 @@ func (b *booking) validateHold(fingerprint string) error {
 
 // awaitReservation is the hold update: it returns as soon as the reservation outcome is known.
 func (b *booking) awaitReservation(ctx workflow.Context, _ string) (BookingState, error) {
+	ctx = uncancellable(ctx)
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
@@ -212,6 +227,7 @@ func (b *booking) awaitReservation(ctx workflow.Context, _ string) (BookingState
 // request hands a confirm or cancel to the main loop and answers with the state it leads to.
 // The main loop decides, not the handler: an activity in flight may be about to change the state.
 func (b *booking) request(ctx workflow.Context, name string) (BookingState, error) {
+	ctx = uncancellable(ctx)
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
@@ -261,6 +277,13 @@ func (b *booking) stay(ctx workflow.Context) error {
 	})
 }
 
+// uncancellable detaches an update handler's context from the workflow's cancellation, so a
+// request accepted before a cancel still gets its answer.
+func uncancellable(ctx workflow.Context) workflow.Context {
+	ctx, _ = workflow.NewDisconnectedContext(ctx)
+	return ctx
+}
+
 // until returns the time left until t, at least a millisecond: a deadline already passed (the
 // reservation took longer than the hold, say) fires at once rather than never.
 func until(ctx workflow.Context, t time.Time) time.Duration {
@@ -271,7 +294,7 @@ func until(ctx workflow.Context, t time.Time) time.Duration {
 // again when a late payment moved the booking on (confirmed it, or started a refund).
 func (b *booking) linger(ctx workflow.Context) (again bool, err error) {
 	err = b.serve(ctx, b.in.LateWindow, func() error { return nil })
-	return !b.status().Settled() && !b.stayOver, err
+	return b.active(), err
 }
 
 // serve handles commands and payments in the booking's current phase, until something moves the
@@ -321,7 +344,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 	defer func() { cmd.done = true }()
 	switch {
-	case cmd.name == UpdateCancel && b.status().HoldsInventory():
+	case cmd.name == UpdateCancel:
 		return b.cancel(ctx, "cancelled at the guest's request")
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
 		return b.confirm(ctx, nil)
@@ -330,9 +353,9 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 }
 
 // cancel cancels a booking that holds rooms: a paid one is refunded by the hotel's policy, an
-// unpaid one just gives its nights back.
+// unpaid one just gives its nights back. A stay that is over is not cancelled.
 func (b *booking) cancel(ctx workflow.Context, reason string) error {
-	if !b.status().HoldsInventory() {
+	if !b.status().HoldsInventory() || b.stayOver {
 		return nil
 	}
 	if b.state.Booking.Paid > 0 {
@@ -399,7 +422,7 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 				return false, err
 			}
 		}
-		if !b.status().Settled() && !b.stayOver {
+		if b.active() {
 			b.closing = false
 			return true, nil
 		}

@@ -41,6 +41,7 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 		// An action applies to every refund step waiting at the time; the handler answers once
 		// they have all taken it.
 		handler := func(ctx workflow.Context, a OperatorAction) (BookingState, error) {
+			ctx = uncancellable(ctx)
 			b.opRound++
 			b.opResolve = name == UpdateResolveRefund
 			round := b.opRound
@@ -50,8 +51,8 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 			}
 			err := workflow.Await(ctx, func() bool {
 				for _, waitingFor := range b.stuck {
-					if waitingFor < round {
-						return false
+					if waitingFor <= round {
+						return false // a step this action applies to has not taken it yet
 					}
 				}
 				return true
@@ -147,9 +148,13 @@ func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInp
 	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	b.startSaga(ctx, func(ctx workflow.Context) error {
+	currency := stored.Price.Currency
+	if in.Payment != nil {
+		currency = in.Payment.Currency // a payment for a booking without a price (REJECTED)
+	}
+	b.startSaga(ctx, "refund", func(ctx workflow.Context) error {
 		if stored.RefundDue > 0 {
-			pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: stored.Price.Currency}
+			pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: currency}
 			if err := b.refund(ctx, "refund", pay, stored.RefundDue, reason); err != nil {
 				return err
 			}
@@ -173,22 +178,31 @@ func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, r
 	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	b.startSaga(ctx, func(ctx workflow.Context) error { return b.refund(ctx, "extra-"+pay.ID, pay, pay.Amount, reason) })
+	step := "extra-" + pay.ID
+	b.startSaga(ctx, step, func(ctx workflow.Context) error { return b.refund(ctx, step, pay, pay.Amount, reason) })
 	return nil
 }
 
-// startSaga runs fn in its own coroutine; the workflow does not complete while one runs. A
-// business refusal from the database (it disagrees with the workflow) is flagged for an
-// operator instead of failing the booking's workflow.
-func (b *booking) startSaga(ctx workflow.Context, fn func(workflow.Context) error) {
+// startSaga runs fn in its own coroutine; the workflow does not complete while one runs. When
+// fn fails on a business refusal (the database disagrees with the workflow), the step is
+// flagged and waits for an operator: a retry runs fn again (every step in it is idempotent), a
+// resolution ends the saga.
+func (b *booking) startSaga(ctx workflow.Context, step string, fn func(workflow.Context) error) {
 	b.sagas++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() {
 			b.sagas--
 			b.wake.SendAsync(true)
 		}()
-		if err := fn(ctx); err != nil {
+		for {
+			err := fn(ctx)
+			if err == nil {
+				return
+			}
 			_ = b.flag(ctx, err)
+			if resolved, err := b.awaitOperator(ctx, step, err.Error()); err != nil || resolved {
+				return
+			}
 		}
 	})
 }

@@ -260,3 +260,42 @@ func (s *BookingSuite) TestPendingRefundWaitsForTheProvidersWebhook() {
 	s.Len(refunds.inputs, 1, "a pending refund is never requested again")
 	s.Equal([]activities.RefundOutcome{{Status: activities.RefundSucceeded, ProviderRefundID: "re_" + key}}, recorded)
 }
+
+func (s *BookingSuite) TestARefundStepTheDatabaseRefusesWaitsForAnOperator() {
+	s.expectHold()
+	var confirmed []domain.Payment
+	s.expectConfirmPaid(&confirmed)
+	refunding := s.stored(domain.StatusRefunding)
+	refunding.PaymentID, refunding.Paid, refunding.RefundDue = "pi_1", 30000, 30000
+	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(refunding, nil).Once()
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	done := refunding
+	done.Status = domain.StatusRefunded
+	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("booking is CANCELLED, not REFUNDING", activities.ErrTypeConflict, nil)).Once()
+	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(done, nil).Once()
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	var ignored workflows.BookingState
+	var ignoredErr error
+	s.update(2*time.Minute, workflows.UpdateCancel, &ignored, &ignoredErr)
+	var stuck workflows.BookingState
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(workflows.QueryState)
+		s.Require().NoError(err)
+		s.Require().NoError(v.Get(&stuck))
+	}, time.Hour)
+	var retried workflows.BookingState
+	var retryErr error
+	s.update(2*time.Hour, workflows.UpdateRetryRefund, &retried, &retryErr, workflows.OperatorAction{Actor: "ops", Reason: "fixed the row"})
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.True(stuck.Stuck, "a refused step is flagged and waits for an operator")
+	s.Equal(workflows.IssueRefundConflict, stuck.Issue)
+	s.NoError(retryErr)
+	s.False(retried.Stuck, "the operator's answer shows the step has moved on")
+	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
+	s.Len(refunds.inputs, 2, "the retried saga asks again with the same key (the provider answers idempotently)")
+	s.Equal(refunds.inputs[0].Key, refunds.inputs[1].Key)
+}

@@ -287,3 +287,20 @@ func (s *BookingSuite) TestCancellingTheWorkflowOfAPaidBookingRefundsIt() {
 	s.Equal(domain.StatusRefunded, s.result().Booking.Status, "the refund saga ran to the end despite the cancellation")
 	s.Len(refunds.inputs, 1)
 }
+
+func (s *BookingSuite) TestAStayThatIsOverIsNotCancelled() {
+	s.expectHold()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(s.stored(domain.StatusConfirmed), nil).Once()
+	s.expectRelease() // must not be called
+	var confirmed, cancelled workflows.BookingState
+	var err1, err2 error
+	s.update(time.Minute, workflows.UpdateConfirm, &confirmed, &err1)
+	stayOver := s.input.Request.CheckOut.AddDays(1).Time().Sub(s.start)
+	s.update(stayOver+10*time.Minute, workflows.UpdateCancel, &cancelled, &err2)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(errors.Join(err1, err2))
+	s.Equal(domain.StatusConfirmed, cancelled.Booking.Status, "the guest stayed: nothing to cancel")
+	s.Empty(s.released)
+}

@@ -11,7 +11,9 @@ import (
 // (or for a booking that never existed): there is no booking left for it to pay for. A payment
 // its booking kept, or already being refunded (a late redelivery of its event), is left alone.
 // It runs the same refund saga as a booking, PAYMENT_STUCK and operator actions included.
-func LatePaymentWorkflow(ctx workflow.Context, ev domain.PaymentEvent) (BookingState, error) {
+func LatePaymentWorkflow(root workflow.Context, ev domain.PaymentEvent) (BookingState, error) {
+	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
+	ctx, _ := workflow.NewDisconnectedContext(root)
 	b := &booking{in: withDefaults(BookingInput{BookingID: ev.BookingID}), reserved: true, closing: true}
 	b.state.Booking = domain.Booking{ID: ev.BookingID}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", ev.BookingID, "paymentId", ev.PaymentID)
