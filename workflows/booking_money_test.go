@@ -299,3 +299,20 @@ func (s *BookingSuite) TestARefundStepTheDatabaseRefusesWaitsForAnOperator() {
 	s.Len(refunds.inputs, 2, "the retried saga asks again with the same key (the provider answers idempotently)")
 	s.Equal(refunds.inputs[0].Key, refunds.inputs[1].Key)
 }
+
+func (s *BookingSuite) TestAStuckRefundResolvedByHandEndsTheSaga() {
+	r := s.paidThenCancelled(30000, activities.RefundFailed) // every attempt fails
+	var resolved workflows.BookingState
+	var resolveErr error
+	s.update(3*time.Hour, workflows.UpdateResolveRefund, &resolved, &resolveErr,
+		workflows.OperatorAction{Actor: "ana@finance", Reason: "refunded by bank transfer"})
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(resolveErr)
+	s.False(resolved.Stuck)
+	st := s.result()
+	s.Equal(domain.StatusRefunded, st.Booking.Status, "the booking is closed as refunded, by hand")
+	s.Contains(st.Reason, "resolved by ana@finance: refunded by bank transfer")
+	s.Len(r.refunds.inputs, 3, "no attempt after the operator resolved it")
+}
