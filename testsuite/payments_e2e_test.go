@@ -47,6 +47,14 @@ func count(t *testing.T, sys *testsuite.System, sql string, args ...any) int {
 	return n
 }
 
+// payAndConfirm pays a held booking's price through a signed webhook and waits for CONFIRMED.
+func payAndConfirm(t *testing.T, sys *testsuite.System, id string, total int64, eventID, paymentID string) {
+	t.Helper()
+	res := sys.Webhook(t, testsuite.PaymentEvent(eventID, paymentID, id, total, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitStatus(t, sys, id, "CONFIRMED")
+}
+
 // checkInvariants runs after every money scenario: inventory matches the bookings holding it,
 // and money received less money refunded is what the bookings keep.
 func checkInvariants(t *testing.T, sys *testsuite.System) {
@@ -148,8 +156,7 @@ func TestCancellationRefundsByTheHotelsPolicy(t *testing.T) {
 		{"outside-free-window", near, 15000}, // check-in within 72 hours: 25% fee kept
 	} {
 		id, total := holdRoom(t, sys, "h-policy", c.key, c.stay, 1)
-		require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_"+c.key, "pi_"+c.key, id, total, "EUR"), time.Now()).Status)
-		awaitStatus(t, sys, id, "CONFIRMED")
+		payAndConfirm(t, sys, id, total, "evt_"+c.key, "pi_"+c.key)
 
 		res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
 		require.Equal(t, http.StatusOK, res.Status, res.Raw)
@@ -202,8 +209,7 @@ func TestRefundThroughStripeMock(t *testing.T) {
 	stay := stayFromNow(30, 2)
 	openRooms(t, sys, "h-stripe", "double", stay, 1)
 	id, total := holdRoom(t, sys, "h-stripe", "k1", stay, 1)
-	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_s", "pi_s", id, total, "EUR"), time.Now()).Status)
-	awaitStatus(t, sys, id, "CONFIRMED")
+	payAndConfirm(t, sys, id, total, "evt_s", "pi_s")
 
 	res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
@@ -224,8 +230,7 @@ func TestStuckRefundOperatorRetryAndAuditLog(t *testing.T) {
 	stay := stayFromNow(30, 2)
 	openRooms(t, sys, "h-stuck", "double", stay, 1)
 	id, total := holdRoom(t, sys, "h-stuck", "k1", stay, 1)
-	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_st", "pi_st", id, total, "EUR"), time.Now()).Status)
-	awaitStatus(t, sys, id, "CONFIRMED")
+	payAndConfirm(t, sys, id, total, "evt_st", "pi_st")
 	res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 
@@ -365,8 +370,7 @@ func TestWorkerProcessKilledMidRefundSagaIsFinishedByAnotherOnce(t *testing.T) {
 	openRooms(t, sys, "h-kill", "double", stay, 1)
 	proc := sys.StartWorkerProcess(t)
 	id, total := holdRoom(t, sys, "h-kill", "k1", stay, 1)
-	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_k", "pi_k", id, total, "EUR"), time.Now()).Status)
-	awaitStatus(t, sys, id, "CONFIRMED")
+	payAndConfirm(t, sys, id, total, "evt_k", "pi_k")
 	res := sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	require.Eventually(t, func() bool {
