@@ -89,13 +89,8 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return tx.Commit(ctx)
 }
 
-// PostgreSQL error codes the store turns into domain errors.
-const (
-	codeCheckViolation = "23514"
-	codeLockTimeout    = "55P03"
-	codeDeadlock       = "40P01"
-	codeSerialization  = "40001"
-)
+// codeCheckViolation is the PostgreSQL error code of a CHECK constraint refusing a row.
+const codeCheckViolation = "23514"
 
 func pgCode(err error) string {
 	var pgErr *pgconn.PgError
@@ -103,16 +98,6 @@ func pgCode(err error) string {
 		return pgErr.Code
 	}
 	return ""
-}
-
-// IsContention reports whether err is a lock timeout, deadlock or serialization failure: the
-// transaction lost a race for rows and may succeed if tried again.
-func IsContention(err error) bool {
-	switch pgCode(err) {
-	case codeLockTimeout, codeDeadlock, codeSerialization:
-		return true
-	}
-	return false
 }
 
 func mustSub(f fs.FS, dir string) fs.FS {

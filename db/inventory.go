@@ -14,7 +14,6 @@ import (
 // Hotel is a hotel as stored.
 type Hotel struct {
 	ID       string
-	Name     string
 	Location *time.Location
 	Policy   domain.CancellationPolicy
 }
@@ -27,8 +26,8 @@ func (s *Store) GetHotel(ctx context.Context, id string) (Hotel, error) {
 func getHotel(ctx context.Context, q querier, id string) (Hotel, error) {
 	h := Hotel{ID: id}
 	var tz string
-	err := q.QueryRow(ctx, `SELECT name, time_zone, free_until_hours, fee_percent, fee_fixed, no_refund_hours
-		FROM hotels WHERE id = $1`, id).Scan(&h.Name, &tz,
+	err := q.QueryRow(ctx, `SELECT time_zone, free_until_hours, fee_percent, fee_fixed, no_refund_hours
+		FROM hotels WHERE id = $1`, id).Scan(&tz,
 		&h.Policy.FreeUntilHours, &h.Policy.FeePercent, &h.Policy.FeeFixed, &h.Policy.NoRefundHours)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, id)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -270,7 +271,9 @@ func TestLockTimeoutFailsFastOnAHotRow(t *testing.T) {
 	began := time.Now()
 	_, err = store.Reserve(ctx, holdParams("c1", "k1", stay3, 1))
 	require.Error(t, err)
-	assert.True(t, db.IsContention(err), "a lock timeout, not a hang: %v", err)
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	assert.Equal(t, "55P03", pgErr.Code, "a lock timeout, not a hang: %v", err)
 	assert.Less(t, time.Since(began), 5*time.Second)
 	require.NoError(t, tx.Rollback(ctx))
 	_, err = d.Store.GetBooking(ctx, domain.BookingID("c1", "k1"))

@@ -57,9 +57,8 @@ func TestTransitions(t *testing.T) {
 	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusConfirmed}, domain.Sources(domain.StatusCancelled))
 	assert.ElementsMatch(t, []domain.Status{domain.StatusHold}, domain.Sources(domain.StatusExpired))
 	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusExpired}, domain.Sources(domain.StatusConfirmed))
-	assert.True(t, domain.StatusRejected.Settled())
-	assert.False(t, domain.StatusConfirmed.Settled())
-	assert.False(t, domain.StatusRefunding.Settled())
+	assert.True(t, domain.StatusConfirmed.HoldsInventory())
+	assert.False(t, domain.StatusRefunding.HoldsInventory())
 }
 
 func TestBookingIDsOfDifferentCustomersNeverCollide(t *testing.T) {

@@ -32,16 +32,6 @@ var transitions = map[Status][]Status{
 // HoldsInventory reports whether a booking in this status keeps its units reserved.
 func (s Status) HoldsInventory() bool { return s == StatusHold || s == StatusConfirmed }
 
-// Settled reports whether the booking holds no inventory and no money is on its way: only a
-// late payment can move it again.
-func (s Status) Settled() bool {
-	switch s {
-	case StatusExpired, StatusCancelled, StatusRejected, StatusRefunded:
-		return true
-	}
-	return false
-}
-
 // Sources returns the statuses from which a booking may move to s.
 func Sources(s Status) []Status {
 	var out []Status

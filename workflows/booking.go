@@ -307,10 +307,10 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 	if d != 0 {
 		timer = workflow.NewTimer(timerCtx, d)
 	}
-	phase, stayOver := b.status(), b.stayOver
+	phase, stayOver, active := b.status(), b.stayOver, b.active()
 	var err error
 	fired := false
-	for err == nil && !fired && b.status() == phase && b.stayOver == stayOver {
+	for err == nil && !fired && b.status() == phase && b.stayOver == stayOver && b.active() == active {
 		sel := workflow.NewSelector(ctx)
 		if timer != nil {
 			sel.AddFuture(timer, func(workflow.Future) {

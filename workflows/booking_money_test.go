@@ -316,3 +316,28 @@ func (s *BookingSuite) TestAStuckRefundResolvedByHandEndsTheSaga() {
 	s.Contains(st.Reason, "resolved by ana@finance: refunded by bank transfer")
 	s.Len(r.refunds.inputs, 3, "no attempt after the operator resolved it")
 }
+
+func (s *BookingSuite) TestARefusedStepResolvedByHandLetsTheWorkflowClose() {
+	s.expectHold()
+	var confirmed []domain.Payment
+	s.expectConfirmPaid(&confirmed)
+	refunding := s.stored(domain.StatusRefunding)
+	refunding.PaymentID, refunding.Paid, refunding.RefundDue = "pi_1", 30000, 30000
+	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(refunding, nil).Once()
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("booking is CANCELLED, not REFUNDING", activities.ErrTypeConflict, nil)).Once()
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	var ignored, resolved workflows.BookingState
+	var ignoredErr, resolveErr error
+	s.update(2*time.Minute, workflows.UpdateCancel, &ignored, &ignoredErr)
+	s.update(time.Hour, workflows.UpdateResolveRefund, &resolved, &resolveErr, workflows.OperatorAction{Actor: "ops", Reason: "fixed by hand"})
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(resolveErr)
+	st := s.result() // the workflow completes: a resolved saga no longer holds it in REFUNDING
+	s.Equal(workflows.IssueRefundConflict, st.Issue)
+	s.Contains(st.Reason, "resolved by ops")
+}
