@@ -19,6 +19,9 @@ const (
 	ErrTypeUnavailable = "Unavailable"
 	ErrTypeInvalid     = "Invalid"
 	ErrTypeConflict    = "Conflict"
+	// ErrTypeTooManyHolds: the customer is at the active-hold limit; nothing was written, and
+	// the same request may succeed later.
+	ErrTypeTooManyHolds = "TooManyHolds"
 )
 
 // Bookings runs booking steps against the store.
@@ -27,11 +30,14 @@ type Bookings struct {
 	Now   func() time.Time // the clock for cancellation policies; time.Now when nil
 }
 
-// ReserveInput asks to create booking BookingID and take its units.
+// ReserveInput asks to create booking BookingID and take its units (fields as in
+// db.ReserveParams).
 type ReserveInput struct {
 	BookingID      string
 	IdempotencyKey string
 	Request        domain.HoldRequest
+	CreatedBy      string
+	MaxActiveHolds int
 	HoldTTL        time.Duration
 }
 
@@ -132,6 +138,8 @@ func classify(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, err)
 	case errors.Is(err, domain.ErrConflict):
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConflict, err)
+	case errors.Is(err, domain.ErrTooManyHolds):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTooManyHolds, err)
 	}
 	return err
 }

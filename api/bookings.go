@@ -25,23 +25,66 @@ type bookingView struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-func viewOf(b domain.Booking, reason string) bookingView {
+// viewer turns a booking, and the workflow's reason for its state, into what the caller may see.
+type viewer func(b domain.Booking, reason string) bookingView
+
+// customerView shows customers their booking with a fixed public reason, never an internal
+// error or an operator's note, and not which staff member made it.
+func customerView(b domain.Booking, _ string) bookingView {
+	b.CreatedBy = ""
+	return bookingView{Booking: b, Nights: b.Nights(), Reason: b.Status.PublicReason()}
+}
+
+// staffView shows staff the whole booking and the workflow's own reason.
+func staffView(b domain.Booking, reason string) bookingView {
 	return bookingView{Booking: b, Nights: b.Nights(), Reason: reason}
 }
 
-// createBooking holds rooms: it validates the request, then starts the booking workflow and
-// waits, in the same call, for the reservation outcome (Update-with-Start). The workflow id
-// comes from the customer and the Idempotency-Key, so a retry reaches the same workflow and two
-// concurrent requests with one key create one booking.
+// createBooking holds rooms for the calling customer, who is the token's subject: a body naming
+// anyone else is refused.
 func (s *Server) createBooking(c echo.Context) error {
-	key := c.Request().Header.Get("Idempotency-Key")
-	if err := domain.ValidateIdempotencyKey(key); err != nil {
+	req, err := decodeHoldRequest(c)
+	if err != nil {
 		return err
 	}
+	sub := principal(c).Subject
+	if req.CustomerID != "" && req.CustomerID != sub {
+		return newError(http.StatusForbidden, "forbidden", "customerId must be your own (the token's subject) or left out")
+	}
+	req.CustomerID = sub
+	return s.hold(c, req, s.cfg.HoldLimits.MaxActive, customerView)
+}
+
+// staffCreateBooking holds rooms for a walk-in or phone guest whom the staff member names, at a
+// hotel they work for. Staff bookings do not count against the guest's hold limit.
+func (s *Server) staffCreateBooking(c echo.Context) error {
+	req, err := decodeHoldRequest(c)
+	if err != nil {
+		return err
+	}
+	if err := req.Validate(s.cfg.Limits); err != nil {
+		return err
+	}
+	if !principal(c).ActsForHotel(req.HotelID) {
+		return errOtherHotel(req.HotelID)
+	}
+	return s.hold(c, req, 0, staffView)
+}
+
+func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {
 	var req domain.HoldRequest
-	if err := decodeJSON(c, &req); err != nil {
-		return err
+	if err := domain.ValidateIdempotencyKey(c.Request().Header.Get("Idempotency-Key")); err != nil {
+		return req, err
 	}
+	return req, decodeJSON(c, &req)
+}
+
+// hold validates the request, then starts the booking workflow and waits, in the same call, for
+// the reservation outcome (Update-with-Start). The workflow id is derived from the customer, the
+// caller and the Idempotency-Key, so a retry reaches the same workflow and two concurrent
+// requests with one key create one booking. maxHolds (0: none) is the customer's active-hold
+// limit.
+func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer) error {
 	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
@@ -49,18 +92,26 @@ func (s *Server) createBooking(c echo.Context) error {
 	if err := s.checkRoomType(ctx, req.HotelID, req.RoomTypeID, req.Stay); err != nil {
 		return err
 	}
+	key, createdBy := c.Request().Header.Get("Idempotency-Key"), principal(c).Subject
+	id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, createdBy, key)
+	if maxHolds > 0 {
+		if err := s.checkActiveHolds(c, req.CustomerID, id); err != nil {
+			return err
+		}
+	}
 
-	id := domain.BookingID(req.CustomerID, key)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WorkflowTimeout)
 	defer cancel()
 	start := s.temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                s.cfg.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		// An ended booking's id is never reused: its key stays spent.
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		// An ended booking's key stays spent. Only a booking workflow that failed (refused at
+		// the hold limit, having written nothing) may be started again under the same key.
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 	}, workflows.BookingWorkflowName, workflows.BookingInput{
-		BookingID: id, IdempotencyKey: key, Request: req, HoldTTL: s.cfg.HoldTTL, LateWindow: s.cfg.LateWindow,
+		BookingID: id, IdempotencyKey: key, Request: req, CreatedBy: createdBy, MaxActiveHolds: maxHolds,
+		HoldTTL: s.cfg.HoldTTL, LateWindow: s.cfg.LateWindow,
 		MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff,
 	})
 	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
@@ -71,19 +122,23 @@ func (s *Server) createBooking(c echo.Context) error {
 		},
 	})
 	state, fromDB, err := s.outcome(ctx, id, handle, err)
+	if errors.Is(err, domain.ErrTooManyHolds) {
+		return s.tooManyHolds(c, req.CustomerID)
+	}
 	if err != nil {
 		return err
 	}
 	if fromDB && state.Booking.Fingerprint != req.Fingerprint() {
 		return domain.ErrIdempotencyMismatch
 	}
+	v := view(state.Booking, state.Reason)
 	switch state.Booking.Status {
 	case domain.StatusRejected:
-		return newError(http.StatusConflict, "unavailable", "%s", state.Reason)
+		return newError(http.StatusConflict, "unavailable", "%s", v.Reason)
 	case domain.StatusHold:
-		return c.JSON(http.StatusCreated, viewOf(state.Booking, state.Reason))
+		return c.JSON(http.StatusCreated, v)
 	}
-	return c.JSON(http.StatusOK, viewOf(state.Booking, state.Reason)) // a retry after the hold moved on
+	return c.JSON(http.StatusOK, v) // a retry after the hold moved on
 }
 
 // checkRoomType answers 404 for an unknown hotel or room type and 400 for a stay outside the
@@ -103,35 +158,78 @@ func (s *Server) checkRoomType(ctx context.Context, hotelID, roomTypeID string, 
 	return stay.ValidateWindow(domain.DateOf(s.cfg.Now(), hotel.Location), s.cfg.Limits.SaleHorizonDays)
 }
 
+// getBooking answers a customer's own booking.
 func (s *Server) getBooking(c echo.Context) error {
-	b, err := s.store.GetBooking(c.Request().Context(), c.Param("id"))
+	b, err := s.ownBooking(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, viewOf(b, ""))
+	return c.JSON(http.StatusOK, customerView(b, ""))
+}
+
+// staffGetBooking answers any booking of a hotel the staff member works for.
+func (s *Server) staffGetBooking(c echo.Context) error {
+	b, err := s.staffBooking(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, staffView(b, ""))
 }
 
 // confirmBooking is for staff: it confirms a hold paid outside the payment provider (at the
 // desk). It answers with the outcome: 200 CONFIRMED, or 409 with the status the booking is in
 // instead (for example EXPIRED).
 func (s *Server) confirmBooking(c echo.Context) error {
-	return s.askBooking(c, workflows.UpdateConfirm, domain.StatusConfirmed)
-}
-
-// cancelBooking cancels a booking on hold or confirmed and gives its nights back. A paid booking
-// answers REFUNDING: its nights are released and the refund its hotel's policy allows is on its
-// way (REFUNDED once the provider confirms).
-func (s *Server) cancelBooking(c echo.Context) error {
-	return s.askBooking(c, workflows.UpdateCancel, domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded)
-}
-
-// askBooking sends an update to the booking's workflow and answers 200 when the booking ends up
-// in one of the statuses wanted, 409 otherwise.
-func (s *Server) askBooking(c echo.Context, update string, want ...domain.Status) error {
-	id := c.Param("id")
-	if !strings.HasPrefix(id, domain.BookingIDPrefix) {
-		return newError(http.StatusNotFound, "not_found", "no booking %q", id)
+	b, err := s.staffBooking(c)
+	if err != nil {
+		return err
 	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateConfirm, staffView, domain.StatusConfirmed)
+	return s.answerAudited(c, state, err, "confirm")
+}
+
+// cancelBooking cancels the customer's booking on hold or confirmed and gives its nights back.
+// A paid booking answers REFUNDING: its nights are released and the refund its hotel's policy
+// allows is on its way (REFUNDED once the provider confirms).
+func (s *Server) cancelBooking(c echo.Context) error {
+	b, err := s.ownBooking(c)
+	if err != nil {
+		return err
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, customerView, cancelled...)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, customerView(state.Booking, state.Reason))
+}
+
+// staffCancelBooking cancels a booking of the staff member's hotel, as the guest could.
+func (s *Server) staffCancelBooking(c echo.Context) error {
+	b, err := s.staffBooking(c)
+	if err != nil {
+		return err
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, cancelled...)
+	return s.answerAudited(c, state, err, "cancel")
+}
+
+// cancelled are the statuses a successful cancel leaves a booking in.
+var cancelled = []domain.Status{domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded}
+
+// answerAudited answers a staff action on a booking and writes it to the audit log.
+func (s *Server) answerAudited(c echo.Context, state workflows.BookingState, err error, action string) error {
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, action, state.Booking.ID, "", map[string]any{"statusAfter": state.Booking.Status}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, staffView(state.Booking, state.Reason))
+}
+
+// askBooking sends an update to the booking's workflow and returns the state it leads to when
+// the booking ends up in one of the statuses wanted; otherwise 409 with the status it is in.
+func (s *Server) askBooking(c echo.Context, id, update string, view viewer, want ...domain.Status) (workflows.BookingState, error) {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
 	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
@@ -139,16 +237,56 @@ func (s *Server) askBooking(c echo.Context, update string, want ...domain.Status
 	})
 	state, _, err := s.outcome(ctx, id, handle, err)
 	if err != nil {
-		return err
+		return state, err
 	}
 	if !slices.Contains(want, state.Booking.Status) {
 		msg := "booking " + id + " is " + string(state.Booking.Status)
-		if state.Reason != "" {
-			msg += ": " + state.Reason
+		if v := view(state.Booking, state.Reason); v.Reason != "" {
+			msg += ": " + v.Reason
 		}
-		return newError(http.StatusConflict, "wrong_state", "%s", msg)
+		return state, newError(http.StatusConflict, "wrong_state", "%s", msg)
 	}
-	return c.JSON(http.StatusOK, viewOf(state.Booking, state.Reason))
+	return state, nil
+}
+
+// ownBooking loads the booking named in the path for the customer calling. Anyone else's
+// booking answers 404 exactly as one that does not exist, so ids cannot be probed.
+func (s *Server) ownBooking(c echo.Context) (domain.Booking, error) {
+	b, err := s.bookingInPath(c)
+	if err == nil && b.CustomerID != principal(c).Subject {
+		return domain.Booking{}, errNoBooking(c.Param("id"))
+	}
+	return b, err
+}
+
+// staffBooking loads the booking named in the path for a staff member: 403 when it belongs to a
+// hotel they do not work for.
+func (s *Server) staffBooking(c echo.Context) (domain.Booking, error) {
+	b, err := s.bookingInPath(c)
+	if err == nil && !principal(c).ActsForHotel(b.HotelID) {
+		return domain.Booking{}, errOtherHotel(b.HotelID)
+	}
+	return b, err
+}
+
+func (s *Server) bookingInPath(c echo.Context) (domain.Booking, error) {
+	id := c.Param("id")
+	if !strings.HasPrefix(id, domain.BookingIDPrefix) {
+		return domain.Booking{}, errNoBooking(id)
+	}
+	b, err := s.store.GetBooking(c.Request().Context(), id)
+	if errors.Is(err, domain.ErrNotFound) {
+		return b, errNoBooking(id)
+	}
+	return b, err
+}
+
+func errNoBooking(id string) error {
+	return newError(http.StatusNotFound, "not_found", "no booking %q", id)
+}
+
+func errOtherHotel(hotelID string) error {
+	return newError(http.StatusForbidden, "forbidden", "your token does not name hotel %s", hotelID)
 }
 
 // outcome waits for an update's answer. When the booking's workflow has ended (or never
@@ -186,6 +324,8 @@ func workflowError(err error) error {
 			"the booking is still being processed; retry with the same Idempotency-Key")
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeIdempotencyMismatch:
 		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeTooManyHolds:
+		return fmt.Errorf("%w: %s", domain.ErrTooManyHolds, appErr.Message())
 	}
 	return err
 }

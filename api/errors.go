@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +42,8 @@ func toError(err error) *Error {
 		return newError(http.StatusConflict, "unavailable", "%s", err.Error())
 	case errors.Is(err, domain.ErrIdempotencyMismatch):
 		return newError(http.StatusUnprocessableEntity, "idempotency_key_reused", "%s", err.Error())
+	case errors.Is(err, domain.ErrTooManyHolds):
+		return newError(http.StatusTooManyRequests, "too_many_holds", "%s", err.Error())
 	case errors.Is(err, domain.ErrConflict):
 		return newError(http.StatusConflict, "conflict", "%s", err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
@@ -88,16 +89,4 @@ func decodeJSON(c echo.Context, v any) error {
 		return fmt.Errorf("%w: the request body must hold exactly one JSON object", domain.ErrInvalid)
 	}
 	return nil
-}
-
-// requireAdmin checks the Bearer token of admin routes.
-func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if !ok || s.cfg.AdminToken == "" || subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.AdminToken)) != 1 {
-			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="bookflow-admin"`)
-			return newError(http.StatusUnauthorized, "unauthorized", "admin routes need Authorization: Bearer <ADMIN_TOKEN>")
-		}
-		return next(c)
-	}
 }

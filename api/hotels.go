@@ -115,6 +115,10 @@ func (s *Server) setInventory(c echo.Context) error {
 	if err := s.store.SetInventory(c.Request().Context(), p); err != nil {
 		return err
 	}
+	if err := s.audit(c, "set-inventory", "", "", map[string]any{"hotelId": p.HotelID, "roomTypeId": p.RoomTypeID,
+		"request": req}); err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, inventoryView{HotelID: p.HotelID, RoomTypeID: p.RoomTypeID, From: p.From,
 		To: p.To, Nights: span.Nights(), TotalRooms: p.TotalRooms})
 }
@@ -178,6 +182,10 @@ func (s *Server) setRates(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.audit(c, "set-rates", "", "", map[string]any{"hotelId": hotelID, "roomTypeId": roomTypeID,
+		"request": req, "nightsUpdated": n}); err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "roomTypeId": roomTypeID, "from": req.From,
 		"to": req.To, "rate": rate.Amount, "currency": rate.Currency, "nightsUpdated": n})
 }
@@ -193,6 +201,10 @@ func (s *Server) setCancellationPolicy(c echo.Context) error {
 		return err
 	}
 	if err := s.store.SetCancellationPolicy(c.Request().Context(), c.Param("hotelId"), p); err != nil {
+		return err
+	}
+	if err := s.audit(c, "set-cancellation-policy", "", "", map[string]any{"hotelId": c.Param("hotelId"),
+		"policy": p}); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, p)

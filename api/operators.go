@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	workflowpb "go.temporal.io/api/workflow/v1"
@@ -55,7 +57,7 @@ func (s *Server) listStuck(c echo.Context) error {
 			return err
 		}
 		if st.Stuck {
-			out = append(out, stuckBooking{WorkflowID: id, Reason: st.Reason, Issue: st.Issue, Booking: viewOf(st.Booking, "")})
+			out = append(out, stuckBooking{WorkflowID: id, Reason: st.Reason, Issue: st.Issue, Booking: staffView(st.Booking, "")})
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"bookings": out})
@@ -65,8 +67,8 @@ type operatorRequest struct {
 	Reason string `json:"reason"`
 }
 
-// retryRefund and resolveRefund act on a stuck refund. The operator names themself in the
-// X-Actor header and gives a reason; both go to the audit log with the outcome.
+// retryRefund and resolveRefund act on a stuck refund. The caller's subject and their reason go
+// to the audit log with the outcome.
 func (s *Server) retryRefund(c echo.Context) error {
 	return s.operatorAction(c, workflows.UpdateRetryRefund)
 }
@@ -76,10 +78,6 @@ func (s *Server) resolveRefund(c echo.Context) error {
 }
 
 func (s *Server) operatorAction(c echo.Context, update string) error {
-	actor := strings.TrimSpace(c.Request().Header.Get("X-Actor"))
-	if actor == "" || len(actor) > 100 {
-		return fmt.Errorf("%w: the X-Actor header must name the operator (1-100 characters)", domain.ErrInvalid)
-	}
 	var req operatorRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -87,11 +85,15 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
 		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
 	}
-	id := c.Param("id")
+	b, err := s.staffBooking(c)
+	if err != nil {
+		return err
+	}
+	actor := principal(c).Subject
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
 	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
+		WorkflowID: b.ID, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
 		Args: []any{workflows.OperatorAction{Actor: actor, Reason: req.Reason}},
 	})
 	var st workflows.BookingState
@@ -101,24 +103,65 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 	var appErr *temporal.ApplicationError
 	switch {
 	case isWorkflowGone(err):
-		return newError(http.StatusNotFound, "not_found", "no running booking workflow %s", id)
+		return newError(http.StatusNotFound, "not_found", "no running booking workflow %s", b.ID)
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeNotStuck:
 		return newError(http.StatusConflict, "not_stuck", "%s", appErr.Message())
 	case err != nil:
 		return workflowError(err)
 	}
-	if err := s.store.Audit(c.Request().Context(), db.AuditEntry{Actor: actor, Action: update, BookingID: id,
-		Reason: req.Reason, Details: map[string]any{"statusAfter": st.Booking.Status, "stuckAfter": st.Stuck}}); err != nil {
-		return fmt.Errorf("the %s was carried out but could not be written to the audit log: %w", update, err)
+	if err := s.audit(c, update, b.ID, req.Reason, map[string]any{"statusAfter": st.Booking.Status, "stuckAfter": st.Stuck}); err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"booking": viewOf(st.Booking, st.Reason), "stuck": st.Stuck})
+	return c.JSON(http.StatusOK, map[string]any{"booking": staffView(st.Booking, st.Reason), "stuck": st.Stuck})
 }
 
-// auditLog returns a booking's operator actions.
-func (s *Server) auditLog(c echo.Context) error {
-	entries, err := s.store.AuditLog(c.Request().Context(), c.Param("id"))
+// audit writes a staff action to the audit log under the caller's subject. The action has
+// already happened, so a failure to record it is reported as such.
+func (s *Server) audit(c echo.Context, action, bookingID, reason string, details map[string]any) error {
+	// The action is done: record it even if the client has gone.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
+	defer cancel()
+	err := s.store.Audit(ctx, db.AuditEntry{Actor: principal(c).Subject, Action: action, BookingID: bookingID,
+		Reason: reason, Details: details})
+	if err != nil {
+		return fmt.Errorf("the %s was carried out but could not be written to the audit log: %w", action, err)
+	}
+	return nil
+}
+
+// bookingAudit returns the staff actions on one booking, oldest first.
+func (s *Server) bookingAudit(c echo.Context) error {
+	b, err := s.staffBooking(c)
+	if err != nil {
+		return err
+	}
+	entries, err := s.store.AuditLog(c.Request().Context(), b.ID)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"entries": entries})
+}
+
+// auditLog returns the audit log, newest first, a page at a time: ?limit (1-100, 50) and
+// ?before (the next value of the previous page).
+func (s *Server) auditLog(c echo.Context) error {
+	limit, err := pageLimit(c, 50)
+	if err != nil {
+		return err
+	}
+	var before int64
+	if v := c.QueryParam("before"); v != "" {
+		if before, err = strconv.ParseInt(v, 10, 64); err != nil || before < 1 {
+			return fmt.Errorf("%w: before must be an entry id from a previous page", domain.ErrInvalid)
+		}
+	}
+	entries, err := s.store.RecentAudit(c.Request().Context(), before, limit)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"entries": entries}
+	if len(entries) == limit {
+		out["next"] = strconv.FormatInt(entries[len(entries)-1].ID, 10)
+	}
+	return c.JSON(http.StatusOK, out)
 }

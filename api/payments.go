@@ -93,3 +93,18 @@ func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
 	}
 	return nil
 }
+
+// bookingPayments shows finance a booking's money: what it was paid and owes back, every
+// payment the provider reported for it, and every refund attempt.
+func (s *Server) bookingPayments(c echo.Context) error {
+	b, err := s.staffBooking(c)
+	if err != nil {
+		return err
+	}
+	pays, refunds, err := s.store.BookingMoney(c.Request().Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"bookingId": b.ID, "status": b.Status, "price": b.Price,
+		"paid": b.Paid, "refundDue": b.RefundDue, "payments": pays, "refunds": refunds})
+}

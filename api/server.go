@@ -5,6 +5,7 @@ package api
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"go.temporal.io/sdk/client"
 
+	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
@@ -20,10 +22,22 @@ import (
 
 // Config is what the API needs besides its store and Temporal client.
 type Config struct {
-	Limits     domain.Limits
-	AdminToken string        // Bearer token for /api/v1/admin; empty refuses every admin call
-	HoldTTL    time.Duration // how long a new hold lasts
-	LateWindow time.Duration // how long an ended booking's workflow keeps answering
+	Limits domain.Limits
+	// Auth verifies bearer tokens; nil accepts none (then only AdminToken gets in).
+	Auth *auth.Verifier
+	// AdminToken is the break-glass admin credential (ADMIN_TOKEN) for bootstrapping; empty
+	// disables it.
+	AdminToken string
+	// BookingIDKey keys the hash that booking ids are derived from (BOOKING_ID_KEY); every API
+	// instance of a deployment must share it.
+	BookingIDKey []byte
+	// HoldLimits bound what one customer or client address may hold; zero fields mean no limit.
+	HoldLimits HoldLimits
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client address; without
+	// them the address is the connection's own.
+	TrustedProxies []*net.IPNet
+	HoldTTL        time.Duration // how long a new hold lasts
+	LateWindow     time.Duration // how long an ended booking's workflow keeps answering
 	// MaxRefundAttempts and RefundBackoff tune the refund saga (workflow defaults when zero).
 	MaxRefundAttempts int
 	RefundBackoff     time.Duration
@@ -45,6 +59,15 @@ type Server struct {
 	cfg      Config
 }
 
+// DefaultWorkflowTimeout is how long a request waits for a workflow's answer by default.
+const DefaultWorkflowTimeout = 15 * time.Second
+
+// maxBodyBytes bounds every request body but the payment webhook's, which has its own limit.
+const maxBodyBytes = "64K"
+
+// webhookPath is the one route authenticated by a signature instead of a bearer token.
+const webhookPath = "/api/v1/webhooks/payments"
+
 // New returns the Echo instance serving the whole API.
 func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	if cfg.Limits == (domain.Limits{}) {
@@ -54,7 +77,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 		cfg.TaskQueue = workflows.TaskQueue
 	}
 	if cfg.WorkflowTimeout <= 0 {
-		cfg.WorkflowTimeout = 15 * time.Second
+		cfg.WorkflowTimeout = DefaultWorkflowTimeout
 	}
 	if cfg.WebhookTolerance <= 0 {
 		cfg.WebhookTolerance = payments.DefaultTolerance
@@ -70,32 +93,87 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.IPExtractor = clientAddress(cfg.TrustedProxies)
 	e.Use(middleware.Recover())
-	e.Use(middleware.BodyLimit("64K"))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxBodyBytes,
+		Skipper: func(c echo.Context) bool { return c.Path() == webhookPath }}))
 	e.Use(s.logRequests())
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
 
 	v1 := e.Group("/api/v1")
-	v1.GET("/hotels/:hotelId/availability", s.availability)
-	v1.POST("/bookings", s.createBooking)
-	v1.GET("/bookings/:id", s.getBooking)
-	// Confirming without an online payment (paid at the desk) is for staff: guests' payments
-	// confirm through the provider's webhook.
-	v1.POST("/bookings/:id/confirm", s.confirmBooking, s.requireAdmin)
-	v1.POST("/bookings/:id/cancel", s.cancelBooking)
-	v1.POST("/webhooks/payments", s.paymentWebhook)
+	v1.POST("/webhooks/payments", s.paymentWebhook) // signed by the provider, not a bearer token
 
-	admin := v1.Group("/admin", s.requireAdmin)
-	admin.PUT("/hotels/:hotelId/room-types/:roomTypeId/inventory", s.setInventory)
-	admin.PUT("/hotels/:hotelId/room-types/:roomTypeId/rates", s.setRates)
-	admin.PUT("/hotels/:hotelId/cancellation-policy", s.setCancellationPolicy)
-	admin.GET("/bookings/stuck", s.listStuck)
-	admin.POST("/bookings/:id/refund/retry", s.retryRefund)
-	admin.POST("/bookings/:id/refund/resolve", s.resolveRefund)
-	admin.GET("/bookings/:id/audit", s.auditLog)
+	// Every route below needs a bearer token with one of bookflow's roles; each group then says
+	// which roles it serves.
+	authn := s.authenticate()
+	signedIn := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.Roles...)}}
+	signedIn.add(http.MethodGet, "/hotels/:hotelId/availability", s.availability)
+
+	// Customers act for themselves: the booking's customer is the token's subject, and anyone
+	// else's booking does not exist for them.
+	customer := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.RoleCustomer)}}
+	customer.add(http.MethodPost, "/bookings", s.createBooking, s.holdRateLimits()...)
+	customer.add(http.MethodGet, "/bookings/:id", s.getBooking)
+	customer.add(http.MethodPost, "/bookings/:id/cancel", s.cancelBooking)
+	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
+
+	// Staff act for the hotels their token names (front desk) or for every hotel (finance,
+	// admin); the roles per route are narrowed below.
+	desk := allow(domain.RoleFrontDesk, domain.RoleAdmin)
+	money := allow(domain.RoleFinance, domain.RoleAdmin)
+	anyStaff := allow(domain.RoleFrontDesk, domain.RoleFinance, domain.RoleAdmin)
+	staff := routes{v1.Group("/staff"), []echo.MiddlewareFunc{authn}}
+	staff.add(http.MethodPost, "/bookings", s.staffCreateBooking, desk)
+	staff.add(http.MethodGet, "/bookings", s.staffListBookings, anyStaff)
+	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
+	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)
+	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
+	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
+	staff.add(http.MethodGet, "/bookings/:id/payments", s.bookingPayments, money)
+	staff.add(http.MethodGet, "/bookings/:id/audit", s.bookingAudit, money)
+	staff.add(http.MethodPost, "/bookings/:id/refund/retry", s.retryRefund, money)
+	staff.add(http.MethodPost, "/bookings/:id/refund/resolve", s.resolveRefund, money)
+	staff.add(http.MethodGet, "/audit", s.auditLog, money)
+
+	admin := routes{v1.Group("/admin"), []echo.MiddlewareFunc{authn, allow(domain.RoleAdmin)}}
+	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/inventory", s.setInventory)
+	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/rates", s.setRates)
+	admin.add(http.MethodPut, "/hotels/:hotelId/cancellation-policy", s.setCancellationPolicy)
 	return e
+}
+
+// clientAddress is how the API tells a client's address, for the per-address hold limit: the
+// connection's own, or, behind trusted proxies, the first untrusted hop of X-Forwarded-For.
+// Echo's default would believe any client's X-Forwarded-For header.
+func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, r := range trusted {
+		opts = append(opts, echo.TrustIPRange(r))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// Timeouts bound how long a client may take to send a request and read the answer, so slow or
+// idle clients cannot hold connections open.
+type Timeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
+}
+
+// DefaultTimeouts suit requests that may wait up to workflowWait for a workflow's answer.
+func DefaultTimeouts(workflowWait time.Duration) Timeouts {
+	return Timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: workflowWait + 15*time.Second,
+		Idle: 2 * time.Minute}
+}
+
+// NewHTTPServer returns the server for the API's handler, with t's timeouts.
+func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
+	return &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read,
+		WriteTimeout: t.Write, IdleTimeout: t.Idle}
 }
 
 // ready answers 200 when the database and Temporal both answer, 503 otherwise.
@@ -104,11 +182,14 @@ func (s *Server) ready(c echo.Context) error {
 	defer cancel()
 	checks := map[string]string{"database": "ok", "temporal": "ok"}
 	status := http.StatusOK
+	// The causes go to the log, not to whoever asks: they can name hosts and users.
 	if err := s.store.Pool().Ping(ctx); err != nil {
-		checks["database"], status = err.Error(), http.StatusServiceUnavailable
+		s.cfg.Logger.Error("readiness: database unreachable", "err", err)
+		checks["database"], status = "unavailable", http.StatusServiceUnavailable
 	}
 	if _, err := s.temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
-		checks["temporal"], status = err.Error(), http.StatusServiceUnavailable
+		s.cfg.Logger.Error("readiness: Temporal unreachable", "err", err)
+		checks["temporal"], status = "unavailable", http.StatusServiceUnavailable
 	}
 	return c.JSON(status, checks)
 }

@@ -17,19 +17,24 @@ type ReserveParams struct {
 	BookingID      string
 	IdempotencyKey string
 	Request        domain.HoldRequest
+	// CreatedBy is who asks: the customer, or the staff member booking for them.
+	CreatedBy string
+	// MaxActiveHolds, when above zero, refuses a new booking (ErrTooManyHolds, nothing written)
+	// while the customer already has that many unexpired holds of their own.
+	MaxActiveHolds int
 	// HoldTTL is how long the hold lasts from the moment the reservation commits, by the
 	// database's clock; the stored expires_at is what confirmation is checked against.
 	HoldTTL time.Duration
 }
 
-const bookingColumns = `b.id, b.customer_id, r.hotel_id, r.room_type_id, b.unit_from, b.unit_to,
+const bookingColumns = `b.id, b.customer_id, b.created_by, r.hotel_id, r.room_type_id, b.unit_from, b.unit_to,
 	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
 	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
-	err := row.Scan(&b.ID, &b.CustomerID, &b.HotelID, &b.RoomTypeID, &from, &to,
+	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.PaymentID, &b.Paid, &b.RefundDue)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -56,12 +61,21 @@ func getBooking(ctx context.Context, q querier, id string) (domain.Booking, erro
 // night is short or not on sale, the inventory is left as it was and the booking is stored as
 // REJECTED. The returned booking's status says which happened.
 //
-// It fails with ErrNotFound for an unknown room type and ErrIdempotencyMismatch when the
-// booking id exists for a different request.
+// It fails with ErrNotFound for an unknown room type, ErrIdempotencyMismatch when the booking id
+// exists for a different request, and ErrTooManyHolds when the customer is at
+// p.MaxActiveHolds.
 func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, error) {
 	req := p.Request
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if p.MaxActiveHolds > 0 {
+			// One new hold at a time per customer, so concurrent requests cannot all see room
+			// under the limit. Taken before any row lock, and no other path takes it.
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`,
+				req.CustomerID); err != nil {
+				return err
+			}
+		}
 		var resourceID int64
 		err := tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND room_type_id = $2`,
 			req.HotelID, req.RoomTypeID).Scan(&resourceID)
@@ -74,11 +88,11 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 
 		// The booking row first: a concurrent attempt with the same id waits here on the
 		// primary key and then finds the committed row.
-		tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, idempotency_key, fingerprint,
+		tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
 				resource_id, unit_from, unit_to, quantity, status, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'HOLD', now() + $9 * interval '1 microsecond')
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'HOLD', now() + $10 * interval '1 microsecond')
 			ON CONFLICT DO NOTHING`,
-			p.BookingID, req.CustomerID, p.IdempotencyKey, req.Fingerprint(), resourceID,
+			p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), resourceID,
 			req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds())
 		if err != nil {
 			return err
@@ -92,6 +106,15 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 				return fmt.Errorf("%w: booking %s", domain.ErrIdempotencyMismatch, p.BookingID)
 			}
 			return nil
+		}
+		if p.MaxActiveHolds > 0 {
+			held, _, err := activeHolds(ctx, tx, req.CustomerID, p.BookingID)
+			if err != nil {
+				return err
+			}
+			if held >= p.MaxActiveHolds {
+				return fmt.Errorf("%w: customer already has %d unexpired holds", domain.ErrTooManyHolds, held)
+			}
 		}
 
 		price, err := takeUnits(ctx, tx, resourceID, req.Stay, req.Quantity)

@@ -50,15 +50,15 @@ func (s *Store) MarkEventDelivered(ctx context.Context, eventID string) error {
 
 // RefundAttempt is one attempt at a refund step: ID is the idempotency key sent to the provider.
 type RefundAttempt struct {
-	ID               string
-	BookingID        string
-	PaymentID        string
-	Amount           int64
-	Currency         string
-	Reason           string
-	Status           string // requested, pending, succeeded or failed
-	ProviderRefundID string
-	LastError        string
+	ID               string `json:"id"`
+	BookingID        string `json:"bookingId"`
+	PaymentID        string `json:"paymentId"`
+	Amount           int64  `json:"amount"`
+	Currency         string `json:"currency"`
+	Reason           string `json:"reason"`
+	Status           string `json:"status"` // requested, pending, succeeded or failed
+	ProviderRefundID string `json:"providerRefundId,omitempty"`
+	LastError        string `json:"lastError,omitempty"`
 }
 
 // BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
@@ -117,33 +117,33 @@ func (s *Store) PaymentAccountedFor(ctx context.Context, paymentID string) (bool
 	return ok, err
 }
 
-// AuditEntry is one operator action.
-type AuditEntry struct {
-	At        time.Time      `json:"at"`
-	Actor     string         `json:"actor"`
-	Action    string         `json:"action"`
-	BookingID string         `json:"bookingId"`
-	Reason    string         `json:"reason"`
-	Details   map[string]any `json:"details,omitempty"`
+// PaymentRecord is a payment the provider reported for a booking.
+type PaymentRecord struct {
+	PaymentID  string    `json:"paymentId"`
+	Amount     int64     `json:"amount"`
+	Currency   string    `json:"currency"`
+	Status     string    `json:"status"` // succeeded or failed
+	ReceivedAt time.Time `json:"receivedAt"`
 }
 
-// Audit writes an operator action to the audit log.
-func (s *Store) Audit(ctx context.Context, e AuditEntry) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO audit_log (actor, action, booking_id, reason, details) VALUES ($1, $2, $3, $4, $5)`,
-		e.Actor, e.Action, e.BookingID, e.Reason, e.Details)
-	return err
-}
-
-// AuditLog returns a booking's audit entries, oldest first.
-func (s *Store) AuditLog(ctx context.Context, bookingID string) ([]AuditEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT at, actor, action, COALESCE(booking_id, ''), reason, details
-		FROM audit_log WHERE booking_id = $1 ORDER BY id`, bookingID)
+// BookingMoney returns the payments reported for a booking and the refund attempts made for
+// it, oldest first: what finance reads to follow a booking's money.
+func (s *Store) BookingMoney(ctx context.Context, bookingID string) ([]PaymentRecord, []RefundAttempt, error) {
+	rows, err := s.pool.Query(ctx, `SELECT payment_id, amount, currency, status, created_at FROM payments
+		WHERE booking_id = $1 ORDER BY created_at, payment_id`, bookingID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
-		var e AuditEntry
-		err := r.Scan(&e.At, &e.Actor, &e.Action, &e.BookingID, &e.Reason, &e.Details)
-		return e, err
-	})
+	pays, err := pgx.CollectRows(rows, pgx.RowToStructByPos[PaymentRecord])
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err = s.pool.Query(ctx, `SELECT id, booking_id, payment_id, amount, currency, reason, status,
+			COALESCE(provider_refund_id, ''), COALESCE(last_error, '')
+		FROM refunds WHERE booking_id = $1 ORDER BY created_at, id`, bookingID)
+	if err != nil {
+		return nil, nil, err
+	}
+	refunds, err := pgx.CollectRows(rows, pgx.RowToStructByPos[RefundAttempt])
+	return pays, refunds, err
 }

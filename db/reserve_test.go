@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,28 +22,14 @@ var (
 	stay3 = domain.Stay{CheckIn: dec10, CheckOut: dec13}
 )
 
+// idKey is the booking-id key of these tests.
+var idKey = []byte("db-tests-booking-id-key-32-bytes")
+
+// holdParams is a customer's own hold request.
 func holdParams(customer, key string, stay domain.Stay, qty int) db.ReserveParams {
 	req := domain.HoldRequest{CustomerID: customer, HotelID: "h1", RoomTypeID: "double", Stay: stay, Quantity: qty}
-	return db.ReserveParams{BookingID: domain.BookingID(customer, key), IdempotencyKey: key, Request: req, HoldTTL: 10 * time.Minute}
-}
-
-// race runs fn from n goroutines released at the same moment.
-func race(n int, fn func(i int)) {
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	return db.ReserveParams{BookingID: domain.BookingID(idKey, customer, customer, key), IdempotencyKey: key,
+		Request: req, CreatedBy: customer, HoldTTL: 10 * time.Minute}
 }
 
 func TestLastRoomOverThreeNightsHasExactlyOneWinner(t *testing.T) {
@@ -54,7 +39,7 @@ func TestLastRoomOverThreeNightsHasExactlyOneWinner(t *testing.T) {
 
 	statuses := make([]domain.Status, 20)
 	errs := make([]error, 20)
-	race(20, func(i int) {
+	testsuite.Race(20, func(i int) {
 		b, err := d.Store.Reserve(context.Background(), holdParams(fmt.Sprintf("c%d", i), "k", stay3, 1))
 		statuses[i], errs[i] = b.Status, err
 	})
@@ -79,7 +64,7 @@ func TestNaiveReadThenWriteOversells(t *testing.T) {
 	ctx := context.Background()
 
 	winners := make([]bool, 20)
-	race(20, func(i int) {
+	testsuite.Race(20, func(i int) {
 		winners[i] = naiveReserve(ctx, t, d, stay3)
 	})
 
@@ -135,7 +120,7 @@ func TestOverlappingStaysBothDirectionsNoDeadlockNoOversell(t *testing.T) {
 		{CheckIn: first.AddDays(2), CheckOut: first.AddDays(6)},
 	}
 	errs := make([]error, 40)
-	race(40, func(i int) {
+	testsuite.Race(40, func(i int) {
 		p := holdParams(fmt.Sprintf("c%d", i), "k", stays[i%len(stays)], 1+i%2)
 		b, err := d.Store.Reserve(ctx, p)
 		if err == nil && b.Status == domain.StatusHold && i%3 == 0 {
@@ -276,6 +261,6 @@ func TestLockTimeoutFailsFastOnAHotRow(t *testing.T) {
 	assert.Equal(t, "55P03", pgErr.Code, "a lock timeout, not a hang: %v", err)
 	assert.Less(t, time.Since(began), 5*time.Second)
 	require.NoError(t, tx.Rollback(ctx))
-	_, err = d.Store.GetBooking(ctx, domain.BookingID("c1", "k1"))
+	_, err = d.Store.GetBooking(ctx, holdParams("c1", "k1", stay3, 1).BookingID)
 	assert.ErrorIs(t, err, domain.ErrNotFound, "the failed attempt left no booking behind")
 }

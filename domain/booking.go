@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base32"
 	"encoding/hex"
 	"fmt"
 	"regexp"
@@ -14,19 +16,28 @@ import (
 const BookingIDPrefix = "booking-"
 
 var (
-	// Ids travel in URLs and workflow ids, so they are kept to a URL-safe alphabet. A customer
-	// id may not contain ':', which separates it from the idempotency key in a booking id.
+	// Hotel and room type ids travel in URLs, so they are kept to a URL-safe alphabet.
 	idPattern  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 	keyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 )
 
-// BookingID returns the deterministic id of the booking a customer creates with an idempotency
-// key: a retried request finds the same booking (and the same workflow).
-func BookingID(customerID, idempotencyKey string) string {
-	return BookingIDPrefix + customerID + ":" + idempotencyKey
+// idEncoding writes booking ids in lowercase base32: URL-safe and easy to read aloud.
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// BookingID returns the deterministic id of the booking that createdBy (the customer, or staff
+// booking for them) creates for customerID with an idempotency key: a retried request finds the
+// same booking, and so the same workflow. The id is a keyed hash (HMAC-SHA256 under the
+// deployment's booking-id key, 128 bits kept) of the three, so it reveals none of them, and
+// nobody without the key can compute, squat or enumerate another customer's ids.
+func BookingID(idKey []byte, customerID, createdBy, idempotencyKey string) string {
+	mac := hmac.New(sha256.New, idKey)
+	for _, part := range []string{customerID, createdBy, idempotencyKey} {
+		mac.Write([]byte(strconv.Itoa(len(part)) + ":" + part)) // length-prefixed: no two splits collide
+	}
+	return BookingIDPrefix + idEncoding.EncodeToString(mac.Sum(nil)[:16])
 }
 
-// ValidateID checks an id of a customer, hotel or room type.
+// ValidateID checks an id of a hotel or room type.
 func ValidateID(field, v string) error {
 	if !idPattern.MatchString(v) {
 		return fmt.Errorf("%w: %s must be 1-64 characters of A-Z a-z 0-9 . _ -", ErrInvalid, field)
@@ -67,9 +78,10 @@ type HoldRequest struct {
 // Validate checks the request's shape against the limits; the calendar window needs the
 // hotel's local date and is checked with Stay.ValidateWindow.
 func (r HoldRequest) Validate(l Limits) error {
-	for _, f := range []struct{ name, v string }{
-		{"customerId", r.CustomerID}, {"hotelId", r.HotelID}, {"roomTypeId", r.RoomTypeID},
-	} {
+	if err := ValidateSubject("customerId", r.CustomerID); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, v string }{{"hotelId", r.HotelID}, {"roomTypeId", r.RoomTypeID}} {
 		if err := ValidateID(f.name, f.v); err != nil {
 			return err
 		}
@@ -94,6 +106,9 @@ func (r HoldRequest) Fingerprint() string {
 type Booking struct {
 	ID         string `json:"id"`
 	CustomerID string `json:"customerId"`
+	// CreatedBy is who created the booking: the customer, or the staff member who booked for
+	// them. Staff see it; customers do not.
+	CreatedBy  string `json:"createdBy,omitempty"`
 	HotelID    string `json:"hotelId"`
 	RoomTypeID string `json:"roomTypeId"`
 	Stay

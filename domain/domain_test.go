@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,12 +62,48 @@ func TestTransitions(t *testing.T) {
 	assert.False(t, domain.StatusRefunding.HoldsInventory())
 }
 
-func TestBookingIDsOfDifferentCustomersNeverCollide(t *testing.T) {
-	// ':' may not appear in a customer id, so the id splits one way only.
-	assert.NotEqual(t, domain.BookingID("a-b", "c"), domain.BookingID("a", "b-c"))
-	assert.ErrorIs(t, domain.ValidateID("customerId", "a:b"), domain.ErrInvalid)
+func TestBookingIDsAreKeyedHashes(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	id := domain.BookingID(key, "alice", "alice", "order-1")
+	assert.Equal(t, id, domain.BookingID(key, "alice", "alice", "order-1"), "a retry finds the same booking")
+	assert.Regexp(t, `^booking-[a-z2-7]{26}$`, id)
+	assert.NotContains(t, id, "alice", "the id reveals nothing")
+	assert.NotContains(t, id, "order", "the id reveals nothing")
+	for _, other := range []string{
+		domain.BookingID(key, "bob", "bob", "order-1"),      // the same key used by another customer
+		domain.BookingID(key, "alice", "desk-7", "order-1"), // staff booking for alice with the same key
+		domain.BookingID(key, "alice", "alice", "order-2"),
+		domain.BookingID([]byte("another deployment's key........"), "alice", "alice", "order-1"),
+	} {
+		assert.NotEqual(t, id, other)
+	}
+	// The parts are length-prefixed, so moving characters between them changes the id.
+	assert.NotEqual(t, domain.BookingID(key, "ab", "c", "k"), domain.BookingID(key, "a", "bc", "k"))
 	assert.NoError(t, domain.ValidateIdempotencyKey("2f1c:retry-1"))
 	assert.ErrorIs(t, domain.ValidateIdempotencyKey(""), domain.ErrInvalid)
+}
+
+func TestSubjects(t *testing.T) {
+	for _, ok := range []string{"alice", "auth0|5f7c8ec7c33c6c004bbafe82", "ana@finance.example", "Zoë"} {
+		assert.NoError(t, domain.ValidateSubject("sub", ok), ok)
+	}
+	for _, bad := range []string{"", "a\x00b", "tab\there", strings.Repeat("x", 256), "\xff"} {
+		assert.ErrorIs(t, domain.ValidateSubject("sub", bad), domain.ErrInvalid, "%q", bad)
+	}
+}
+
+func TestPrincipalScope(t *testing.T) {
+	desk := domain.Principal{Subject: "d1", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-a"}}
+	assert.True(t, desk.ActsForHotel("h-a"))
+	assert.False(t, desk.ActsForHotel("h-b"), "a front desk acts only for the hotels its token names")
+	assert.True(t, desk.IsStaff())
+	guest := domain.Principal{Subject: "g1", Roles: []domain.Role{domain.RoleCustomer}, Hotels: []string{"h-a"}}
+	assert.False(t, guest.ActsForHotel("h-a"), "a customer never acts for a hotel, whatever its token says")
+	assert.False(t, guest.IsStaff())
+	for _, r := range []domain.Role{domain.RoleFinance, domain.RoleAdmin} {
+		assert.True(t, domain.Principal{Roles: []domain.Role{r}}.ActsForHotel("h-b"), r)
+	}
+	assert.False(t, domain.Role("superuser").Known())
 }
 
 func TestCancellationRefund(t *testing.T) {

@@ -17,4 +17,7 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrIdempotencyMismatch: an idempotency key reused with a different request.
 	ErrIdempotencyMismatch = errors.New("idempotency key reused with a different request")
+	// ErrTooManyHolds: the customer already holds as many unpaid bookings as allowed; retrying
+	// later, once one is paid, cancelled or expired, can succeed.
+	ErrTooManyHolds = errors.New("too many active holds")
 )

@@ -44,3 +44,18 @@ func Sources(s Status) []Status {
 	}
 	return out
 }
+
+// publicReasons are the only explanations customers are shown: fixed sentences per status, so
+// no internal error, refund detail or operator's note ever reaches them. Staff see the
+// workflow's own reason.
+var publicReasons = map[Status]string{
+	StatusExpired:   "the hold expired before the payment arrived",
+	StatusCancelled: "the booking was cancelled",
+	StatusRejected:  "the rooms asked for are not available on every night of the stay",
+	StatusRefunding: "the booking was cancelled or could not be kept; the refund is on its way",
+	StatusRefunded:  "the booking was cancelled or could not be kept, and the refund was made",
+}
+
+// PublicReason is what a customer is told about a booking in status s ("" when nothing needs
+// explaining).
+func (s Status) PublicReason() string { return publicReasons[s] }

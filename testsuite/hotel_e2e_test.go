@@ -44,15 +44,29 @@ func holdBody(customer, hotel, roomType string, stay domain.Stay, qty int) map[s
 		"checkIn": stay.CheckIn, "checkOut": stay.CheckOut, "quantity": qty}
 }
 
+// hold asks for a hold as the customer the body names.
 func hold(t *testing.T, sys *testsuite.System, key string, body map[string]any) testsuite.Response {
 	t.Helper()
-	return sys.Do(t, http.MethodPost, "/api/v1/bookings", map[string]string{"Idempotency-Key": key}, body)
+	return sys.Guest(t, body["customerId"].(string)).Do(t, http.MethodPost, "/api/v1/bookings",
+		map[string]string{"Idempotency-Key": key}, body)
+}
+
+// staffView reads a booking as staff see it.
+func staffView(t *testing.T, sys *testsuite.System, id string) testsuite.Response {
+	t.Helper()
+	return sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id, nil)
+}
+
+// cancel cancels a booking as its customer.
+func cancel(t *testing.T, sys *testsuite.System, customer, id string) testsuite.Response {
+	t.Helper()
+	return sys.Guest(t, customer).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
 }
 
 // roomsLeft reads the availability endpoint: rooms left over the whole stay for the room type.
 func roomsLeft(t *testing.T, sys *testsuite.System, hotel, roomType string, stay domain.Stay) int {
 	t.Helper()
-	res := sys.Do(t, http.MethodGet, fmt.Sprintf("/api/v1/hotels/%s/availability?checkIn=%s&checkOut=%s",
+	res := sys.Guest(t, "searcher").Do(t, http.MethodGet, fmt.Sprintf("/api/v1/hotels/%s/availability?checkIn=%s&checkOut=%s",
 		hotel, stay.CheckIn, stay.CheckOut), nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	for _, rt := range res.Body["roomTypes"].([]any) {
@@ -91,11 +105,11 @@ func TestHoldThenConfirm(t *testing.T) {
 	id := res.Body["id"].(string)
 	assert.Equal(t, 2, roomsLeft(t, sys, "h-confirm", "double", stay), "rooms are taken when the hold is created")
 
-	res = sys.Admin(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil)
+	res = sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "CONFIRMED", res.Body["status"])
 
-	res = sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
+	res = sys.Guest(t, sys.Customer("guest-1")).Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
 	require.Equal(t, http.StatusOK, res.Status)
 	assert.Equal(t, "CONFIRMED", res.Body["status"])
 	assert.Equal(t, 2, roomsLeft(t, sys, "h-confirm", "double", stay))
@@ -104,7 +118,7 @@ func TestHoldThenConfirm(t *testing.T) {
 		10*time.Second, 200*time.Millisecond, "operators can filter by BookingStatus and HotelId")
 
 	// Cancelling after confirmation gives the nights back.
-	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+	res = cancel(t, sys, sys.Customer("guest-1"), id)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "CANCELLED", res.Body["status"])
 	assert.Equal(t, 4, roomsLeft(t, sys, "h-confirm", "double", stay))
@@ -124,11 +138,11 @@ func TestHoldExpiresAndNightsReturn(t *testing.T) {
 	assert.Equal(t, 0, roomsLeft(t, sys, "h-expire", "single", stay))
 
 	require.Eventually(t, func() bool {
-		return sys.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil).Body["status"] == "EXPIRED"
+		return staffView(t, sys, id).Body["status"] == "EXPIRED"
 	}, 20*time.Second, 100*time.Millisecond)
 	assert.Equal(t, 1, roomsLeft(t, sys, "h-expire", "single", stay), "the expired hold gave its night back")
 
-	res = sys.Admin(t, http.MethodPost, "/api/v1/bookings/"+id+"/confirm", nil)
+	res = sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil)
 	assert.Equal(t, http.StatusConflict, res.Status, "a confirmation after expiry does not confirm: %s", res.Raw)
 	assert.Contains(t, res.Raw, "EXPIRED")
 	sys.DB.AssertInventoryMatchesBookings(t)
@@ -143,7 +157,7 @@ func TestCancelDuringHold(t *testing.T) {
 
 	res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-cancel", "double", stay, 2))
 	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-	res = sys.Do(t, http.MethodPost, "/api/v1/bookings/"+res.Body["id"].(string)+"/cancel", nil, nil)
+	res = cancel(t, sys, sys.Customer("guest-1"), res.Body["id"].(string))
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "CANCELLED", res.Body["status"])
 	assert.Equal(t, 2, roomsLeft(t, sys, "h-cancel", "double", stay))
@@ -243,40 +257,44 @@ func TestBadInputIsRefusedAndWritesNothing(t *testing.T) {
 		{"beyond the sale horizon", key, valid(func(m map[string]any) {
 			m["checkIn"], m["checkOut"] = today.AddDays(400), today.AddDays(401)
 		}), 400},
-		{"bad customer id", key, valid(func(m map[string]any) { m["customerId"] = "a b/c" }), 400},
+		{"another customer's id", key, valid(func(m map[string]any) { m["customerId"] = "someone-else" }), 403},
 		{"unknown hotel", key, valid(func(m map[string]any) { m["hotelId"] = "nowhere" }), 404},
 		{"unknown room type", key, valid(func(m map[string]any) { m["roomTypeId"] = "igloo" }), 404},
 	}
+	guest := sys.Guest(t, sys.Customer("guest-1"))
 	for _, c := range cases {
-		res := sys.Do(t, http.MethodPost, "/api/v1/bookings", c.headers, c.body)
+		res := guest.Do(t, http.MethodPost, "/api/v1/bookings", c.headers, c.body)
 		assert.Equal(t, c.status, res.Status, "%s: %s", c.name, res.Raw)
 		assert.NotEmpty(t, res.ErrorCode(), "%s: every error has a code: %s", c.name, res.Raw)
 	}
 
 	other := []struct {
 		name, method, path string
-		admin              bool
+		as                 string // guest, admin or nobody
 		body               any
 		status             int
 	}{
-		{"availability without dates", "GET", "/api/v1/hotels/h-bad/availability", false, nil, 400},
-		{"availability of unknown hotel", "GET", "/api/v1/hotels/nowhere/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String(), false, nil, 404},
-		{"unknown booking", "GET", "/api/v1/bookings/booking-x:y", false, nil, 404},
-		{"confirm unknown booking", "POST", "/api/v1/bookings/booking-x:y/confirm", true, nil, 404},
-		{"confirm without the staff token", "POST", "/api/v1/bookings/booking-x:y/confirm", false, nil, 401},
-		{"admin without token", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", false,
+		{"availability without dates", "GET", "/api/v1/hotels/h-bad/availability", "guest", nil, 400},
+		{"availability of unknown hotel", "GET", "/api/v1/hotels/nowhere/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String(), "guest", nil, 404},
+		{"unknown booking", "GET", "/api/v1/bookings/booking-xyz", "guest", nil, 404},
+		{"confirm unknown booking", "POST", "/api/v1/staff/bookings/booking-xyz/confirm", "admin", nil, 404},
+		{"confirm as a customer", "POST", "/api/v1/staff/bookings/booking-xyz/confirm", "guest", nil, 403},
+		{"admin without token", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", "nobody",
 			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 1}, 401},
-		{"admin without totalRooms", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", true,
+		{"admin without totalRooms", "PUT", "/api/v1/admin/hotels/h-bad/room-types/double/inventory", "admin",
 			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut}, 400},
-		{"admin with a bad time zone", "PUT", "/api/v1/admin/hotels/h-new/room-types/double/inventory", true,
+		{"admin with a bad time zone", "PUT", "/api/v1/admin/hotels/h-new/room-types/double/inventory", "admin",
 			map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 1, "timeZone": "Mars/Olympus"}, 400},
-		{"unknown route", "GET", "/api/v1/nothing", false, nil, 404},
+		{"unknown route", "GET", "/api/v1/nothing", "nobody", nil, 404},
 	}
 	for _, c := range other {
 		var res testsuite.Response
-		if c.admin {
+		switch c.as {
+		case "admin":
 			res = sys.Admin(t, c.method, c.path, c.body)
-		} else {
+		case "guest":
+			res = guest.Do(t, c.method, c.path, nil, c.body)
+		default:
 			res = sys.Do(t, c.method, c.path, nil, c.body)
 		}
 		assert.Equal(t, c.status, res.Status, "%s: %s", c.name, res.Raw)

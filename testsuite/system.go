@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -23,6 +24,8 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
@@ -101,6 +104,10 @@ type SystemOptions struct {
 	HoldTTL    time.Duration     // 10 minutes when zero
 	LateWindow time.Duration     // 1 minute when zero
 	Provider   payments.Provider // payments.Fake when nil
+	// HoldLimits are the API's hold limits; none when zero.
+	HoldLimits api.HoldLimits
+	// Auth verifies tokens instead of HS256 under the system's JWTSecret (a JWKS verifier, say).
+	Auth *auth.Verifier
 	// RefundBackoff is the refund saga's first backoff; 100ms when zero, so tests reach
 	// PAYMENT_STUCK quickly.
 	RefundBackoff time.Duration
@@ -113,10 +120,13 @@ type System struct {
 	DB            *Database
 	Temporal      client.Client
 	TaskQueue     string
-	AdminToken    string
+	AdminToken    string // the break-glass ADMIN_TOKEN
+	JWTSecret     []byte // signs the tokens of Token, As, Guest and Admin
 	WebhookSecret string
-	provider      payments.Provider
-	worker        sdkworker.Worker
+	// Routes are every route the API serves, for tests that must cover them all.
+	Routes   []*echo.Route
+	provider payments.Provider
+	worker   sdkworker.Worker
 
 	// ID is unique to this System; Customer uses it so that booking (and so workflow) ids of
 	// tests sharing one Temporal namespace never collide.
@@ -152,7 +162,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	d := NewDatabase(t)
 	id := randomHex(6)
 	s := &System{DB: d, Temporal: tc, TaskQueue: "bookflow-test-" + id, AdminToken: randomHex(16),
-		WebhookSecret: "whsec_" + randomHex(12), ID: id}
+		JWTSecret: []byte(randomHex(16)), WebhookSecret: "whsec_" + randomHex(12), ID: id}
 	if opts.Provider == nil {
 		opts.Provider = payments.Fake{}
 	}
@@ -163,9 +173,15 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	s.StartWorker(t)
 	t.Cleanup(func() { s.StopWorker() })
 
-	e := api.New(d.Store, tc, api.Config{AdminToken: s.AdminToken, HoldTTL: opts.HoldTTL,
-		LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue, WebhookSecret: s.WebhookSecret,
-		RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
+	if opts.Auth == nil {
+		var err error
+		opts.Auth, err = auth.NewVerifier(context.Background(), auth.Config{Secret: s.JWTSecret})
+		require.NoError(t, err)
+	}
+	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: []byte("key-" + id),
+		HoldLimits: opts.HoldLimits, HoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
+		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
+	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
@@ -175,6 +191,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 // Response is an HTTP answer with its JSON body decoded loosely.
 type Response struct {
 	Status int
+	Header http.Header
 	Body   map[string]any
 	Raw    string
 }
@@ -212,15 +229,53 @@ func (s *System) Do(t testing.TB, method, path string, headers map[string]string
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
-	out := Response{Status: res.StatusCode, Raw: string(raw)}
+	out := Response{Status: res.StatusCode, Header: res.Header, Raw: string(raw)}
 	_ = json.Unmarshal(raw, &out.Body)
 	return out
 }
 
-// Admin sends an admin request with the system's token.
+// Token mints a token for p, valid for an hour, signed with the system's secret.
+func (s *System) Token(t testing.TB, p domain.Principal) string {
+	t.Helper()
+	token, err := auth.Mint(s.JWTSecret, p, time.Hour, auth.MintOptions{})
+	require.NoError(t, err)
+	return token
+}
+
+// Caller sends requests with one bearer token.
+type Caller struct {
+	sys   *System
+	Token string
+}
+
+// As returns a caller with a token for p.
+func (s *System) As(t testing.TB, p domain.Principal) Caller {
+	t.Helper()
+	return Caller{sys: s, Token: s.Token(t, p)}
+}
+
+// Guest returns a caller holding the customer role, whose subject is the customer id customer
+// (as Customer returns it).
+func (s *System) Guest(t testing.TB, customer string) Caller {
+	t.Helper()
+	return s.As(t, domain.Principal{Subject: customer, Roles: []domain.Role{domain.RoleCustomer}})
+}
+
+// Do sends a request with the caller's token.
+func (c Caller) Do(t testing.TB, method, path string, headers map[string]string, body any) Response {
+	t.Helper()
+	h := map[string]string{"Authorization": "Bearer " + c.Token}
+	for k, v := range headers {
+		h[k] = v
+	}
+	return c.sys.Do(t, method, path, h, body)
+}
+
+// Admin sends a request as an admin, with the break-glass ADMIN_TOKEN (which works whatever
+// verifies the system's tokens).
 func (s *System) Admin(t testing.TB, method, path string, body any) Response {
 	t.Helper()
-	return s.Do(t, method, path, map[string]string{"Authorization": "Bearer " + s.AdminToken}, body)
+	return Caller{sys: s, Token: s.AdminToken}.Do(t, method, path, nil, body)
 }
 
 // Webhook posts a payment-provider event signed with the system's secret, as signed at at.
@@ -234,4 +289,23 @@ func (s *System) Webhook(t testing.TB, payload []byte, at time.Time) Response {
 func PaymentEvent(eventID, paymentID, bookingID string, amount int64, currency string) []byte {
 	return payments.EventPayload(eventID, "payment_intent.succeeded",
 		payments.PaymentIntentObject(paymentID, bookingID, amount, currency), time.Now())
+}
+
+// Race runs fn from n goroutines released at the same moment, and waits for them all.
+func Race(n int, fn func(i int)) {
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(n)
+	done.Add(n)
+	for i := range n {
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			fn(i)
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
 }

@@ -27,6 +27,11 @@ type BookingInput struct {
 	BookingID      string
 	IdempotencyKey string
 	Request        domain.HoldRequest
+	// CreatedBy is who asked for the booking: the customer, or the staff member booking for them.
+	CreatedBy string
+	// MaxActiveHolds, when above zero, refuses the reservation while the customer already has
+	// that many holds (the workflow then fails with ErrTypeTooManyHolds and writes nothing).
+	MaxActiveHolds int
 	// HoldTTL is how long the rooms are held for payment.
 	HoldTTL time.Duration
 	// LateWindow is how long a booking that ended (expired, cancelled, rejected, refunded, or
@@ -65,6 +70,9 @@ type booking struct {
 	in       BookingInput
 	state    BookingState
 	reserved bool // the reservation outcome is known
+	// refused is the hold update's answer when the reservation was refused before anything
+	// was written (the customer is at the active-hold limit).
+	refused  error
 	stayOver bool // a confirmed booking is past its stay
 	closing  bool // the main loop takes no more commands
 	commands workflow.Channel
@@ -109,7 +117,7 @@ func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error
 func (b *booking) setup(ctx workflow.Context) error {
 	b.in = withDefaults(b.in)
 	req := b.in.Request
-	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, HotelID: req.HotelID,
+	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, CreatedBy: b.in.CreatedBy, HotelID: req.HotelID,
 		RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
@@ -221,7 +229,7 @@ func (b *booking) awaitReservation(ctx workflow.Context, _ string) (BookingState
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
-	return b.state, nil
+	return b.state, b.refused
 }
 
 // request hands a confirm or cancel to the main loop and answers with the state it leads to.
@@ -244,9 +252,22 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	defer func() { b.reserved = true }()
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Reserve, activities.ReserveInput{
-		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request, HoldTTL: b.in.HoldTTL,
+		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request,
+		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
 	}).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeTooManyHolds {
+		// Nothing was written. The hold update answers with the refusal, then the workflow
+		// fails, so that the same key may start the booking again later (the API allows a
+		// failed booking workflow's id to be reused).
+		b.logger.Info("Reservation refused: too many active holds", "customerId", b.in.Request.CustomerID)
+		b.refused = temporal.NewNonRetryableApplicationError(appErr.Message(), ErrTypeTooManyHolds, nil)
+		b.reserved = true
+		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+			return err
+		}
+		return b.refused
+	}
 	if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeUnavailable || appErr.Type() == activities.ErrTypeInvalid) {
 		b.state.Booking.Status = domain.StatusRejected
 		b.state.Reason = appErr.Message()

@@ -45,7 +45,7 @@ func (s *BookingSuite) SetupTest() {
 	s.released, s.releasAt = nil, nil
 	req := domain.HoldRequest{CustomerID: "c1", HotelID: "h1", RoomTypeID: "double",
 		Stay: domain.Stay{CheckIn: domain.NewDate(2030, 12, 10), CheckOut: domain.NewDate(2030, 12, 13)}, Quantity: 1}
-	s.input = workflows.BookingInput{BookingID: domain.BookingID("c1", "k1"), IdempotencyKey: "k1",
+	s.input = workflows.BookingInput{BookingID: domain.BookingID([]byte("workflow-tests"), "c1", "c1", "k1"), IdempotencyKey: "k1",
 		Request: req, HoldTTL: 10 * time.Minute, LateWindow: time.Hour, MaxRefundAttempts: 3, RefundBackoff: time.Minute}
 }
 
@@ -161,6 +161,23 @@ func (s *BookingSuite) TestRefusedReservationEndsRejected() {
 	st := s.result()
 	s.Equal(domain.StatusRejected, st.Booking.Status)
 	s.Contains(st.Reason, "not enough rooms")
+}
+
+func (s *BookingSuite) TestReservationRefusedAtTheHoldLimitFailsWithoutARow() {
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("customer already has 5 unexpired holds", activities.ErrTypeTooManyHolds, nil)).Once()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(0, workflows.UpdateHold, &answer, &answerErr, s.input.Request.Fingerprint())
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	var appErr *temporal.ApplicationError
+	s.Require().ErrorAs(answerErr, &appErr, "the hold update answers with the refusal")
+	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
+	err := s.env.GetWorkflowError()
+	s.Require().ErrorAs(err, &appErr, "the workflow fails, so the key may start it again later")
+	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
 }
 
 func (s *BookingSuite) TestConfirmAfterExpiryDoesNotConfirm() {

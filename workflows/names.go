@@ -2,7 +2,11 @@
 // wall clock, no randomness except through the Temporal SDK.
 package workflows
 
-import "go.temporal.io/sdk/temporal"
+import (
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/bookflow/bookflow/activities"
+)
 
 // Names that cross process boundaries, defined once.
 const (
@@ -42,6 +46,9 @@ const (
 	// ErrTypeIdempotencyMismatch is the error type of a hold update refused because its
 	// request differs from the one the workflow was started with.
 	ErrTypeIdempotencyMismatch = "IdempotencyMismatch"
+	// ErrTypeTooManyHolds is the error type of a hold update refused because the customer is
+	// at the active-hold limit; nothing was written.
+	ErrTypeTooManyHolds = activities.ErrTypeTooManyHolds
 )
 
 // Search attributes that let operators filter bookings in the Temporal UI. They must be

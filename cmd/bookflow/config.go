@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -23,8 +28,17 @@ type Config struct {
 	LateWindow        time.Duration
 	AdminToken        string
 	Limits            domain.Limits
-	LockTimeout       time.Duration
-	LogLevel          slog.Level
+	HoldLimits        api.HoldLimits
+	TrustedProxies    []*net.IPNet
+	BookingIDKey      string
+
+	AuthJWTSecret string
+	AuthJWKSURL   string
+	AuthIssuer    string
+	AuthAudience  string
+	AuthClockSkew time.Duration
+	LockTimeout   time.Duration
+	LogLevel      slog.Level
 
 	PaymentProvider     string // stripe or fake
 	StripeAPIKey        string
@@ -42,6 +56,12 @@ func LoadConfig() (Config, error) {
 		TaskQueue:         env("TASK_QUEUE", workflows.TaskQueue),
 		HTTPAddr:          env("HTTP_ADDR", "127.0.0.1:8080"),
 		AdminToken:        os.Getenv("ADMIN_TOKEN"),
+		BookingIDKey:      os.Getenv("BOOKING_ID_KEY"),
+
+		AuthJWTSecret: os.Getenv("AUTH_JWT_SECRET"),
+		AuthJWKSURL:   os.Getenv("AUTH_JWKS_URL"),
+		AuthIssuer:    os.Getenv("AUTH_ISSUER"),
+		AuthAudience:  os.Getenv("AUTH_AUDIENCE"),
 
 		PaymentProvider:     env("PAYMENT_PROVIDER", "stripe"),
 		StripeAPIKey:        os.Getenv("STRIPE_API_KEY"),
@@ -60,6 +80,7 @@ func LoadConfig() (Config, error) {
 		{"HOLD_TTL", workflows.DefaultHoldTTL, &c.HoldTTL},
 		{"LATE_WINDOW", workflows.DefaultLateWindow, &c.LateWindow},
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
+		{"AUTH_CLOCK_SKEW", auth.DefaultClockSkew, &c.AuthClockSkew},
 	}
 	for _, d := range durations {
 		if *d.dst, err = envDuration(d.name, d.def); err != nil {
@@ -67,18 +88,29 @@ func LoadConfig() (Config, error) {
 		}
 	}
 	ints := []struct {
-		name string
-		def  int
-		dst  *int
+		name     string
+		def, min int
+		dst      *int
 	}{
-		{"MAX_STAY_NIGHTS", domain.DefaultLimits.MaxNights, &c.Limits.MaxNights},
-		{"MAX_ROOMS_PER_BOOKING", domain.DefaultLimits.MaxQuantity, &c.Limits.MaxQuantity},
-		{"SALE_HORIZON_DAYS", domain.DefaultLimits.SaleHorizonDays, &c.Limits.SaleHorizonDays},
+		{"MAX_STAY_NIGHTS", domain.DefaultLimits.MaxNights, 1, &c.Limits.MaxNights},
+		{"MAX_ROOMS_PER_BOOKING", domain.DefaultLimits.MaxQuantity, 1, &c.Limits.MaxQuantity},
+		{"SALE_HORIZON_DAYS", domain.DefaultLimits.SaleHorizonDays, 1, &c.Limits.SaleHorizonDays},
+		// 0 turns a hold limit off.
+		{"MAX_ACTIVE_HOLDS", DefaultHoldLimits.MaxActive, 0, &c.HoldLimits.MaxActive},
+		{"HOLD_RATE_PER_CUSTOMER", DefaultHoldLimits.PerCustomerPerMinute, 0, &c.HoldLimits.PerCustomerPerMinute},
+		{"HOLD_RATE_PER_ADDRESS", DefaultHoldLimits.PerAddressPerMinute, 0, &c.HoldLimits.PerAddressPerMinute},
 	}
 	for _, i := range ints {
-		if *i.dst, err = envInt(i.name, i.def); err != nil {
+		if *i.dst, err = envInt(i.name, i.def, i.min); err != nil {
 			return c, err
 		}
+	}
+	for _, cidr := range strings.FieldsFunc(os.Getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		_, ipNet, err := net.ParseCIDR(cidr)
+		if err != nil {
+			return c, fmt.Errorf("TRUSTED_PROXIES: %q is not a CIDR range such as 10.0.0.0/8", cidr)
+		}
+		c.TrustedProxies = append(c.TrustedProxies, ipNet)
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("LOG_LEVEL: %w", err)
@@ -105,14 +137,27 @@ func envDuration(name string, def time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
-func envInt(name string, def int) (int, error) {
+func envInt(name string, def, min int) (int, error) {
 	v := os.Getenv(name)
 	if v == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%s=%q: want a positive whole number", name, v)
+	if err != nil || n < min {
+		return 0, fmt.Errorf("%s=%q: want a whole number of at least %d", name, v, min)
 	}
 	return n, nil
+}
+
+// DefaultHoldLimits are the limits on holds when the environment sets none.
+var DefaultHoldLimits = api.HoldLimits{MaxActive: 5, PerCustomerPerMinute: 10, PerAddressPerMinute: 60}
+
+// verifier returns the token verifier the configuration asks for, or nil when it names no
+// secret and no JWKS URL (then only the break-glass ADMIN_TOKEN gets in).
+func (c Config) verifier(ctx context.Context) (*auth.Verifier, error) {
+	if c.AuthJWTSecret == "" && c.AuthJWKSURL == "" {
+		return nil, nil
+	}
+	return auth.NewVerifier(ctx, auth.Config{Secret: []byte(c.AuthJWTSecret), JWKSURL: c.AuthJWKSURL,
+		Issuer: c.AuthIssuer, Audience: c.AuthAudience, ClockSkew: c.AuthClockSkew})
 }

@@ -1,4 +1,4 @@
-// Command bookflow runs the booking service: bookflow serve|worker|migrate|seed|dev|bench.
+// Command bookflow runs the booking service: bookflow serve|worker|migrate|seed|dev|token|pay|bench.
 package main
 
 import (
@@ -20,6 +20,7 @@ Commands:
   migrate   apply database migrations
   seed      add the demo hotels and inventory (skips hotels that exist)
   dev       migrate, seed, and run the worker and the API in one process
+  token     mint a bearer token for local use (bookflow token --sub alice --role customer)
   pay       send a signed test payment for a booking to the API (local development)
   bench     measure reservations/s and holds/s against baselines (see README)
 
@@ -33,7 +34,7 @@ func main() {
 	}
 	commands := map[string]func(context.Context, Config) error{
 		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
-		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay,
+		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 )
@@ -34,7 +35,13 @@ func runPay(ctx context.Context, cfg Config) error {
 	bookingID := fs.Arg(0)
 	base := "http://" + cfg.HTTPAddr + "/api/v1"
 
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/bookings/"+bookingID, nil)
+	// The provider knows the price from the checkout; here it is read as staff would.
+	bearer, err := payLookupToken(cfg)
+	if err != nil {
+		return err
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/staff/bookings/"+bookingID, nil)
+	req.Header.Set("Authorization", "Bearer "+bearer)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
@@ -62,10 +69,7 @@ func runPay(ctx context.Context, cfg Config) error {
 	suffix := fmt.Sprintf("%x", now.UnixNano())
 	payload := payments.EventPayload("evt_dev_"+suffix, eventType,
 		payments.PaymentIntentObject("pi_dev_"+suffix, bookingID, *amount, *currency), now)
-	secret := cfg.StripeWebhookSecret
-	if secret == "" {
-		secret = devWebhookSecret
-	}
+	secret := withDevSecrets(cfg).StripeWebhookSecret
 	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
 	req.Header.Set("Stripe-Signature", payments.SignWebhook(payload, secret, now))
 	req.Header.Set("Content-Type", "application/json")
@@ -77,4 +81,18 @@ func runPay(ctx context.Context, cfg Config) error {
 	body, _ := io.ReadAll(res.Body)
 	fmt.Printf("sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, res.StatusCode, body)
 	return nil
+}
+
+// payLookupToken is the credential pay reads the booking with: a short finance token signed like
+// dev's, or the break-glass ADMIN_TOKEN when tokens come from an identity provider.
+func payLookupToken(cfg Config) (string, error) {
+	if cfg.AuthJWKSURL != "" {
+		if cfg.AdminToken == "" {
+			return "", fmt.Errorf("AUTH_JWKS_URL is set: pay needs ADMIN_TOKEN to read the booking")
+		}
+		return cfg.AdminToken, nil
+	}
+	cfg = withDevSecrets(cfg)
+	return auth.Mint([]byte(cfg.AuthJWTSecret), domain.Principal{Subject: "bookflow-pay", Roles: []domain.Role{domain.RoleFinance}},
+		time.Minute, auth.MintOptions{Issuer: cfg.AuthIssuer, Audience: cfg.AuthAudience})
 }

@@ -69,15 +69,19 @@ func runMigrate(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// minBookingIDKeyBytes is the shortest BOOKING_ID_KEY accepted.
+const minBookingIDKeyBytes = 32
+
 func runServe(ctx context.Context, cfg Config) error {
+	if len(cfg.BookingIDKey) < minBookingIDKeyBytes {
+		return fmt.Errorf("BOOKING_ID_KEY must be set to a secret of at least %d bytes, the same on every API instance "+
+			"(booking ids are derived from it)", minBookingIDKeyBytes)
+	}
 	d, closeDeps, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeDeps()
-	if cfg.AdminToken == "" {
-		slog.Warn("ADMIN_TOKEN is not set: every admin call will be refused")
-	}
 	return serveHTTP(ctx, cfg, d)
 }
 
@@ -85,12 +89,24 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps) error {
 	if cfg.StripeWebhookSecret == "" {
 		slog.Warn("STRIPE_WEBHOOK_SECRET is not set: every payment webhook will be refused")
 	}
-	e := api.New(d.store, d.temporal, api.Config{
-		Limits: cfg.Limits, AdminToken: cfg.AdminToken, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
+	verifier, err := cfg.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case verifier == nil && cfg.AdminToken == "":
+		slog.Warn("no AUTH_JWT_SECRET, AUTH_JWKS_URL or ADMIN_TOKEN: every authenticated route will answer 401")
+	case verifier == nil:
+		slog.Warn("no AUTH_JWT_SECRET or AUTH_JWKS_URL: only the break-glass ADMIN_TOKEN is accepted")
+	}
+	apiCfg := api.Config{
+		Limits: cfg.Limits, Auth: verifier, AdminToken: cfg.AdminToken, BookingIDKey: []byte(cfg.BookingIDKey),
+		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
-	})
+	}
+	srv := api.NewHTTPServer(cfg.HTTPAddr, api.New(d.store, d.temporal, apiCfg), api.DefaultTimeouts(api.DefaultWorkflowTimeout))
 	errc := make(chan error, 1)
-	go func() { errc <- e.Start(cfg.HTTPAddr) }()
+	go func() { errc <- srv.ListenAndServe() }()
 	slog.Info("API listening", "addr", "http://"+cfg.HTTPAddr)
 	select {
 	case err := <-errc:
@@ -99,7 +115,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.Shutdown(shutdownCtx); err != nil {
+	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
@@ -146,12 +162,32 @@ func paymentProvider(cfg Config) (payments.Provider, error) {
 	return payments.NewStripe(cfg.StripeAPIKey, cfg.StripeAPIBase), nil
 }
 
-// devWebhookSecret signs the simulated payments of `bookflow pay` when no secret is configured.
-const devWebhookSecret = "whsec_bookflow_dev"
+// Local development's secrets, used by dev, token and pay when the environment sets none. They
+// are public: never deploy them.
+const (
+	devWebhookSecret = "whsec_bookflow_dev"
+	devJWTSecret     = "bookflow-dev-only-jwt-secret-never-deploy-this"
+	devBookingIDKey  = "bookflow-dev-only-booking-id-key-never-deploy"
+)
+
+// withDevSecrets fills in local development's secrets where the environment sets none.
+func withDevSecrets(cfg Config) Config {
+	if cfg.AuthJWTSecret == "" && cfg.AuthJWKSURL == "" {
+		cfg.AuthJWTSecret = devJWTSecret
+	}
+	if cfg.BookingIDKey == "" {
+		cfg.BookingIDKey = devBookingIDKey
+	}
+	if cfg.StripeWebhookSecret == "" {
+		cfg.StripeWebhookSecret = devWebhookSecret
+	}
+	return cfg
+}
 
 // runDev is the whole system in one process for local use: migrations, demo data, the worker
 // and the API. The Temporal dev server and PostgreSQL are started by scripts/dev.
 func runDev(ctx context.Context, cfg Config) error {
+	cfg = withDevSecrets(cfg)
 	if cfg.AdminToken == "" {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
@@ -159,9 +195,6 @@ func runDev(ctx context.Context, cfg Config) error {
 	}
 	if cfg.StripeAPIKey == "" {
 		cfg.PaymentProvider = "fake"
-	}
-	if cfg.StripeWebhookSecret == "" {
-		cfg.StripeWebhookSecret = devWebhookSecret
 	}
 	d, closeDeps, err := connectAndMigrate(ctx, cfg)
 	if err != nil {
@@ -174,15 +207,24 @@ func runDev(ctx context.Context, cfg Config) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return runWorkerUntil(ctx, cfg, d) })
 	g.Go(func() error { return serveHTTP(ctx, cfg, d) })
+	tokens, err := devTokens(cfg)
+	if err != nil {
+		return err
+	}
 	fmt.Printf(`
 bookflow is running. Ctrl-C stops it.
-  API          http://%s   (try: curl http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s)
+  API          http://%s
   Temporal UI  %s/namespaces/%s/workflows
-  Admin token  %s   (Authorization: Bearer <token> on /api/v1/admin/...)
   Hold TTL     %s
-  Payments     provider %s; pay a hold with: go run ./cmd/bookflow pay <bookingId>
+  Payments     provider %s; pay a hold with: .data/bookflow pay <bookingId>
 
-`, cfg.HTTPAddr, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3), cfg.TemporalUIURL, cfg.TemporalNamespace,
-		cfg.AdminToken, cfg.HoldTTL, cfg.PaymentProvider)
+Tokens for each role (valid %s; mint more with: .data/bookflow token --sub <id> --role <role> [--hotel <id>]):
+%s
+  Break-glass  ADMIN_TOKEN=%s   (admin, for bootstrapping only)
+
+Try: curl -H "Authorization: Bearer $CUSTOMER_TOKEN" 'http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s'
+
+`, cfg.HTTPAddr, cfg.TemporalUIURL, cfg.TemporalNamespace, cfg.HoldTTL, cfg.PaymentProvider,
+		devTokenTTL, tokens, cfg.AdminToken, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3))
 	return g.Wait()
 }

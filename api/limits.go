@@ -1,0 +1,82 @@
+package api
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+)
+
+// HoldLimits keep one customer or one client from hoarding rooms. Each refusal is 429 with
+// Retry-After; a zero field is no limit.
+type HoldLimits struct {
+	// MaxActive is how many unexpired holds one customer may have at once (MAX_ACTIVE_HOLDS).
+	// The reservation transaction enforces it under a per-customer lock; the API refuses early
+	// what it can see, without starting a workflow.
+	MaxActive int
+	// PerCustomerPerMinute and PerAddressPerMinute bound how fast holds are created, per
+	// customer and per client address, with bursts of the same size (HOLD_RATE_PER_CUSTOMER,
+	// HOLD_RATE_PER_ADDRESS). They are counted per API process.
+	PerCustomerPerMinute int
+	PerAddressPerMinute  int
+}
+
+// holdRateLimits are the rate limits on creating holds, per customer and per client address.
+func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
+	var out []echo.MiddlewareFunc
+	perMinute := func(n int, who string, id func(echo.Context) string) {
+		if n <= 0 {
+			return
+		}
+		wait := int(math.Ceil(60 / float64(n))) // seconds until the next hold is allowed
+		out = append(out, middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 3 * time.Minute}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return id(c), nil },
+			DenyHandler: func(c echo.Context, _ string, _ error) error {
+				c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
+				return newError(http.StatusTooManyRequests, "rate_limited",
+					"too many holds created from this %s: at most %d a minute", who, n)
+			},
+		}))
+	}
+	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return c.RealIP() })
+	perMinute(s.cfg.HoldLimits.PerCustomerPerMinute, "customer", func(c echo.Context) string { return principal(c).Subject })
+	return out
+}
+
+// checkActiveHolds refuses a new hold when the customer already has MaxActive unexpired holds
+// besides bookingID (a retry of a hold already counted is not refused).
+func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string) error {
+	if s.cfg.HoldLimits.MaxActive <= 0 {
+		return nil
+	}
+	n, _, err := s.store.ActiveHolds(c.Request().Context(), customerID, bookingID)
+	if err != nil {
+		return err
+	}
+	if n < s.cfg.HoldLimits.MaxActive {
+		return nil
+	}
+	return s.tooManyHolds(c, customerID)
+}
+
+// tooManyHolds is the 429 for a customer at the active-hold limit; Retry-After is when their
+// first hold expires.
+func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
+	wait := time.Minute
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
+	defer cancel()
+	if _, first, err := s.store.ActiveHolds(ctx, customerID, ""); err == nil && !first.IsZero() {
+		wait = time.Until(first)
+	}
+	c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	return newError(http.StatusTooManyRequests, "too_many_holds",
+		"you already hold rooms in %d unpaid bookings: pay for or cancel one, or wait for one to expire",
+		s.cfg.HoldLimits.MaxActive)
+}

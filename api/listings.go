@@ -1,0 +1,112 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// bookingPage is one page of a booking list; Next, when set, is the cursor of the next page.
+type bookingPage struct {
+	Bookings []bookingView `json:"bookings"`
+	Next     string        `json:"next,omitempty"`
+}
+
+// myBookings lists the calling customer's bookings, newest first, a page at a time:
+// ?limit (1-100, 20), ?cursor (the previous page's next), ?status.
+func (s *Server) myBookings(c echo.Context) error {
+	f, err := listFilter(c)
+	if err != nil {
+		return err
+	}
+	f.CustomerID = principal(c).Subject
+	return s.listBookings(c, f, customerView)
+}
+
+// staffListBookings lists bookings for staff: a front desk sees the hotels its token names,
+// finance and admin every hotel. ?hotelId and ?customerId narrow the list.
+func (s *Server) staffListBookings(c echo.Context) error {
+	f, err := listFilter(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	if hotel := c.QueryParam("hotelId"); hotel != "" {
+		if !p.ActsForHotel(hotel) {
+			return errOtherHotel(hotel)
+		}
+		f.HotelIDs = []string{hotel}
+	} else if !p.Has(domain.RoleFinance, domain.RoleAdmin) {
+		f.HotelIDs = append([]string{}, p.Hotels...) // never nil: no hotels, no bookings
+	}
+	if customer := c.QueryParam("customerId"); customer != "" {
+		if err := domain.ValidateSubject("customerId", customer); err != nil {
+			return err
+		}
+		f.CustomerID = customer
+	}
+	return s.listBookings(c, f, staffView)
+}
+
+func (s *Server) listBookings(c echo.Context, f db.BookingFilter, view viewer) error {
+	list, next, err := s.store.ListBookings(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	page := bookingPage{Bookings: make([]bookingView, len(list))}
+	for i, b := range list {
+		page.Bookings[i] = view(b, "")
+	}
+	if next != nil {
+		raw, _ := json.Marshal(next)
+		page.Next = base64.RawURLEncoding.EncodeToString(raw)
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+// allStatuses are the statuses a list may be narrowed to.
+var allStatuses = []domain.Status{domain.StatusHold, domain.StatusConfirmed, domain.StatusExpired,
+	domain.StatusCancelled, domain.StatusRejected, domain.StatusRefunding, domain.StatusRefunded}
+
+// listFilter reads the paging and status parameters every booking list takes.
+func listFilter(c echo.Context) (db.BookingFilter, error) {
+	var f db.BookingFilter
+	var err error
+	if f.Limit, err = pageLimit(c, 20); err != nil {
+		return f, err
+	}
+	if v := c.QueryParam("status"); v != "" {
+		if f.Status = domain.Status(v); !slices.Contains(allStatuses, f.Status) {
+			return f, fmt.Errorf("%w: status %q is not a booking status", domain.ErrInvalid, v)
+		}
+	}
+	if v := c.QueryParam("cursor"); v != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(v)
+		f.After = &db.ListPosition{}
+		if err != nil || json.Unmarshal(raw, f.After) != nil || f.After.ID == "" {
+			return f, fmt.Errorf("%w: cursor must be the next value of a previous page", domain.ErrInvalid)
+		}
+	}
+	return f, nil
+}
+
+// pageLimit reads ?limit: 1-100, def when absent.
+func pageLimit(c echo.Context, def int) (int, error) {
+	v := c.QueryParam("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		return 0, fmt.Errorf("%w: limit must be between 1 and 100", domain.ErrInvalid)
+	}
+	return n, nil
+}

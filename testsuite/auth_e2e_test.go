@@ -1,0 +1,414 @@
+package testsuite_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+var (
+	customer  = []domain.Role{domain.RoleCustomer}
+	desk      = []domain.Role{domain.RoleFrontDesk, domain.RoleAdmin}
+	money     = []domain.Role{domain.RoleFinance, domain.RoleAdmin}
+	anyStaff  = []domain.Role{domain.RoleFrontDesk, domain.RoleFinance, domain.RoleAdmin}
+	adminOnly = []domain.Role{domain.RoleAdmin}
+	everyone  = domain.Roles
+)
+
+// routeRoles is the README's route table: every route the API serves and the roles that may
+// call it (nil: no bearer token, the route is public or signed another way).
+var routeRoles = []struct {
+	method, path string
+	roles        []domain.Role
+}{
+	{"GET", "/healthz", nil},
+	{"GET", "/readyz", nil},
+	{"POST", "/api/v1/webhooks/payments", nil},
+	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
+	{"POST", "/api/v1/bookings", customer},
+	{"GET", "/api/v1/bookings/:id", customer},
+	{"POST", "/api/v1/bookings/:id/cancel", customer},
+	{"GET", "/api/v1/me/bookings", customer},
+	{"POST", "/api/v1/staff/bookings", desk},
+	{"GET", "/api/v1/staff/bookings", anyStaff},
+	{"GET", "/api/v1/staff/bookings/stuck", money},
+	{"GET", "/api/v1/staff/bookings/:id", anyStaff},
+	{"POST", "/api/v1/staff/bookings/:id/confirm", desk},
+	{"POST", "/api/v1/staff/bookings/:id/cancel", desk},
+	{"GET", "/api/v1/staff/bookings/:id/payments", money},
+	{"GET", "/api/v1/staff/bookings/:id/audit", money},
+	{"POST", "/api/v1/staff/bookings/:id/refund/retry", money},
+	{"POST", "/api/v1/staff/bookings/:id/refund/resolve", money},
+	{"GET", "/api/v1/staff/audit", money},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/inventory", adminOnly},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/rates", adminOnly},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
+}
+
+// unsignedToken is a token with "alg": "none" and no signature.
+func unsignedToken(sub string, roles []domain.Role) string {
+	enc := func(v any) string { raw, _ := json.Marshal(v); return base64.RawURLEncoding.EncodeToString(raw) }
+	return enc(map[string]string{"alg": "none", "typ": "JWT"}) + "." +
+		enc(map[string]any{"sub": sub, "roles": roles, "exp": time.Now().Add(time.Hour).Unix()}) + "."
+}
+
+func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-auth", "double", stay, 5)
+	owner := sys.Customer("owner")
+	res := hold(t, sys, "k1", holdBody(owner, "h-auth", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+
+	// The table covers every route the API serves, and nothing it does not.
+	var served, listed []string
+	for _, r := range sys.Routes {
+		served = append(served, r.Method+" "+r.Path)
+	}
+	for _, r := range routeRoles {
+		listed = append(listed, r.method+" "+r.path)
+	}
+	require.ElementsMatch(t, listed, served, "every route needs a row in routeRoles (and in the README's table)")
+
+	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id).Replace
+	callers := map[domain.Role]testsuite.Caller{
+		domain.RoleCustomer:  sys.Guest(t, owner),
+		domain.RoleFrontDesk: sys.As(t, domain.Principal{Subject: "desk-1", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-auth"}}),
+		domain.RoleFinance:   sys.As(t, domain.Principal{Subject: "fin-1", Roles: []domain.Role{domain.RoleFinance}}),
+		domain.RoleAdmin:     sys.As(t, domain.Principal{Subject: "admin-1", Roles: []domain.Role{domain.RoleAdmin}}),
+	}
+	expired, err := auth.Mint(sys.JWTSecret, domain.Principal{Subject: "admin-1", Roles: domain.Roles}, time.Hour,
+		auth.MintOptions{Now: time.Now().Add(-3 * time.Hour)})
+	require.NoError(t, err)
+	otherKey, err := auth.Mint([]byte("not-the-system-secret-32-bytes!!"), domain.Principal{Subject: "admin-1", Roles: domain.Roles},
+		time.Hour, auth.MintOptions{})
+	require.NoError(t, err)
+	refused := map[string]string{
+		"no token": "", "expired": expired, "another key": otherKey, "alg none": unsignedToken("admin-1", domain.Roles),
+		"not a JWT": "let-me-in",
+	}
+	noRoles := sys.As(t, domain.Principal{Subject: "nobody"})
+
+	for _, r := range routeRoles {
+		if r.roles == nil {
+			continue
+		}
+		route := r.method + " " + r.path
+		for name, token := range refused {
+			h := map[string]string{}
+			if token != "" {
+				h["Authorization"] = "Bearer " + token
+			}
+			res := sys.Do(t, r.method, url(r.path), h, nil)
+			assert.Equal(t, http.StatusUnauthorized, res.Status, "%s with %s: %s", route, name, res.Raw)
+			assert.Equal(t, "unauthorized", res.ErrorCode(), route)
+		}
+		res := noRoles.Do(t, r.method, url(r.path), nil, nil)
+		assert.Equal(t, http.StatusForbidden, res.Status, "%s with no role: %s", route, res.Raw)
+		for _, role := range domain.Roles {
+			res := callers[role].Do(t, r.method, url(r.path), nil, nil)
+			if slices.Contains(r.roles, role) {
+				assert.NotContains(t, []int{401, 403}, res.Status, "%s is open to %s: %s", route, role, res.Raw)
+			} else {
+				assert.Equal(t, http.StatusForbidden, res.Status, "%s is closed to %s: %s", route, role, res.Raw)
+				assert.Equal(t, "forbidden", res.ErrorCode(), route)
+			}
+		}
+	}
+}
+
+func TestFrontDeskActsOnlyForItsOwnHotels(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(20, 2)
+	openRooms(t, sys, "h-a", "double", stay, 3)
+	openRooms(t, sys, "h-b", "double", stay, 3)
+	guest := sys.Customer("guest")
+	res := hold(t, sys, "k1", holdBody(guest, "h-b", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	idB := res.Body["id"].(string)
+	deskA := sys.As(t, domain.Principal{Subject: "desk-a", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-a"}})
+
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/api/v1/staff/bookings/" + idB, nil},
+		{"POST", "/api/v1/staff/bookings/" + idB + "/confirm", nil},
+		{"POST", "/api/v1/staff/bookings/" + idB + "/cancel", nil},
+		{"GET", "/api/v1/staff/bookings?hotelId=h-b", nil},
+		{"POST", "/api/v1/staff/bookings", holdBody("walk-in", "h-b", "double", stay, 1)},
+	} {
+		res := deskA.Do(t, c.method, c.path, map[string]string{"Idempotency-Key": "desk-1"}, c.body)
+		assert.Equal(t, http.StatusForbidden, res.Status, "%s %s: %s", c.method, c.path, res.Raw)
+	}
+	assert.Equal(t, "HOLD", bookingStatus(t, sys, idB), "hotel B's booking was not touched")
+	assert.Equal(t, 2, roomsLeft(t, sys, "h-b", "double", stay), "nothing was booked at hotel B by hotel A's desk")
+
+	// At its own hotel the desk books for a walk-in guest, confirms the desk payment and sees it.
+	res = deskA.Do(t, "POST", "/api/v1/staff/bookings", map[string]string{"Idempotency-Key": "desk-1"},
+		holdBody("walk-in-"+sys.ID, "h-a", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	assert.Equal(t, "desk-a", res.Body["createdBy"], "staff see who made a booking")
+	idA := res.Body["id"].(string)
+	res = deskA.Do(t, "POST", "/api/v1/staff/bookings/"+idA+"/confirm", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = deskA.Do(t, "GET", "/api/v1/staff/bookings", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	list := res.Body["bookings"].([]any)
+	require.Len(t, list, 1, "the desk's list holds its own hotels only")
+	assert.Equal(t, idA, list[0].(map[string]any)["id"])
+
+	res = sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}}).
+		Do(t, "GET", "/api/v1/staff/audit", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	entries := res.Body["entries"].([]any)
+	require.NotEmpty(t, entries)
+	assert.Equal(t, "desk-a", entries[0].(map[string]any)["actor"], "the desk confirmation is audited under its subject")
+	assert.Equal(t, "confirm", entries[0].(map[string]any)["action"])
+}
+
+func TestCustomersSeeAndChangeOnlyTheirOwnBookings(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(25, 2)
+	openRooms(t, sys, "h-own", "double", stay, 5)
+	alice, bob := sys.Customer("alice"), sys.Customer("bob")
+
+	// The same key used by two customers gives two bookings, with ids that reveal neither.
+	resA := hold(t, sys, "order-1", holdBody(alice, "h-own", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, resA.Status, resA.Raw)
+	resB := hold(t, sys, "order-1", holdBody(bob, "h-own", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, resB.Status, resB.Raw)
+	idA, idB := resA.Body["id"].(string), resB.Body["id"].(string)
+	assert.NotEqual(t, idA, idB)
+	for _, secret := range []string{"alice", "order-1", sys.ID} {
+		assert.NotContains(t, idA, secret, "a booking id reveals nothing")
+	}
+	assert.Equal(t, 3, roomsLeft(t, sys, "h-own", "double", stay))
+
+	// Bob cannot see, cancel or confirm Alice's booking; to him it does not exist.
+	asBob := sys.Guest(t, bob)
+	unknown := asBob.Do(t, "GET", "/api/v1/bookings/booking-aaaaaaaaaaaaaaaaaaaaaaaaaa", nil, nil)
+	res := asBob.Do(t, "GET", "/api/v1/bookings/"+idA, nil, nil)
+	assert.Equal(t, http.StatusNotFound, res.Status, res.Raw)
+	assert.Equal(t, unknown.Status, res.Status, "another customer's booking looks exactly like no booking")
+	assert.Equal(t, unknown.ErrorCode(), res.ErrorCode())
+	res = asBob.Do(t, "POST", "/api/v1/bookings/"+idA+"/cancel", nil, nil)
+	assert.Equal(t, http.StatusNotFound, res.Status, res.Raw)
+	res = asBob.Do(t, "POST", "/api/v1/staff/bookings/"+idA+"/confirm", nil, nil)
+	assert.Equal(t, http.StatusForbidden, res.Status, "customers never confirm: payments do: %s", res.Raw)
+	assert.Equal(t, "HOLD", bookingStatus(t, sys, idA))
+
+	// Bob cannot book in Alice's name.
+	res = asBob.Do(t, "POST", "/api/v1/bookings", map[string]string{"Idempotency-Key": "squat"},
+		holdBody(alice, "h-own", "double", stay, 1))
+	assert.Equal(t, http.StatusForbidden, res.Status, res.Raw)
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM bookings WHERE customer_id = $1`, alice), "nothing was written")
+	// Leaving customerId out books for the token's subject.
+	body := holdBody(bob, "h-own", "double", stay, 1)
+	delete(body, "customerId")
+	res = asBob.Do(t, "POST", "/api/v1/bookings", map[string]string{"Idempotency-Key": "order-2"}, body)
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	assert.Equal(t, bob, res.Body["customerId"])
+
+	// A desk booking made for Alice is hers: she sees and cancels it, without the desk's name.
+	deskRes := sys.As(t, domain.Principal{Subject: "desk-own", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-own"}}).
+		Do(t, "POST", "/api/v1/staff/bookings", map[string]string{"Idempotency-Key": "order-1"}, holdBody(alice, "h-own", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, deskRes.Status, deskRes.Raw)
+	assert.NotEqual(t, idA, deskRes.Body["id"], "the desk's key does not collide with Alice's own")
+	asAlice := sys.Guest(t, alice)
+	res = asAlice.Do(t, "GET", "/api/v1/bookings/"+deskRes.Body["id"].(string), nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.NotContains(t, res.Raw, "desk-own", "customers are not shown staff names")
+
+	// Alice's list: her two bookings, newest first, a page at a time; none of Bob's.
+	res = asAlice.Do(t, "GET", "/api/v1/me/bookings?limit=1", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	page := res.Body["bookings"].([]any)
+	require.Len(t, page, 1)
+	assert.Equal(t, deskRes.Body["id"], page[0].(map[string]any)["id"])
+	next, _ := res.Body["next"].(string)
+	require.NotEmpty(t, next)
+	res = asAlice.Do(t, "GET", "/api/v1/me/bookings?limit=1&cursor="+next, nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	page = res.Body["bookings"].([]any)
+	require.Len(t, page, 1)
+	assert.Equal(t, idA, page[0].(map[string]any)["id"])
+	assert.Nil(t, res.Body["next"], "the last page says so")
+	assert.Equal(t, http.StatusBadRequest, asAlice.Do(t, "GET", "/api/v1/me/bookings?cursor=garbage", nil, nil).Status)
+
+	// Customers read fixed reasons; staff read the workflow's own.
+	res = cancel(t, sys, alice, idA)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, domain.StatusCancelled.PublicReason(), res.Body["reason"])
+	res = sys.Admin(t, "POST", "/api/v1/staff/bookings/"+idB+"/cancel", nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.NotEqual(t, domain.StatusCancelled.PublicReason(), res.Body["reason"])
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestActiveHoldLimitIs429AndReservesNothing(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(2, 0, 0)})
+	stay := stayFromNow(15, 2)
+	openRooms(t, sys, "h-limit", "double", stay, 20)
+	alice := sys.Customer("alice")
+
+	var first string
+	for _, key := range []string{"k1", "k2"} {
+		res := hold(t, sys, key, holdBody(alice, "h-limit", "double", stay, 1))
+		require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+		if first == "" {
+			first = res.Body["id"].(string)
+		}
+	}
+	res := hold(t, sys, "k3", holdBody(alice, "h-limit", "double", stay, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Equal(t, "too_many_holds", res.ErrorCode())
+	retryAfter := retryAfterSeconds(t, res)
+	assert.True(t, retryAfter >= 1 && retryAfter <= 600, "Retry-After is when the first hold expires: %d", retryAfter)
+	assert.Equal(t, 18, roomsLeft(t, sys, "h-limit", "double", stay), "nothing was reserved for the refused hold")
+	assert.Equal(t, 2, count(t, sys, `SELECT count(*) FROM bookings`))
+	res = hold(t, sys, "k2", holdBody(alice, "h-limit", "double", stay, 1))
+	assert.Equal(t, http.StatusCreated, res.Status, "a retry of a hold already counted is answered: %s", res.Raw)
+
+	// Staff bookings for the guest do not count; a hold given up makes room for the refused key.
+	deskRes := sys.Admin(t, "POST", "/api/v1/staff/bookings", map[string]any{"customerId": alice, "hotelId": "h-limit",
+		"roomTypeId": "double", "checkIn": stay.CheckIn, "checkOut": stay.CheckOut, "quantity": 1})
+	assert.Equal(t, http.StatusBadRequest, deskRes.Status, "staff need an Idempotency-Key too: %s", deskRes.Raw)
+	deskRes = sys.As(t, domain.Principal{Subject: "desk", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-limit"}}).
+		Do(t, "POST", "/api/v1/staff/bookings", map[string]string{"Idempotency-Key": "walk-in"}, holdBody(alice, "h-limit", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, deskRes.Status, deskRes.Raw)
+	require.Equal(t, http.StatusOK, cancel(t, sys, alice, first).Status)
+	res = hold(t, sys, "k3", holdBody(alice, "h-limit", "double", stay, 1))
+	assert.Equal(t, http.StatusCreated, res.Status, "the refused key is not spent: %s", res.Raw)
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestActiveHoldLimitHoldsWhenRequestsRace(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(2, 0, 0)})
+	stay := stayFromNow(16, 2)
+	openRooms(t, sys, "h-race-limit", "double", stay, 20)
+	bob := sys.Customer("bob")
+
+	statuses := make([]int, 8)
+	ids := make([]string, 8)
+	testsuite.Race(8, func(i int) {
+		res := hold(t, sys, fmt.Sprintf("k%d", i), holdBody(bob, "h-race-limit", "double", stay, 1))
+		statuses[i] = res.Status
+		if res.Status == http.StatusCreated {
+			ids[i] = res.Body["id"].(string)
+		}
+	})
+	created := 0
+	var refused []int
+	for i, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusTooManyRequests:
+			refused = append(refused, i)
+		default:
+			t.Fatalf("request %d answered %d", i, s)
+		}
+	}
+	assert.Equal(t, 2, created, "exactly the limit is held, however the requests race")
+	assert.Equal(t, 18, roomsLeft(t, sys, "h-race-limit", "double", stay))
+	assert.Equal(t, 2, count(t, sys, `SELECT count(*) FROM bookings`), "refused holds write nothing")
+
+	// Keys refused by the reservation itself (their workflow failed) may be used again.
+	for _, id := range ids {
+		if id != "" {
+			require.Equal(t, http.StatusOK, cancel(t, sys, bob, id).Status)
+		}
+	}
+	for _, i := range refused[:2] {
+		res := hold(t, sys, fmt.Sprintf("k%d", i), holdBody(bob, "h-race-limit", "double", stay, 1))
+		assert.Equal(t, http.StatusCreated, res.Status, "refused key k%d is not spent: %s", i, res.Raw)
+	}
+	sys.DB.AssertInventoryMatchesBookings(t)
+}
+
+func TestHoldRateLimitsPerCustomerAndPerAddress(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(0, 2, 0)})
+	stay := stayFromNow(12, 1)
+	openRooms(t, sys, "h-rate", "double", stay, 20)
+	alice := sys.Customer("alice")
+	for _, key := range []string{"k1", "k2"} {
+		require.Equal(t, http.StatusCreated, hold(t, sys, key, holdBody(alice, "h-rate", "double", stay, 1)).Status)
+	}
+	res := hold(t, sys, "k3", holdBody(alice, "h-rate", "double", stay, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Equal(t, "rate_limited", res.ErrorCode())
+	assert.Equal(t, 30, retryAfterSeconds(t, res), "two a minute: the next in 30 s")
+	assert.Equal(t, http.StatusCreated, hold(t, sys, "k1", holdBody(sys.Customer("bob"), "h-rate", "double", stay, 1)).Status,
+		"another customer is not held back")
+
+	perAddress := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(0, 0, 3)})
+	openRooms(t, perAddress, "h-rate", "double", stay, 20)
+	for i := range 3 {
+		res := hold(t, perAddress, "k", holdBody(perAddress.Customer(fmt.Sprint("c", i)), "h-rate", "double", stay, 1))
+		require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	}
+	// A forged X-Forwarded-For does not make a new address: no proxy is trusted.
+	res = perAddress.Guest(t, perAddress.Customer("c9")).Do(t, "POST", "/api/v1/bookings",
+		map[string]string{"Idempotency-Key": "k", "X-Forwarded-For": "203.0.113.7"},
+		holdBody(perAddress.Customer("c9"), "h-rate", "double", stay, 1))
+	assert.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Equal(t, 3, count(t, perAddress, `SELECT count(*) FROM bookings`))
+}
+
+func TestTokensFromAnIdentityProvidersJWKS(t *testing.T) {
+	t.Parallel()
+	idp := testsuite.StartJWKSProvider(t)
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Auth: idp.Verifier(t)})
+	stay := stayFromNow(9, 1)
+	openRooms(t, sys, "h-jwks", "double", stay, 2)
+
+	token := idp.Token(t, domain.Principal{Subject: sys.Customer("carol"), Roles: []domain.Role{domain.RoleCustomer}})
+	res := sys.Do(t, "POST", "/api/v1/bookings", map[string]string{"Authorization": "Bearer " + token, "Idempotency-Key": "k1"},
+		holdBody(sys.Customer("carol"), "h-jwks", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+
+	idp.Rotate(t)
+	token = idp.Token(t, domain.Principal{Subject: sys.Customer("carol"), Roles: []domain.Role{domain.RoleCustomer}})
+	res = sys.Do(t, "GET", "/api/v1/me/bookings", map[string]string{"Authorization": "Bearer " + token}, nil)
+	require.Equal(t, http.StatusOK, res.Status, "the rotated key is picked up: %s", res.Raw)
+	assert.Len(t, res.Body["bookings"], 1)
+
+	res = sys.Do(t, "GET", "/api/v1/me/bookings", map[string]string{"Authorization": "Bearer " + idp.ForeignToken(t)}, nil)
+	assert.Equal(t, http.StatusUnauthorized, res.Status, "a key id the provider never published: %s", res.Raw)
+	res = sys.Do(t, "GET", "/api/v1/me/bookings", map[string]string{"Authorization": "Bearer " + sys.Token(t,
+		domain.Principal{Subject: "x", Roles: []domain.Role{domain.RoleCustomer}})}, nil)
+	assert.Equal(t, http.StatusUnauthorized, res.Status, "an HS256 token where only the provider's keys count: %s", res.Raw)
+}
+
+func apiHoldLimits(maxActive, perCustomer, perAddress int) api.HoldLimits {
+	return api.HoldLimits{MaxActive: maxActive, PerCustomerPerMinute: perCustomer, PerAddressPerMinute: perAddress}
+}
+
+func retryAfterSeconds(t *testing.T, res testsuite.Response) int {
+	t.Helper()
+	n, err := strconv.Atoi(res.Header.Get("Retry-After"))
+	require.NoError(t, err, "a 429 says when to retry: %v", res.Header)
+	return n
+}
