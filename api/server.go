@@ -197,6 +197,7 @@ func (s *Server) ready(c echo.Context) error {
 func (s *Server) logRequests() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod: true, LogURI: true, LogStatus: true, LogLatency: true, LogError: true,
+		HandleError: true, // answer errors first, so the status logged is the one sent
 		LogValuesFunc: func(_ echo.Context, v middleware.RequestLoggerValues) error {
 			s.cfg.Logger.Info("http", "method", v.Method, "uri", v.URI, "status", v.Status,
 				"latency", v.Latency.String())
