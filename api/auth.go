@@ -16,9 +16,6 @@ import (
 // principalKey is where authenticate keeps the caller's domain.Principal on the request.
 const principalKey = "principal"
 
-// BreakGlassSubject is the subject of a request made with ADMIN_TOKEN; the audit log shows it.
-const BreakGlassSubject = "break-glass:ADMIN_TOKEN"
-
 // authenticate turns the bearer token into the caller's principal, through Echo's JWT
 // middleware: a token the configured verifier accepts, or the break-glass ADMIN_TOKEN. Anything
 // else, including no token, is 401.
@@ -28,7 +25,7 @@ func (s *Server) authenticate() echo.MiddlewareFunc {
 		ParseTokenFunc: func(c echo.Context, token string) (any, error) {
 			if s.cfg.AdminToken != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.AdminToken)) == 1 {
 				s.cfg.Logger.Warn("break-glass ADMIN_TOKEN used", "method", c.Request().Method, "path", c.Path())
-				return domain.Principal{Subject: BreakGlassSubject, Roles: []domain.Role{domain.RoleAdmin}}, nil
+				return domain.Principal{Subject: domain.BreakGlassSubject, Roles: []domain.Role{domain.RoleAdmin}}, nil
 			}
 			if s.cfg.Auth == nil {
 				return nil, errors.New("no token verifier is configured")

@@ -52,6 +52,9 @@ func (s *Server) createBooking(c echo.Context) error {
 		return newError(http.StatusForbidden, "forbidden", "customerId must be your own (the token's subject) or left out")
 	}
 	req.CustomerID = sub
+	if err := req.Validate(s.cfg.Limits); err != nil {
+		return err
+	}
 	return s.hold(c, req, s.cfg.HoldLimits.MaxActive, customerView)
 }
 
@@ -65,7 +68,7 @@ func (s *Server) staffCreateBooking(c echo.Context) error {
 	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
-	if !principal(c).ActsForHotel(req.HotelID) {
+	if !principal(c).CanBook(req.HotelID) {
 		return errOtherHotel(req.HotelID)
 	}
 	return s.hold(c, req, 0, staffView)
@@ -79,15 +82,12 @@ func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {
 	return req, decodeJSON(c, &req)
 }
 
-// hold validates the request, then starts the booking workflow and waits, in the same call, for
-// the reservation outcome (Update-with-Start). The workflow id is derived from the customer, the
+// hold checks a validated request against the catalogue, then starts the booking workflow and
+// waits, in the same call, for the reservation outcome (Update-with-Start). The workflow id is derived from the customer, the
 // caller and the Idempotency-Key, so a retry reaches the same workflow and two concurrent
 // requests with one key create one booking. maxHolds (0: none) is the customer's active-hold
 // limit.
 func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer) error {
-	if err := req.Validate(s.cfg.Limits); err != nil {
-		return err
-	}
 	ctx := c.Request().Context()
 	if err := s.checkRoomType(ctx, req.HotelID, req.RoomTypeID, req.Stay); err != nil {
 		return err
@@ -106,9 +106,8 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 		ID:                       id,
 		TaskQueue:                s.cfg.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		// An ended booking's key stays spent. Only a booking workflow that failed (refused at
-		// the hold limit, having written nothing) may be started again under the same key.
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		// An ended booking's id is never reused: its key stays spent.
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}, workflows.BookingWorkflowName, workflows.BookingInput{
 		BookingID: id, IdempotencyKey: key, Request: req, CreatedBy: createdBy, MaxActiveHolds: maxHolds,
 		HoldTTL: s.cfg.HoldTTL, LateWindow: s.cfg.LateWindow,
@@ -122,10 +121,15 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 		},
 	})
 	state, fromDB, err := s.outcome(ctx, id, handle, err)
-	if errors.Is(err, domain.ErrTooManyHolds) {
+	switch {
+	case errors.Is(err, domain.ErrTooManyHolds):
 		return s.tooManyHolds(c, req.CustomerID)
-	}
-	if err != nil {
+	case fromDB && errors.Is(err, domain.ErrNotFound):
+		// The workflow for this key ended without a booking: refused at the hold limit and not
+		// retried within the late window, or its room type vanished.
+		return newError(http.StatusConflict, "idempotency_key_spent",
+			"this Idempotency-Key was used by a request that ended without a booking; send the request with a new key")
+	case err != nil:
 		return err
 	}
 	if fromDB && state.Booking.Fingerprint != req.Fingerprint() {
@@ -169,7 +173,7 @@ func (s *Server) getBooking(c echo.Context) error {
 
 // staffGetBooking answers any booking of a hotel the staff member works for.
 func (s *Server) staffGetBooking(c echo.Context) error {
-	b, err := s.staffBooking(c)
+	b, err := s.staffBooking(c, domain.Principal.CanRead)
 	if err != nil {
 		return err
 	}
@@ -180,7 +184,7 @@ func (s *Server) staffGetBooking(c echo.Context) error {
 // desk). It answers with the outcome: 200 CONFIRMED, or 409 with the status the booking is in
 // instead (for example EXPIRED).
 func (s *Server) confirmBooking(c echo.Context) error {
-	b, err := s.staffBooking(c)
+	b, err := s.staffBooking(c, domain.Principal.CanBook)
 	if err != nil {
 		return err
 	}
@@ -205,7 +209,7 @@ func (s *Server) cancelBooking(c echo.Context) error {
 
 // staffCancelBooking cancels a booking of the staff member's hotel, as the guest could.
 func (s *Server) staffCancelBooking(c echo.Context) error {
-	b, err := s.staffBooking(c)
+	b, err := s.staffBooking(c, domain.Principal.CanBook)
 	if err != nil {
 		return err
 	}
@@ -259,11 +263,11 @@ func (s *Server) ownBooking(c echo.Context) (domain.Booking, error) {
 	return b, err
 }
 
-// staffBooking loads the booking named in the path for a staff member: 403 when it belongs to a
-// hotel they do not work for.
-func (s *Server) staffBooking(c echo.Context) (domain.Booking, error) {
+// staffBooking loads the booking named in the path for a staff member: 403 when its hotel is
+// not one they may act on as the route needs (domain.Principal.CanBook or CanRead).
+func (s *Server) staffBooking(c echo.Context, may func(domain.Principal, string) bool) (domain.Booking, error) {
 	b, err := s.bookingInPath(c)
-	if err == nil && !principal(c).ActsForHotel(b.HotelID) {
+	if err == nil && !may(principal(c), b.HotelID) {
 		return domain.Booking{}, errOtherHotel(b.HotelID)
 	}
 	return b, err

@@ -2,14 +2,18 @@ package api
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
+
+	"github.com/bookflow/bookflow/domain"
 )
 
 // HoldLimits keep one customer or one client from hoarding rooms. Each refusal is 429 with
@@ -45,18 +49,22 @@ func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 			},
 		}))
 	}
-	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return c.RealIP() })
+	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return addressKey(c.RealIP()) })
 	perMinute(s.cfg.HoldLimits.PerCustomerPerMinute, "customer", func(c echo.Context) string { return principal(c).Subject })
 	return out
 }
 
-// checkActiveHolds refuses a new hold when the customer already has MaxActive unexpired holds
-// besides bookingID (a retry of a hold already counted is not refused).
+// checkActiveHolds refuses a new hold when the customer already has MaxActive unexpired holds.
+// A retry of a booking already made is not refused: it is answered as any retry.
 func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string) error {
 	if s.cfg.HoldLimits.MaxActive <= 0 {
 		return nil
 	}
-	n, _, err := s.store.ActiveHolds(c.Request().Context(), customerID, bookingID)
+	ctx := c.Request().Context()
+	if _, err := s.store.GetBooking(ctx, bookingID); !errors.Is(err, domain.ErrNotFound) {
+		return err // made already (nil), or the database failed
+	}
+	n, _, err := s.store.ActiveHolds(ctx, customerID, bookingID)
 	if err != nil {
 		return err
 	}
@@ -79,4 +87,15 @@ func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
 	return newError(http.StatusTooManyRequests, "too_many_holds",
 		"you already hold rooms in %d unpaid bookings: pay for or cancel one, or wait for one to expire",
 		s.cfg.HoldLimits.MaxActive)
+}
+
+// addressKey is the per-address limit's key: an IPv4 address, or an IPv6 address's /64 (one
+// subscriber's network gets a /64 or more, so single IPv6 addresses are free to make).
+func addressKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || addr.Is4() || addr.Is4In6() {
+		return ip
+	}
+	prefix, _ := addr.Prefix(64)
+	return prefix.String()
 }

@@ -40,7 +40,7 @@ func (s *Server) staffListBookings(c echo.Context) error {
 	}
 	p := principal(c)
 	if hotel := c.QueryParam("hotelId"); hotel != "" {
-		if !p.ActsForHotel(hotel) {
+		if !p.CanRead(hotel) {
 			return errOtherHotel(hotel)
 		}
 		f.HotelIDs = []string{hotel}

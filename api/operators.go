@@ -85,7 +85,7 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
 		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
 	}
-	b, err := s.staffBooking(c)
+	b, err := s.staffBooking(c, domain.Principal.CanRead)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *Server) audit(c echo.Context, action, bookingID, reason string, details
 
 // bookingAudit returns the staff actions on one booking, oldest first.
 func (s *Server) bookingAudit(c echo.Context) error {
-	b, err := s.staffBooking(c)
+	b, err := s.staffBooking(c, domain.Principal.CanRead)
 	if err != nil {
 		return err
 	}

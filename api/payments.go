@@ -97,7 +97,7 @@ func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
 // bookingPayments shows finance a booking's money: what it was paid and owes back, every
 // payment the provider reported for it, and every refund attempt.
 func (s *Server) bookingPayments(c echo.Context) error {
-	b, err := s.staffBooking(c)
+	b, err := s.staffBooking(c, domain.Principal.CanRead)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,12 @@ const (
 	DefaultClockSkew = 30 * time.Second
 	// DefaultUnknownKIDRefresh is how often, at most, a token signed with a key id the cached key
 	// set does not know makes the verifier fetch the key set again.
-	DefaultUnknownKIDRefresh = 5 * time.Minute
+	DefaultUnknownKIDRefresh = 30 * time.Second
+	// jwksRefresh is how often the key set is fetched anyway, so a rotation is picked up even
+	// while tokens with made-up key ids use up the refreshes above.
+	jwksRefresh = 5 * time.Minute
+	// jwksTimeout bounds one fetch of the key set, and how long a request may wait for a refresh.
+	jwksTimeout = 10 * time.Second
 	// MinSecretBytes is the shortest HS256 secret accepted: the hash's own size.
 	MinSecretBytes = 32
 )
@@ -44,9 +49,11 @@ type Config struct {
 	// Secret is the HS256 key (AUTH_JWT_SECRET), at least MinSecretBytes long.
 	Secret []byte
 	// JWKSURL is the identity provider's key set (AUTH_JWKS_URL); its keys are cached, refreshed
-	// hourly and when a token names a key id not in the cache. Set Secret or JWKSURL, not both.
+	// every 5 minutes and when a token names a key id not in the cache. Set Secret or JWKSURL,
+	// not both.
 	JWKSURL string
-	// Issuer and Audience, when set, must match the token's iss and aud.
+	// Issuer and Audience must match the token's iss and aud: when set, and always with a JWKS
+	// (one identity provider signs tokens for many applications).
 	Issuer   string
 	Audience string
 	// ClockSkew is the allowance for clocks that disagree, on exp, nbf and iat.
@@ -92,17 +99,22 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	case len(cfg.Secret) > 0 && cfg.JWKSURL != "":
 		return nil, errors.New("set AUTH_JWT_SECRET or AUTH_JWKS_URL, not both")
 	case cfg.JWKSURL != "":
+		if cfg.Issuer == "" || cfg.Audience == "" {
+			return nil, errors.New("AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE: an identity provider signs " +
+				"tokens for other applications too")
+		}
 		client := cfg.HTTPClient
 		if client == nil {
-			client = &http.Client{Timeout: 10 * time.Second}
+			client = &http.Client{Timeout: jwksTimeout}
 		}
 		kf, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{cfg.JWKSURL}, keyfunc.Override{
 			Client:            client,
+			RefreshInterval:   jwksRefresh,
 			RefreshUnknownKID: rate.NewLimiter(rate.Every(cfg.UnknownKIDRefresh), 1),
-			// Never hold a request waiting for the refresh limiter: past it, an unknown key id
-			// is refused at once.
-			RateLimitWaitMax: time.Millisecond,
-			HTTPTimeout:      10 * time.Second,
+			// The wait for the limiter and the fetch share this deadline. A refresh further off
+			// than that is not waited for: the unknown key id is refused at once.
+			RateLimitWaitMax: jwksTimeout,
+			HTTPTimeout:      jwksTimeout,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("AUTH_JWKS_URL: %w", err)

@@ -115,12 +115,15 @@ func TestConfigurationMistakesAreRefused(t *testing.T) {
 	assert.Error(t, err, "both a secret and a JWKS URL")
 	_, err = auth.NewVerifier(context.Background(), auth.Config{})
 	assert.Error(t, err, "nothing to verify with")
+	_, err = auth.NewVerifier(context.Background(), auth.Config{JWKSURL: "http://127.0.0.1:1/jwks", Audience: "bookflow"})
+	assert.Error(t, err, "a JWKS without an issuer would take tokens minted for other applications")
 	_, err = auth.Mint([]byte("short"), alice, time.Hour, auth.MintOptions{})
 	assert.Error(t, err)
 }
 
 func TestJWKSKeysAreFetchedRotatedAndUnknownKeysRefused(t *testing.T) {
 	idp := testsuite.StartJWKSProvider(t)
+	idp.Delay = 50 * time.Millisecond // a provider across a network, not on loopback
 	v := idp.Verifier(t)
 	verify := func(token string) error { _, err := v.Verify(context.Background(), token); return err }
 
@@ -143,8 +146,13 @@ func TestJWKSKeysAreFetchedRotatedAndUnknownKeysRefused(t *testing.T) {
 	assert.Equal(t, 2, idp.Fetches(), "an unknown key id cannot make the verifier hammer the provider")
 
 	// Algorithm switching: HMAC or unsigned tokens are never accepted from a JWKS deployment.
-	assert.ErrorIs(t, verify(sign(t, jwt.SigningMethodHS256, []byte("the-public-key-bytes-as-a-secret"), fresh("mallory"), "key-2")),
+	claims := func() jwt.MapClaims {
+		c := fresh("mallory")
+		c["iss"], c["aud"] = testsuite.ProviderIssuer, testsuite.ProviderAudience
+		return c
+	}
+	assert.ErrorIs(t, verify(sign(t, jwt.SigningMethodHS256, []byte("the-public-key-bytes-as-a-secret"), claims(), "key-2")),
 		auth.ErrUnauthenticated)
-	assert.ErrorIs(t, verify(sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, fresh("mallory"), "key-2")),
+	assert.ErrorIs(t, verify(sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims(), "key-2")),
 		auth.ErrUnauthenticated)
 }

@@ -87,22 +87,27 @@ func TestSubjects(t *testing.T) {
 	for _, ok := range []string{"alice", "auth0|5f7c8ec7c33c6c004bbafe82", "ana@finance.example", "Zoë"} {
 		assert.NoError(t, domain.ValidateSubject("sub", ok), ok)
 	}
-	for _, bad := range []string{"", "a\x00b", "tab\there", strings.Repeat("x", 256), "\xff"} {
+	for _, bad := range []string{"", "a\x00b", "tab\there", strings.Repeat("x", 256), "\xff",
+		"alice\u202e", "ali\u200bce", domain.BreakGlassSubject} {
 		assert.ErrorIs(t, domain.ValidateSubject("sub", bad), domain.ErrInvalid, "%q", bad)
 	}
 }
 
 func TestPrincipalScope(t *testing.T) {
 	desk := domain.Principal{Subject: "d1", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-a"}}
-	assert.True(t, desk.ActsForHotel("h-a"))
-	assert.False(t, desk.ActsForHotel("h-b"), "a front desk acts only for the hotels its token names")
+	assert.True(t, desk.CanBook("h-a") && desk.CanRead("h-a"))
+	assert.False(t, desk.CanBook("h-b") || desk.CanRead("h-b"), "a front desk acts only for the hotels its token names")
 	assert.True(t, desk.IsStaff())
 	guest := domain.Principal{Subject: "g1", Roles: []domain.Role{domain.RoleCustomer}, Hotels: []string{"h-a"}}
-	assert.False(t, guest.ActsForHotel("h-a"), "a customer never acts for a hotel, whatever its token says")
+	assert.False(t, guest.CanBook("h-a") || guest.CanRead("h-a"), "a customer never acts for a hotel, whatever its token says")
 	assert.False(t, guest.IsStaff())
-	for _, r := range []domain.Role{domain.RoleFinance, domain.RoleAdmin} {
-		assert.True(t, domain.Principal{Roles: []domain.Role{r}}.ActsForHotel("h-b"), r)
-	}
+	finance := domain.Principal{Roles: []domain.Role{domain.RoleFinance}}
+	assert.True(t, finance.CanRead("h-b"))
+	assert.False(t, finance.CanBook("h-b"), "finance reads every hotel but books for none")
+	deskAndFinance := domain.Principal{Roles: []domain.Role{domain.RoleFrontDesk, domain.RoleFinance}, Hotels: []string{"h-a"}}
+	assert.False(t, deskAndFinance.CanBook("h-b"), "finance never widens a front desk's hotels")
+	admin := domain.Principal{Roles: []domain.Role{domain.RoleAdmin}}
+	assert.True(t, admin.CanBook("h-b") && admin.CanRead("h-b"))
 	assert.False(t, domain.Role("superuser").Known())
 }
 

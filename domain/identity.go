@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -38,27 +39,47 @@ func (p Principal) Has(roles ...Role) bool {
 	return slices.ContainsFunc(roles, func(r Role) bool { return slices.Contains(p.Roles, r) })
 }
 
-// ActsForHotel reports whether the principal may act on a hotel's bookings as staff: an admin
-// or finance acts for every hotel, a front desk for the hotels its token names.
-func (p Principal) ActsForHotel(hotelID string) bool {
-	return p.Has(RoleAdmin, RoleFinance) || (p.Has(RoleFrontDesk) && slices.Contains(p.Hotels, hotelID))
+// CanBook reports whether the principal may book, confirm and cancel a hotel's bookings as
+// staff: an admin for every hotel, a front desk for the hotels its token names. Finance never
+// widens a front desk's hotels.
+func (p Principal) CanBook(hotelID string) bool {
+	return p.Has(RoleAdmin) || p.frontDeskOf(hotelID)
+}
+
+// CanRead reports whether the principal may read a hotel's bookings as staff: an admin or
+// finance every hotel's, a front desk the hotels its token names.
+func (p Principal) CanRead(hotelID string) bool {
+	return p.Has(RoleAdmin, RoleFinance) || p.frontDeskOf(hotelID)
+}
+
+func (p Principal) frontDeskOf(hotelID string) bool {
+	return p.Has(RoleFrontDesk) && slices.Contains(p.Hotels, hotelID)
 }
 
 // IsStaff reports whether the principal holds a staff role.
 func (p Principal) IsStaff() bool { return p.Has(RoleFrontDesk, RoleFinance, RoleAdmin) }
+
+// BreakGlassSubject is the subject of a request made with the break-glass ADMIN_TOKEN. No token
+// or customer id may take its prefix, so the audit log cannot be made to show it falsely.
+const BreakGlassSubject = breakGlassPrefix + "ADMIN_TOKEN"
+
+const breakGlassPrefix = "break-glass:"
 
 // maxSubjectBytes bounds a subject: identity providers use ids, UUIDs, emails and
 // "provider|id" forms, all far shorter.
 const maxSubjectBytes = 255
 
 // ValidateSubject checks a customer or staff id as an identity provider issues it: 1-255 bytes
-// of UTF-8 text without control characters. Unlike hotel ids it never appears in a URL or a
-// workflow id, so it may hold '@', '|' and the like.
+// of UTF-8 text without control or invisible formatting characters (which could make one id
+// look like another in the audit log), not starting with the break-glass prefix. Unlike hotel
+// ids it never appears in a URL or a workflow id, so it may hold '@', '|' and the like.
 func ValidateSubject(field, v string) error {
+	hidden := func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 	ok := v != "" && len(v) <= maxSubjectBytes && utf8.ValidString(v) &&
-		!slices.ContainsFunc([]rune(v), unicode.IsControl)
+		!slices.ContainsFunc([]rune(v), hidden) && !strings.HasPrefix(v, breakGlassPrefix)
 	if !ok {
-		return fmt.Errorf("%w: %s must be 1-%d bytes of text without control characters", ErrInvalid, field, maxSubjectBytes)
+		return fmt.Errorf("%w: %s must be 1-%d bytes of visible text, not starting with %q", ErrInvalid, field,
+			maxSubjectBytes, breakGlassPrefix)
 	}
 	return nil
 }

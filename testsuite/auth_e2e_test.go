@@ -158,6 +158,12 @@ func TestFrontDeskActsOnlyForItsOwnHotels(t *testing.T) {
 		res := deskA.Do(t, c.method, c.path, map[string]string{"Idempotency-Key": "desk-1"}, c.body)
 		assert.Equal(t, http.StatusForbidden, res.Status, "%s %s: %s", c.method, c.path, res.Raw)
 	}
+	// Finance reads every hotel, but never widens a front desk's hotels for desk work.
+	deskAndFinance := sys.As(t, domain.Principal{Subject: "desk-fin", Roles: []domain.Role{domain.RoleFrontDesk, domain.RoleFinance},
+		Hotels: []string{"h-a"}})
+	assert.Equal(t, http.StatusOK, deskAndFinance.Do(t, "GET", "/api/v1/staff/bookings/"+idB, nil, nil).Status)
+	res = deskAndFinance.Do(t, "POST", "/api/v1/staff/bookings/"+idB+"/confirm", nil, nil)
+	assert.Equal(t, http.StatusForbidden, res.Status, "confirming hotel B's booking needs hotel B's desk: %s", res.Raw)
 	assert.Equal(t, "HOLD", bookingStatus(t, sys, idB), "hotel B's booking was not touched")
 	assert.Equal(t, 2, roomsLeft(t, sys, "h-b", "double", stay), "nothing was booked at hotel B by hotel A's desk")
 
@@ -334,7 +340,8 @@ func TestActiveHoldLimitHoldsWhenRequestsRace(t *testing.T) {
 	assert.Equal(t, 18, roomsLeft(t, sys, "h-race-limit", "double", stay))
 	assert.Equal(t, 2, count(t, sys, `SELECT count(*) FROM bookings`), "refused holds write nothing")
 
-	// Keys refused by the reservation itself (their workflow failed) may be used again.
+	// Keys refused by the reservation itself (their workflow waits for the same request to come
+	// back) reserve once the customer has room under the limit again.
 	for _, id := range ids {
 		if id != "" {
 			require.Equal(t, http.StatusOK, cancel(t, sys, bob, id).Status)

@@ -25,6 +25,8 @@ import (
 // keys as a JWKS on a local URL, signs RS256 tokens with the newest one, and rotates on request.
 type IdentityProvider struct {
 	URL string
+	// Delay is how long the key set endpoint takes to answer, as a real provider's does.
+	Delay time.Duration
 
 	mu      sync.Mutex
 	keys    map[string]*rsa.PrivateKey // the published keys, by key id
@@ -44,9 +46,16 @@ func StartJWKSProvider(t testing.TB) *IdentityProvider {
 	return p
 }
 
+// The issuer and audience its tokens carry, and verifiers require.
+const (
+	ProviderIssuer   = "https://id.bookflow.test/"
+	ProviderAudience = "bookflow-api"
+)
+
 func (p *IdentityProvider) serveJWKS(w http.ResponseWriter, _ *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	time.Sleep(p.Delay)
 	p.fetches++
 	set := []map[string]string{}
 	for kid, k := range p.keys {
@@ -82,7 +91,7 @@ func (p *IdentityProvider) Verifier(t testing.TB) *auth.Verifier {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	v, err := auth.NewVerifier(ctx, auth.Config{JWKSURL: p.URL})
+	v, err := auth.NewVerifier(ctx, auth.Config{JWKSURL: p.URL, Issuer: ProviderIssuer, Audience: ProviderAudience})
 	require.NoError(t, err)
 	return v
 }
@@ -106,8 +115,9 @@ func (p *IdentityProvider) ForeignToken(t testing.TB) string {
 // SignRS256 signs a token for pr with key, naming kid in its header.
 func SignRS256(t testing.TB, key *rsa.PrivateKey, kid string, pr domain.Principal) string {
 	t.Helper()
-	claims := auth.Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: pr.Subject,
-		ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))}, Hotels: pr.Hotels}
+	claims := auth.Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: pr.Subject, Issuer: ProviderIssuer,
+		Audience: jwt.ClaimStrings{ProviderAudience}, ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))},
+		Hotels: pr.Hotels}
 	for _, r := range pr.Roles {
 		claims.Roles = append(claims.Roles, string(r))
 	}

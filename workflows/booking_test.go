@@ -81,7 +81,7 @@ func (s *BookingSuite) expectRelease() {
 // update sends an update at a time after the start and keeps its answer.
 func (s *BookingSuite) update(after time.Duration, name string, answer *workflows.BookingState, answerErr *error, args ...any) {
 	s.env.RegisterDelayedCallback(func() {
-		s.env.UpdateWorkflow(name, name+"-1", &testsuite.TestUpdateCallback{
+		s.env.UpdateWorkflow(name, name+"-"+after.String(), &testsuite.TestUpdateCallback{
 			OnAccept: func() {},
 			OnReject: func(err error) { *answerErr = err },
 			OnComplete: func(v any, err error) {
@@ -163,7 +163,28 @@ func (s *BookingSuite) TestRefusedReservationEndsRejected() {
 	s.Contains(st.Reason, "not enough rooms")
 }
 
-func (s *BookingSuite) TestReservationRefusedAtTheHoldLimitFailsWithoutARow() {
+func (s *BookingSuite) TestRefusedAtTheHoldLimitTheSameRequestTriesAgain() {
+	tooMany := temporal.NewNonRetryableApplicationError("customer already has 5 unexpired holds", activities.ErrTypeTooManyHolds, nil)
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{}, tooMany).Once()
+	s.expectHold() // the second try, after the customer gave up another hold
+	s.expectRelease()
+	var first, second workflows.BookingState
+	var firstErr, secondErr error
+	s.update(0, workflows.UpdateHold, &first, &firstErr, s.input.Request.Fingerprint())
+	s.update(2*time.Minute, workflows.UpdateHold, &second, &secondErr, s.input.Request.Fingerprint())
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	var appErr *temporal.ApplicationError
+	s.Require().ErrorAs(firstErr, &appErr, "the first hold update answers with the refusal")
+	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
+	s.NoError(secondErr)
+	s.Equal(domain.StatusHold, second.Booking.Status, "the same request later reserves")
+	s.NoError(s.env.GetWorkflowError())
+	s.Equal(domain.StatusExpired, s.result().Booking.Status)
+}
+
+func (s *BookingSuite) TestRefusedAtTheHoldLimitAndNeverRetriedCloses() {
 	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
 		temporal.NewNonRetryableApplicationError("customer already has 5 unexpired holds", activities.ErrTypeTooManyHolds, nil)).Once()
 	var answer workflows.BookingState
@@ -172,12 +193,10 @@ func (s *BookingSuite) TestReservationRefusedAtTheHoldLimitFailsWithoutARow() {
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
-	var appErr *temporal.ApplicationError
-	s.Require().ErrorAs(answerErr, &appErr, "the hold update answers with the refusal")
-	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
-	err := s.env.GetWorkflowError()
-	s.Require().ErrorAs(err, &appErr, "the workflow fails, so the key may start it again later")
-	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
+	s.Error(answerErr)
+	s.NoError(s.env.GetWorkflowError(), "a refusal is not a failure")
+	s.Empty(s.result().Booking.Status, "nothing was reserved, nothing to show")
+	s.GreaterOrEqual(s.env.Now().Sub(s.start), time.Hour, "the request could come back for the late window")
 }
 
 func (s *BookingSuite) TestConfirmAfterExpiryDoesNotConfirm() {

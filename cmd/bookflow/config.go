@@ -68,6 +68,9 @@ func LoadConfig() (Config, error) {
 		StripeAPIBase:       os.Getenv("STRIPE_API_BASE"),
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
 	}
+	if c.AdminToken != "" && len(c.AdminToken) < minSecretBytes {
+		return c, fmt.Errorf("ADMIN_TOKEN must be at least %d bytes (it never expires: make it long and random)", minSecretBytes)
+	}
 	if c.PaymentProvider != "stripe" && c.PaymentProvider != "fake" {
 		return c, fmt.Errorf("PAYMENT_PROVIDER=%q: want stripe or fake", c.PaymentProvider)
 	}
@@ -148,6 +151,9 @@ func envInt(name string, def, min int) (int, error) {
 	}
 	return n, nil
 }
+
+// minSecretBytes is the shortest ADMIN_TOKEN and BOOKING_ID_KEY accepted.
+const minSecretBytes = 32
 
 // DefaultHoldLimits are the limits on holds when the environment sets none.
 var DefaultHoldLimits = api.HoldLimits{MaxActive: 5, PerCustomerPerMinute: 10, PerAddressPerMinute: 60}

@@ -69,13 +69,10 @@ func runMigrate(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// minBookingIDKeyBytes is the shortest BOOKING_ID_KEY accepted.
-const minBookingIDKeyBytes = 32
-
 func runServe(ctx context.Context, cfg Config) error {
-	if len(cfg.BookingIDKey) < minBookingIDKeyBytes {
+	if len(cfg.BookingIDKey) < minSecretBytes {
 		return fmt.Errorf("BOOKING_ID_KEY must be set to a secret of at least %d bytes, the same on every API instance "+
-			"(booking ids are derived from it)", minBookingIDKeyBytes)
+			"(booking ids are derived from it)", minSecretBytes)
 	}
 	d, closeDeps, err := connect(ctx, cfg)
 	if err != nil {
