@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -107,4 +108,43 @@ func (s *Server) bookingPayments(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"bookingId": b.ID, "status": b.Status, "price": b.Price,
 		"paid": b.Paid, "refundDue": b.RefundDue, "payments": pays, "refunds": refunds})
+}
+
+// checkoutView is what the checkout needs to take a booking's payment.
+type checkoutView struct {
+	BookingID    string    `json:"bookingId"`
+	PaymentID    string    `json:"paymentId"`
+	ClientSecret string    `json:"clientSecret"`
+	Amount       int64     `json:"amount"`
+	Currency     string    `json:"currency"`
+	ExpiresAt    time.Time `json:"expiresAt"`
+}
+
+// createPayment is how a customer pays: it asks the provider for a payment of the held
+// booking's price, tagged with the booking id, and answers with what the checkout completes it
+// with. Asking again returns the same payment. The provider's webhook then confirms the booking.
+func (s *Server) createPayment(c echo.Context) error {
+	b, err := s.ownBooking(c)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b.Status != domain.StatusHold:
+		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a booking on hold is paid", b.ID, b.Status)
+	case !b.ExpiresAt.After(s.cfg.Now()):
+		return newError(http.StatusConflict, "wrong_state", "the hold on booking %s has expired", b.ID)
+	case b.Price.Total <= 0:
+		return newError(http.StatusConflict, "wrong_state", "booking %s has no price to pay", b.ID)
+	case s.cfg.Checkouts == nil:
+		return newError(http.StatusServiceUnavailable, "payments_not_configured", "this API takes no payments: ask the operator")
+	}
+	out, err := s.cfg.Checkouts.CreatePayment(c.Request().Context(), payments.PaymentRequest{BookingID: b.ID,
+		Amount: b.Price.Total, Currency: b.Price.Currency, IdempotencyKey: b.ID + "/payment"})
+	if err != nil {
+		s.cfg.Logger.Error("create payment", "bookingId", b.ID, "err", err)
+		return newError(http.StatusBadGateway, "payment_provider_unavailable",
+			"the payment provider did not answer; it is safe to retry")
+	}
+	return c.JSON(http.StatusOK, checkoutView{BookingID: b.ID, PaymentID: out.PaymentID, ClientSecret: out.ClientSecret,
+		Amount: b.Price.Total, Currency: b.Price.Currency, ExpiresAt: b.ExpiresAt})
 }

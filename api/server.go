@@ -44,6 +44,8 @@ type Config struct {
 	TaskQueue         string // the booking task queue; workflows.TaskQueue when empty
 	// WorkflowTimeout bounds how long a request waits for a workflow to answer.
 	WorkflowTimeout time.Duration
+	// Checkouts creates the payments guests complete at checkout; nil answers 503.
+	Checkouts payments.Checkouts
 	// WebhookSecret verifies the provider's Stripe-Signature; empty refuses every webhook.
 	WebhookSecret string
 	// WebhookTolerance is how old a webhook's signed timestamp may be.
@@ -116,6 +118,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.RoleCustomer)}}
 	customer.add(http.MethodPost, "/bookings", s.createBooking, s.holdRateLimits()...)
 	customer.add(http.MethodGet, "/bookings/:id", s.getBooking)
+	customer.add(http.MethodPost, "/bookings/:id/payment", s.createPayment)
 	customer.add(http.MethodPost, "/bookings/:id/cancel", s.cancelBooking)
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
 

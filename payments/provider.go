@@ -1,9 +1,12 @@
 // Package payments talks to the payment provider (Stripe, or a compatible API such as
-// stripe-mock): it verifies and reads webhook events, and creates refunds.
+// stripe-mock): it creates the payments guests complete at checkout, verifies and reads webhook
+// events, and creates refunds.
 package payments
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +42,28 @@ var ErrDeclined = errors.New("refund declined by the payment provider")
 // Provider creates refunds.
 type Provider interface {
 	CreateRefund(ctx context.Context, r RefundRequest) (Refund, error)
+}
+
+// PaymentRequest asks the provider for a payment of a booking's price, which the guest then
+// completes at checkout.
+type PaymentRequest struct {
+	BookingID      string
+	Amount         int64
+	Currency       string
+	IdempotencyKey string // one per booking: asking again returns the same payment
+}
+
+// Checkout is what a checkout front end needs to take the payment: the provider's payment id
+// and the secret its client library completes the payment with.
+type Checkout struct {
+	PaymentID    string
+	ClientSecret string
+	Status       string
+}
+
+// Checkouts creates the payments guests complete.
+type Checkouts interface {
+	CreatePayment(ctx context.Context, r PaymentRequest) (Checkout, error)
 }
 
 // Stripe is the Provider backed by the Stripe API at a configurable base URL.
@@ -77,6 +102,21 @@ func (s *Stripe) CreateRefund(ctx context.Context, r RefundRequest) (Refund, err
 	return Refund{ID: re.ID, Status: string(re.Status)}, nil
 }
 
+// CreatePayment creates a payment intent for the booking's price, tagged with the booking id
+// (the webhook finds the booking by it). The idempotency key makes a repeated call return the
+// same intent.
+func (s *Stripe) CreatePayment(ctx context.Context, r PaymentRequest) (Checkout, error) {
+	params := &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(r.Amount),
+		Currency: stripe.String(strings.ToLower(r.Currency))}
+	params.AddMetadata("bookingId", r.BookingID)
+	params.SetIdempotencyKey(r.IdempotencyKey)
+	pi, err := s.client.V1PaymentIntents.Create(ctx, params)
+	if err != nil {
+		return Checkout{}, err
+	}
+	return Checkout{PaymentID: pi.ID, ClientSecret: pi.ClientSecret, Status: string(pi.Status)}, nil
+}
+
 func declined(se *stripe.Error) bool {
 	switch {
 	case se.Type == stripe.ErrorTypeIdempotency, se.HTTPStatusCode == http.StatusConflict,
@@ -86,8 +126,16 @@ func declined(se *stripe.Error) bool {
 	return se.Type == stripe.ErrorTypeCard || se.Type == stripe.ErrorTypeInvalidRequest
 }
 
-// Fake is a Provider for local development without an account: every refund succeeds at once.
+// Fake is a Provider for local development without an account: every refund succeeds at once,
+// and payments are paid with `bookflow pay`.
 type Fake struct{}
+
+// CreatePayment answers with a payment whose id derives from the idempotency key.
+func (Fake) CreatePayment(_ context.Context, r PaymentRequest) (Checkout, error) {
+	sum := sha256.Sum256([]byte(r.IdempotencyKey))
+	id := "pi_fake_" + hex.EncodeToString(sum[:8])
+	return Checkout{PaymentID: id, ClientSecret: id + "_secret_fake", Status: "requires_payment_method"}, nil
+}
 
 // CreateRefund answers with a succeeded refund whose id derives from the idempotency key.
 func (Fake) CreateRefund(_ context.Context, r RefundRequest) (Refund, error) {

@@ -41,6 +41,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
 	{"POST", "/api/v1/bookings", customer},
 	{"GET", "/api/v1/bookings/:id", customer},
+	{"POST", "/api/v1/bookings/:id/payment", customer},
 	{"POST", "/api/v1/bookings/:id/cancel", customer},
 	{"GET", "/api/v1/me/bookings", customer},
 	{"POST", "/api/v1/staff/bookings", desk},
@@ -209,7 +210,7 @@ func TestCustomersSeeAndChangeOnlyTheirOwnBookings(t *testing.T) {
 	}
 	assert.Equal(t, 3, roomsLeft(t, sys, "h-own", "double", stay))
 
-	// Bob cannot see, cancel or confirm Alice's booking; to him it does not exist.
+	// Bob cannot see, cancel, pay for or confirm Alice's booking; to him it does not exist.
 	asBob := sys.Guest(t, bob)
 	unknown := asBob.Do(t, "GET", "/api/v1/bookings/booking-aaaaaaaaaaaaaaaaaaaaaaaaaa", nil, nil)
 	res := asBob.Do(t, "GET", "/api/v1/bookings/"+idA, nil, nil)
@@ -218,6 +219,8 @@ func TestCustomersSeeAndChangeOnlyTheirOwnBookings(t *testing.T) {
 	assert.Equal(t, unknown.ErrorCode(), res.ErrorCode())
 	res = asBob.Do(t, "POST", "/api/v1/bookings/"+idA+"/cancel", nil, nil)
 	assert.Equal(t, http.StatusNotFound, res.Status, res.Raw)
+	res = asBob.Do(t, "POST", "/api/v1/bookings/"+idA+"/payment", nil, nil)
+	assert.Equal(t, http.StatusNotFound, res.Status, "nobody pays for, or learns the price of, another's booking: %s", res.Raw)
 	res = asBob.Do(t, "POST", "/api/v1/staff/bookings/"+idA+"/confirm", nil, nil)
 	assert.Equal(t, http.StatusForbidden, res.Status, "customers never confirm: payments do: %s", res.Raw)
 	assert.Equal(t, "HOLD", bookingStatus(t, sys, idA))

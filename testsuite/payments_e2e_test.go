@@ -71,12 +71,25 @@ func TestWebhookPaymentConfirmsTheHold(t *testing.T) {
 	id, total := holdRoom(t, sys, "h-pay", "k1", stay, 1)
 	assert.Equal(t, int64(30000), total, "3 nights at 100.00 EUR")
 
-	res := sys.Webhook(t, testsuite.PaymentEvent("evt_1", "pi_1", id, total, "EUR"), time.Now())
+	// The checkout asks for the payment, the guest completes it, the provider reports it.
+	guest := sys.Guest(t, sys.Customer("guest"))
+	res := guest.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/payment", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, float64(total), res.Body["amount"])
+	assert.Equal(t, "EUR", res.Body["currency"])
+	assert.NotEmpty(t, res.Body["clientSecret"])
+	pi := res.Body["paymentId"].(string)
+	again := guest.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/payment", nil, nil)
+	assert.Equal(t, pi, again.Body["paymentId"], "asking again returns the same payment")
+
+	res = sys.Webhook(t, testsuite.PaymentEvent("evt_1", pi, id, total, "EUR"), time.Now())
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 
 	awaitStatus(t, sys, id, "CONFIRMED")
 	got := staffView(t, sys, id)
-	assert.Equal(t, "pi_1", got.Body["paymentId"])
+	assert.Equal(t, pi, got.Body["paymentId"])
+	res = guest.Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/payment", nil, nil)
+	assert.Equal(t, http.StatusConflict, res.Status, "a paid booking is not paid again: %s", res.Raw)
 	assert.Equal(t, float64(30000), got.Body["paid"])
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM payment_events WHERE event_id = 'evt_1' AND payload->>'id' = 'evt_1'`),
 		"the raw payload is kept for audit")
@@ -209,9 +222,13 @@ func TestRefundThroughStripeMock(t *testing.T) {
 	stay := stayFromNow(30, 2)
 	openRooms(t, sys, "h-stripe", "double", stay, 1)
 	id, total := holdRoom(t, sys, "h-stripe", "k1", stay, 1)
+	res := sys.Guest(t, sys.Customer("guest")).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/payment", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.True(t, strings.HasPrefix(res.Body["paymentId"].(string), "pi_"), "a payment intent from the Stripe API: %s", res.Raw)
+	assert.NotEmpty(t, res.Body["clientSecret"])
 	payAndConfirm(t, sys, id, total, "evt_s", "pi_s")
 
-	res := cancel(t, sys, sys.Customer("guest"), id)
+	res = cancel(t, sys, sys.Customer("guest"), id)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	awaitStatus(t, sys, id, "REFUNDED")
 	var providerID string

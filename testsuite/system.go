@@ -178,7 +178,9 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		opts.Auth, err = auth.NewVerifier(context.Background(), auth.Config{Secret: s.JWTSecret})
 		require.NoError(t, err)
 	}
+	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: []byte("key-" + id),
+		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, HoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
 	s.Routes = e.Routes()

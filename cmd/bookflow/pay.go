@@ -65,10 +65,12 @@ func runPay(ctx context.Context, cfg Config) error {
 	if *fail {
 		eventType = "payment_intent.payment_failed"
 	}
+	// The payment the fake provider created for the booking's checkout
+	// (POST /api/v1/bookings/{id}/payment), now completed by the guest.
+	checkout, _ := payments.Fake{}.CreatePayment(ctx, payments.PaymentRequest{BookingID: bookingID, IdempotencyKey: bookingID + "/payment"})
 	now := time.Now()
-	suffix := fmt.Sprintf("%x", now.UnixNano())
-	payload := payments.EventPayload("evt_dev_"+suffix, eventType,
-		payments.PaymentIntentObject("pi_dev_"+suffix, bookingID, *amount, *currency), now)
+	payload := payments.EventPayload(fmt.Sprintf("evt_dev_%x", now.UnixNano()), eventType,
+		payments.PaymentIntentObject(checkout.PaymentID, bookingID, *amount, *currency), now)
 	secret := withDevSecrets(cfg).StripeWebhookSecret
 	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
 	req.Header.Set("Stripe-Signature", payments.SignWebhook(payload, secret, now))

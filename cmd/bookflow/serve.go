@@ -101,6 +101,11 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps) error {
 		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 	}
+	if gateway, err := paymentProvider(cfg); err == nil {
+		apiCfg.Checkouts = gateway
+	} else {
+		slog.Warn("no payment provider: POST /api/v1/bookings/{id}/payment will answer 503", "err", err)
+	}
 	srv := api.NewHTTPServer(cfg.HTTPAddr, api.New(d.store, d.temporal, apiCfg), api.DefaultTimeouts(api.DefaultWorkflowTimeout))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -147,8 +152,15 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	return nil
 }
 
-// paymentProvider returns the provider refunds go to.
-func paymentProvider(cfg Config) (payments.Provider, error) {
+// paymentGateway is the payment provider as the commands use it: the worker refunds through it,
+// the API creates the payments guests complete.
+type paymentGateway interface {
+	payments.Provider
+	payments.Checkouts
+}
+
+// paymentProvider returns the configured payment provider.
+func paymentProvider(cfg Config) (paymentGateway, error) {
 	if cfg.PaymentProvider == "fake" {
 		slog.Warn("PAYMENT_PROVIDER=fake: refunds succeed without moving money (local development only)")
 		return payments.Fake{}, nil
