@@ -30,7 +30,8 @@ type BookingInput struct {
 	// CreatedBy is who asked for the booking: the customer, or the staff member booking for them.
 	CreatedBy string
 	// MaxActiveHolds, when above zero, refuses the reservation while the customer already has
-	// that many holds (the workflow then fails with ErrTypeTooManyHolds and writes nothing).
+	// that many holds: nothing is written, the hold update answers ErrTypeTooManyHolds and the
+	// workflow closes.
 	MaxActiveHolds int
 	// HoldTTL is how long the rooms are held for payment.
 	HoldTTL time.Duration
@@ -71,10 +72,8 @@ type booking struct {
 	state    BookingState
 	reserved bool // the reservation outcome is known
 	// refused is the hold update's answer when the reservation was refused before anything
-	// was written (the customer is at the active-hold limit); retries wakes the main loop when
-	// the same request comes again, to try once more.
+	// was written (the customer is at the active-hold limit).
 	refused  error
-	retries  workflow.Channel
 	stayOver bool // a confirmed booking is past its stay
 	closing  bool // the main loop takes no more commands
 	commands workflow.Channel
@@ -124,7 +123,6 @@ func (b *booking) setup(ctx workflow.Context) error {
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
 	b.wake = workflow.NewBufferedChannel(ctx, 64)
-	b.retries = workflow.NewBufferedChannel(ctx, 1)
 	b.payments = workflow.GetSignalChannel(ctx, SignalPayment)
 	b.seen = map[string]bool{}
 	b.listenForRefunds(ctx)
@@ -174,20 +172,14 @@ func withDefaults(in BookingInput) BookingInput {
 
 // run moves the booking through its phases until it is settled and the late window has passed.
 func (b *booking) run(ctx workflow.Context) (BookingState, error) {
-	for {
-		if err := b.reserve(ctx); err != nil {
-			return b.state, err
-		}
-		if b.refused == nil {
-			break
-		}
-		// Refused at the hold limit with nothing written. The workflow stays, so that the same
-		// request (the same Idempotency-Key) tries again when it comes back; after the late
-		// window it closes, and the key is spent.
-		if !b.awaitRetry(ctx) {
-			_, err := b.finish(ctx)
-			return b.state, err
-		}
+	if err := b.reserve(ctx); err != nil {
+		return b.state, err
+	}
+	if b.refused != nil {
+		// Refused at the hold limit with nothing written: there is no booking to keep, so the
+		// workflow closes (its key is spent) once what is queued is answered.
+		_, err := b.finish(ctx)
+		return b.state, err
 	}
 	for {
 		var err error
@@ -239,13 +231,8 @@ func (b *booking) validateHold(fingerprint string) error {
 }
 
 // awaitReservation is the hold update: it returns as soon as the reservation outcome is known.
-// The same request after a refusal at the hold limit asks the main loop to reserve again.
 func (b *booking) awaitReservation(ctx workflow.Context, _ string) (BookingState, error) {
 	ctx = uncancellable(ctx)
-	if b.reserved && b.refused != nil && !b.closing {
-		b.reserved = false
-		b.retries.SendAsync(true)
-	}
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
@@ -276,11 +263,11 @@ func (b *booking) reserve(ctx workflow.Context) error {
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
 	}).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
-	b.refused = nil
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeTooManyHolds {
 		// Nothing was written: the hold update answers with the refusal.
 		b.logger.Info("Reservation refused: too many active holds")
 		b.refused = temporal.NewApplicationError(appErr.Message(), ErrTypeTooManyHolds)
+		b.state.Reason = appErr.Message()
 		return nil
 	}
 	if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeUnavailable || appErr.Type() == activities.ErrTypeInvalid) {
@@ -295,23 +282,6 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	b.state.Booking = stored
 	b.logger.Info("Rooms held", "expiresAt", stored.ExpiresAt, "price", stored.Price.Total, "currency", stored.Price.Currency)
 	return b.publish(ctx)
-}
-
-// awaitRetry waits, for the late window, for the same request to come again after a refusal at
-// the hold limit. It reports whether one did; a cancelled workflow waits no longer.
-func (b *booking) awaitRetry(ctx workflow.Context) bool {
-	for b.retries.ReceiveAsync(nil) {
-	} // wake-ups from retries already served
-	timerCtx, cancelTimer := workflow.WithCancel(ctx)
-	defer cancelTimer()
-	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(workflow.NewTimer(timerCtx, b.in.LateWindow), func(workflow.Future) {})
-	sel.AddReceive(b.retries, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
-	if !b.cancelSeen {
-		sel.AddReceive(b.cancelled, func(workflow.ReceiveChannel, bool) { b.cancelSeen = true })
-	}
-	sel.Select(ctx)
-	return !b.reserved // a retry is waiting for its answer, whatever fired first
 }
 
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.

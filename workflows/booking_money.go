@@ -18,6 +18,9 @@ const (
 	IssueDuplicatePayment    = "DUPLICATE_PAYMENT"
 	IssueLatePaymentRefunded = "LATE_PAYMENT_REFUNDED"
 	IssueRefundConflict      = "REFUND_CONFLICT"
+	// IssueNoBooking: money for a booking id under which nothing was ever held (the request
+	// was refused at the hold limit).
+	IssueNoBooking = "NO_BOOKING"
 )
 
 // ErrTypeNotStuck is the error type of an operator action on a booking with no stuck refund.
@@ -98,6 +101,8 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 	matches := b.state.Booking.Price.Matches(pay.Amount, pay.Currency)
 	unpaid := b.state.Booking.PaymentID == ""
 	switch st := b.status(); {
+	case st == "":
+		return b.refundExtra(ctx, pay, IssueNoBooking, "a payment for a booking that was never held")
 	case st == domain.StatusHold && matches:
 		return b.confirm(ctx, &pay)
 	case st == domain.StatusHold:

@@ -163,28 +163,7 @@ func (s *BookingSuite) TestRefusedReservationEndsRejected() {
 	s.Contains(st.Reason, "not enough rooms")
 }
 
-func (s *BookingSuite) TestRefusedAtTheHoldLimitTheSameRequestTriesAgain() {
-	tooMany := temporal.NewNonRetryableApplicationError("customer already has 5 unexpired holds", activities.ErrTypeTooManyHolds, nil)
-	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{}, tooMany).Once()
-	s.expectHold() // the second try, after the customer gave up another hold
-	s.expectRelease()
-	var first, second workflows.BookingState
-	var firstErr, secondErr error
-	s.update(0, workflows.UpdateHold, &first, &firstErr, s.input.Request.Fingerprint())
-	s.update(2*time.Minute, workflows.UpdateHold, &second, &secondErr, s.input.Request.Fingerprint())
-
-	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
-
-	var appErr *temporal.ApplicationError
-	s.Require().ErrorAs(firstErr, &appErr, "the first hold update answers with the refusal")
-	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
-	s.NoError(secondErr)
-	s.Equal(domain.StatusHold, second.Booking.Status, "the same request later reserves")
-	s.NoError(s.env.GetWorkflowError())
-	s.Equal(domain.StatusExpired, s.result().Booking.Status)
-}
-
-func (s *BookingSuite) TestRefusedAtTheHoldLimitAndNeverRetriedCloses() {
+func (s *BookingSuite) TestRefusedAtTheHoldLimitClosesWithoutABooking() {
 	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
 		temporal.NewNonRetryableApplicationError("customer already has 5 unexpired holds", activities.ErrTypeTooManyHolds, nil)).Once()
 	var answer workflows.BookingState
@@ -193,10 +172,38 @@ func (s *BookingSuite) TestRefusedAtTheHoldLimitAndNeverRetriedCloses() {
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
-	s.Error(answerErr)
+	var appErr *temporal.ApplicationError
+	s.Require().ErrorAs(answerErr, &appErr, "the hold update answers with the refusal")
+	s.Equal(workflows.ErrTypeTooManyHolds, appErr.Type())
 	s.NoError(s.env.GetWorkflowError(), "a refusal is not a failure")
-	s.Empty(s.result().Booking.Status, "nothing was reserved, nothing to show")
-	s.GreaterOrEqual(s.env.Now().Sub(s.start), time.Hour, "the request could come back for the late window")
+	st := s.result()
+	s.Empty(st.Booking.Status, "nothing was held")
+	s.Contains(st.Reason, "unexpired holds")
+	s.Less(s.env.Now().Sub(s.start), time.Minute, "nothing to wait for: it closes at once")
+}
+
+func (s *BookingSuite) TestAPaymentForARefusedBookingIsRefunded() {
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("customer already has 5 unexpired holds", activities.ErrTypeTooManyHolds, nil)).Once()
+	var refunded []activities.RefundInput
+	s.env.OnActivity(s.money.RequestRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RefundInput) (activities.RefundOutcome, error) {
+			refunded = append(refunded, in)
+			return activities.RefundOutcome{Status: activities.RefundSucceeded}, nil
+		}).Once()
+	var answerErr error
+	s.update(0, workflows.UpdateHold, &workflows.BookingState{}, &answerErr, s.input.Request.Fingerprint())
+	s.env.RegisterDelayedCallback(func() {
+		s.env.SignalWorkflow(workflows.SignalPayment, domain.PaymentEvent{EventID: "evt_x", PaymentID: "pi_x",
+			BookingID: s.input.BookingID, Amount: 30000, Currency: "EUR", Succeeded: true})
+	}, 0)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Error(answerErr)
+	s.Require().Len(refunded, 1, "money for a booking that was never held goes back, whole")
+	s.Equal(int64(30000), refunded[0].Amount)
+	s.Equal(workflows.IssueNoBooking, s.result().Issue)
 }
 
 func (s *BookingSuite) TestConfirmAfterExpiryDoesNotConfirm() {

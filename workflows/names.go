@@ -47,7 +47,7 @@ const (
 	// request differs from the one the workflow was started with.
 	ErrTypeIdempotencyMismatch = "IdempotencyMismatch"
 	// ErrTypeTooManyHolds is the error type of a hold update refused because the customer is
-	// at the active-hold limit; nothing was written.
+	// at the active-hold limit. Nothing was written and the workflow closes: its key is spent.
 	ErrTypeTooManyHolds = activities.ErrTypeTooManyHolds
 )
 
@@ -60,7 +60,7 @@ var (
 	SearchCheckIn       = temporal.NewSearchAttributeKeyTime("CheckIn")
 	SearchHoldExpiresAt = temporal.NewSearchAttributeKeyTime("HoldExpiresAt")
 	// SearchPaymentIssue flags money that needs a look: AMOUNT_MISMATCH, DUPLICATE_PAYMENT,
-	// LATE_PAYMENT_REFUNDED, REFUND_CONFLICT.
+	// LATE_PAYMENT_REFUNDED, NO_BOOKING, REFUND_CONFLICT.
 	SearchPaymentIssue = temporal.NewSearchAttributeKeyKeyword("PaymentIssue")
 )
 
