@@ -359,6 +359,10 @@ func TestActiveHoldLimitHoldsWhenRequestsRace(t *testing.T) {
 			require.Equal(t, http.StatusOK, cancel(t, sys, bob, res.Body["id"].(string)).Status)
 		case http.StatusConflict:
 			assert.Equal(t, "idempotency_key_spent", res.ErrorCode(), res.Raw)
+			key := fmt.Sprintf("k%d", i)
+			if outcomes[http.StatusConflict] == 1 {
+				testsuite.ReplayAndRecord(t, sys.Temporal, sys.BookingID(bob, bob, key), "hold-refused-at-limit")
+			}
 		default:
 			t.Fatalf("a refused key answered %d: %s", res.Status, res.Raw)
 		}

@@ -149,6 +149,13 @@ func (s *System) StopWorker() {
 	}
 }
 
+// BookingID is the id the system's API gives the booking createdBy makes for customer with key.
+func (s *System) BookingID(customer, createdBy, key string) string {
+	return domain.BookingID(s.bookingIDKey(), customer, createdBy, key)
+}
+
+func (s *System) bookingIDKey() []byte { return []byte("booking-id-key-" + s.ID) }
+
 // Customer returns a customer id unique to this System.
 func (s *System) Customer(name string) string { return name + "-" + s.ID }
 
@@ -179,7 +186,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		require.NoError(t, err)
 	}
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
-	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: []byte("key-" + id),
+	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, HoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
