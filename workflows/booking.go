@@ -118,8 +118,8 @@ func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error
 func (b *booking) setup(ctx workflow.Context) error {
 	b.in = withDefaults(b.in)
 	req := b.in.Request
-	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, CreatedBy: b.in.CreatedBy, HotelID: req.HotelID,
-		RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
+	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, CreatedBy: b.in.CreatedBy,
+		HotelID: req.HotelID, RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
 	b.wake = workflow.NewBufferedChannel(ctx, 64)
