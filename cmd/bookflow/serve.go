@@ -70,23 +70,27 @@ func runMigrate(ctx context.Context, cfg Config) error {
 }
 
 func runServe(ctx context.Context, cfg Config) error {
-	if len(cfg.BookingIDKey) < minSecretBytes {
+	if cfg.BookingIDKey == "" {
 		return fmt.Errorf("BOOKING_ID_KEY must be set to a secret of at least %d bytes, the same on every API instance "+
 			"(booking ids are derived from it)", minSecretBytes)
+	}
+	if err := cfg.checkSecrets(false); err != nil {
+		return err
 	}
 	d, closeDeps, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeDeps()
-	return serveHTTP(ctx, cfg, d)
+	return serveHTTP(ctx, cfg, d, false)
 }
 
-func serveHTTP(ctx context.Context, cfg Config, d *deps) error {
+// serveHTTP serves the API until ctx ends; local is dev, which takes any secret it is given.
+func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 	if cfg.StripeWebhookSecret == "" {
 		slog.Warn("STRIPE_WEBHOOK_SECRET is not set: every payment webhook will be refused")
 	}
-	verifier, err := cfg.verifier(ctx)
+	verifier, err := cfg.verifier(ctx, local)
 	if err != nil {
 		return err
 	}
@@ -197,6 +201,9 @@ func withDevSecrets(cfg Config) Config {
 // and the API. The Temporal dev server and PostgreSQL are started by scripts/dev.
 func runDev(ctx context.Context, cfg Config) error {
 	cfg = withDevSecrets(cfg)
+	if err := cfg.checkSecrets(true); err != nil {
+		return err
+	}
 	if cfg.AdminToken == "" {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
@@ -215,7 +222,7 @@ func runDev(ctx context.Context, cfg Config) error {
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return runWorkerUntil(ctx, cfg, d) })
-	g.Go(func() error { return serveHTTP(ctx, cfg, d) })
+	g.Go(func() error { return serveHTTP(ctx, cfg, d, true) })
 	tokens, err := devTokens(cfg)
 	if err != nil {
 		return err
