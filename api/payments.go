@@ -12,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/workflows"
@@ -33,13 +34,22 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 		return newError(http.StatusBadRequest, "webhooks_not_configured", "STRIPE_WEBHOOK_SECRET is not set")
 	}
 	ev, err := payments.ParseWebhook(payload, c.Request().Header.Get("Stripe-Signature"), s.cfg.WebhookSecret, s.cfg.WebhookTolerance)
-	if errors.Is(err, payments.ErrUnsupportedEvent) {
+	ctx := c.Request().Context()
+	switch {
+	case errors.Is(err, payments.ErrUnsupportedEvent):
 		return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": false})
-	}
-	if err != nil {
+	case errors.Is(err, payments.ErrUnprocessable):
+		// Refusing it would only make the provider send it again for days: keep it for finance.
+		s.cfg.Logger.Warn("payment webhook cannot be processed; kept for an operator", "eventId", ev.EventID,
+			"type", ev.Type, "problem", err.Error())
+		if err := s.store.RecordUnprocessableEvent(ctx, db.UnprocessableEvent{EventID: ev.EventID, Type: ev.Type,
+			Problem: err.Error(), Payload: payload}); err != nil {
+			return err // 5xx: the provider sends it again, and it is kept then
+		}
+		return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": false, "problem": err.Error()})
+	case err != nil:
 		return err
 	}
-	ctx := c.Request().Context()
 	deliver, err := s.store.RecordPaymentEvent(ctx, ev, payload)
 	if err != nil {
 		return err
@@ -147,4 +157,28 @@ func (s *Server) createPayment(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, checkoutView{BookingID: b.ID, PaymentID: out.PaymentID, ClientSecret: out.ClientSecret,
 		Amount: b.Price.Total, Currency: b.Price.Currency, ExpiresAt: b.ExpiresAt})
+}
+
+// unprocessableEvents lists the signed webhook events bookflow could not act on, newest first:
+// ?limit (1-100, 50) and ?before (a receivedAt from the previous page).
+func (s *Server) unprocessableEvents(c echo.Context) error {
+	limit, err := pageLimit(c, 50)
+	if err != nil {
+		return err
+	}
+	var before time.Time
+	if v := c.QueryParam("before"); v != "" {
+		if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return fmt.Errorf("%w: before must be a receivedAt from a previous page", domain.ErrInvalid)
+		}
+	}
+	events, err := s.store.UnprocessableEvents(c.Request().Context(), before, limit)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"events": events}
+	if len(events) == limit {
+		out["next"] = events[len(events)-1].ReceivedAt.Format(time.RFC3339Nano)
+	}
+	return c.JSON(http.StatusOK, out)
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -146,4 +147,39 @@ func (s *Store) BookingMoney(ctx context.Context, bookingID string) ([]PaymentRe
 	}
 	refunds, err := pgx.CollectRows(rows, pgx.RowToStructByPos[RefundAttempt])
 	return pays, refunds, err
+}
+
+// UnprocessableEvent is a signed webhook event bookflow cannot act on, kept for an operator.
+type UnprocessableEvent struct {
+	EventID    string          `json:"eventId"`
+	Type       string          `json:"type"`
+	Problem    string          `json:"problem"`
+	Payload    json.RawMessage `json:"payload"`
+	ReceivedAt time.Time       `json:"receivedAt"`
+}
+
+// RecordUnprocessableEvent keeps an event that can never be processed, once per event id.
+func (s *Store) RecordUnprocessableEvent(ctx context.Context, e UnprocessableEvent) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO unprocessable_events (event_id, type, problem, payload)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (event_id) DO NOTHING`, e.EventID, e.Type, e.Problem, []byte(e.Payload))
+	return err
+}
+
+// UnprocessableEvents returns up to limit kept events received before the given time (all when
+// zero), newest first.
+func (s *Store) UnprocessableEvents(ctx context.Context, before time.Time, limit int) ([]UnprocessableEvent, error) {
+	rows, err := s.pool.Query(ctx, `SELECT event_id, type, problem, payload, received_at FROM unprocessable_events
+		WHERE $1::timestamptz IS NULL OR received_at < $1 ORDER BY received_at DESC, event_id LIMIT $2`,
+		nullTime(before), limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[UnprocessableEvent])
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

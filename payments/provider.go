@@ -148,6 +148,12 @@ const DefaultTolerance = 5 * time.Minute
 // ErrUnsupportedEvent is an event type bookflow does not act on; it is acknowledged and ignored.
 var ErrUnsupportedEvent = errors.New("event type not handled")
 
+// ErrUnprocessable is a correctly signed event bookflow can never act on (no booking id, no
+// amount, an unreadable object). Sending it again would not help, so it is acknowledged and
+// recorded for an operator rather than refused: a provider retries a refused event for days and
+// may then disable the endpoint.
+var ErrUnprocessable = errors.New("event cannot be processed")
+
 // ParseWebhook verifies a webhook's Stripe-Signature header against secret and tolerance, and
 // reads the event. Supported: payment_intent.succeeded, payment_intent.payment_failed,
 // refund.updated / refund.failed / charge.refund.updated (the refund's status says succeeded
@@ -170,7 +176,7 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 		LastPaymentError *struct{ Message string } `json:"last_payment_error"`
 	}
 	if ev.Data == nil || json.Unmarshal(ev.Data.Raw, &obj) != nil {
-		return out, fmt.Errorf("%w: event %s has no readable data.object", domain.ErrInvalid, ev.ID)
+		return out, fmt.Errorf("%w: event %s has no readable data.object", ErrUnprocessable, ev.ID)
 	}
 	out.BookingID = obj.Metadata["bookingId"]
 	out.Amount, out.Currency = obj.Amount, strings.ToUpper(obj.Currency)
@@ -192,10 +198,10 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 		return out, ErrUnsupportedEvent
 	}
 	if out.BookingID == "" {
-		return out, fmt.Errorf("%w: event %s has no bookingId in its metadata", domain.ErrInvalid, ev.ID)
+		return out, fmt.Errorf("%w: event %s has no bookingId in its metadata", ErrUnprocessable, ev.ID)
 	}
 	if out.Succeeded && (out.Amount <= 0 || domain.ValidateCurrency(out.Currency) != nil) {
-		return out, fmt.Errorf("%w: event %s reports a payment without a positive amount and a currency", domain.ErrInvalid, ev.ID)
+		return out, fmt.Errorf("%w: event %s reports a payment without a positive amount and a currency", ErrUnprocessable, ev.ID)
 	}
 	return out, nil
 }

@@ -57,11 +57,13 @@ func TestParseRefusesWhatItCannotTrust(t *testing.T) {
 	_, err = payments.ParseWebhook(payload, payments.SignWebhook(payload, "whsec_other", time.Now()), secret, payments.DefaultTolerance)
 	assert.ErrorIs(t, err, domain.ErrInvalid, "signed with another secret")
 
-	_, err = parse(t, "payment_intent.succeeded", payments.PaymentIntentObject("pi_1", "", 100, "EUR"), time.Now())
-	assert.ErrorIs(t, err, domain.ErrInvalid, "no booking id in the metadata")
-
+	// Signed, but never processable: acknowledged and kept for an operator, not refused.
+	ev, err := parse(t, "payment_intent.succeeded", payments.PaymentIntentObject("pi_1", "", 100, "EUR"), time.Now())
+	assert.ErrorIs(t, err, payments.ErrUnprocessable, "no booking id in the metadata")
+	assert.NotErrorIs(t, err, domain.ErrInvalid)
+	assert.Equal(t, "evt_1", ev.EventID, "the event is named, so it can be recorded")
 	_, err = parse(t, "payment_intent.succeeded", payments.PaymentIntentObject("pi_1", "b", 0, "EUR"), time.Now())
-	assert.ErrorIs(t, err, domain.ErrInvalid, "a payment of nothing")
+	assert.ErrorIs(t, err, payments.ErrUnprocessable, "a payment of nothing")
 
 	_, err = parse(t, "customer.created", map[string]any{"id": "cus_1"}, time.Now())
 	assert.True(t, errors.Is(err, payments.ErrUnsupportedEvent))

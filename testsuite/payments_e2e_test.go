@@ -413,3 +413,32 @@ func TestWorkerProcessKilledMidRefundSagaIsFinishedByAnotherOnce(t *testing.T) {
 	checkInvariants(t, sys)
 	testsuite.ReplayAndRecord(t, sys.Temporal, id, "paid-cancel-pending-refund-across-worker-kill")
 }
+
+func TestSignedEventsThatCanNeverBeProcessedAreAcknowledgedAndKept(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	// Another application on the same provider account, or a checkout that forgot the booking.
+	orphan := testsuite.PaymentEvent("evt_no_booking_"+sys.ID, "pi_no_booking_"+sys.ID, "", 5000, "EUR")
+	for range 2 {
+		res := sys.Webhook(t, orphan, time.Now())
+		require.Equal(t, http.StatusOK, res.Status, "acknowledged, or the provider retries for days: %s", res.Raw)
+		assert.Equal(t, false, res.Body["handled"])
+		assert.Contains(t, res.Body["problem"], "no bookingId")
+	}
+	assert.Equal(t, 0, count(t, sys, `SELECT count(*) FROM payments`), "nothing is acted on")
+
+	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
+	res := finance.Do(t, http.MethodGet, "/api/v1/staff/webhooks/unprocessable", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	events := res.Body["events"].([]any)
+	require.Len(t, events, 1, "kept once for an operator")
+	e := events[0].(map[string]any)
+	assert.Equal(t, "evt_no_booking_"+sys.ID, e["eventId"])
+	assert.Equal(t, "payment_intent.succeeded", e["type"])
+	assert.Equal(t, "pi_no_booking_"+sys.ID, e["payload"].(map[string]any)["data"].(map[string]any)["object"].(map[string]any)["id"],
+		"the raw event is kept")
+
+	res = sys.Do(t, http.MethodPost, "/api/v1/webhooks/payments", map[string]string{
+		"Stripe-Signature": payments.SignWebhook(orphan, "whsec_someone_else", time.Now())}, string(orphan))
+	assert.Equal(t, http.StatusBadRequest, res.Status, "an unsigned event is still refused, and not kept: %s", res.Raw)
+}
