@@ -8,8 +8,7 @@ TOOLS_DIR=${BOOKFLOW_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/bookflow/tools}
 PG_PORT=${BOOKFLOW_PG_PORT:-54329}
 PG_DIR=$DATA_DIR/postgres
 
-# The search attributes the booking workflow keeps current (workflows/names.go).
-SEARCH_ATTRIBUTES=(BookingStatus=Keyword HotelId=Keyword CustomerId=Keyword CheckIn=Datetime HoldExpiresAt=Datetime PaymentIssue=Keyword)
+BOOKFLOW_BIN=$DATA_DIR/bookflow
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -29,6 +28,13 @@ apt_install() {
 
 require_go() {
   command -v go >/dev/null || die "Go 1.26 or newer is required (https://go.dev/doc/install)"
+}
+
+# build_bookflow builds the bookflow binary into $BOOKFLOW_BIN.
+build_bookflow() {
+  say "Building bookflow"
+  mkdir -p "$DATA_DIR"
+  go build -o "$BOOKFLOW_BIN" ./cmd/bookflow
 }
 
 # ensure_temporal sets TEMPORAL_CLI to the pinned Temporal CLI, building it through the Go
@@ -148,9 +154,10 @@ create_database() {
 
 # start_temporal PORT UI_PORT [DB_FILE] starts the Temporal dev server in the background (sets
 # TEMPORAL_PID) and waits until it answers. Without DB_FILE the server keeps everything in memory.
+# The search attributes come from the workflows' own list (build_bookflow first).
 start_temporal() {
-  local port=$1 ui_port=$2 db_file=${3:-} args=()
-  for sa in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$sa"); done
+  local port=$1 ui_port=$2 db_file=${3:-} args=() sa
+  for sa in $("$BOOKFLOW_BIN" search-attributes); do args+=(--search-attribute "$sa"); done
   [ -n "$db_file" ] && args+=(--db-filename "$db_file")
   say "Starting the Temporal dev server on 127.0.0.1:$port (UI on http://127.0.0.1:$ui_port)"
   "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui_port" \

@@ -28,7 +28,6 @@ import (
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
-	"github.com/bookflow/bookflow/workflows"
 )
 
 // TemporalCLIVersion is the pinned Temporal CLI whose dev server the tests run (scripts/lib.sh
@@ -70,8 +69,8 @@ func Temporal(t testing.TB) client.Client {
 			return
 		}
 		var args []string
-		for _, k := range workflows.SearchAttributes {
-			args = append(args, "--search-attribute", k.GetName()+"="+k.GetValueType().String())
+		for _, sa := range worker.SearchAttributeFlags() {
+			args = append(args, "--search-attribute", sa)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

@@ -18,6 +18,8 @@ Commands:
   serve     run the HTTP API
   worker    run the Temporal worker (booking workflows and activities)
   migrate   apply database migrations
+  search-attributes
+            print the Temporal search attributes the workflows set (--register adds missing ones)
   seed      add the demo hotels and inventory (skips hotels that exist)
   dev       migrate, seed, and run the worker and the API in one process
   token     mint a bearer token for local use (bookflow token --sub alice --role customer)
@@ -35,6 +37,7 @@ func main() {
 	commands := map[string]func(context.Context, Config) error{
 		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
 		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
+		"search-attributes": runSearchAttributes,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

@@ -145,6 +145,9 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err != nil {
 		return err
 	}
+	if err := worker.CheckSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
+		return err
+	}
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue)
 	if err := w.Start(); err != nil {
 		return err
