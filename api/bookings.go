@@ -294,14 +294,16 @@ func errOtherHotel(hotelID string) error {
 }
 
 // outcome waits for an update's answer. When the booking's workflow has ended (or never
-// started) the database has the last word, and fromDB says so.
+// started), or rejected the update as changing nothing, the database has the last word, and
+// fromDB says so.
 func (s *Server) outcome(ctx context.Context, id string, handle client.WorkflowUpdateHandle, err error) (
 	state workflows.BookingState, fromDB bool, _ error) {
 	if err == nil {
 		err = handle.Get(ctx, &state)
 	}
+	var appErr *temporal.ApplicationError
 	switch {
-	case isWorkflowGone(err):
+	case isWorkflowGone(err), errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeNoChange:
 		b, dbErr := s.store.GetBooking(ctx, id)
 		return workflows.BookingState{Booking: b}, true, dbErr
 	case err != nil:

@@ -331,3 +331,46 @@ func TestHealth(t *testing.T) {
 	res := sys.Do(t, http.MethodGet, "/readyz", nil, nil)
 	assert.Equal(t, http.StatusOK, res.Status, res.Raw)
 }
+
+// TestUpdatesThatChangeNothingAreNotWrittenToHistory: Temporal caps an execution's updates, so a
+// client repeating a cancel or a hold must not fill the booking's history. Rejected updates are
+// not stored; the answers stay what they were.
+func TestUpdatesThatChangeNothingAreNotWrittenToHistory(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(6, 1)
+	openRooms(t, sys, "h-noop", "double", stay, 2)
+	guest := sys.Customer("guest")
+	body := holdBody(guest, "h-noop", "double", stay, 1)
+	res := hold(t, sys, "k1", body)
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	require.Equal(t, http.StatusOK, cancel(t, sys, guest, id).Status)
+	before := historyLength(t, sys, id)
+
+	for range 20 {
+		res := cancel(t, sys, guest, id)
+		require.Equal(t, http.StatusOK, res.Status, "cancelling again is answered as the first time: %s", res.Raw)
+		assert.Equal(t, "CANCELLED", res.Body["status"])
+		res = hold(t, sys, "k1", body)
+		require.Equal(t, http.StatusOK, res.Status, "a retry after the hold moved on: %s", res.Raw)
+		assert.Equal(t, "CANCELLED", res.Body["status"])
+		res = sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil)
+		require.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	}
+	assert.Equal(t, before, historyLength(t, sys, id), "60 requests that changed nothing wrote nothing")
+	changed := holdBody(guest, "h-noop", "double", stay, 2)
+	assert.Equal(t, http.StatusUnprocessableEntity, hold(t, sys, "k1", changed).Status, "a different body under the key")
+}
+
+func historyLength(t *testing.T, sys *testsuite.System, id string) int {
+	t.Helper()
+	iter := sys.Temporal.GetWorkflowHistory(context.Background(), id, "", false, 0)
+	n := 0
+	for iter.HasNext() {
+		_, err := iter.Next()
+		require.NoError(t, err)
+		n++
+	}
+	return n
+}

@@ -136,9 +136,10 @@ func (b *booking) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: b.validateHold}); err != nil {
 		return err
 	}
-	for _, name := range []string{UpdateConfirm, UpdateCancel} {
+	for name, validate := range map[string]func() error{UpdateConfirm: b.validateConfirm, UpdateCancel: b.validateCancel} {
 		handler := func(ctx workflow.Context) (BookingState, error) { return b.request(ctx, name) }
-		if err := workflow.SetUpdateHandler(ctx, name, handler); err != nil {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, handler,
+			workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
 			return err
 		}
 	}
@@ -222,12 +223,42 @@ func (b *booking) active() bool {
 
 // validateHold rejects an Update-with-Start whose request differs from the one this workflow
 // was started with: the idempotency key was reused for another booking.
+//
+// Once the outcome is known a repeated request would change nothing, so it is rejected too (a
+// rejected update is not written to history, which caps accepted updates): the API then answers
+// from the database.
 func (b *booking) validateHold(fingerprint string) error {
 	if fingerprint != b.in.Request.Fingerprint() {
 		return temporal.NewApplicationError(fmt.Sprintf("Idempotency-Key %q was first used for a different booking request",
 			b.in.IdempotencyKey), ErrTypeIdempotencyMismatch)
 	}
+	if b.reserved {
+		return b.noChange("the reservation outcome is known")
+	}
 	return nil
+}
+
+// validateConfirm rejects a confirm that could change nothing: the booking is not (or not yet
+// known to be) on hold.
+func (b *booking) validateConfirm() error {
+	if b.closing || (b.reserved && b.status() != domain.StatusHold) {
+		return b.noChange("only a booking on hold is confirmed")
+	}
+	return nil
+}
+
+// validateCancel rejects a cancel that could change nothing: the booking holds no nights, or
+// its stay is over.
+func (b *booking) validateCancel() error {
+	if b.closing || (b.reserved && (!b.status().HoldsInventory() || b.stayOver)) {
+		return b.noChange("only a held or confirmed booking before the end of its stay is cancelled")
+	}
+	return nil
+}
+
+// noChange is the rejection of an update that would change nothing.
+func (b *booking) noChange(why string) error {
+	return temporal.NewApplicationError(fmt.Sprintf("booking %s is %s: %s", b.in.BookingID, b.status(), why), ErrTypeNoChange)
 }
 
 // awaitReservation is the hold update: it returns as soon as the reservation outcome is known.

@@ -215,10 +215,18 @@ func (s *BookingSuite) TestConfirmAfterExpiryDoesNotConfirm() {
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
-	s.NoError(answerErr)
-	s.Equal(domain.StatusExpired, answer.Booking.Status, "a late confirm is answered with the expiry")
+	s.requireNoChange(answerErr, "EXPIRED") // a late confirm is rejected: the booking expired
 	s.Equal(domain.StatusExpired, s.result().Booking.Status)
 	s.Len(s.released, 1)
+}
+
+// requireNoChange asserts that an update was rejected by its validator as changing nothing,
+// naming the status the booking is in.
+func (s *BookingSuite) requireNoChange(err error, status string) {
+	var appErr *temporal.ApplicationError
+	s.Require().ErrorAs(err, &appErr)
+	s.Equal(workflows.ErrTypeNoChange, appErr.Type())
+	s.Contains(appErr.Message(), status)
 }
 
 func (s *BookingSuite) TestConfirmRefusedByDatabaseClockExpires() {
@@ -343,7 +351,25 @@ func (s *BookingSuite) TestAStayThatIsOverIsNotCancelled() {
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
-	s.NoError(errors.Join(err1, err2))
-	s.Equal(domain.StatusConfirmed, cancelled.Booking.Status, "the guest stayed: nothing to cancel")
+	s.NoError(err1)
+	s.requireNoChange(err2, "CONFIRMED") // the guest stayed: nothing to cancel
 	s.Empty(s.released)
+}
+
+func (s *BookingSuite) TestUpdatesThatWouldChangeNothingAreRejected() {
+	s.expectHold()
+	s.expectRelease()
+	var errs [4]error
+	s.update(time.Minute, workflows.UpdateCancel, &workflows.BookingState{}, &errs[0])
+	s.update(2*time.Minute, workflows.UpdateCancel, &workflows.BookingState{}, &errs[1])
+	s.update(3*time.Minute, workflows.UpdateConfirm, &workflows.BookingState{}, &errs[2])
+	s.update(4*time.Minute, workflows.UpdateHold, &workflows.BookingState{}, &errs[3], s.input.Request.Fingerprint())
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(errs[0], "the first cancel cancels")
+	s.requireNoChange(errs[1], "CANCELLED")
+	s.requireNoChange(errs[2], "CANCELLED")
+	s.requireNoChange(errs[3], "CANCELLED") // a repeated hold: the API answers from the database
+	s.Len(s.released, 1)
 }

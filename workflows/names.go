@@ -46,6 +46,10 @@ const (
 	// ErrTypeIdempotencyMismatch is the error type of a hold update refused because its
 	// request differs from the one the workflow was started with.
 	ErrTypeIdempotencyMismatch = "IdempotencyMismatch"
+	// ErrTypeNoChange is the error type of an update rejected by its validator because it would
+	// change nothing (a cancel of a cancelled booking, a repeated hold); the booking's state is
+	// in the database.
+	ErrTypeNoChange = "NoChange"
 	// ErrTypeTooManyHolds is the error type of a hold update refused because the customer is
 	// at the active-hold limit. Nothing was written and the workflow closes: its key is spent.
 	ErrTypeTooManyHolds = activities.ErrTypeTooManyHolds
