@@ -106,6 +106,8 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		return newError(http.StatusNotFound, "not_found", "no running booking workflow %s", b.ID)
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeNotStuck:
 		return newError(http.StatusConflict, "not_stuck", "%s", appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOperatorBusy:
+		return newError(http.StatusConflict, "operator_action_in_progress", "%s", appErr.Message())
 	case err != nil:
 		return workflowError(err)
 	}

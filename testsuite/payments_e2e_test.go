@@ -442,3 +442,76 @@ func TestSignedEventsThatCanNeverBeProcessedAreAcknowledgedAndKept(t *testing.T)
 		"Stripe-Signature": payments.SignWebhook(orphan, "whsec_someone_else", time.Now())}, string(orphan))
 	assert.Equal(t, http.StatusBadRequest, res.Status, "an unsigned event is still refused, and not kept: %s", res.Raw)
 }
+
+// TestARetryAndAResolveSentTogetherKeepTheirOwnIntent: both operator actions reach the workflow
+// in one workflow task (the worker is down while they are sent). Exactly one is carried out, with
+// its own intent, and the audit log says which; the other is refused and can be sent again.
+func TestARetryAndAResolveSentTogetherKeepTheirOwnIntent(t *testing.T) {
+	t.Parallel()
+	provider := &testsuite.ScriptedProvider{}
+	provider.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
+		return payments.Refund{}, fmt.Errorf("%w: insufficient balance", payments.ErrDeclined)
+	})
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-two-ops", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-two-ops", "k1", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_two", "pi_two")
+	require.Equal(t, http.StatusOK, cancel(t, sys, sys.Customer("guest"), id).Status)
+	require.Eventually(t, func() bool { return len(provider.Requests()) == 3 && stuckState(t, sys, id) },
+		30*time.Second, 100*time.Millisecond, "the refund is stuck")
+
+	sys.StopWorker()
+	answers := map[string]testsuite.Response{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, action := range []string{"retry", "resolve"} {
+		wg.Go(func() {
+			res := sys.As(t, domain.Principal{Subject: action + "@finance", Roles: []domain.Role{domain.RoleFinance}}).
+				Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refund/"+action, nil, map[string]any{"reason": action + " it"})
+			mu.Lock()
+			answers[action] = res
+			mu.Unlock()
+		})
+	}
+	time.Sleep(time.Second) // both updates wait at the server for the next workflow task
+	sys.StartWorker(t)
+	wg.Wait()
+
+	var done, refused string
+	for action, res := range answers {
+		switch res.Status {
+		case http.StatusOK:
+			done = action
+		case http.StatusConflict:
+			assert.Equal(t, "operator_action_in_progress", res.ErrorCode(), res.Raw)
+			refused = action
+		default:
+			t.Fatalf("%s answered %d: %s", action, res.Status, res.Raw)
+		}
+	}
+	require.NotEmpty(t, done, "one action is carried out: %v", answers)
+	require.NotEmpty(t, refused, "the other is refused, never merged into the first: %v", answers)
+	entries := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/audit", nil).Body["entries"].([]any)
+	require.Len(t, entries, 1)
+	assert.Equal(t, done+"-refund", entries[0].(map[string]any)["action"], "the audit names the action carried out")
+	assert.Equal(t, done+"@finance", entries[0].(map[string]any)["actor"])
+	if done == "resolve" {
+		awaitStatus(t, sys, id, "REFUNDED")
+		assert.Len(t, provider.Requests(), 3, "resolved by hand: no attempt after it")
+	} else {
+		require.Eventually(t, func() bool { return len(provider.Requests()) == 6 }, 30*time.Second, 100*time.Millisecond,
+			"the retry retried")
+	}
+}
+
+func stuckState(t *testing.T, sys *testsuite.System, id string) bool {
+	t.Helper()
+	v, err := sys.Temporal.QueryWorkflow(context.Background(), id, "", workflows.QueryState)
+	if err != nil {
+		return false
+	}
+	var st workflows.BookingState
+	require.NoError(t, v.Get(&st))
+	return st.Stuck
+}

@@ -94,6 +94,7 @@ type booking struct {
 	stuck     map[string]int
 	opRound   int
 	opResolve bool
+	opBusy    bool // an operator action is being taken
 	logger    log.Logger
 }
 

@@ -23,8 +23,11 @@ const (
 	IssueNoBooking = "NO_BOOKING"
 )
 
-// ErrTypeNotStuck is the error type of an operator action on a booking with no stuck refund.
-const ErrTypeNotStuck = "NotStuck"
+// Error types of operator actions refused: nothing is stuck, or another action is under way.
+const (
+	ErrTypeNotStuck     = "NotStuck"
+	ErrTypeOperatorBusy = "OperatorBusy"
+)
 
 // OperatorAction is an operator's decision on a stuck refund: retry it, or mark it resolved by
 // hand. Actor and Reason are required; the API writes them to the audit log.
@@ -38,13 +41,19 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 		if len(b.stuck) == 0 {
 			return temporal.NewApplicationError("no refund of this booking is waiting for an operator", ErrTypeNotStuck)
 		}
-		return nil
+		return b.checkOperatorFree()
 	}
 	for _, name := range []string{UpdateRetryRefund, UpdateResolveRefund} {
 		// An action applies to every refund step waiting at the time; the handler answers once
-		// they have all taken it.
+		// they have all taken it. One action at a time, so each keeps its own intent: a retry and
+		// a resolve sent together never both act as the later one.
 		handler := func(ctx workflow.Context, a OperatorAction) (BookingState, error) {
 			ctx = uncancellable(ctx)
+			if err := b.checkOperatorFree(); err != nil {
+				return b.state, err // accepted beside another in the same workflow task
+			}
+			b.opBusy = true
+			defer func() { b.opBusy = false }()
 			b.opRound++
 			b.opResolve = name == UpdateResolveRefund
 			round := b.opRound
@@ -66,6 +75,15 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 			workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkOperatorFree refuses an operator action while another is still being taken.
+func (b *booking) checkOperatorFree() error {
+	if b.opBusy {
+		return temporal.NewApplicationError("another operator action on this booking is being carried out; "+
+			"send yours again once it is answered", ErrTypeOperatorBusy)
 	}
 	return nil
 }
