@@ -5,6 +5,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -100,22 +101,32 @@ type StartRefundInput struct {
 	// Payment is the payment to give back when the booking has none recorded (a payment for
 	// nights it no longer holds).
 	Payment *domain.Payment
-	// ByPolicy applies the hotel's cancellation policy; otherwise the whole payment is due.
+	// ByPolicy applies the booking's cancellation policy; otherwise the whole payment is due.
 	ByPolicy bool
+	// CancelledAt is when the workflow accepted the cancel: the policy judges that moment, not
+	// when this activity (or a retry of it) runs. Zero: now.
+	CancelledAt time.Time
 }
 
 // StartRefund releases the booking's nights if it holds them, marks it REFUNDING and stores the
 // amount due back, in one transaction.
 func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain.Booking, error) {
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
-	b, err := a.Store.StartRefund(ctx, in.BookingID, in.Payment, func(b domain.Booking, h db.Hotel) int64 {
-		if !in.ByPolicy {
-			return b.Paid
+	at := in.CancelledAt
+	if at.IsZero() {
+		at = time.Now()
+		if a.Now != nil {
+			at = a.Now()
 		}
-		return h.Policy.Refund(b.Paid, b.CheckIn.In(h.Location), now())
+	}
+	b, err := a.Store.StartRefund(ctx, in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
+		if !in.ByPolicy {
+			return b.Paid, nil
+		}
+		loc, err := time.LoadLocation(b.TimeZone)
+		if err != nil {
+			return 0, fmt.Errorf("booking %s: time zone %q: %w", b.ID, b.TimeZone, err)
+		}
+		return b.CancellationPolicy.Refund(b.Paid, b.Price.Currency, b.CheckIn, loc, at), nil
 	})
 	return b, classify(err)
 }

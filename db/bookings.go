@@ -29,14 +29,16 @@ type ReserveParams struct {
 
 const bookingColumns = `b.id, b.customer_id, b.created_by, r.hotel_id, r.room_type_id, b.unit_from, b.unit_to,
 	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
-	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due`
+	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due,
+	COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC')`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
-		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.PaymentID, &b.Paid, &b.RefundDue)
+		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.PaymentID, &b.Paid, &b.RefundDue,
+		&b.CancellationPolicy, &b.TimeZone)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}
@@ -88,12 +90,16 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 
 		// The booking row first: a concurrent attempt with the same id waits here on the
 		// primary key and then finds the committed row.
+		// The hotel's policy and time zone are copied onto the booking: a cancellation is judged
+		// by the terms it was held under.
 		tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
-				resource_id, unit_from, unit_to, quantity, status, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'HOLD', now() + $10 * interval '1 microsecond')
+				resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'HOLD', now() + $10 * interval '1 microsecond',
+				h.time_zone, `+policyJSON+`
+			FROM hotels h WHERE h.id = $11
 			ON CONFLICT DO NOTHING`,
 			p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), resourceID,
-			req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds())
+			req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID)
 		if err != nil {
 			return err
 		}
@@ -315,10 +321,11 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 // StartRefund moves a paid booking to REFUNDING with refundDue, releasing its nights first when
 // it holds them (a cancelled CONFIRMED booking), all in one transaction. pay records the payment
 // being refunded when the booking did not record it yet (a payment for an expired, cancelled or
-// rejected booking). refundDue decides from the booking as locked; it is not called again on a
-// retry, which returns the booking as already stored.
+// rejected booking). refundDue decides from the booking as locked (its policy and time zone are
+// the ones it was held under); it is not called again on a retry, which returns the booking as
+// already stored.
 func (s *Store) StartRefund(ctx context.Context, bookingID string, pay *domain.Payment,
-	refundDue func(b domain.Booking, h Hotel) int64) (domain.Booking, error) {
+	refundDue func(b domain.Booking) (int64, error)) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
@@ -339,11 +346,11 @@ func (s *Store) StartRefund(ctx context.Context, bookingID string, pay *domain.P
 		if b.Paid == 0 {
 			return fmt.Errorf("%w: booking %s has no payment to refund", domain.ErrConflict, bookingID)
 		}
-		hotel, err := getHotel(ctx, tx, b.HotelID)
+		due, err := refundDue(b)
 		if err != nil {
 			return err
 		}
-		due := min(max(refundDue(b, hotel), 0), b.Paid)
+		due = min(max(due, 0), b.Paid)
 		if b.Status.HoldsInventory() {
 			if err := giveBack(ctx, tx, bookingID); err != nil {
 				return err

@@ -26,9 +26,7 @@ func (s *Store) GetHotel(ctx context.Context, id string) (Hotel, error) {
 func getHotel(ctx context.Context, q querier, id string) (Hotel, error) {
 	h := Hotel{ID: id}
 	var tz string
-	err := q.QueryRow(ctx, `SELECT time_zone, free_until_hours, fee_percent, fee_fixed, no_refund_hours
-		FROM hotels WHERE id = $1`, id).Scan(&tz,
-		&h.Policy.FreeUntilHours, &h.Policy.FeePercent, &h.Policy.FeeFixed, &h.Policy.NoRefundHours)
+	err := q.QueryRow(ctx, `SELECT h.time_zone, `+policyJSON+` FROM hotels h WHERE h.id = $1`, id).Scan(&tz, &h.Policy)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, id)
 	}
@@ -159,10 +157,17 @@ func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, 
 	return int(tag.RowsAffected()), err
 }
 
-// SetCancellationPolicy replaces a hotel's cancellation policy.
+// policyJSON is a hotel h's cancellation policy as a domain.CancellationPolicy in JSON: read
+// with the hotel, and copied onto every booking held there.
+const policyJSON = `jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+	'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours)`
+
+// SetCancellationPolicy replaces a hotel's cancellation policy for the bookings held from now on;
+// bookings already held keep theirs.
 func (s *Store) SetCancellationPolicy(ctx context.Context, hotelID string, p domain.CancellationPolicy) error {
 	tag, err := s.pool.Exec(ctx, `UPDATE hotels SET free_until_hours = $2, fee_percent = $3, fee_fixed = $4,
-		no_refund_hours = $5 WHERE id = $1`, hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.NoRefundHours)
+		fee_currency = NULLIF($5, ''), no_refund_hours = $6 WHERE id = $1`,
+		hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.FeeCurrency, p.NoRefundHours)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
 	}

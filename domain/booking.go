@@ -112,14 +112,18 @@ type Booking struct {
 	HotelID    string `json:"hotelId"`
 	RoomTypeID string `json:"roomTypeId"`
 	Stay
-	Quantity    int       `json:"quantity"`
-	Status      Status    `json:"status"`
-	Price       Price     `json:"price"`
-	PaymentID   string    `json:"paymentId,omitempty"`
-	Paid        int64     `json:"paid"`      // minor units received for this booking
-	RefundDue   int64     `json:"refundDue"` // minor units to give back (REFUNDING, REFUNDED)
-	ExpiresAt   time.Time `json:"expiresAt"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Fingerprint string    `json:"-"`
+	Quantity  int       `json:"quantity"`
+	Status    Status    `json:"status"`
+	Price     Price     `json:"price"`
+	PaymentID string    `json:"paymentId,omitempty"`
+	Paid      int64     `json:"paid"`      // minor units received for this booking
+	RefundDue int64     `json:"refundDue"` // minor units to give back (REFUNDING, REFUNDED)
+	ExpiresAt time.Time `json:"expiresAt"`
+	// CancellationPolicy and TimeZone are the hotel's, as they were when the booking was held: a
+	// cancellation is judged by them, on the hotel's clock.
+	CancellationPolicy CancellationPolicy `json:"cancellationPolicy"`
+	TimeZone           string             `json:"timeZone,omitempty"`
+	CreatedAt          time.Time          `json:"createdAt"`
+	UpdatedAt          time.Time          `json:"updatedAt"`
+	Fingerprint        string             `json:"-"`
 }

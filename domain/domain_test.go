@@ -112,18 +112,42 @@ func TestPrincipalScope(t *testing.T) {
 }
 
 func TestCancellationRefund(t *testing.T) {
-	checkIn := time.Date(2030, 6, 10, 0, 0, 0, 0, time.UTC)
+	checkIn := domain.NewDate(2030, 6, 10)
+	midnight := checkIn.Time() // UTC
+	refund := func(p domain.CancellationPolicy, paid int64, at time.Time) int64 {
+		return p.Refund(paid, "EUR", checkIn, time.UTC, at)
+	}
 	p := domain.CancellationPolicy{FreeUntilHours: 48, FeePercent: 20, NoRefundHours: 6}
 	require.NoError(t, p.Validate())
-	assert.Equal(t, int64(30000), p.Refund(30000, checkIn, checkIn.Add(-49*time.Hour)), "inside the free window")
-	assert.Equal(t, int64(24000), p.Refund(30000, checkIn, checkIn.Add(-47*time.Hour)), "20% fee kept")
-	assert.Equal(t, int64(0), p.Refund(30000, checkIn, checkIn.Add(-5*time.Hour)), "after the cut-off")
-	assert.Equal(t, int64(0), p.Refund(30000, checkIn, checkIn.Add(time.Hour)), "after check-in")
-	fixed := domain.CancellationPolicy{FreeUntilHours: 24, FeeFixed: 5000}
-	assert.Equal(t, int64(25000), fixed.Refund(30000, checkIn, checkIn.Add(-2*time.Hour)))
-	assert.Equal(t, int64(0), fixed.Refund(3000, checkIn, checkIn.Add(-2*time.Hour)), "a fee never exceeds the payment")
-	assert.Equal(t, int64(30000), domain.CancellationPolicy{}.Refund(30000, checkIn, checkIn.Add(-time.Minute)),
+	assert.Equal(t, int64(30000), refund(p, 30000, midnight.Add(-49*time.Hour)), "inside the free window")
+	assert.Equal(t, int64(24000), refund(p, 30000, midnight.Add(-48*time.Hour)), "the free window ends at 48 h")
+	assert.Equal(t, int64(24000), refund(p, 30000, midnight.Add(-47*time.Hour)), "20% fee kept")
+	assert.Equal(t, int64(0), refund(p, 30000, midnight.Add(-5*time.Hour)), "after the cut-off")
+	assert.Equal(t, int64(0), refund(p, 30000, midnight.Add(time.Hour)), "after check-in")
+	fixed := domain.CancellationPolicy{FreeUntilHours: 24, FeeFixed: 5000, FeeCurrency: "EUR"}
+	require.NoError(t, fixed.Validate())
+	assert.Equal(t, int64(25000), refund(fixed, 30000, midnight.Add(-2*time.Hour)))
+	assert.Equal(t, int64(0), refund(fixed, 3000, midnight.Add(-2*time.Hour)), "a fee never exceeds the payment")
+	assert.Equal(t, int64(30000), fixed.Refund(30000, "USD", checkIn, time.UTC, midnight.Add(-2*time.Hour)),
+		"a fixed fee in euros is never taken as dollars")
+	assert.Equal(t, int64(30000), refund(domain.CancellationPolicy{}, 30000, midnight.Add(-time.Minute)),
 		"the default policy refunds in full until check-in")
 	assert.ErrorIs(t, domain.CancellationPolicy{FeePercent: 101}.Validate(), domain.ErrInvalid)
-	assert.ErrorIs(t, domain.CancellationPolicy{FeePercent: 10, FeeFixed: 1}.Validate(), domain.ErrInvalid)
+	assert.ErrorIs(t, domain.CancellationPolicy{FeePercent: 10, FeeFixed: 1, FeeCurrency: "EUR"}.Validate(), domain.ErrInvalid)
+	assert.ErrorIs(t, domain.CancellationPolicy{FeeFixed: 500}.Validate(), domain.ErrInvalid, "a fixed fee without its currency")
+	assert.ErrorIs(t, domain.CancellationPolicy{FeeCurrency: "EUR"}.Validate(), domain.ErrInvalid)
+}
+
+// TestCancellationHoursCountOnTheHotelsClock: in Budapest clocks go back on 27 October 2030, so
+// the 48 wall-clock hours before a check-in on the 28th are 49 real hours. 30 minutes past
+// midnight on the 26th, local time, the free window has closed, though 48.5 real hours remain.
+func TestCancellationHoursCountOnTheHotelsClock(t *testing.T) {
+	budapest, err := time.LoadLocation("Europe/Budapest")
+	require.NoError(t, err)
+	p := domain.CancellationPolicy{FreeUntilHours: 48, FeePercent: 50}
+	checkIn := domain.NewDate(2030, 10, 28)
+	cancelAt := time.Date(2030, 10, 26, 0, 30, 0, 0, budapest)
+	require.Greater(t, checkIn.In(budapest).Sub(cancelAt), 48*time.Hour, "more than 48 real hours are left")
+	assert.Equal(t, int64(5000), p.Refund(10000, "EUR", checkIn, budapest, cancelAt), "the hotel's clock says the window closed")
+	assert.Equal(t, int64(10000), p.Refund(10000, "EUR", checkIn, budapest, time.Date(2030, 10, 25, 23, 59, 0, 0, budapest)))
 }

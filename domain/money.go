@@ -43,14 +43,16 @@ func (p Price) Matches(amount int64, currency string) bool {
 
 // CancellationPolicy decides how much of a payment a cancellation gives back. Until
 // FreeUntilHours before check-in the refund is whole; after that a fee (FeePercent of the
-// amount paid, or FeeFixed minor units, whichever is set) is kept; within NoRefundHours of
-// check-in, and after check-in, nothing is refunded. Check-in is midnight at the start of the
-// check-in date in the hotel's time zone.
+// amount paid, or FeeFixed minor units of FeeCurrency, whichever is set) is kept; within
+// NoRefundHours of check-in, and after check-in, nothing is refunded. Check-in is midnight at
+// the start of the check-in date in the hotel's time zone, and the hours are counted on the
+// hotel's clock. A booking keeps the policy it was held under.
 type CancellationPolicy struct {
-	FreeUntilHours int   `json:"freeUntilHours"`
-	FeePercent     int   `json:"feePercent"`
-	FeeFixed       int64 `json:"feeFixed"`
-	NoRefundHours  int   `json:"noRefundHours"`
+	FreeUntilHours int    `json:"freeUntilHours"`
+	FeePercent     int    `json:"feePercent"`
+	FeeFixed       int64  `json:"feeFixed"`
+	FeeCurrency    string `json:"feeCurrency,omitempty"`
+	NoRefundHours  int    `json:"noRefundHours"`
 }
 
 // Validate checks the policy's numbers.
@@ -62,21 +64,34 @@ func (p CancellationPolicy) Validate() error {
 		return fmt.Errorf("%w: feePercent must be between 0 and 100", ErrInvalid)
 	case p.FeePercent > 0 && p.FeeFixed > 0:
 		return fmt.Errorf("%w: set feePercent or feeFixed, not both", ErrInvalid)
+	case p.FeeFixed > 0 && ValidateCurrency(p.FeeCurrency) != nil:
+		return fmt.Errorf("%w: feeFixed needs its feeCurrency (an ISO 4217 code such as EUR)", ErrInvalid)
+	case p.FeeFixed == 0 && p.FeeCurrency != "":
+		return fmt.Errorf("%w: feeCurrency goes with feeFixed", ErrInvalid)
 	case p.NoRefundHours > p.FreeUntilHours:
 		return fmt.Errorf("%w: noRefundHours cannot exceed freeUntilHours", ErrInvalid)
 	}
 	return nil
 }
 
-// Refund returns how much of paid goes back to a guest who cancels at instant now.
-func (p CancellationPolicy) Refund(paid int64, checkIn, now time.Time) int64 {
-	left := checkIn.Sub(now)
+// Refund returns how much of paid (minor units of currency) goes back to a guest who cancels at
+// instant now a stay checking in on checkIn at a hotel in loc. "48 hours before check-in" is
+// the same wall-clock time two days earlier at the hotel, whatever a DST change in between does
+// to the real hours. A fixed fee is kept only from a payment in its own currency.
+func (p CancellationPolicy) Refund(paid int64, currency string, checkIn Date, loc *time.Location, now time.Time) int64 {
+	midnight := checkIn.In(loc)
+	before := func(hours int) time.Time {
+		return time.Date(midnight.Year(), midnight.Month(), midnight.Day(), -hours, 0, 0, 0, loc)
+	}
 	switch {
-	case left <= time.Duration(p.NoRefundHours)*time.Hour || left <= 0:
+	case !now.Before(before(p.NoRefundHours)): // within the last hours before check-in, or later
 		return 0
-	case left > time.Duration(p.FreeUntilHours)*time.Hour:
+	case now.Before(before(p.FreeUntilHours)):
 		return paid
 	}
-	fee := p.FeeFixed + paid*int64(p.FeePercent)/100
+	fee := paid * int64(p.FeePercent) / 100
+	if p.FeeCurrency == currency {
+		fee += p.FeeFixed
+	}
 	return max(paid-fee, 0)
 }

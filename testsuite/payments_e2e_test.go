@@ -515,3 +515,33 @@ func stuckState(t *testing.T, sys *testsuite.System, id string) bool {
 	require.NoError(t, v.Get(&st))
 	return st.Stuck
 }
+
+// TestAPolicyTightenedAfterBookingDoesNotApplyToIt: a booking keeps the cancellation policy and
+// time zone it was held under; a booking made after the change gets the new one.
+func TestAPolicyTightenedAfterBookingDoesNotApplyToIt(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-tighten", "double", stay, 2)
+	before, total := holdRoom(t, sys, "h-tighten", "before", stay, 1)
+	payAndConfirm(t, sys, before, total, "evt_before", "pi_before")
+
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-tighten/cancellation-policy",
+		map[string]any{"freeUntilHours": 1000, "noRefundHours": 1000}) // nothing back from now on
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	after, total2 := holdRoom(t, sys, "h-tighten", "after", stay, 1)
+	payAndConfirm(t, sys, after, total2, "evt_after", "pi_after")
+	got := staffView(t, sys, after).Body["cancellationPolicy"].(map[string]any)
+	assert.Equal(t, float64(1000), got["noRefundHours"], "the booking shows the terms it was held under")
+
+	for id, want := range map[string]int64{before: total, after: 0} {
+		require.Equal(t, http.StatusOK, cancel(t, sys, sys.Customer("guest"), id).Status)
+		awaitStatus(t, sys, id, "REFUNDED")
+		assert.Equal(t, float64(want), staffView(t, sys, id).Body["refundDue"], id)
+	}
+	checkInvariants(t, sys)
+
+	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-tighten/cancellation-policy",
+		map[string]any{"freeUntilHours": 24, "feeFixed": 5000})
+	assert.Equal(t, http.StatusBadRequest, res.Status, "a fixed fee names its currency: %s", res.Raw)
+}

@@ -62,7 +62,8 @@ type BookingState struct {
 // command is a confirm or cancel request from an update handler, carried out by the main loop
 // so that every state change happens in one place, one at a time.
 type command struct {
-	name string // UpdateConfirm or UpdateCancel
+	name string    // UpdateConfirm or UpdateCancel
+	at   time.Time // when the workflow accepted it: a cancellation policy judges this moment
 	done bool
 }
 
@@ -281,7 +282,7 @@ func (b *booking) request(ctx workflow.Context, name string) (BookingState, erro
 	if b.closing {
 		return b.state, nil
 	}
-	cmd := &command{name: name}
+	cmd := &command{name: name, at: workflow.Now(ctx)}
 	b.commands.Send(ctx, cmd)
 	err := workflow.Await(ctx, func() bool { return cmd.done })
 	return b.state, err
@@ -387,7 +388,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		if !b.cancelSeen {
 			sel.AddReceive(b.cancelled, func(workflow.ReceiveChannel, bool) {
 				b.cancelSeen = true
-				err = b.cancel(ctx, "the workflow was cancelled by an operator")
+				err = b.cancel(ctx, "the workflow was cancelled by an operator", workflow.Now(ctx))
 			})
 		}
 		sel.Select(ctx)
@@ -400,21 +401,23 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 	defer func() { cmd.done = true }()
 	switch {
 	case cmd.name == UpdateCancel:
-		return b.cancel(ctx, "cancelled at the guest's request")
+		return b.cancel(ctx, "cancelled at the guest's request", cmd.at)
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
 		return b.confirm(ctx, nil)
 	}
 	return nil // confirming a confirmed booking: nothing to do
 }
 
-// cancel cancels a booking that holds rooms: a paid one is refunded by the hotel's policy, an
-// unpaid one just gives its nights back. A stay that is over is not cancelled.
-func (b *booking) cancel(ctx workflow.Context, reason string) error {
+// cancel cancels a booking that holds rooms: a paid one is refunded by the policy it was held
+// under, judged at the moment the cancel was accepted; an unpaid one just gives its nights back.
+// A stay that is over is not cancelled.
+func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) error {
 	if !b.status().HoldsInventory() || b.stayOver {
 		return nil
 	}
 	if b.state.Booking.Paid > 0 {
-		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true}, reason)
+		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
+			CancelledAt: at}, reason)
 	}
 	return b.release(ctx, domain.StatusCancelled, reason)
 }

@@ -186,7 +186,10 @@ func (s *BookingSuite) TestCancelAfterPaymentRefundsFailingTwiceThenSucceeding()
 	s.NoError(r.cancelErr)
 	s.Equal(domain.StatusRefunding, r.cancelled.Booking.Status, "the cancel update answers once the nights are released and the refund is under way")
 	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
-	s.Equal([]activities.StartRefundInput{{BookingID: s.input.BookingID, ByPolicy: true}}, r.started)
+	s.Require().Len(r.started, 1)
+	s.Equal(activities.StartRefundInput{BookingID: s.input.BookingID, ByPolicy: true, CancelledAt: r.started[0].CancelledAt},
+		r.started[0])
+	s.True(s.start.Add(2*time.Minute).Equal(r.started[0].CancelledAt), "the policy judges the moment the cancel was accepted")
 	s.Require().Len(refunds.inputs, 3)
 	keys := map[string]bool{}
 	for _, in := range refunds.inputs {

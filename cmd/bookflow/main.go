@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // hotels' time zones, also in images without a zoneinfo database
 )
 
 const usage = `bookflow: durable bookings that never sell a unit twice

@@ -21,7 +21,7 @@ var demoHotels = []struct {
 		domain.CancellationPolicy{FreeUntilHours: 48, FeePercent: 20, NoRefundHours: 24}},
 	{"seaside-inn", "America/New_York", "USD",
 		map[string]demoRoom{"double": {8, 18900}, "family": {4, 25900}},
-		domain.CancellationPolicy{FreeUntilHours: 72, FeeFixed: 5000}},
+		domain.CancellationPolicy{FreeUntilHours: 72, FeeFixed: 5000, FeeCurrency: "USD"}},
 }
 
 // demoRoom is a demo room type: how many rooms, and the nightly rate in minor units.
