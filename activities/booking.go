@@ -137,6 +137,18 @@ func (a *Bookings) FinishRefund(ctx context.Context, bookingID string) (domain.B
 	return b, classify(err)
 }
 
+// ShortenStayInput ends a confirmed booking's stay early.
+type ShortenStayInput struct {
+	BookingID string
+	CheckOut  domain.Date // the new check-out: the nights from it on are given back
+}
+
+// ShortenStay gives back the nights of an early departure and moves the booking's check-out.
+func (a *Bookings) ShortenStay(ctx context.Context, in ShortenStayInput) (domain.Booking, error) {
+	b, err := a.Store.ShortenStay(ctx, in.BookingID, in.CheckOut)
+	return b, classify(err)
+}
+
 // classify marks business refusals non-retryable; everything else (network, lock timeouts)
 // stays retryable under the activity's retry policy.
 func classify(err error) error {

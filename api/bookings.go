@@ -200,6 +200,10 @@ func (s *Server) cancelBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory() {
+		return newError(http.StatusConflict, "stay_started",
+			"the stay has begun: an early departure is arranged at the front desk")
+	}
 	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, customerView, cancelled...)
 	if err != nil {
 		return err
@@ -207,13 +211,19 @@ func (s *Server) cancelBooking(c echo.Context) error {
 	return c.JSON(http.StatusOK, customerView(state.Booking, state.Reason))
 }
 
-// staffCancelBooking cancels a booking of the staff member's hotel, as the guest could.
+// staffCancelBooking cancels a booking of the staff member's hotel, as the guest could; once a
+// confirmed stay has begun it is an early departure: the booking stays CONFIRMED with the nights
+// after today at the hotel given back.
 func (s *Server) staffCancelBooking(c echo.Context) error {
 	b, err := s.staffBooking(c, domain.Principal.CanBook)
 	if err != nil {
 		return err
 	}
-	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, cancelled...)
+	want := cancelled
+	if b.Status == domain.StatusConfirmed && b.StayBegun(s.cfg.Now()) {
+		want = []domain.Status{domain.StatusConfirmed}
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, want...)
 	return s.answerAudited(c, state, err, "cancel")
 }
 

@@ -378,3 +378,53 @@ func (s *Store) FinishRefund(ctx context.Context, bookingID string) (domain.Book
 	}
 	return b, err
 }
+
+// ShortenStay ends a confirmed booking's stay at checkOut (an early departure) and gives back
+// its nights from checkOut on, locked in ascending order, in one transaction. Shortening to the
+// check-out already stored changes nothing; anything but a shorter stay of a CONFIRMED booking
+// is a conflict. The price and payment stay as they were.
+func (s *Store) ShortenStay(ctx context.Context, bookingID string, checkOut domain.Date) (domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var resourceID int64
+		var from, until time.Time
+		var qty int
+		var status domain.Status
+		err := tx.QueryRow(ctx, `SELECT resource_id, unit_from, unit_to, quantity, status FROM bookings
+			WHERE id = $1 FOR UPDATE`, bookingID).Scan(&resourceID, &from, &until, &qty, &status)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: no booking %s", domain.ErrNotFound, bookingID)
+		}
+		if err != nil {
+			return err
+		}
+		end := checkOut.Time()
+		switch {
+		case end.Equal(until):
+		case status != domain.StatusConfirmed || !end.After(from) || !end.Before(until):
+			return fmt.Errorf("%w: booking %s is %s from %s to %s and cannot end on %s", domain.ErrConflict, bookingID,
+				status, domain.DateOf(from, time.UTC), domain.DateOf(until, time.UTC), checkOut)
+		default:
+			released := domain.Stay{CheckIn: checkOut, CheckOut: domain.DateOf(until, time.UTC)}
+			if err := lockUnits(ctx, tx, resourceID, released); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
+				WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`, resourceID, end, until, qty)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != int64(released.Nights()) {
+				return fmt.Errorf("shorten %s: %d of %d nights found: inventory rows were removed under a booking",
+					bookingID, tag.RowsAffected(), released.Nights())
+			}
+			if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, updated_at = now() WHERE id = $1`,
+				bookingID, end); err != nil {
+				return err
+			}
+		}
+		booking, err = getBooking(ctx, tx, bookingID)
+		return err
+	})
+	return booking, err
+}

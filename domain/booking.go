@@ -127,3 +127,19 @@ type Booking struct {
 	UpdatedAt          time.Time          `json:"updatedAt"`
 	Fingerprint        string             `json:"-"`
 }
+
+// TodayAtHotel is the date at the booking's hotel at instant now.
+func (b Booking) TodayAtHotel(now time.Time) (Date, error) {
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		return Date{}, fmt.Errorf("booking %s: time zone %q: %w", b.ID, b.TimeZone, err)
+	}
+	return DateOf(now, loc), nil
+}
+
+// StayBegun reports whether the stay has begun at instant now: it is the check-in date, or
+// later, at the hotel.
+func (b Booking) StayBegun(now time.Time) bool {
+	today, err := b.TodayAtHotel(now)
+	return err == nil && !today.Before(b.CheckIn)
+}

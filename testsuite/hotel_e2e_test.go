@@ -374,3 +374,35 @@ func historyLength(t *testing.T, sys *testsuite.System, id string) int {
 	}
 	return n
 }
+
+// TestACancelMidStayReleasesOnlyTheNightsAfterToday: from check-in on a customer cannot cancel;
+// a front desk's cancel is an early departure that keeps tonight sold and gives back the nights
+// after it.
+func TestACancelMidStayReleasesOnlyTheNightsAfterToday(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(0, 3) // checks in today (the hotel is on UTC)
+	openRooms(t, sys, "h-midstay", "double", stay, 1)
+	guest := sys.Customer("guest")
+	res := hold(t, sys, "k1", holdBody(guest, "h-midstay", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	require.Equal(t, http.StatusOK, sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil).Status)
+
+	res = cancel(t, sys, guest, id)
+	assert.Equal(t, http.StatusConflict, res.Status, "the guest is sleeping in the room: %s", res.Raw)
+	assert.Equal(t, "stay_started", res.ErrorCode())
+	assert.Equal(t, []int{1, 1, 1}, sys.DB.Reserved(t, "h-midstay", "double", stay), "nothing was released")
+
+	desk := sys.As(t, domain.Principal{Subject: "desk", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-midstay"}})
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "CONFIRMED", res.Body["status"], "an early departure, not a cancellation")
+	assert.Equal(t, stay.CheckIn.AddDays(1).String(), res.Body["checkOut"], "the guest leaves tomorrow morning")
+	assert.Equal(t, []int{1, 0, 0}, sys.DB.Reserved(t, "h-midstay", "double", stay), "tonight stays sold, the rest is back on sale")
+	sys.DB.AssertInventoryMatchesBookings(t)
+
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
+	assert.Equal(t, http.StatusOK, res.Status, "asking again changes nothing: %s", res.Raw)
+	assert.Equal(t, []int{1, 0, 0}, sys.DB.Reserved(t, "h-midstay", "double", stay))
+}

@@ -410,16 +410,44 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 
 // cancel cancels a booking that holds rooms: a paid one is refunded by the policy it was held
 // under, judged at the moment the cancel was accepted; an unpaid one just gives its nights back.
-// A stay that is over is not cancelled.
+// A confirmed stay that has begun is an early departure instead, and a stay that is over is not
+// cancelled.
 func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) error {
 	if !b.status().HoldsInventory() || b.stayOver {
 		return nil
+	}
+	if b.status() == domain.StatusConfirmed && b.state.Booking.StayBegun(at) {
+		today, err := b.state.Booking.TodayAtHotel(at)
+		if err != nil {
+			return err
+		}
+		return b.departEarly(ctx, today)
 	}
 	if b.state.Booking.Paid > 0 {
 		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
 			CancelledAt: at}, reason)
 	}
 	return b.release(ctx, domain.StatusCancelled, reason)
+}
+
+// departEarly ends a confirmed stay that has begun after tonight: the guest keeps tonight, the
+// nights from tomorrow at the hotel go back on sale, and the payment stays (a policy refunds
+// nothing once the stay has begun). On the last night there is nothing to give back.
+func (b *booking) departEarly(ctx workflow.Context, today domain.Date) error {
+	checkOut := today.AddDays(1)
+	if !checkOut.Before(b.state.Booking.CheckOut) {
+		return nil
+	}
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.ShortenStay, activities.ShortenStayInput{
+		BookingID: b.in.BookingID, CheckOut: checkOut}).Get(ctx, &stored)
+	if err != nil {
+		return err
+	}
+	b.state.Booking = stored
+	b.state.Reason = "left early: the nights from " + checkOut.String() + " are back on sale"
+	b.logger.Info("Early departure", "checkOut", checkOut)
+	return b.publish(ctx)
 }
 
 // confirm confirms a held booking, with the payment that paid it (nil: without online payment).
