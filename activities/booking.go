@@ -56,6 +56,13 @@ func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking
 	return b, nil
 }
 
+// AbandonReservation ends a reservation the workflow stopped waiting for: nothing is held
+// afterwards, whatever a Reserve attempt still running does (see db.Store.AbandonReservation).
+func (a *Bookings) AbandonReservation(ctx context.Context, in ReserveInput) (domain.Booking, error) {
+	b, err := a.Store.AbandonReservation(ctx, db.ReserveParams(in))
+	return b, classify(err)
+}
+
 // ConfirmInput confirms a booking on hold, with the payment that paid it (nil: confirmed
 // without online payment).
 type ConfirmInput struct {

@@ -110,7 +110,7 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}, workflows.BookingWorkflowName, workflows.BookingInput{
 		BookingID: id, IdempotencyKey: key, Request: req, CreatedBy: createdBy, MaxActiveHolds: maxHolds,
-		HoldTTL: s.cfg.HoldTTL, LateWindow: s.cfg.LateWindow,
+		HoldTTL: s.cfg.HoldTTL, ReserveTimeout: s.cfg.WorkflowTimeout, LateWindow: s.cfg.LateWindow,
 		MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff,
 	})
 	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

@@ -78,32 +78,13 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 				return err
 			}
 		}
-		var resourceID int64
-		err := tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND room_type_id = $2`,
-			req.HotelID, req.RoomTypeID).Scan(&resourceID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
-		}
-		if err != nil {
-			return err
-		}
-
 		// The booking row first: a concurrent attempt with the same id waits here on the
 		// primary key and then finds the committed row.
-		// The hotel's policy and time zone are copied onto the booking: a cancellation is judged
-		// by the terms it was held under.
-		tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
-				resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy)
-			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'HOLD', now() + $10 * interval '1 microsecond',
-				h.time_zone, `+policyJSON+`
-			FROM hotels h WHERE h.id = $11
-			ON CONFLICT DO NOTHING`,
-			p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), resourceID,
-			req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID)
+		resourceID, inserted, err := insertBooking(ctx, tx, p, domain.StatusHold)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if !inserted {
 			booking, err = getBooking(ctx, tx, p.BookingID)
 			if err != nil {
 				return err
@@ -135,6 +116,57 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
 				p.BookingID, price.Currency, price.Total, price.Nights))
 		}
+		return err
+	})
+	return booking, err
+}
+
+// insertBooking writes the booking row of a reservation in status, unless a row with its id
+// exists (inserted is then false). The hotel's policy and time zone are copied onto the booking:
+// a cancellation is judged by the terms it was held under.
+func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domain.Status) (resourceID int64, inserted bool, err error) {
+	req := p.Request
+	err = tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND room_type_id = $2`,
+		req.HotelID, req.RoomTypeID).Scan(&resourceID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
+			resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, now() + $10 * interval '1 microsecond',
+			h.time_zone, `+policyJSON+`
+		FROM hotels h WHERE h.id = $11
+		ON CONFLICT DO NOTHING`,
+		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), resourceID,
+		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID, status)
+	return resourceID, err == nil && tag.RowsAffected() == 1, err
+}
+
+// AbandonReservation ends a reservation its workflow stopped waiting for, whatever it reached,
+// so a hold never commits after its client has gone. A booking row not yet written is written
+// REJECTED: a Reserve attempt still running then finds it and takes nothing. A hold that did
+// commit is released (EXPIRED). Anything else is left as it is. It returns the booking as it
+// ends, and changes nothing when called again.
+func (s *Store) AbandonReservation(ctx context.Context, p ReserveParams) (domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, _, err := insertBooking(ctx, tx, p, domain.StatusRejected); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'EXPIRED', updated_at = now()
+			WHERE id = $1 AND status = 'HOLD' AND paid = 0`, p.BookingID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := giveBack(ctx, tx, p.BookingID); err != nil {
+				return err
+			}
+		}
+		booking, err = getBooking(ctx, tx, p.BookingID)
 		return err
 	})
 	return booking, err

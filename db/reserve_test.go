@@ -291,3 +291,33 @@ func TestShortenStayGivesBackOnlyTheLaterNights(t *testing.T) {
 	assert.Equal(t, []int{2, 0, 0}, d.Reserved(t, "h1", "double", stay3))
 	d.AssertInventoryMatchesBookings(t)
 }
+
+func TestAnAbandonedReservationNeverHoldsAfterwards(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 1)
+	ctx := context.Background()
+
+	// Abandoned before its attempt wrote anything: a stray attempt afterwards takes nothing.
+	p := holdParams("c1", "k1", stay3, 1)
+	b, err := d.Store.AbandonReservation(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusRejected, b.Status)
+	b, err = d.Store.Reserve(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusRejected, b.Status, "the late attempt finds the abandoned booking")
+	assert.Equal(t, []int{0, 0, 0}, d.Reserved(t, "h1", "double", stay3))
+
+	// Abandoned after its hold committed: the nights go back.
+	p = holdParams("c2", "k1", stay3, 1)
+	b, err = d.Store.Reserve(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, b.Status)
+	for range 2 {
+		b, err = d.Store.AbandonReservation(ctx, p)
+		require.NoError(t, err)
+		assert.Equal(t, domain.StatusExpired, b.Status, "abandoning twice changes nothing more")
+	}
+	assert.Equal(t, []int{0, 0, 0}, d.Reserved(t, "h1", "double", stay3))
+	d.AssertInventoryMatchesBookings(t)
+}

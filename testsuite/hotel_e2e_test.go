@@ -406,3 +406,33 @@ func TestACancelMidStayReleasesOnlyTheNightsAfterToday(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res.Status, "asking again changes nothing: %s", res.Raw)
 	assert.Equal(t, []int{1, 0, 0}, sys.DB.Reserved(t, "h-midstay", "double", stay))
 }
+
+// TestAHoldNeverCommitsAfterTheAPIGaveUp: a night locked by someone else keeps the reservation
+// retrying past the API's wait (503 pending). When the lock goes, the abandoned reservation must
+// not take the room for nobody: it ends without a hold, and the room stays on sale.
+func TestAHoldNeverCommitsAfterTheAPIGaveUp(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{WorkflowTimeout: 2 * time.Second})
+	stay := stayFromNow(14, 1)
+	openRooms(t, sys, "h-ghost", "double", stay, 1)
+	ctx := context.Background()
+	tx, err := sys.DB.Pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `SELECT 1 FROM inventory FOR UPDATE`) // a long transaction elsewhere
+	require.NoError(t, err)
+
+	res := hold(t, sys, "k1", holdBody(sys.Customer("guest"), "h-ghost", "double", stay, 1))
+	assert.Equal(t, http.StatusServiceUnavailable, res.Status, "the API stops waiting: %s", res.Raw)
+	time.Sleep(2 * time.Second) // the reservation is still retrying behind the lock
+	require.NoError(t, tx.Rollback(ctx))
+
+	id := sys.BookingID(sys.Customer("guest"), sys.Customer("guest"), "k1")
+	require.Eventually(t, func() bool {
+		st := staffView(t, sys, id).Body["status"]
+		return st == "REJECTED" || st == "EXPIRED"
+	}, 20*time.Second, 100*time.Millisecond, "the abandoned reservation ends without a hold")
+	time.Sleep(3 * time.Second) // give a stray attempt every chance to commit
+	assert.Equal(t, []int{0}, sys.DB.Reserved(t, "h-ghost", "double", stay), "the room was never taken for nobody")
+	assert.Equal(t, 1, roomsLeft(t, sys, "h-ghost", "double", stay))
+	sys.DB.AssertInventoryMatchesBookings(t)
+}

@@ -105,6 +105,9 @@ type SystemOptions struct {
 	Provider   payments.Provider // payments.Fake when nil
 	// HoldLimits are the API's hold limits; none when zero.
 	HoldLimits api.HoldLimits
+	// WorkflowTimeout is how long the API waits for a workflow (api.DefaultWorkflowTimeout when
+	// zero).
+	WorkflowTimeout time.Duration
 	// Auth verifies tokens instead of HS256 under the system's JWTSecret (a JWKS verifier, say).
 	Auth *auth.Verifier
 	// RefundBackoff is the refund saga's first backoff; 100ms when zero, so tests reach
@@ -187,7 +190,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
-		HoldLimits: opts.HoldLimits, HoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
+		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)

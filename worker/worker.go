@@ -12,13 +12,23 @@ import (
 	"github.com/bookflow/bookflow/workflows"
 )
 
+// ActivitiesPerConnection sizes a worker's activity concurrency by its database pool: most of an
+// activity's time is spent outside the database (a provider call, the round trip to Temporal),
+// but without a bound the SDK's default of 1,000 activities queue on a handful of connections
+// and time out waiting for one.
+const ActivitiesPerConnection = 4
+
 // New returns a worker for the booking task queue (workflows.TaskQueue unless taskQueue is set),
-// with the booking workflows and their activities registered. Start it with Run or Start.
+// with the booking workflows and their activities registered, running at most
+// ActivitiesPerConnection activities per connection of the store's pool. Start it with Run or
+// Start.
 func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue string) sdkworker.Worker {
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
+	w := sdkworker.New(c, taskQueue, sdkworker.Options{
+		MaxConcurrentActivityExecutionSize: ActivitiesPerConnection * int(store.Pool().Config().MaxConns),
+	})
 	w.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
 	w.RegisterWorkflowWithOptions(workflows.LatePaymentWorkflow, workflow.RegisterOptions{Name: workflows.LatePaymentWorkflowName})
 	w.RegisterActivity(&activities.Bookings{Store: store})

@@ -35,6 +35,10 @@ type BookingInput struct {
 	MaxActiveHolds int
 	// HoldTTL is how long the rooms are held for payment.
 	HoldTTL time.Duration
+	// ReserveTimeout bounds the reservation, retries included, by how long the API waits for
+	// it: past it the reservation is abandoned, so a hold never commits after its client left.
+	// Zero: no bound.
+	ReserveTimeout time.Duration
 	// LateWindow is how long a booking that ended (expired, cancelled, rejected, refunded, or
 	// past its stay) keeps listening for late payments before the workflow closes.
 	LateWindow time.Duration
@@ -72,6 +76,9 @@ type booking struct {
 	in       BookingInput
 	state    BookingState
 	reserved bool // the reservation outcome is known
+	// busy is set while the main loop carries out a step: the state may be about to change, so
+	// validators let updates through for the main loop to decide.
+	busy bool
 	// refused is the hold update's answer when the reservation was refused before anything
 	// was written (the customer is at the active-hold limit).
 	refused  error
@@ -243,7 +250,7 @@ func (b *booking) validateHold(fingerprint string) error {
 // validateConfirm rejects a confirm that could change nothing: the booking is not (or not yet
 // known to be) on hold.
 func (b *booking) validateConfirm() error {
-	if b.closing || (b.reserved && b.status() != domain.StatusHold) {
+	if b.closing || (b.steady() && b.status() != domain.StatusHold) {
 		return b.noChange("only a booking on hold is confirmed")
 	}
 	return nil
@@ -252,11 +259,16 @@ func (b *booking) validateConfirm() error {
 // validateCancel rejects a cancel that could change nothing: the booking holds no nights, or
 // its stay is over.
 func (b *booking) validateCancel() error {
-	if b.closing || (b.reserved && (!b.status().HoldsInventory() || b.stayOver)) {
+	if b.closing || (b.steady() && (!b.status().HoldsInventory() || b.stayOver)) {
 		return b.noChange("only a held or confirmed booking before the end of its stay is cancelled")
 	}
 	return nil
 }
+
+// steady reports whether the state is not about to change: the reservation outcome is known and
+// the main loop is between steps (a step in flight, such as a late payment taking the nights
+// again, may be about to make a cancel meaningful).
+func (b *booking) steady() bool { return b.reserved && !b.busy }
 
 // noChange is the rejection of an update that would change nothing.
 func (b *booking) noChange(why string) error {
@@ -291,10 +303,23 @@ func (b *booking) request(ctx workflow.Context, name string) (BookingState, erro
 func (b *booking) reserve(ctx workflow.Context) error {
 	defer func() { b.reserved = true }()
 	var stored domain.Booking
-	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Reserve, activities.ReserveInput{
+	in := activities.ReserveInput{
 		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request,
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
-	}).Get(ctx, &stored)
+	}
+	err := workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in).Get(ctx, &stored)
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		// The API has stopped waiting: end the reservation, whatever it reached, rather than
+		// let a hold commit minutes later for nobody.
+		b.logger.Warn("Reservation took longer than the API waits; abandoning it", "timeout", b.in.ReserveTimeout)
+		err = workflow.ExecuteActivity(dbActivity(ctx), bookings.AbandonReservation, in).Get(ctx, &stored)
+		if err == nil {
+			b.state.Booking = stored
+			b.state.Reason = "the reservation took longer than the request waited; nothing is held"
+			return b.publish(ctx)
+		}
+	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeTooManyHolds {
 		// Nothing was written: the hold update answers with the refusal.
@@ -370,7 +395,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		sel := workflow.NewSelector(ctx)
 		if timer != nil {
 			sel.AddFuture(timer, func(workflow.Future) {
-				fired = true
+				fired, b.busy = true, true
 				err = onTimer()
 			})
 		}
@@ -378,20 +403,23 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		sel.AddReceive(b.commands, func(c workflow.ReceiveChannel, _ bool) {
 			var cmd *command
 			c.Receive(ctx, &cmd)
+			b.busy = true
 			err = b.handle(ctx, cmd)
 		})
 		sel.AddReceive(b.payments, func(c workflow.ReceiveChannel, _ bool) {
 			var ev domain.PaymentEvent
 			c.Receive(ctx, &ev)
+			b.busy = true
 			err = b.onPayment(ctx, ev)
 		})
 		if !b.cancelSeen {
 			sel.AddReceive(b.cancelled, func(workflow.ReceiveChannel, bool) {
-				b.cancelSeen = true
+				b.cancelSeen, b.busy = true, true
 				err = b.cancel(ctx, "the workflow was cancelled by an operator", workflow.Now(ctx))
 			})
 		}
 		sel.Select(ctx)
+		b.busy = false
 	}
 	return err
 }
@@ -548,6 +576,18 @@ var (
 	bookings *activities.Bookings
 	refunds  *activities.Refunds
 )
+
+// reserveActivity bounds the reservation, retries included, by timeout (none when zero).
+func reserveActivity(ctx workflow.Context, timeout time.Duration) workflow.Context {
+	ctx = dbActivity(ctx)
+	if timeout <= 0 {
+		return ctx
+	}
+	opts := workflow.GetActivityOptions(ctx)
+	opts.ScheduleToCloseTimeout = timeout
+	opts.StartToCloseTimeout = min(opts.StartToCloseTimeout, timeout)
+	return workflow.WithActivityOptions(ctx, opts)
+}
 
 // dbActivity sets the options of booking database steps: a short StartToClose, and retries
 // without limit for infrastructure failures (a database outage delays a booking, it never loses

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/suite"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -161,6 +162,32 @@ func (s *BookingSuite) TestRefusedReservationEndsRejected() {
 	st := s.result()
 	s.Equal(domain.StatusRejected, st.Booking.Status)
 	s.Contains(st.Reason, "not enough rooms")
+}
+
+func (s *BookingSuite) TestAReservationSlowerThanTheAPIWaitsIsAbandoned() {
+	s.input.ReserveTimeout = 15 * time.Second
+	// The server ends the activity when its schedule-to-close timeout passes (the test
+	// environment does not enforce it, so the mock answers as the server would).
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, nil))
+	var abandoned []activities.ReserveInput
+	s.env.OnActivity(s.acts.AbandonReservation, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ReserveInput) (domain.Booking, error) {
+			abandoned = append(abandoned, in)
+			return s.stored(domain.StatusRejected), nil
+		}).Once()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(0, workflows.UpdateHold, &answer, &answerErr, s.input.Request.Fingerprint())
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Require().Len(abandoned, 1, "the reservation is ended, not left to commit later")
+	s.Equal(s.input.BookingID, abandoned[0].BookingID)
+	s.Equal(domain.StatusRejected, answer.Booking.Status)
+	s.Contains(answer.Reason, "took longer")
+	s.Equal(domain.StatusRejected, s.result().Booking.Status)
 }
 
 func (s *BookingSuite) TestRefusedAtTheHoldLimitClosesWithoutABooking() {
