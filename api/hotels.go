@@ -78,40 +78,14 @@ type inventoryView struct {
 // setInventory sets a room type's total rooms for the nights [from, to), creating the hotel
 // and room type when needed.
 func (s *Server) setInventory(c echo.Context) error {
-	p := db.SetInventoryParams{HotelID: c.Param("hotelId"), RoomTypeID: c.Param("roomTypeId")}
-	if err := domain.ValidateID("hotelId", p.HotelID); err != nil {
-		return err
-	}
-	if err := domain.ValidateID("roomTypeId", p.RoomTypeID); err != nil {
-		return err
-	}
 	var req inventoryRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	span := domain.Stay{CheckIn: req.From, CheckOut: req.To}
-	if err := validateRange(span); err != nil {
+	p, err := req.params(c.Param("hotelId"), c.Param("roomTypeId"))
+	if err != nil {
 		return err
 	}
-	if req.Rate != nil || req.Currency != "" {
-		rate, err := validateRate(req.Rate, req.Currency)
-		if err != nil {
-			return err
-		}
-		p.Rate = &rate
-	}
-	switch {
-	case req.TotalRooms == nil:
-		return fmt.Errorf("%w: totalRooms is required", domain.ErrInvalid)
-	case *req.TotalRooms < 0 || *req.TotalRooms > maxTotalRooms:
-		return fmt.Errorf("%w: totalRooms must be between 0 and %d", domain.ErrInvalid, maxTotalRooms)
-	}
-	if req.TimeZone != "" {
-		if _, err := time.LoadLocation(req.TimeZone); err != nil || req.TimeZone == "Local" {
-			return fmt.Errorf("%w: timeZone %q is not an IANA time zone name", domain.ErrInvalid, req.TimeZone)
-		}
-	}
-	p.From, p.To, p.TotalRooms, p.TimeZone = req.From, req.To, *req.TotalRooms, req.TimeZone
 	if err := s.store.SetInventory(c.Request().Context(), p); err != nil {
 		return err
 	}
@@ -120,7 +94,42 @@ func (s *Server) setInventory(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, inventoryView{HotelID: p.HotelID, RoomTypeID: p.RoomTypeID, From: p.From,
-		To: p.To, Nights: span.Nights(), TotalRooms: p.TotalRooms})
+		To: p.To, Nights: domain.Stay{CheckIn: p.From, CheckOut: p.To}.Nights(), TotalRooms: p.TotalRooms})
+}
+
+// params checks an inventory request for a hotel's room type and turns it into the store's
+// parameters.
+func (req inventoryRequest) params(hotelID, roomTypeID string) (db.SetInventoryParams, error) {
+	p := db.SetInventoryParams{HotelID: hotelID, RoomTypeID: roomTypeID}
+	if err := domain.ValidateID("hotelId", p.HotelID); err != nil {
+		return p, err
+	}
+	if err := domain.ValidateID("roomTypeId", p.RoomTypeID); err != nil {
+		return p, err
+	}
+	if err := validateRange(domain.Stay{CheckIn: req.From, CheckOut: req.To}); err != nil {
+		return p, err
+	}
+	if req.Rate != nil || req.Currency != "" {
+		rate, err := validateRate(req.Rate, req.Currency)
+		if err != nil {
+			return p, err
+		}
+		p.Rate = &rate
+	}
+	switch {
+	case req.TotalRooms == nil:
+		return p, fmt.Errorf("%w: totalRooms is required", domain.ErrInvalid)
+	case *req.TotalRooms < 0 || *req.TotalRooms > maxTotalRooms:
+		return p, fmt.Errorf("%w: totalRooms must be between 0 and %d", domain.ErrInvalid, maxTotalRooms)
+	}
+	if req.TimeZone != "" {
+		if _, err := time.LoadLocation(req.TimeZone); err != nil || req.TimeZone == "Local" {
+			return p, fmt.Errorf("%w: timeZone %q is not an IANA time zone name", domain.ErrInvalid, req.TimeZone)
+		}
+	}
+	p.From, p.To, p.TotalRooms, p.TimeZone = req.From, req.To, *req.TotalRooms, req.TimeZone
+	return p, nil
 }
 
 func validateRange(span domain.Stay) error {
