@@ -144,16 +144,25 @@ func (a *Bookings) FinishRefund(ctx context.Context, bookingID string) (domain.B
 	return b, classify(err)
 }
 
-// ShortenStayInput ends a confirmed booking's stay early.
-type ShortenStayInput struct {
+// DepartEarlyInput applies a cancel accepted at At to a confirmed booking.
+type DepartEarlyInput struct {
 	BookingID string
-	CheckOut  domain.Date // the new check-out: the nights from it on are given back
+	At        time.Time
 }
 
-// ShortenStay gives back the nights of an early departure and moves the booking's check-out.
-func (a *Bookings) ShortenStay(ctx context.Context, in ShortenStayInput) (domain.Booking, error) {
-	b, err := a.Store.ShortenStay(ctx, in.BookingID, in.CheckOut)
-	return b, classify(err)
+// DepartEarlyOutput says whether the stay had begun (the cancel was an early departure) and
+// how the booking stands.
+type DepartEarlyOutput struct {
+	Begun   bool
+	Booking domain.Booking
+}
+
+// DepartEarly turns a cancel of a confirmed stay that has begun, at the hotel, into an early
+// departure: the nights after that day go back on sale. It decides by the hotel's calendar,
+// which workflow code must not read.
+func (a *Bookings) DepartEarly(ctx context.Context, in DepartEarlyInput) (DepartEarlyOutput, error) {
+	begun, b, err := a.Store.DepartEarly(ctx, in.BookingID, in.At)
+	return DepartEarlyOutput{Begun: begun, Booking: b}, classify(err)
 }
 
 // classify marks business refusals non-retryable; everything else (network, lock timeouts)

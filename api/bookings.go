@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -110,7 +111,7 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	}, workflows.BookingWorkflowName, workflows.BookingInput{
 		BookingID: id, IdempotencyKey: key, Request: req, CreatedBy: createdBy, MaxActiveHolds: maxHolds,
-		HoldTTL: s.cfg.HoldTTL, ReserveTimeout: s.cfg.WorkflowTimeout, LateWindow: s.cfg.LateWindow,
+		HoldTTL: s.cfg.HoldTTL, ReserveTimeout: reserveTimeout(s.cfg.WorkflowTimeout), LateWindow: s.cfg.LateWindow,
 		MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff,
 	})
 	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
@@ -124,6 +125,9 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 	switch {
 	case errors.Is(err, domain.ErrTooManyHolds):
 		return s.tooManyHolds(c, req.CustomerID)
+	case errors.Is(err, errAbandoned), fromDB && err == nil && state.Booking.Abandoned:
+		return newError(http.StatusServiceUnavailable, "reservation_abandoned", "the reservation did not complete in "+
+			"time and nothing is held for it: send the request again with a new Idempotency-Key")
 	case fromDB && errors.Is(err, domain.ErrNotFound):
 		// The workflow for this key ended without a booking: refused at the hold limit and not
 		// retried within the late window, or its room type vanished.
@@ -329,6 +333,13 @@ func isWorkflowGone(err error) bool {
 	return errors.As(err, &notFound) || errors.As(err, &started)
 }
 
+// errAbandoned: the reservation was abandoned past its time bound; nothing is held.
+var errAbandoned = errors.New("reservation abandoned")
+
+// reserveTimeout bounds a reservation, retries included, well inside how long the API waits for
+// its answer, so the workflow abandons it and says so before the API gives up.
+func reserveTimeout(apiWait time.Duration) time.Duration { return apiWait * 2 / 3 }
+
 // workflowError turns a failed update into an API error: a refused request keeps its domain
 // meaning; a timeout says the call may be retried.
 func workflowError(err error) error {
@@ -342,6 +353,8 @@ func workflowError(err error) error {
 		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeTooManyHolds:
 		return fmt.Errorf("%w: %s", domain.ErrTooManyHolds, appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeReservationAbandoned:
+		return errAbandoned
 	}
 	return err
 }

@@ -30,7 +30,7 @@ type ReserveParams struct {
 const bookingColumns = `b.id, b.customer_id, b.created_by, r.hotel_id, r.room_type_id, b.unit_from, b.unit_to,
 	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
 	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due,
-	COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC')`
+	COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
@@ -38,7 +38,7 @@ func scanBooking(row pgx.Row) (domain.Booking, error) {
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.PaymentID, &b.Paid, &b.RefundDue,
-		&b.CancellationPolicy, &b.TimeZone)
+		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}
@@ -153,7 +153,8 @@ func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domai
 func (s *Store) AbandonReservation(ctx context.Context, p ReserveParams) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, _, err := insertBooking(ctx, tx, p, domain.StatusRejected); err != nil {
+		_, inserted, err := insertBooking(ctx, tx, p, domain.StatusRejected)
+		if err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'EXPIRED', updated_at = now()
@@ -163,6 +164,11 @@ func (s *Store) AbandonReservation(ctx context.Context, p ReserveParams) (domain
 		}
 		if tag.RowsAffected() == 1 {
 			if err := giveBack(ctx, tx, p.BookingID); err != nil {
+				return err
+			}
+		}
+		if inserted || tag.RowsAffected() == 1 {
+			if _, err := tx.Exec(ctx, `UPDATE bookings SET abandoned = true WHERE id = $1`, p.BookingID); err != nil {
 				return err
 			}
 		}
@@ -411,52 +417,54 @@ func (s *Store) FinishRefund(ctx context.Context, bookingID string) (domain.Book
 	return b, err
 }
 
-// ShortenStay ends a confirmed booking's stay at checkOut (an early departure) and gives back
-// its nights from checkOut on, locked in ascending order, in one transaction. Shortening to the
-// check-out already stored changes nothing; anything but a shorter stay of a CONFIRMED booking
-// is a conflict. The price and payment stay as they were.
-func (s *Store) ShortenStay(ctx context.Context, bookingID string, checkOut domain.Date) (domain.Booking, error) {
+// DepartEarly applies a cancel accepted at instant at to a confirmed booking whose stay has begun
+// by then (the check-in date or later at the hotel): an early departure. The guest keeps that
+// night, the nights after it go back on sale (locked in ascending order) and the booking's
+// check-out moves, in one transaction; the price and payment stay. begun is false, and nothing
+// changes, when the booking is not confirmed or its stay has not begun: the cancel is an
+// ordinary one. On the last night, or asked again, there is nothing more to give back.
+func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time) (begun bool, _ domain.Booking, _ error) {
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var resourceID int64
-		var from, until time.Time
-		var qty int
-		var status domain.Status
-		err := tx.QueryRow(ctx, `SELECT resource_id, unit_from, unit_to, quantity, status FROM bookings
-			WHERE id = $1 FOR UPDATE`, bookingID).Scan(&resourceID, &from, &until, &qty, &status)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: no booking %s", domain.ErrNotFound, bookingID)
-		}
+		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
+			FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
 		if err != nil {
 			return err
 		}
-		end := checkOut.Time()
-		switch {
-		case end.Equal(until):
-		case status != domain.StatusConfirmed || !end.After(from) || !end.Before(until):
-			return fmt.Errorf("%w: booking %s is %s from %s to %s and cannot end on %s", domain.ErrConflict, bookingID,
-				status, domain.DateOf(from, time.UTC), domain.DateOf(until, time.UTC), checkOut)
-		default:
-			released := domain.Stay{CheckIn: checkOut, CheckOut: domain.DateOf(until, time.UTC)}
-			if err := lockUnits(ctx, tx, resourceID, released); err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
-				WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`, resourceID, end, until, qty)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() != int64(released.Nights()) {
-				return fmt.Errorf("shorten %s: %d of %d nights found: inventory rows were removed under a booking",
-					bookingID, tag.RowsAffected(), released.Nights())
-			}
-			if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, updated_at = now() WHERE id = $1`,
-				bookingID, end); err != nil {
-				return err
-			}
+		booking = b
+		today, err := b.TodayAtHotel(at)
+		if err != nil || b.Status != domain.StatusConfirmed || today.Before(b.CheckIn) {
+			return err
+		}
+		begun = true
+		checkOut := today.AddDays(1)
+		if !checkOut.Before(b.CheckOut) {
+			return nil // the last night, or already shortened: nothing to give back
+		}
+		released := domain.Stay{CheckIn: checkOut, CheckOut: b.CheckOut}
+		var resourceID int64
+		if err := tx.QueryRow(ctx, `SELECT resource_id FROM bookings WHERE id = $1`, bookingID).Scan(&resourceID); err != nil {
+			return err
+		}
+		if err := lockUnits(ctx, tx, resourceID, released); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
+			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
+			resourceID, released.CheckIn.Time(), released.CheckOut.Time(), b.Quantity)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != int64(released.Nights()) {
+			return fmt.Errorf("depart early %s: %d of %d nights found: inventory rows were removed under a booking",
+				bookingID, tag.RowsAffected(), released.Nights())
+		}
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, updated_at = now() WHERE id = $1`,
+			bookingID, checkOut.Time()); err != nil {
+			return err
 		}
 		booking, err = getBooking(ctx, tx, bookingID)
 		return err
 	})
-	return booking, err
+	return begun, booking, err
 }

@@ -165,11 +165,25 @@ const policyJSON = `jsonb_build_object('freeUntilHours', h.free_until_hours, 'fe
 // SetCancellationPolicy replaces a hotel's cancellation policy for the bookings held from now on;
 // bookings already held keep theirs.
 func (s *Store) SetCancellationPolicy(ctx context.Context, hotelID string, p domain.CancellationPolicy) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE hotels SET free_until_hours = $2, fee_percent = $3, fee_fixed = $4,
-		fee_currency = NULLIF($5, ''), no_refund_hours = $6 WHERE id = $1`,
-		hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.FeeCurrency, p.NoRefundHours)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
+	// A fixed fee is refused in a currency the hotel's nights are not priced in: it could never
+	// be kept from their payments.
+	var exists, otherCurrency bool
+	err := s.pool.QueryRow(ctx, `WITH updated AS (
+			UPDATE hotels SET free_until_hours = $2, fee_percent = $3, fee_fixed = $4,
+				fee_currency = NULLIF($5, ''), no_refund_hours = $6
+			WHERE id = $1 AND ($4 = 0 OR NOT EXISTS (SELECT 1 FROM inventory i JOIN resources r ON r.id = i.resource_id
+				WHERE r.hotel_id = $1 AND i.currency <> $5))
+			RETURNING id)
+		SELECT EXISTS (SELECT 1 FROM hotels WHERE id = $1), NOT EXISTS (SELECT 1 FROM updated)`,
+		hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.FeeCurrency, p.NoRefundHours).Scan(&exists, &otherCurrency)
+	switch {
+	case err != nil:
+		return err
+	case !exists:
+		return fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
+	case otherCurrency:
+		return fmt.Errorf("%w: hotel %s has nights priced in another currency than the fixed fee's %s",
+			domain.ErrConflict, hotelID, p.FeeCurrency)
 	}
-	return err
+	return nil
 }

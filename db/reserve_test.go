@@ -265,29 +265,34 @@ func TestLockTimeoutFailsFastOnAHotRow(t *testing.T) {
 	assert.ErrorIs(t, err, domain.ErrNotFound, "the failed attempt left no booking behind")
 }
 
-func TestShortenStayGivesBackOnlyTheLaterNights(t *testing.T) {
+func TestDepartEarlyGivesBackOnlyTheNightsAfterToday(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 2)
 	ctx := context.Background()
 	b, err := d.Store.Reserve(ctx, holdParams("c1", "k1", stay3, 2))
 	require.NoError(t, err)
-	_, err = d.Store.ShortenStay(ctx, b.ID, dec10.AddDays(1))
-	assert.ErrorIs(t, err, domain.ErrConflict, "a hold is cancelled, not shortened")
+	firstNight := dec10.Time().Add(20 * time.Hour) // 20:00 on check-in day at the hotel (UTC)
+	begun, _, err := d.Store.DepartEarly(ctx, b.ID, firstNight)
+	require.NoError(t, err)
+	assert.False(t, begun, "a hold is cancelled, not shortened")
 	_, err = d.Store.Confirm(ctx, b.ID, nil)
 	require.NoError(t, err)
 
-	for _, bad := range []domain.Date{dec10, dec13.AddDays(1)} {
-		_, err = d.Store.ShortenStay(ctx, b.ID, bad)
-		assert.ErrorIs(t, err, domain.ErrConflict, "check-out %s", bad)
-	}
-	got, err := d.Store.ShortenStay(ctx, b.ID, dec10.AddDays(1))
+	begun, _, err = d.Store.DepartEarly(ctx, b.ID, dec10.Time().Add(-time.Minute))
 	require.NoError(t, err)
+	assert.False(t, begun, "the evening before check-in: an ordinary cancel")
+	assert.Equal(t, []int{2, 2, 2}, d.Reserved(t, "h1", "double", stay3))
+
+	begun, got, err := d.Store.DepartEarly(ctx, b.ID, firstNight)
+	require.NoError(t, err)
+	assert.True(t, begun)
 	assert.Equal(t, dec10.AddDays(1), got.CheckOut)
 	assert.Equal(t, domain.StatusConfirmed, got.Status)
-	assert.Equal(t, []int{2, 0, 0}, d.Reserved(t, "h1", "double", stay3))
-	_, err = d.Store.ShortenStay(ctx, b.ID, dec10.AddDays(1))
-	assert.NoError(t, err, "a retry changes nothing")
+	assert.Equal(t, []int{2, 0, 0}, d.Reserved(t, "h1", "double", stay3), "tonight stays sold")
+	begun, _, err = d.Store.DepartEarly(ctx, b.ID, firstNight)
+	require.NoError(t, err)
+	assert.True(t, begun, "asked again: nothing more to give back")
 	assert.Equal(t, []int{2, 0, 0}, d.Reserved(t, "h1", "double", stay3))
 	d.AssertInventoryMatchesBookings(t)
 }

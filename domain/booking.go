@@ -123,9 +123,12 @@ type Booking struct {
 	// cancellation is judged by them, on the hotel's clock.
 	CancellationPolicy CancellationPolicy `json:"cancellationPolicy"`
 	TimeZone           string             `json:"timeZone,omitempty"`
-	CreatedAt          time.Time          `json:"createdAt"`
-	UpdatedAt          time.Time          `json:"updatedAt"`
-	Fingerprint        string             `json:"-"`
+	// Abandoned: the reservation did not complete within the time the API waits, and nothing
+	// is held for it.
+	Abandoned   bool      `json:"abandoned,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Fingerprint string    `json:"-"`
 }
 
 // TodayAtHotel is the date at the booking's hotel at instant now.

@@ -56,10 +56,26 @@ func (d Date) After(e Date) bool { return d.t.After(e.t) }
 // Time returns midnight UTC of d, the form database drivers bind to a date column.
 func (d Date) Time() time.Time { return d.t }
 
-// In returns the instant d starts (local midnight) in loc.
-func (d Date) In(loc *time.Location) time.Time {
+// In returns the instant d starts in loc: local midnight, or, where clocks jump over midnight
+// that day, the first instant of the day.
+func (d Date) In(loc *time.Location) time.Time { return d.At(0, loc) }
+
+// At returns the instant loc's clocks show hour o'clock on d; hour may be negative or past 23
+// and counts on the wall clock (-48 is midnight two days before, whatever DST does between). A
+// wall-clock time that does not exist (clocks jumped over it) gives the first instant after
+// the jump.
+func (d Date) At(hour int, loc *time.Location) time.Time {
 	y, m, dd := d.t.Date()
-	return time.Date(y, m, dd, 0, 0, 0, 0, loc)
+	want := time.Date(y, m, dd, hour, 0, 0, 0, time.UTC) // the wall-clock time, normalised
+	t := time.Date(y, m, dd, hour, 0, 0, 0, loc)
+	shown := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+	switch start, end := t.ZoneBounds(); {
+	case shown.Before(want): // Go placed it before the jump: the jump ends the zone t is in
+		return end
+	case shown.After(want): // after the jump: the jump starts the zone t is in
+		return start
+	}
+	return t
 }
 
 func (d Date) String() string {

@@ -151,3 +151,23 @@ func TestCancellationHoursCountOnTheHotelsClock(t *testing.T) {
 	assert.Equal(t, int64(5000), p.Refund(10000, "EUR", checkIn, budapest, cancelAt), "the hotel's clock says the window closed")
 	assert.Equal(t, int64(10000), p.Refund(10000, "EUR", checkIn, budapest, time.Date(2030, 10, 25, 23, 59, 0, 0, budapest)))
 }
+
+// TestMidnightThatDoesNotExist: in Havana clocks jump from midnight to 01:00 on 10 March 2030,
+// and in Santiago on 8 September 2030. The day starts at the jump, never the evening before,
+// and "until check-in" ends there.
+func TestMidnightThatDoesNotExist(t *testing.T) {
+	for _, c := range []struct {
+		zone string
+		day  domain.Date
+	}{{"America/Havana", domain.NewDate(2030, 3, 10)}, {"America/Santiago", domain.NewDate(2030, 9, 8)}} {
+		loc, err := time.LoadLocation(c.zone)
+		require.NoError(t, err)
+		start := c.day.In(loc)
+		assert.Equal(t, c.day, domain.DateOf(start, loc), "%s: the day starts on itself", c.zone)
+		assert.Equal(t, c.day.AddDays(-1), domain.DateOf(start.Add(-time.Second), loc), "%s: a second before is the day before", c.zone)
+		noonBefore := c.day.AddDays(-1).At(12, loc)
+		assert.Equal(t, int64(100), domain.CancellationPolicy{}.Refund(100, "EUR", c.day, loc, noonBefore),
+			"%s: the day before check-in is still before check-in", c.zone)
+		assert.Equal(t, c.day.AddDays(-2).At(0, loc), c.day.At(-48, loc), "%s: 48 wall-clock hours before", c.zone)
+	}
+}

@@ -79,10 +79,7 @@ func (p CancellationPolicy) Validate() error {
 // the same wall-clock time two days earlier at the hotel, whatever a DST change in between does
 // to the real hours. A fixed fee is kept only from a payment in its own currency.
 func (p CancellationPolicy) Refund(paid int64, currency string, checkIn Date, loc *time.Location, now time.Time) int64 {
-	midnight := checkIn.In(loc)
-	before := func(hours int) time.Time {
-		return time.Date(midnight.Year(), midnight.Month(), midnight.Day(), -hours, 0, 0, 0, loc)
-	}
+	before := func(hours int) time.Time { return checkIn.At(-hours, loc) }
 	switch {
 	case !now.Before(before(p.NoRefundHours)): // within the last hours before check-in, or later
 		return 0

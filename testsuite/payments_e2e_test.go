@@ -544,4 +544,10 @@ func TestAPolicyTightenedAfterBookingDoesNotApplyToIt(t *testing.T) {
 	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-tighten/cancellation-policy",
 		map[string]any{"freeUntilHours": 24, "feeFixed": 5000})
 	assert.Equal(t, http.StatusBadRequest, res.Status, "a fixed fee names its currency: %s", res.Raw)
+	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-tighten/cancellation-policy",
+		map[string]any{"freeUntilHours": 24, "feeFixed": 5000, "feeCurrency": "USD"})
+	assert.Equal(t, http.StatusConflict, res.Status, "the nights are priced in euros: %s", res.Raw)
+	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-tighten/cancellation-policy",
+		map[string]any{"freeUntilHours": 24, "feeFixed": 5000, "feeCurrency": "EUR"})
+	assert.Equal(t, http.StatusOK, res.Status, res.Raw)
 }

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/log"
@@ -79,8 +80,9 @@ type booking struct {
 	// busy is set while the main loop carries out a step: the state may be about to change, so
 	// validators let updates through for the main loop to decide.
 	busy bool
-	// refused is the hold update's answer when the reservation was refused before anything
-	// was written (the customer is at the active-hold limit).
+	// refused is the hold update's answer when the reservation ended with nothing held for its
+	// client: refused at the active-hold limit, or abandoned past its time bound. The workflow
+	// then closes.
 	refused  error
 	stayOver bool // a confirmed booking is past its stay
 	closing  bool // the main loop takes no more commands
@@ -145,10 +147,13 @@ func (b *booking) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: b.validateHold}); err != nil {
 		return err
 	}
-	for name, validate := range map[string]func() error{UpdateConfirm: b.validateConfirm, UpdateCancel: b.validateCancel} {
-		handler := func(ctx workflow.Context) (BookingState, error) { return b.request(ctx, name) }
-		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, handler,
-			workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
+	for _, u := range []struct {
+		name     string
+		validate func() error
+	}{{UpdateConfirm, b.validateConfirm}, {UpdateCancel, b.validateCancel}} {
+		handler := func(ctx workflow.Context) (BookingState, error) { return b.request(ctx, u.name) }
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, handler,
+			workflow.UpdateHandlerOptions{Validator: u.validate}); err != nil {
 			return err
 		}
 	}
@@ -186,8 +191,9 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		return b.state, err
 	}
 	if b.refused != nil {
-		// Refused at the hold limit with nothing written: there is no booking to keep, so the
-		// workflow closes (its key is spent) once what is queued is answered.
+		// Nothing is held for the client (refused at the hold limit, or abandoned): there is no
+		// booking to keep, so the workflow closes (its key is spent) once what is queued is
+		// answered.
 		_, err := b.finish(ctx)
 		return b.state, err
 	}
@@ -250,7 +256,7 @@ func (b *booking) validateHold(fingerprint string) error {
 // validateConfirm rejects a confirm that could change nothing: the booking is not (or not yet
 // known to be) on hold.
 func (b *booking) validateConfirm() error {
-	if b.closing || (b.steady() && b.status() != domain.StatusHold) {
+	if (b.closing && !b.busy) || (b.steady() && b.status() != domain.StatusHold) {
 		return b.noChange("only a booking on hold is confirmed")
 	}
 	return nil
@@ -259,7 +265,7 @@ func (b *booking) validateConfirm() error {
 // validateCancel rejects a cancel that could change nothing: the booking holds no nights, or
 // its stay is over.
 func (b *booking) validateCancel() error {
-	if b.closing || (b.steady() && (!b.status().HoldsInventory() || b.stayOver)) {
+	if (b.closing && !b.busy) || (b.steady() && (!b.status().HoldsInventory() || b.stayOver)) {
 		return b.noChange("only a held or confirmed booking before the end of its stay is cancelled")
 	}
 	return nil
@@ -291,7 +297,7 @@ func (b *booking) request(ctx workflow.Context, name string) (BookingState, erro
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
 	}
-	if b.closing {
+	if b.closing && !b.busy {
 		return b.state, nil
 	}
 	cmd := &command{name: name, at: workflow.Now(ctx)}
@@ -308,33 +314,34 @@ func (b *booking) reserve(ctx workflow.Context) error {
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
 	}
 	err := workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in).Get(ctx, &stored)
-	var timeout *temporal.TimeoutError
-	if errors.As(err, &timeout) {
-		// The API has stopped waiting: end the reservation, whatever it reached, rather than
-		// let a hold commit minutes later for nobody.
-		b.logger.Warn("Reservation took longer than the API waits; abandoning it", "timeout", b.in.ReserveTimeout)
-		err = workflow.ExecuteActivity(dbActivity(ctx), bookings.AbandonReservation, in).Get(ctx, &stored)
-		if err == nil {
-			b.state.Booking = stored
-			b.state.Reason = "the reservation took longer than the request waited; nothing is held"
-			return b.publish(ctx)
-		}
-	}
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeTooManyHolds {
+	refusal := errors.As(err, &appErr) && slices.Contains([]string{activities.ErrTypeTooManyHolds,
+		activities.ErrTypeUnavailable, activities.ErrTypeInvalid}, appErr.Type())
+	switch {
+	case refusal && appErr.Type() == activities.ErrTypeTooManyHolds:
 		// Nothing was written: the hold update answers with the refusal.
 		b.logger.Info("Reservation refused: too many active holds")
 		b.refused = temporal.NewApplicationError(appErr.Message(), ErrTypeTooManyHolds)
 		b.state.Reason = appErr.Message()
 		return nil
-	}
-	if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeUnavailable || appErr.Type() == activities.ErrTypeInvalid) {
+	case refusal:
 		b.state.Booking.Status = domain.StatusRejected
 		b.state.Reason = appErr.Message()
 		b.logger.Info("Reservation refused", "reason", appErr.Message())
 		return b.publish(ctx)
-	}
-	if err != nil {
+	case err != nil && b.in.ReserveTimeout > 0:
+		// Out of time (the server ended the attempts with a timeout, or with the last failure
+		// when no retry fits in the bound): end the reservation, whatever it reached, rather than
+		// let a hold commit later for nobody. The hold update answers that nothing is held.
+		b.logger.Warn("Reservation did not complete in time; abandoning it", "timeout", b.in.ReserveTimeout, "error", err)
+		if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.AbandonReservation, in).Get(ctx, &stored); err != nil {
+			return err
+		}
+		b.state.Booking = stored
+		b.state.Reason = "the reservation did not complete in time; nothing is held"
+		b.refused = temporal.NewApplicationError(b.state.Reason, ErrTypeReservationAbandoned)
+		return b.publish(ctx)
+	case err != nil:
 		return err
 	}
 	b.state.Booking = stored
@@ -444,12 +451,10 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	if !b.status().HoldsInventory() || b.stayOver {
 		return nil
 	}
-	if b.status() == domain.StatusConfirmed && b.state.Booking.StayBegun(at) {
-		today, err := b.state.Booking.TodayAtHotel(at)
-		if err != nil {
+	if b.status() == domain.StatusConfirmed && workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
+		if begun, err := b.departEarly(ctx, at); err != nil || begun {
 			return err
 		}
-		return b.departEarly(ctx, today)
 	}
 	if b.state.Booking.Paid > 0 {
 		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
@@ -458,24 +463,24 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	return b.release(ctx, domain.StatusCancelled, reason)
 }
 
-// departEarly ends a confirmed stay that has begun after tonight: the guest keeps tonight, the
-// nights from tomorrow at the hotel go back on sale, and the payment stays (a policy refunds
-// nothing once the stay has begun). On the last night there is nothing to give back.
-func (b *booking) departEarly(ctx workflow.Context, today domain.Date) error {
-	checkOut := today.AddDays(1)
-	if !checkOut.Before(b.state.Booking.CheckOut) {
-		return nil
+// versionEarlyDeparture marks the workflows in which a cancel of a confirmed stay that has
+// begun is an early departure; histories from before it replay without the extra step.
+const versionEarlyDeparture = "early-departure"
+
+// departEarly asks the database whether the stay had begun, at the hotel, when the cancel was
+// accepted; if so the cancel is an early departure (the nights after that day go back on sale,
+// the payment stays: a policy refunds nothing once the stay has begun) and begun is true.
+func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, err error) {
+	var out activities.DepartEarlyOutput
+	err = workflow.ExecuteActivity(dbActivity(ctx), bookings.DepartEarly, activities.DepartEarlyInput{
+		BookingID: b.in.BookingID, At: at}).Get(ctx, &out)
+	if err != nil || !out.Begun {
+		return false, err
 	}
-	var stored domain.Booking
-	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.ShortenStay, activities.ShortenStayInput{
-		BookingID: b.in.BookingID, CheckOut: checkOut}).Get(ctx, &stored)
-	if err != nil {
-		return err
-	}
-	b.state.Booking = stored
-	b.state.Reason = "left early: the nights from " + checkOut.String() + " are back on sale"
-	b.logger.Info("Early departure", "checkOut", checkOut)
-	return b.publish(ctx)
+	b.state.Booking = out.Booking
+	b.state.Reason = "left early: the nights from " + out.Booking.CheckOut.String() + " are back on sale"
+	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut)
+	return true, b.publish(ctx)
 }
 
 // confirm confirms a held booking, with the payment that paid it (nil: without online payment).
@@ -524,6 +529,9 @@ func (b *booking) release(ctx workflow.Context, to domain.Status, reason string)
 func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 	b.closing = true
 	for {
+		// Handling what is queued may change the booking (a late payment taking its nights
+		// again): updates arriving meanwhile are queued, not turned away.
+		b.busy = true
 		var ev domain.PaymentEvent
 		for b.payments.ReceiveAsync(&ev) {
 			if err := b.onPayment(ctx, ev); err != nil {
@@ -536,6 +544,7 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 				return false, err
 			}
 		}
+		b.busy = false
 		if b.active() {
 			b.closing = false
 			return true, nil

@@ -50,6 +50,10 @@ const (
 	// change nothing (a cancel of a cancelled booking, a repeated hold); the booking's state is
 	// in the database.
 	ErrTypeNoChange = "NoChange"
+	// ErrTypeReservationAbandoned is the error type of a hold update whose reservation did not
+	// complete within the time the API waits: it was abandoned, nothing is held, the key is
+	// spent.
+	ErrTypeReservationAbandoned = "ReservationAbandoned"
 	// ErrTypeTooManyHolds is the error type of a hold update refused because the customer is
 	// at the active-hold limit. Nothing was written and the workflow closes: its key is spent.
 	ErrTypeTooManyHolds = activities.ErrTypeTooManyHolds
