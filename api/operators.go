@@ -167,3 +167,12 @@ func (s *Server) auditLog(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, out)
 }
+
+// latestCheck answers the invariant checker's last report: what it found and what it repaired.
+func (s *Server) latestCheck(c echo.Context) error {
+	report, err := s.store.LatestCheck(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, report)
+}

@@ -83,11 +83,13 @@ func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
 	latePaymentID := workflows.LatePaymentIDPrefix + ev.PaymentID
 	switch {
 	case ev.IsRefund:
-		err = s.temporal.SignalWorkflow(ctx, latePaymentID, "", signal, ev)
-		if isWorkflowGone(err) {
-			return nil // recorded above; no workflow waits for it
+		// The refund's saga runs in the booking's workflow, a late payment's, or a recovery's.
+		for _, id := range []string{latePaymentID, domain.RefundRecoveryID(ev.BookingID)} {
+			if err = s.temporal.SignalWorkflow(ctx, id, "", signal, ev); !isWorkflowGone(err) {
+				return err
+			}
 		}
-		return err
+		return nil // recorded above; no workflow waits for it
 	case !ev.Succeeded:
 		return nil // a failed payment for a closed booking: nothing to give back
 	}

@@ -145,6 +145,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/inventory", s.setInventory)
 	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/rates", s.setRates)
 	admin.add(http.MethodPut, "/hotels/:hotelId/cancellation-policy", s.setCancellationPolicy)
+	admin.add(http.MethodGet, "/checks/latest", s.latestCheck)
 	return e
 }
 

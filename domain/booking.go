@@ -15,6 +15,10 @@ import (
 // BookingIDPrefix starts every booking id, which is also the booking workflow's id.
 const BookingIDPrefix = "booking-"
 
+// RefundRecoveryID is the id of the workflow that finishes the refund of a booking whose own
+// workflow is gone (see the invariant checker).
+func RefundRecoveryID(bookingID string) string { return "refund-recovery-" + bookingID }
+
 var (
 	// Hotel and room type ids travel in URLs, so they are kept to a URL-safe alphabet.
 	idPattern  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)

@@ -59,6 +59,7 @@ var routeRoles = []struct {
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/inventory", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/rates", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
+	{"GET", "/api/v1/admin/checks/latest", adminOnly},
 }
 
 // unsignedToken is a token with "alg": "none" and no signature.

@@ -4,7 +4,6 @@ package worker
 import (
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/db"
@@ -29,9 +28,9 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{
 		MaxConcurrentActivityExecutionSize: ActivitiesPerConnection * int(store.Pool().Config().MaxConns),
 	})
-	w.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
-	w.RegisterWorkflowWithOptions(workflows.LatePaymentWorkflow, workflow.RegisterOptions{Name: workflows.LatePaymentWorkflowName})
+	workflows.RegisterAll(w)
 	w.RegisterActivity(&activities.Bookings{Store: store})
 	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
+	w.RegisterActivity(NewChecks(c, store, taskQueue))
 	return w
 }

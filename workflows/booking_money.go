@@ -175,22 +175,27 @@ func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInp
 	if in.Payment != nil {
 		currency = in.Payment.Currency // a payment for a booking without a price (REJECTED)
 	}
-	b.startSaga(ctx, "refund", func(ctx workflow.Context) error {
-		if stored.RefundDue > 0 {
-			pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: currency}
-			if err := b.refund(ctx, "refund", pay, stored.RefundDue, reason); err != nil {
-				return err
-			}
-		}
-		var done domain.Booking
-		if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.FinishRefund, b.in.BookingID).Get(ctx, &done); err != nil {
+	b.startSaga(ctx, "refund", func(ctx workflow.Context) error { return b.refundBooking(ctx, stored, currency, 1, reason) })
+	return nil
+}
+
+// refundBooking gives a REFUNDING booking's refund due back (paid in currency), from attempt
+// firstAttempt, and marks it REFUNDED: the saga of a cancel, a late payment whose nights were
+// sold, or a recovery.
+func (b *booking) refundBooking(ctx workflow.Context, stored domain.Booking, currency string, firstAttempt int, reason string) error {
+	if stored.RefundDue > 0 {
+		pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: currency}
+		if err := b.refundFrom(ctx, "refund", firstAttempt, pay, stored.RefundDue, reason); err != nil {
 			return err
 		}
-		b.state.Booking = done
-		b.logger.Info("Booking refunded", "refunded", done.RefundDue, "paid", done.Paid, "reason", reason)
-		return b.publish(ctx)
-	})
-	return nil
+	}
+	var done domain.Booking
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.FinishRefund, b.in.BookingID).Get(ctx, &done); err != nil {
+		return err
+	}
+	b.state.Booking = done
+	b.logger.Info("Booking refunded", "refunded", done.RefundDue, "paid", done.Paid, "reason", reason)
+	return b.publish(ctx)
 }
 
 // refundExtra gives back, beside the main loop, a whole payment that does not pay for this
@@ -249,7 +254,13 @@ func conflict(err error) bool {
 // after MaxRefundAttempts of them, or a refund the provider leaves pending past RefundWait, the
 // booking shows PAYMENT_STUCK until an operator retries or resolves it.
 func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, amount int64, reason string) error {
-	attempt, failures := 1, 0
+	return b.refundFrom(ctx, step, 1, pay, amount, reason)
+}
+
+// refundFrom is refund starting at attempt (a recovery resumes after the attempts a lost saga
+// made).
+func (b *booking) refundFrom(ctx workflow.Context, step string, attempt int, pay domain.Payment, amount int64, reason string) error {
+	failures := 0
 	for {
 		key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, step, attempt)
 		var out activities.RefundOutcome

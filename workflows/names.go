@@ -34,6 +34,13 @@ const (
 	// UpdateResolveRefund closes a stuck refund that an operator settled by hand.
 	UpdateResolveRefund = "resolve-refund"
 
+	// InvariantCheckWorkflowName runs the invariant checker; the hourly schedule starts it.
+	InvariantCheckWorkflowName = "InvariantCheck"
+	// InvariantCheckScheduleID is the hourly schedule of the invariant checker.
+	InvariantCheckScheduleID = "bookflow-invariant-check"
+	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
+	RecoverRefundWorkflowName = "RecoverRefund"
+
 	// LatePaymentWorkflowName refunds a payment whose booking workflow has already closed.
 	LatePaymentWorkflowName = "LatePayment"
 	// LatePaymentIDPrefix starts the id of a LatePayment workflow; the payment id follows.
@@ -70,9 +77,12 @@ var (
 	// SearchPaymentIssue flags money that needs a look: AMOUNT_MISMATCH, DUPLICATE_PAYMENT,
 	// LATE_PAYMENT_REFUNDED, NO_BOOKING, REFUND_CONFLICT.
 	SearchPaymentIssue = temporal.NewSearchAttributeKeyKeyword("PaymentIssue")
+	// SearchCheckResult is an invariant check's result: CLEAN or FINDINGS.
+	SearchCheckResult = temporal.NewSearchAttributeKeyKeyword("CheckResult")
 )
 
 // SearchAttributes lists every search attribute key the workflows set.
 var SearchAttributes = []temporal.SearchAttributeKey{
 	SearchBookingStatus, SearchHotelID, SearchCustomerID, SearchCheckIn, SearchHoldExpiresAt, SearchPaymentIssue,
+	SearchCheckResult,
 }

@@ -5,11 +5,23 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
+// Registry is what workflows are registered on: a worker, or a replayer.
+type Registry interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+}
+
+// RegisterAll registers every workflow under its name.
+func RegisterAll(r Registry) {
+	r.RegisterWorkflowWithOptions(BookingWorkflow, workflow.RegisterOptions{Name: BookingWorkflowName})
+	r.RegisterWorkflowWithOptions(LatePaymentWorkflow, workflow.RegisterOptions{Name: LatePaymentWorkflowName})
+	r.RegisterWorkflowWithOptions(InvariantCheckWorkflow, workflow.RegisterOptions{Name: InvariantCheckWorkflowName})
+	r.RegisterWorkflowWithOptions(RecoverRefundWorkflow, workflow.RegisterOptions{Name: RecoverRefundWorkflowName})
+}
+
 // NewReplayer returns a workflow replayer with every workflow registered under its name, for
 // checking recorded histories against the current code.
 func NewReplayer() worker.WorkflowReplayer {
 	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(BookingWorkflow, workflow.RegisterOptions{Name: BookingWorkflowName})
-	r.RegisterWorkflowWithOptions(LatePaymentWorkflow, workflow.RegisterOptions{Name: LatePaymentWorkflowName})
+	RegisterAll(r)
 	return r
 }

@@ -23,6 +23,7 @@ Commands:
             print the Temporal search attributes the workflows set (--register adds missing ones)
   seed      add the demo hotels and inventory (skips hotels that exist)
   dev       migrate, seed, and run the worker and the API in one process
+  check     run the invariant checker once and print its report (--repair repairs what is safe)
   token     mint a bearer token for local use (bookflow token --sub alice --role customer)
   pay       send a signed test payment for a booking to the API (local development)
   bench     measure reservations/s and holds/s against baselines (see README)
@@ -38,7 +39,7 @@ func main() {
 	commands := map[string]func(context.Context, Config) error{
 		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
 		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
-		"search-attributes": runSearchAttributes,
+		"search-attributes": runSearchAttributes, "check": runCheck,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

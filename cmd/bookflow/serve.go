@@ -148,6 +148,9 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err := worker.CheckSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
 		return err
 	}
+	if err := worker.EnsureCheckSchedule(ctx, d.temporal, cfg.TaskQueue); err != nil {
+		return fmt.Errorf("create the invariant checker's schedule: %w", err)
+	}
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue)
 	if err := w.Start(); err != nil {
 		return err

@@ -1,0 +1,194 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// CheckerActor is who the audit log shows for the invariant checker's repairs.
+const CheckerActor = "invariant-checker"
+
+// Defaults for CheckInput fields left zero.
+const (
+	DefaultHoldGrace    = 5 * time.Minute
+	DefaultRefundingAge = 10 * time.Minute
+	DefaultUnmatchedAge = time.Hour
+)
+
+// CheckInput configures a run of the invariant checker.
+type CheckInput struct {
+	Repair bool // repair what is safe to repair
+	// HoldGrace is how long past its expiry a HOLD may be before it counts; RefundingAge how
+	// long a booking may be REFUNDING before its saga is looked for; UnmatchedAge how old a
+	// payment must be before it counts as unmatched (a late payment's refund may be on its way).
+	HoldGrace, RefundingAge, UnmatchedAge time.Duration
+}
+
+// Checks runs the invariant checks: inventory, orphaned holds and refunds, money.
+type Checks struct {
+	Store    *db.Store
+	Temporal client.Client
+	// StartRecovery starts the workflow that finishes an orphaned booking's refund, with id
+	// domain.RefundRecoveryID(bookingID); the worker wires it to its task queue.
+	StartRecovery func(ctx context.Context, bookingID string) error
+}
+
+// RunChecks runs every check and, with in.Repair, repairs what is safe: an orphaned HOLD (its
+// workflow is gone) is released; an orphaned REFUNDING booking gets a workflow that finishes its
+// refund. Money is never changed by the checker: unmatched payments and refunds paid twice are
+// reported for an operator. The report is saved, and repairs are audited.
+func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckReport, error) {
+	in = withCheckDefaults(in)
+	report := domain.CheckReport{StartedAt: time.Now(), Repair: in.Repair, Findings: []domain.Finding{}}
+	add := func(f []domain.Finding, err error) error {
+		report.Findings = append(report.Findings, f...)
+		return err
+	}
+	if err := errors.Join(
+		add(a.Store.InventoryMismatches(ctx)),
+		add(a.orphanedHolds(ctx, in)),
+		add(a.orphanedRefunds(ctx, in)),
+		add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
+		add(a.Store.RefundsPaidTwice(ctx)),
+	); err != nil {
+		return report, err
+	}
+	report.FinishedAt = time.Now()
+	return report, a.Store.SaveCheck(ctx, report)
+}
+
+func withCheckDefaults(in CheckInput) CheckInput {
+	if in.HoldGrace <= 0 {
+		in.HoldGrace = DefaultHoldGrace
+	}
+	if in.RefundingAge <= 0 {
+		in.RefundingAge = DefaultRefundingAge
+	}
+	if in.UnmatchedAge <= 0 {
+		in.UnmatchedAge = DefaultUnmatchedAge
+	}
+	return in
+}
+
+// orphanedHolds reports holds long past their expiry. One whose workflow still runs is left to
+// it (reported, as it is late); one whose workflow is gone is released.
+func (a *Checks) orphanedHolds(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
+	holds, err := a.Store.HoldsPastExpiry(ctx, in.HoldGrace)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Finding
+	for _, b := range holds {
+		f := domain.Finding{Check: domain.CheckHoldPastExpiry, BookingID: b.ID,
+			Detail: fmt.Sprintf("on hold since its expiry at %s", b.ExpiresAt.UTC().Format(time.RFC3339))}
+		running, err := a.running(ctx, b.ID)
+		switch {
+		case err != nil:
+			return out, err
+		case running:
+			f.Detail += "; its workflow is running but has not released it"
+		case in.Repair:
+			if _, err := a.Store.Release(ctx, b.ID, domain.StatusExpired); err != nil {
+				return out, fmt.Errorf("release orphaned hold %s: %w", b.ID, err)
+			}
+			f.Repaired = "released: its workflow is gone"
+			if err := a.audit(ctx, "release-orphaned-hold", b.ID, f); err != nil {
+				return out, err
+			}
+		default:
+			f.Detail += "; its workflow is gone"
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// orphanedRefunds finds REFUNDING bookings no workflow refunds any more (their own workflow, or
+// a recovery) and starts a recovery that finishes the refund.
+func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
+	refunding, err := a.Store.RefundingSince(ctx, in.RefundingAge)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Finding
+	for _, b := range refunding {
+		running, err := a.running(ctx, b.ID)
+		if err == nil && !running {
+			running, err = a.running(ctx, domain.RefundRecoveryID(b.ID))
+		}
+		if err != nil {
+			return out, err
+		}
+		if running {
+			continue // a saga is on it, stuck for an operator or not
+		}
+		f := domain.Finding{Check: domain.CheckRefundingOrphan, BookingID: b.ID, PaymentID: b.PaymentID,
+			Detail: fmt.Sprintf("%d %s due back and no workflow refunding it", b.RefundDue, b.Price.Currency)}
+		if in.Repair {
+			if err := a.StartRecovery(ctx, b.ID); err != nil {
+				return out, fmt.Errorf("start the refund recovery of %s: %w", b.ID, err)
+			}
+			f.Repaired = "refund saga restarted in workflow " + domain.RefundRecoveryID(b.ID)
+			if err := a.audit(ctx, "restart-refund", b.ID, f); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// running reports whether a workflow with this id runs now.
+func (a *Checks) running(ctx context.Context, workflowID string) (bool, error) {
+	d, err := a.Temporal.DescribeWorkflow(ctx, workflowID, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return d.RawResponse.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+func (a *Checks) audit(ctx context.Context, action, bookingID string, f domain.Finding) error {
+	return a.Store.Audit(ctx, db.AuditEntry{Actor: CheckerActor, Action: action, BookingID: bookingID,
+		Reason: f.Detail, Details: map[string]any{"check": f.Check, "repaired": f.Repaired}})
+}
+
+// RefundToResume is an orphaned booking as its refund recovery finds it.
+type RefundToResume struct {
+	Booking  domain.Booking
+	Currency string // of the payment being given back
+	// FirstAttempt is the refund attempt to go on from: the lost saga's last one when its
+	// outcome is open or succeeded (resumed under its key), the next one when it failed.
+	FirstAttempt int
+}
+
+// LoadRefund loads a booking whose refund a recovery resumes, with its payment's currency and
+// the attempt to go on from.
+func (a *Checks) LoadRefund(ctx context.Context, bookingID string) (RefundToResume, error) {
+	b, err := a.Store.GetBooking(ctx, bookingID)
+	if err != nil {
+		return RefundToResume{}, classify(err)
+	}
+	currency, err := a.Store.RefundCurrency(ctx, b)
+	if err != nil {
+		return RefundToResume{}, err
+	}
+	last, status, err := a.Store.LastRefundAttempt(ctx, bookingID, "refund")
+	next := max(last, 1)
+	if status == RefundFailed {
+		next = last + 1
+	}
+	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: next}, err
+}

@@ -1,0 +1,137 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// InventoryMismatches finds the units, from yesterday on, whose reserved count is not the sum of
+// the quantities of the bookings holding them, or exceeds their total.
+func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, error) {
+	rows, err := s.pool.Query(ctx, `SELECT r.hotel_id, r.room_type_id, i.unit_start, i.reserved, i.total, h.held
+		FROM inventory i JOIN resources r ON r.id = i.resource_id
+		CROSS JOIN LATERAL (SELECT COALESCE(sum(b.quantity), 0) AS held FROM bookings b
+			WHERE b.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED')
+				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to) h
+		WHERE i.unit_start >= current_date - 1 AND (i.reserved <> h.held OR i.reserved > i.total)
+		ORDER BY 1, 2, 3`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
+		var hotel, roomType string
+		var unit time.Time
+		var reserved, total, held int
+		err := r.Scan(&hotel, &roomType, &unit, &reserved, &total, &held)
+		return domain.Finding{Check: domain.CheckInventory, Detail: fmt.Sprintf("%s %s on %s: reserved %d, held by bookings %d, total %d",
+			hotel, roomType, unit.Format(domain.DateLayout), reserved, held, total)}, err
+	})
+}
+
+// HoldsPastExpiry returns the bookings still HOLD longer than grace after their expiry: their
+// workflow should have released them.
+func (s *Store) HoldsPastExpiry(ctx context.Context, grace time.Duration) ([]domain.Booking, error) {
+	return s.bookingsWhere(ctx, `b.status = 'HOLD' AND b.expires_at < now() - $1 * interval '1 microsecond'`, grace.Microseconds())
+}
+
+// RefundingSince returns the bookings REFUNDING for longer than age: candidates for a saga that
+// no workflow runs any more.
+func (s *Store) RefundingSince(ctx context.Context, age time.Duration) ([]domain.Booking, error) {
+	return s.bookingsWhere(ctx, `b.status = 'REFUNDING' AND b.updated_at < now() - $1 * interval '1 microsecond'`, age.Microseconds())
+}
+
+func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([]domain.Booking, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+bookingColumns+` FROM bookings b JOIN resources r ON r.id = b.resource_id
+		WHERE `+where+` ORDER BY b.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Booking, error) { return scanBooking(r) })
+}
+
+// UnmatchedPayments finds succeeded payments older than age that no booking keeps and no refund
+// gives back (requested, pending or succeeded): money kept without a booking.
+func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
+	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.currency FROM payments p
+		WHERE p.status = 'succeeded' AND p.created_at < now() - $1 * interval '1 microsecond'
+			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'REFUNDING', 'REFUNDED'))
+			AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed')
+		ORDER BY p.created_at`, age.Microseconds())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
+		var f domain.Finding
+		var amount int64
+		var currency string
+		err := r.Scan(&f.PaymentID, &f.BookingID, &amount, &currency)
+		f.Check, f.Detail = domain.CheckUnmatchedPay, fmt.Sprintf("%d %s received, neither kept by a booking nor given back", amount, currency)
+		return f, err
+	})
+}
+
+// RefundsPaidTwice finds payments refunded beyond their amount, and refund steps (a booking's
+// step across its attempts) that succeeded more than once.
+func (s *Store) RefundsPaidTwice(ctx context.Context) ([]domain.Finding, error) {
+	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id,
+			format('refunded %s of a payment of %s %s', sum(f.amount), p.amount, p.currency)
+		FROM payments p JOIN refunds f ON f.payment_id = p.payment_id AND f.status = 'succeeded'
+		GROUP BY p.payment_id HAVING sum(f.amount) > p.amount
+		UNION ALL
+		SELECT min(f.payment_id), min(f.booking_id), format('refund step %s succeeded %s times', step, count(*))
+		FROM refunds f CROSS JOIN LATERAL (SELECT regexp_replace(f.id, '/[0-9]+$', '') AS step) s
+		WHERE f.status = 'succeeded' GROUP BY step HAVING count(*) > 1`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
+		f := domain.Finding{Check: domain.CheckRefundTwice}
+		return f, r.Scan(&f.PaymentID, &f.BookingID, &f.Detail)
+	})
+}
+
+// SaveCheck records a run of the invariant checker.
+func (s *Store) SaveCheck(ctx context.Context, r domain.CheckReport) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO invariant_checks (started_at, finished_at, repair, findings)
+		VALUES ($1, $2, $3, $4)`, r.StartedAt, r.FinishedAt, r.Repair, r.Findings)
+	return err
+}
+
+// LatestCheck returns the last run of the invariant checker; ErrNotFound before the first.
+func (s *Store) LatestCheck(ctx context.Context) (domain.CheckReport, error) {
+	var r domain.CheckReport
+	err := s.pool.QueryRow(ctx, `SELECT started_at, finished_at, repair, findings FROM invariant_checks
+		ORDER BY id DESC LIMIT 1`).Scan(&r.StartedAt, &r.FinishedAt, &r.Repair, &r.Findings)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("%w: the invariant checker has not run yet", domain.ErrNotFound)
+	}
+	return r, err
+}
+
+// RefundCurrency returns the currency of the payment a booking refunds: the payment's own, or
+// the booking's price currency when the payment was not recorded.
+func (s *Store) RefundCurrency(ctx context.Context, b domain.Booking) (string, error) {
+	var currency string
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE((SELECT currency FROM payments WHERE payment_id = $1), $2)`,
+		b.PaymentID, b.Price.Currency).Scan(&currency)
+	return currency, err
+}
+
+// LastRefundAttempt returns the number and status of the last attempt of a booking's refund step
+// (attempt ids are <bookingId>/<step>/<n>); 0 when there is none.
+func (s *Store) LastRefundAttempt(ctx context.Context, bookingID, step string) (int, string, error) {
+	var n int
+	var status string
+	err := s.pool.QueryRow(ctx, `SELECT split_part(id, '/', -1)::int AS n, status FROM refunds
+		WHERE booking_id = $1 AND starts_with(id, $1 || '/' || $2 || '/') ORDER BY n DESC LIMIT 1`, bookingID, step).Scan(&n, &status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", nil
+	}
+	return n, status, err
+}

@@ -1,0 +1,30 @@
+package domain
+
+import "time"
+
+// The invariant checks, by name.
+const (
+	CheckInventory       = "inventory_mismatch"     // reserved differs from the bookings holding a unit
+	CheckHoldPastExpiry  = "hold_past_expiry"       // a HOLD long past its expiry
+	CheckRefundingOrphan = "refunding_without_saga" // a REFUNDING booking no workflow is refunding
+	CheckUnmatchedPay    = "unmatched_payment"      // money received that no booking keeps and none gives back
+	CheckRefundTwice     = "refund_paid_twice"      // more given back than was paid, or one refund step paid twice
+)
+
+// Finding is one thing the invariant checker found wrong, and what it did about it.
+type Finding struct {
+	Check     string `json:"check"`
+	BookingID string `json:"bookingId,omitempty"`
+	PaymentID string `json:"paymentId,omitempty"`
+	Detail    string `json:"detail"`
+	// Repaired says what the checker did, when the repair was safe; empty: left for an operator.
+	Repaired string `json:"repaired,omitempty"`
+}
+
+// CheckReport is one run of the invariant checker.
+type CheckReport struct {
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	Repair     bool      `json:"repair"`
+	Findings   []Finding `json:"findings"`
+}

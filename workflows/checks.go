@@ -1,0 +1,82 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// Check results, in the CheckResult search attribute of an invariant check workflow.
+const (
+	CheckClean    = "CLEAN"
+	CheckFindings = "FINDINGS"
+)
+
+// InvariantCheckWorkflow runs the invariant checker once (the hourly schedule starts it) and
+// shows its result in the CheckResult search attribute, so operators find the runs that found
+// something in the Temporal UI (CheckResult="FINDINGS"); the report is its result and the
+// latest is served at GET /api/v1/admin/checks/latest.
+func InvariantCheckWorkflow(ctx workflow.Context, in activities.CheckInput) (domain.CheckReport, error) {
+	var report domain.CheckReport
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	}), checks.RunChecks, in).Get(ctx, &report)
+	if err != nil {
+		return report, err
+	}
+	result := CheckClean
+	if len(report.Findings) > 0 {
+		result = CheckFindings
+	}
+	return report, workflow.UpsertTypedSearchAttributes(ctx, SearchCheckResult.ValueSet(result))
+}
+
+// RecoverRefundWorkflow finishes the refund of a REFUNDING booking whose own workflow is gone
+// (terminated, failed, reset): the invariant checker starts it, with id
+// domain.RefundRecoveryID. It runs the booking's refund saga again from the lost saga's last
+// attempt: resumed under its key when its outcome is open or known good (found in the refunds
+// table, never paid twice), or followed by a new one when it failed. PAYMENT_STUCK and operator
+// actions work as in a booking.
+func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingState, error) {
+	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
+	ctx, _ := workflow.NewDisconnectedContext(root)
+	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true}
+	b.state.Booking = domain.Booking{ID: bookingID}
+	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", bookingID)
+	b.wake = workflow.NewBufferedChannel(ctx, 1)
+	b.listenForRefunds(ctx)
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) { return b.state, nil }); err != nil {
+		return b.state, err
+	}
+	if err := b.setOperatorHandlers(ctx); err != nil {
+		return b.state, err
+	}
+	var found activities.RefundToResume
+	if err := workflow.ExecuteActivity(dbActivity(ctx), checks.LoadRefund, bookingID).Get(ctx, &found); err != nil {
+		return b.state, err
+	}
+	b.state.Booking = found.Booking
+	if found.Booking.Status != domain.StatusRefunding {
+		b.logger.Info("Nothing to recover", "status", found.Booking.Status)
+		return b.state, nil
+	}
+	const reason = "refund resumed: the booking's workflow had gone"
+	b.state.Reason = reason
+	if err := b.publish(ctx); err != nil {
+		return b.state, err
+	}
+	b.startSaga(ctx, "refund", func(ctx workflow.Context) error {
+		return b.refundBooking(ctx, found.Booking, found.Currency, found.FirstAttempt, reason)
+	})
+	err := workflow.Await(ctx, func() bool { return b.sagas == 0 && workflow.AllHandlersFinished(ctx) })
+	return b.state, err
+}
+
+// checks is the invariant checker's activities, by reference.
+var checks *activities.Checks
