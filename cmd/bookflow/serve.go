@@ -226,6 +226,11 @@ func runDev(ctx context.Context, cfg Config) error {
 	if err := seed(ctx, d.store); err != nil {
 		return err
 	}
+	// dev owns its Temporal: a file store kept from an older version gets the attributes added
+	// since (the worker refuses to run without them).
+	if err := worker.RegisterSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return runWorkerUntil(ctx, cfg, d) })
 	g.Go(func() error { return serveHTTP(ctx, cfg, d, true) })
