@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/payments"
@@ -10,10 +11,15 @@ import (
 
 // Refund statuses, as the provider and the refunds table name them.
 const (
-	RefundPending   = "pending"
-	RefundSucceeded = "succeeded"
-	RefundFailed    = "failed"
+	RefundPending   = payments.RefundPending
+	RefundSucceeded = payments.RefundSucceeded
+	RefundFailed    = payments.RefundFailed
 )
+
+// resendWindow is how long after its first request an attempt whose reply was lost is sent
+// again under its key. Later it is looked up instead: the request may never have reached the
+// provider, whose memory of idempotency keys does not last for ever.
+const resendWindow = 5 * time.Minute
 
 // Refunds asks the payment provider for refunds and records every attempt.
 type Refunds struct {
@@ -40,17 +46,25 @@ type RefundOutcome struct {
 	Error            string
 }
 
-// RequestRefund records the attempt, then asks the provider for the refund. An attempt already
-// answered (a retry after a lost reply) is answered from the record without a second call. A
-// refund the provider declines is a failed outcome, not an error: the saga decides what next.
+// RequestRefund drives one attempt of a refund to what the provider knows of it. A new attempt
+// is recorded, then sent. An attempt with a final outcome is answered from the record. A
+// pending one is looked up at the provider, so a webhook that never came does not leave it
+// pending for ever. One whose creation reply was lost is sent again under its key for a few
+// minutes, then looked up by its key: if the provider never received it, it has failed, and the
+// saga goes on with a new key rather than send an old key the provider may have forgotten. A
+// refund the provider declines or cancels is a failed outcome, not an error: the saga decides
+// what next.
 func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutcome, error) {
 	rec, err := a.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: in.Key, BookingID: in.BookingID,
 		PaymentID: in.PaymentID, Amount: in.Amount, Currency: in.Currency, Reason: in.Reason})
 	if err != nil {
 		return RefundOutcome{}, err
 	}
-	if rec.Status != "requested" {
+	switch {
+	case rec.Status == RefundSucceeded || rec.Status == RefundFailed:
 		return RefundOutcome{Status: rec.Status, ProviderRefundID: rec.ProviderRefundID, Error: rec.LastError}, nil
+	case rec.Status == RefundPending || rec.Age > resendWindow:
+		return a.lookUp(ctx, rec)
 	}
 	re, err := a.Provider.CreateRefund(ctx, payments.RefundRequest{PaymentID: in.PaymentID, Amount: in.Amount,
 		Currency: in.Currency, BookingID: in.BookingID, IdempotencyKey: in.Key})
@@ -61,11 +75,25 @@ func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutc
 	if err != nil {
 		return RefundOutcome{}, err // retried with the same key
 	}
-	status := re.Status
-	if status != RefundSucceeded && status != RefundFailed {
-		status = RefundPending
+	return RefundOutcome{Status: re.Status, ProviderRefundID: re.ID}, a.Store.FinishRefundAttempt(ctx, in.Key, re.ID, re.Status, "")
+}
+
+// lookUp asks the provider how an attempt stands and records the answer.
+func (a *Refunds) lookUp(ctx context.Context, rec db.RefundAttempt) (RefundOutcome, error) {
+	re, found, err := a.Provider.LookupRefund(ctx, payments.RefundLookup{RefundID: rec.ProviderRefundID,
+		PaymentID: rec.PaymentID, IdempotencyKey: rec.ID})
+	switch {
+	case err != nil:
+		return RefundOutcome{}, err // retried
+	case !found && rec.ProviderRefundID == "":
+		const never = "the provider never received this refund request"
+		return RefundOutcome{Status: RefundFailed, Error: never}, a.Store.FinishRefundAttempt(ctx, rec.ID, "", RefundFailed, never)
+	case !found:
+		return RefundOutcome{Status: RefundPending, ProviderRefundID: rec.ProviderRefundID,
+			Error: "the provider does not find refund " + rec.ProviderRefundID}, nil
 	}
-	return RefundOutcome{Status: status, ProviderRefundID: re.ID}, a.Store.FinishRefundAttempt(ctx, in.Key, re.ID, status, "")
+	return RefundOutcome{Status: re.Status, ProviderRefundID: re.ID},
+		a.Store.FinishRefundAttempt(ctx, rec.ID, re.ID, re.Status, "")
 }
 
 // RecordRefundOutcome stores the final status of an attempt the provider settled later (its

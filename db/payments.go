@@ -60,6 +60,8 @@ type RefundAttempt struct {
 	Status           string `json:"status"` // requested, pending, succeeded or failed
 	ProviderRefundID string `json:"providerRefundId,omitempty"`
 	LastError        string `json:"lastError,omitempty"`
+	// Age is how long ago the attempt was first recorded (by the database's clock).
+	Age time.Duration `json:"-"`
 }
 
 // BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
@@ -78,9 +80,9 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 func (s *Store) GetRefundAttempt(ctx context.Context, id string) (RefundAttempt, error) {
 	var a RefundAttempt
 	err := s.pool.QueryRow(ctx, `SELECT id, booking_id, payment_id, amount, currency, reason, status,
-			COALESCE(provider_refund_id, ''), COALESCE(last_error, '')
+			COALESCE(provider_refund_id, ''), COALESCE(last_error, ''), now() - created_at
 		FROM refunds WHERE id = $1`, id).Scan(&a.ID, &a.BookingID, &a.PaymentID, &a.Amount, &a.Currency,
-		&a.Reason, &a.Status, &a.ProviderRefundID, &a.LastError)
+		&a.Reason, &a.Status, &a.ProviderRefundID, &a.LastError, &a.Age)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = fmt.Errorf("%w: no refund attempt %q", domain.ErrNotFound, id)
 	}
@@ -140,7 +142,7 @@ func (s *Store) BookingMoney(ctx context.Context, bookingID string) ([]PaymentRe
 		return nil, nil, err
 	}
 	rows, err = s.pool.Query(ctx, `SELECT id, booking_id, payment_id, amount, currency, reason, status,
-			COALESCE(provider_refund_id, ''), COALESCE(last_error, '')
+			COALESCE(provider_refund_id, ''), COALESCE(last_error, ''), now() - created_at
 		FROM refunds WHERE booking_id = $1 ORDER BY created_at, id`, bookingID)
 	if err != nil {
 		return nil, nil, err

@@ -29,19 +29,50 @@ type RefundRequest struct {
 	IdempotencyKey string // one per attempt of a refund step
 }
 
-// Refund is the provider's answer: its refund id and status (pending, succeeded or failed).
+// Refund is the provider's answer: its refund id and status, one of RefundPending,
+// RefundSucceeded and RefundFailed.
 type Refund struct {
 	ID     string
 	Status string
+}
+
+// The refund statuses bookflow tells apart. A refund the provider canceled is failed: no money
+// went back.
+const (
+	RefundPending   = "pending"
+	RefundSucceeded = "succeeded"
+	RefundFailed    = "failed"
+)
+
+// refundStatus maps the provider's refund status onto bookflow's.
+func refundStatus(s string) string {
+	switch s {
+	case "succeeded":
+		return RefundSucceeded
+	case "failed", "canceled":
+		return RefundFailed
+	}
+	return RefundPending // pending, requires_action
+}
+
+// RefundLookup names a refund to look up: by the provider's id, or, when it is not known (the
+// reply to its creation was lost), by its payment and the idempotency key it was created with.
+type RefundLookup struct {
+	RefundID       string
+	PaymentID      string
+	IdempotencyKey string
 }
 
 // ErrDeclined marks a refund the provider refused; trying the same request again will not help,
 // a later attempt (with a new idempotency key) might.
 var ErrDeclined = errors.New("refund declined by the payment provider")
 
-// Provider creates refunds.
+// Provider creates refunds and looks them up.
 type Provider interface {
 	CreateRefund(ctx context.Context, r RefundRequest) (Refund, error)
+	// LookupRefund asks the provider how a refund stands; found is false when the provider has
+	// no such refund (it never received the request).
+	LookupRefund(ctx context.Context, q RefundLookup) (r Refund, found bool, err error)
 }
 
 // PaymentRequest asks the provider for a payment of a booking's price, which the guest then
@@ -99,7 +130,32 @@ func (s *Stripe) CreateRefund(ctx context.Context, r RefundRequest) (Refund, err
 	if err != nil {
 		return Refund{}, err
 	}
-	return Refund{ID: re.ID, Status: string(re.Status)}, nil
+	return Refund{ID: re.ID, Status: refundStatus(string(re.Status))}, nil
+}
+
+// LookupRefund retrieves a refund by id, or finds it among the payment's refunds by the
+// idempotency key its metadata carries (CreateRefund writes it there).
+func (s *Stripe) LookupRefund(ctx context.Context, q RefundLookup) (Refund, bool, error) {
+	if q.RefundID != "" {
+		re, err := s.client.V1Refunds.Retrieve(ctx, q.RefundID, nil)
+		var se *stripe.Error
+		if errors.As(err, &se) && se.HTTPStatusCode == http.StatusNotFound {
+			return Refund{}, false, nil
+		}
+		if err != nil {
+			return Refund{}, false, err
+		}
+		return Refund{ID: re.ID, Status: refundStatus(string(re.Status))}, true, nil
+	}
+	for re, err := range s.client.V1Refunds.List(ctx, &stripe.RefundListParams{PaymentIntent: stripe.String(q.PaymentID)}) {
+		if err != nil {
+			return Refund{}, false, err
+		}
+		if re.Metadata["refundKey"] == q.IdempotencyKey {
+			return Refund{ID: re.ID, Status: refundStatus(string(re.Status))}, true, nil
+		}
+	}
+	return Refund{}, false, nil
 }
 
 // CreatePayment creates a payment intent for the booking's price, tagged with the booking id
@@ -139,7 +195,15 @@ func (Fake) CreatePayment(_ context.Context, r PaymentRequest) (Checkout, error)
 
 // CreateRefund answers with a succeeded refund whose id derives from the idempotency key.
 func (Fake) CreateRefund(_ context.Context, r RefundRequest) (Refund, error) {
-	return Refund{ID: "re_fake_" + r.IdempotencyKey, Status: "succeeded"}, nil
+	return Refund{ID: "re_fake_" + r.IdempotencyKey, Status: RefundSucceeded}, nil
+}
+
+// LookupRefund finds the refunds CreateRefund made, by id; it keeps no other record.
+func (Fake) LookupRefund(_ context.Context, q RefundLookup) (Refund, bool, error) {
+	if strings.HasPrefix(q.RefundID, "re_fake_") {
+		return Refund{ID: q.RefundID, Status: RefundSucceeded}, true, nil
+	}
+	return Refund{}, false, nil
 }
 
 // DefaultTolerance is how old a webhook's signed timestamp may be.
@@ -188,11 +252,12 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 			out.Reason = obj.LastPaymentError.Message
 		}
 	case "refund.updated", "refund.failed", "charge.refund.updated":
-		if obj.Status != "succeeded" && obj.Status != "failed" {
-			return out, ErrUnsupportedEvent // pending: the final word comes later
+		status := refundStatus(obj.Status)
+		if status == RefundPending {
+			return out, ErrUnsupportedEvent // the final word comes later
 		}
 		out.IsRefund, out.RefundID, out.PaymentID = true, obj.ID, obj.PaymentIntent
-		out.Succeeded = obj.Status == "succeeded"
+		out.Succeeded = status == RefundSucceeded
 		out.Reason = obj.FailureReason
 	default:
 		return out, ErrUnsupportedEvent

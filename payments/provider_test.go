@@ -68,3 +68,11 @@ func TestParseRefusesWhatItCannotTrust(t *testing.T) {
 	_, err = parse(t, "customer.created", map[string]any{"id": "cus_1"}, time.Now())
 	assert.True(t, errors.Is(err, payments.ErrUnsupportedEvent))
 }
+
+func TestACanceledRefundIsFailed(t *testing.T) {
+	ev, err := parse(t, "refund.updated", map[string]any{"id": "re_1", "object": "refund", "status": "canceled",
+		"payment_intent": "pi_1", "amount": 100, "currency": "eur", "metadata": map[string]string{"bookingId": "b"}}, time.Now())
+	require.NoError(t, err, "a canceled refund is a final word, not one to wait for")
+	assert.True(t, ev.IsRefund)
+	assert.False(t, ev.Succeeded, "no money went back")
+}

@@ -8,11 +8,40 @@ import (
 )
 
 // ScriptedProvider is a payment provider whose answers a test decides, call by call. It records
-// every request.
+// every request and every lookup.
 type ScriptedProvider struct {
 	mu       sync.Mutex
 	requests []payments.RefundRequest
 	answer   func(n int, r payments.RefundRequest) (payments.Refund, error)
+	lookups  []payments.RefundLookup
+	lookup   func(q payments.RefundLookup) (payments.Refund, bool, error)
+}
+
+// LookupRefund records the lookup and answers as scripted; with no script, the provider has no
+// such refund.
+func (p *ScriptedProvider) LookupRefund(_ context.Context, q payments.RefundLookup) (payments.Refund, bool, error) {
+	p.mu.Lock()
+	p.lookups = append(p.lookups, q)
+	lookup := p.lookup
+	p.mu.Unlock()
+	if lookup == nil {
+		return payments.Refund{}, false, nil
+	}
+	return lookup(q)
+}
+
+// SetLookup sets how lookups are answered.
+func (p *ScriptedProvider) SetLookup(lookup func(q payments.RefundLookup) (payments.Refund, bool, error)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lookup = lookup
+}
+
+// Lookups returns the lookups made so far.
+func (p *ScriptedProvider) Lookups() []payments.RefundLookup {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]payments.RefundLookup(nil), p.lookups...)
 }
 
 // CreateRefund records the request and answers as scripted.

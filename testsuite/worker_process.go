@@ -51,7 +51,11 @@ func RunWorkerProcessIfAsked() {
 type pendingRefunds struct{}
 
 func (pendingRefunds) CreateRefund(_ context.Context, r payments.RefundRequest) (payments.Refund, error) {
-	return payments.Refund{ID: "re_" + r.IdempotencyKey, Status: "pending"}, nil
+	return payments.Refund{ID: "re_" + r.IdempotencyKey, Status: payments.RefundPending}, nil
+}
+
+func (pendingRefunds) LookupRefund(_ context.Context, q payments.RefundLookup) (payments.Refund, bool, error) {
+	return payments.Refund{ID: q.RefundID, Status: payments.RefundPending}, q.RefundID != "", nil
 }
 
 // WorkerProcess is a worker running in a process of its own.

@@ -158,25 +158,56 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 // startRefund is the booking-level saga: mark REFUNDING and release the nights (one step in the
 // database), then, beside the main loop, give the amount due back through the provider and mark
 // REFUNDED.
+//
+// When the database refuses the first step (it disagrees with the workflow about the booking),
+// the booking is PAYMENT_STUCK: an operator's retry runs the step again, a resolution ends it.
 func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored)
 	if conflict(err) {
-		return b.flag(ctx, err)
+		if workflow.GetVersion(ctx, versionStuckStartRefund, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return b.flag(ctx, err)
+		}
+		refused := err
+		b.startSaga(ctx, "start-refund", func(ctx workflow.Context) error {
+			if first := refused; first != nil { // the refusal just seen: straight to an operator
+				refused = nil
+				return first
+			}
+			if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored); err != nil {
+				return err
+			}
+			currency, err := b.refundStarted(ctx, stored, in, reason)
+			if err != nil {
+				return err
+			}
+			return b.refundBooking(ctx, stored, currency, 1, reason)
+		})
+		return nil
 	}
 	if err != nil {
 		return err
 	}
-	b.state.Booking, b.state.Reason = stored, reason
-	if err := b.publish(ctx); err != nil {
+	currency, err := b.refundStarted(ctx, stored, in, reason)
+	if err != nil {
 		return err
 	}
+	b.startSaga(ctx, "refund", func(ctx workflow.Context) error { return b.refundBooking(ctx, stored, currency, 1, reason) })
+	return nil
+}
+
+// versionStuckStartRefund marks the workflows in which a refused first refund step waits for an
+// operator (before, it was only flagged).
+const versionStuckStartRefund = "stuck-start-refund"
+
+// refundStarted takes the booking as REFUNDING and returns the currency its refund is paid in.
+func (b *booking) refundStarted(ctx workflow.Context, stored domain.Booking, in activities.StartRefundInput, reason string) (string, error) {
+	b.state.Booking, b.state.Reason = stored, reason
 	currency := stored.Price.Currency
 	if in.Payment != nil {
 		currency = in.Payment.Currency // a payment for a booking without a price (REJECTED)
 	}
-	b.startSaga(ctx, "refund", func(ctx workflow.Context) error { return b.refundBooking(ctx, stored, currency, 1, reason) })
-	return nil
+	return currency, b.publish(ctx)
 }
 
 // refundBooking gives a REFUNDING booking's refund due back (paid in currency), from attempt
@@ -263,14 +294,15 @@ func (b *booking) refundFrom(ctx workflow.Context, step string, attempt int, pay
 	failures := 0
 	for {
 		key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, step, attempt)
-		var out activities.RefundOutcome
-		err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, activities.RefundInput{
+		in := activities.RefundInput{
 			Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: reason,
-		}).Get(ctx, &out)
+		}
+		var out activities.RefundOutcome
+		err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, in).Get(ctx, &out)
 		if err != nil {
 			out = activities.RefundOutcome{Status: activities.RefundPending, Error: err.Error()} // outcome unknown
 		} else if out.Status == activities.RefundPending {
-			if out, err = b.awaitRefund(ctx, key, out); err != nil {
+			if out, err = b.awaitRefund(ctx, in, out); err != nil {
 				return err
 			}
 		}
@@ -305,18 +337,55 @@ func (b *booking) refundFrom(ctx workflow.Context, step string, attempt int, pay
 
 // awaitRefund waits for the provider's final word on a pending refund (its webhook arrives as
 // the refund signal), at most RefundWait, and records it.
-func (b *booking) awaitRefund(ctx workflow.Context, key string, out activities.RefundOutcome) (activities.RefundOutcome, error) {
+//
+// While it waits it asks the provider every RefundLookupEvery (RequestRefund looks a pending
+// attempt up): a webhook lost for good does not leave the refund pending.
+func (b *booking) awaitRefund(ctx workflow.Context, in activities.RefundInput, out activities.RefundOutcome) (activities.RefundOutcome, error) {
 	id := out.ProviderRefundID
-	settled, err := workflow.AwaitWithTimeout(ctx, b.in.RefundWait, func() bool { _, ok := b.settled[id]; return ok })
-	if err != nil || !settled {
-		return out, err
+	arrived := func() bool { _, ok := b.settled[id]; return ok }
+	if workflow.GetVersion(ctx, versionRefundLookups, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		settled, err := workflow.AwaitWithTimeout(ctx, b.in.RefundWait, arrived)
+		if err != nil || !settled {
+			return out, err
+		}
+		return b.recordSettled(ctx, in.Key, out)
 	}
-	ev := b.settled[id]
+	deadline := workflow.Now(ctx).Add(b.in.RefundWait)
+	for {
+		left := deadline.Sub(workflow.Now(ctx))
+		settled, err := workflow.AwaitWithTimeout(ctx, min(RefundLookupEvery, max(left, time.Millisecond)), arrived)
+		switch {
+		case err != nil:
+			return out, err
+		case settled:
+			return b.recordSettled(ctx, in.Key, out)
+		case left <= RefundLookupEvery:
+			return out, nil // RefundWait has passed: for an operator
+		}
+		var looked activities.RefundOutcome
+		if err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, in).Get(ctx, &looked); err == nil &&
+			looked.Status != activities.RefundPending {
+			b.logger.Info("Refund settled, found at the provider", "key", in.Key, "status", looked.Status)
+			return looked, nil
+		}
+	}
+}
+
+// versionRefundLookups marks the workflows that look a pending refund up at the provider while
+// they wait for its webhook.
+const versionRefundLookups = "refund-lookups"
+
+// RefundLookupEvery is how often a pending refund is looked up at the provider.
+const RefundLookupEvery = time.Hour
+
+// recordSettled records the provider's final word on a refund, as its webhook brought it.
+func (b *booking) recordSettled(ctx workflow.Context, key string, out activities.RefundOutcome) (activities.RefundOutcome, error) {
+	ev := b.settled[out.ProviderRefundID]
 	out.Status, out.Error = activities.RefundFailed, ev.Reason
 	if ev.Succeeded {
 		out.Status = activities.RefundSucceeded
 	}
-	err = workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordRefundOutcome, key, out).Get(ctx, nil)
+	err := workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordRefundOutcome, key, out).Get(ctx, nil)
 	return out, err
 }
 

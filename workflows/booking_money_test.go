@@ -264,6 +264,52 @@ func (s *BookingSuite) TestPendingRefundWaitsForTheProvidersWebhook() {
 	s.Equal([]activities.RefundOutcome{{Status: activities.RefundSucceeded, ProviderRefundID: "re_" + key}}, recorded)
 }
 
+func (s *BookingSuite) TestAPendingRefundWhoseWebhookIsLostIsLookedUp() {
+	// The provider's webhook never comes; looked up after an hour, the refund has succeeded.
+	refunds := &s.paidThenCancelled(30000, activities.RefundPending, activities.RefundSucceeded).refunds
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
+	s.Require().Len(refunds.inputs, 2, "asked once, then looked up")
+	s.Equal(refunds.inputs[0].Key, refunds.inputs[1].Key, "the same attempt, looked up, never a new refund")
+	s.Equal(workflows.RefundLookupEvery, refunds.at[1]-refunds.at[0])
+}
+
+func (s *BookingSuite) TestARefusedFirstRefundStepWaitsForAnOperator() {
+	s.expectHold()
+	var confirmed []domain.Payment
+	s.expectConfirmPaid(&confirmed)
+	// The database refuses to start the refund (it disagrees about the booking), then, once an
+	// operator has mended the row, accepts.
+	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("booking is CANCELLED and cannot be refunded", activities.ErrTypeConflict, nil)).Once()
+	var started []activities.StartRefundInput
+	s.expectRefundBooking(30000, &started)
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	s.update(2*time.Minute, workflows.UpdateCancel, &workflows.BookingState{}, new(error))
+	var stuck workflows.BookingState
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(workflows.QueryState)
+		s.Require().NoError(err)
+		s.Require().NoError(v.Get(&stuck))
+	}, time.Hour)
+	var retryErr error
+	s.update(2*time.Hour, workflows.UpdateRetryRefund, &workflows.BookingState{}, &retryErr,
+		workflows.OperatorAction{Actor: "ops", Reason: "mended the row"})
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.True(stuck.Stuck, "never a silent end: PAYMENT_STUCK, for an operator")
+	s.Equal(workflows.IssueRefundConflict, stuck.Issue)
+	s.NoError(retryErr, "the operator's retry is accepted")
+	s.Len(started, 1, "the retry ran the step again")
+	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
+	s.Len(refunds.inputs, 1)
+}
+
 func (s *BookingSuite) TestARefundStepTheDatabaseRefusesWaitsForAnOperator() {
 	s.expectHold()
 	var confirmed []domain.Payment
