@@ -22,6 +22,9 @@ const (
 	DefaultHoldGrace    = 5 * time.Minute
 	DefaultRefundingAge = 10 * time.Minute
 	DefaultUnmatchedAge = time.Hour
+	// DefaultUnsettledAge is how long a refund attempt may stay requested or pending: a day
+	// (the wait for the provider's word) and an hour.
+	DefaultUnsettledAge = 25 * time.Hour
 )
 
 // CheckInput configures a run of the invariant checker.
@@ -29,8 +32,9 @@ type CheckInput struct {
 	Repair bool // repair what is safe to repair
 	// HoldGrace is how long past its expiry a HOLD may be before it counts; RefundingAge how
 	// long a booking may be REFUNDING before its saga is looked for; UnmatchedAge how old a
-	// payment must be before it counts as unmatched (a late payment's refund may be on its way).
-	HoldGrace, RefundingAge, UnmatchedAge time.Duration
+	// payment must be before it counts as unmatched (a late payment's refund may be on its way);
+	// UnsettledAge how long a refund attempt may stay unsettled.
+	HoldGrace, RefundingAge, UnmatchedAge, UnsettledAge time.Duration
 }
 
 // Checks runs the invariant checks: inventory, orphaned holds and refunds, money.
@@ -46,24 +50,31 @@ type Checks struct {
 // workflow is gone) is released; an orphaned REFUNDING booking gets a workflow that finishes its
 // refund. Money is never changed by the checker: unmatched payments and refunds paid twice are
 // reported for an operator. The report is saved, and repairs are audited.
+//
+// One run at a time: a run that finds another under way returns at once, Skipped.
 func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckReport, error) {
 	in = withCheckDefaults(in)
 	report := domain.CheckReport{StartedAt: time.Now(), Repair: in.Repair, Findings: []domain.Finding{}}
-	add := func(f []domain.Finding, err error) error {
-		report.Findings = append(report.Findings, f...)
-		return err
-	}
-	if err := errors.Join(
-		add(a.Store.InventoryMismatches(ctx)),
-		add(a.orphanedHolds(ctx, in)),
-		add(a.orphanedRefunds(ctx, in)),
-		add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
-		add(a.Store.RefundsPaidTwice(ctx)),
-	); err != nil {
-		return report, err
-	}
-	report.FinishedAt = time.Now()
-	return report, a.Store.SaveCheck(ctx, report)
+	ran, err := a.Store.WithCheckLock(ctx, func() error {
+		add := func(f []domain.Finding, err error) error {
+			report.Findings = append(report.Findings, f...)
+			return err
+		}
+		if err := errors.Join(
+			add(a.Store.InventoryMismatches(ctx)),
+			add(a.orphanedHolds(ctx, in)),
+			add(a.orphanedRefunds(ctx, in)),
+			add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
+			add(a.Store.RefundsPaidTwice(ctx)),
+			add(a.Store.UnsettledRefunds(ctx, in.UnsettledAge)),
+		); err != nil {
+			return err
+		}
+		report.FinishedAt = time.Now()
+		return a.Store.SaveCheck(ctx, report)
+	})
+	report.Skipped = !ran && err == nil
+	return report, err
 }
 
 func withCheckDefaults(in CheckInput) CheckInput {
@@ -75,6 +86,9 @@ func withCheckDefaults(in CheckInput) CheckInput {
 	}
 	if in.UnmatchedAge <= 0 {
 		in.UnmatchedAge = DefaultUnmatchedAge
+	}
+	if in.UnsettledAge <= 0 {
+		in.UnsettledAge = DefaultUnsettledAge
 	}
 	return in
 }
@@ -93,12 +107,14 @@ func (a *Checks) orphanedHolds(ctx context.Context, in CheckInput) ([]domain.Fin
 		running, err := a.running(ctx, b.ID)
 		switch {
 		case err != nil:
-			return out, err
+			out = append(out, notChecked(b.ID, err))
+			continue
 		case running:
 			f.Detail += "; its workflow is running but has not released it"
 		case in.Repair:
 			if _, err := a.Store.Release(ctx, b.ID, domain.StatusExpired); err != nil {
-				return out, fmt.Errorf("release orphaned hold %s: %w", b.ID, err)
+				out = append(out, notChecked(b.ID, fmt.Errorf("release the orphaned hold: %w", err)))
+				continue
 			}
 			f.Repaired = "released: its workflow is gone"
 			if err := a.audit(ctx, "release-orphaned-hold", b.ID, f); err != nil {
@@ -113,7 +129,9 @@ func (a *Checks) orphanedHolds(ctx context.Context, in CheckInput) ([]domain.Fin
 }
 
 // orphanedRefunds finds REFUNDING bookings no workflow refunds any more (their own workflow, or
-// a recovery) and starts a recovery that finishes the refund.
+// a recovery) and starts a recovery that finishes the refund, unless the lost saga's last
+// attempt had failed: the refund was then in trouble (perhaps settled by hand by an operator who
+// then ended the workflow), so it is reported for an operator to restart or resolve.
 func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
 	refunding, err := a.Store.RefundingSince(ctx, in.RefundingAge)
 	if err != nil {
@@ -126,16 +144,26 @@ func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.F
 			running, err = a.running(ctx, domain.RefundRecoveryID(b.ID))
 		}
 		if err != nil {
-			return out, err
+			out = append(out, notChecked(b.ID, err))
+			continue
 		}
 		if running {
 			continue // a saga is on it, stuck for an operator or not
 		}
 		f := domain.Finding{Check: domain.CheckRefundingOrphan, BookingID: b.ID, PaymentID: b.PaymentID,
 			Detail: fmt.Sprintf("%d %s due back and no workflow refunding it", b.RefundDue, b.Price.Currency)}
-		if in.Repair {
+		_, last, err := a.Store.LastRefundAttempt(ctx, b.ID, "refund")
+		switch {
+		case err != nil:
+			out = append(out, notChecked(b.ID, err))
+			continue
+		case last == RefundFailed:
+			f.Detail += "; its last attempt had failed: restart it (POST /api/v1/staff/bookings/" + b.ID +
+				"/refund/recover) or settle it by hand"
+		case in.Repair:
 			if err := a.StartRecovery(ctx, b.ID); err != nil {
-				return out, fmt.Errorf("start the refund recovery of %s: %w", b.ID, err)
+				out = append(out, notChecked(b.ID, fmt.Errorf("start the refund recovery: %w", err)))
+				continue
 			}
 			f.Repaired = "refund saga restarted in workflow " + domain.RefundRecoveryID(b.ID)
 			if err := a.audit(ctx, "restart-refund", b.ID, f); err != nil {
@@ -145,6 +173,10 @@ func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.F
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+func notChecked(bookingID string, err error) domain.Finding {
+	return domain.Finding{Check: domain.CheckNotChecked, BookingID: bookingID, Detail: err.Error()}
 }
 
 // running reports whether a workflow with this id runs now.

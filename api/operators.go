@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -92,18 +93,27 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 	actor := principal(c).Subject
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
-	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: b.ID, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
-		Args: []any{workflows.OperatorAction{Actor: actor, Reason: req.Reason}},
-	})
+	// The refund runs in the booking's workflow, or, once that is gone, in a recovery's or a late
+	// payment's.
 	var st workflows.BookingState
-	if err == nil {
-		err = handle.Get(ctx, &st)
+	err = errNoSaga
+	for _, id := range refundWorkflowIDs(b) {
+		var handle client.WorkflowUpdateHandle
+		handle, err = s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
+			Args: []any{workflows.OperatorAction{Actor: actor, Reason: req.Reason}},
+		})
+		if err == nil {
+			err = handle.Get(ctx, &st)
+		}
+		if !isWorkflowGone(err) {
+			break
+		}
 	}
 	var appErr *temporal.ApplicationError
 	switch {
-	case isWorkflowGone(err):
-		return newError(http.StatusNotFound, "not_found", "no running booking workflow %s", b.ID)
+	case isWorkflowGone(err), errors.Is(err, errNoSaga):
+		return newError(http.StatusNotFound, "not_found", "no running workflow refunds booking %s", b.ID)
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeNotStuck:
 		return newError(http.StatusConflict, "not_stuck", "%s", appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOperatorBusy:
@@ -175,4 +185,58 @@ func (s *Server) latestCheck(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, report)
+}
+
+var errNoSaga = errors.New("no workflow refunds this booking")
+
+// refundWorkflowIDs are the workflows a booking's refund may run in: its own, a recovery's, and
+// a late payment's.
+func refundWorkflowIDs(b domain.Booking) []string {
+	ids := []string{b.ID, domain.RefundRecoveryID(b.ID)}
+	if b.PaymentID != "" {
+		ids = append(ids, workflows.LatePaymentIDPrefix+b.PaymentID)
+	}
+	return ids
+}
+
+// recoverRefund restarts the refund of a REFUNDING booking no workflow refunds any more (its own
+// workflow was terminated, say): a RecoverRefund workflow goes on from the lost saga's last
+// attempt, never paying one twice. The invariant checker does this by itself unless that attempt
+// had failed; then an operator decides, with this or by settling it by hand.
+func (s *Server) recoverRefund(c echo.Context) error {
+	var req operatorRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
+		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
+	}
+	b, err := s.staffBooking(c, domain.Principal.CanRead)
+	if err != nil {
+		return err
+	}
+	if b.Status != domain.StatusRefunding {
+		return newError(http.StatusConflict, "wrong_state", "booking %s is %s, not REFUNDING", b.ID, b.Status)
+	}
+	ctx := c.Request().Context()
+	for _, id := range refundWorkflowIDs(b) {
+		d, err := s.temporal.DescribeWorkflow(ctx, id, "")
+		if err == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return newError(http.StatusConflict, "saga_running", "workflow %s is refunding booking %s: act on it instead", id, b.ID)
+		}
+		if err != nil && !isWorkflowGone(err) {
+			return err
+		}
+	}
+	if _, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: domain.RefundRecoveryID(b.ID), TaskQueue: s.cfg.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.RecoverRefundWorkflowName, b.ID); err != nil {
+		return err
+	}
+	if err := s.audit(c, "recover-refund", b.ID, req.Reason, map[string]any{"workflowId": domain.RefundRecoveryID(b.ID)}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"bookingId": b.ID, "workflowId": domain.RefundRecoveryID(b.ID)})
 }

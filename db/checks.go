@@ -12,32 +12,49 @@ import (
 )
 
 // InventoryMismatches finds the units, from yesterday on, whose reserved count is not the sum of
-// the quantities of the bookings holding them, or exceeds their total.
+// the quantities of the bookings holding them, or exceeds their total, and units held by
+// bookings that have no inventory row. One pass: the held nights of the bookings still running
+// are counted once, then joined to the inventory.
 func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.hotel_id, r.room_type_id, i.unit_start, i.reserved, i.total, h.held
-		FROM inventory i JOIN resources r ON r.id = i.resource_id
-		CROSS JOIN LATERAL (SELECT COALESCE(sum(b.quantity), 0) AS held FROM bookings b
-			WHERE b.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED')
-				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to) h
-		WHERE i.unit_start >= current_date - 1 AND (i.reserved <> h.held OR i.reserved > i.total)
-		ORDER BY 1, 2, 3`)
+	rows, err := s.pool.Query(ctx, `WITH held AS (
+			SELECT b.resource_id, n.unit_start, sum(b.quantity) AS held
+			FROM bookings b CROSS JOIN LATERAL generate_series(greatest(b.unit_from, current_date - 1),
+				b.unit_to - interval '1 day', interval '1 day') AS n(unit_start)
+			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1
+			GROUP BY 1, 2),
+		units AS (SELECT resource_id, unit_start, reserved, total FROM inventory WHERE unit_start >= current_date - 1)
+		SELECT r.hotel_id, r.room_type_id, COALESCE(u.unit_start, h.unit_start), u.reserved, u.total, COALESCE(h.held, 0)
+		FROM units u FULL JOIN held h ON h.resource_id = u.resource_id AND h.unit_start = u.unit_start
+			JOIN resources r ON r.id = COALESCE(u.resource_id, h.resource_id)
+		WHERE u.resource_id IS NULL OR u.reserved <> COALESCE(h.held, 0) OR u.reserved > u.total
+		ORDER BY 1, 2, 3 LIMIT $1`, maxFindings)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
 		var hotel, roomType string
 		var unit time.Time
-		var reserved, total, held int
+		var reserved, total *int
+		var held int
 		err := r.Scan(&hotel, &roomType, &unit, &reserved, &total, &held)
-		return domain.Finding{Check: domain.CheckInventory, Detail: fmt.Sprintf("%s %s on %s: reserved %d, held by bookings %d, total %d",
-			hotel, roomType, unit.Format(domain.DateLayout), reserved, held, total)}, err
+		detail := fmt.Sprintf("%s %s on %s: held by bookings %d, and no inventory row", hotel, roomType, unit.Format(domain.DateLayout), held)
+		if reserved != nil {
+			detail = fmt.Sprintf("%s %s on %s: reserved %d, held by bookings %d, total %d",
+				hotel, roomType, unit.Format(domain.DateLayout), *reserved, held, *total)
+		}
+		return domain.Finding{Check: domain.CheckInventory, Detail: detail}, err
 	})
 }
+
+// maxFindings bounds the findings of one check, so a report stays small enough to store and to
+// pass through a workflow; past it, the first ones are enough to act on.
+const maxFindings = 500
 
 // HoldsPastExpiry returns the bookings still HOLD longer than grace after their expiry: their
 // workflow should have released them.
 func (s *Store) HoldsPastExpiry(ctx context.Context, grace time.Duration) ([]domain.Booking, error) {
-	return s.bookingsWhere(ctx, `b.status = 'HOLD' AND b.expires_at < now() - $1 * interval '1 microsecond'`, grace.Microseconds())
+	return s.bookingsWhere(ctx, `b.status = 'HOLD' AND b.expires_at < now() - $1 * interval '1 microsecond'`,
+		grace.Microseconds())
 }
 
 // RefundingSince returns the bookings REFUNDING for longer than age: candidates for a saga that
@@ -48,7 +65,7 @@ func (s *Store) RefundingSince(ctx context.Context, age time.Duration) ([]domain
 
 func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([]domain.Booking, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+bookingColumns+` FROM bookings b JOIN resources r ON r.id = b.resource_id
-		WHERE `+where+` ORDER BY b.id`, args...)
+		WHERE `+where+` ORDER BY b.id LIMIT `+fmt.Sprint(maxFindings), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +76,10 @@ func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([
 // gives back (requested, pending or succeeded): money kept without a booking.
 func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
 	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.currency FROM payments p
-		WHERE p.status = 'succeeded' AND p.created_at < now() - $1 * interval '1 microsecond'
+		WHERE p.status = 'succeeded' AND p.amount > 0 AND p.created_at < now() - $1 * interval '1 microsecond'
 			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'REFUNDING', 'REFUNDED'))
 			AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed')
-		ORDER BY p.created_at`, age.Microseconds())
+		ORDER BY p.created_at LIMIT $2`, age.Microseconds(), maxFindings)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +103,8 @@ func (s *Store) RefundsPaidTwice(ctx context.Context) ([]domain.Finding, error) 
 		UNION ALL
 		SELECT min(f.payment_id), min(f.booking_id), format('refund step %s succeeded %s times', step, count(*))
 		FROM refunds f CROSS JOIN LATERAL (SELECT regexp_replace(f.id, '/[0-9]+$', '') AS step) s
-		WHERE f.status = 'succeeded' GROUP BY step HAVING count(*) > 1`)
+		WHERE f.status = 'succeeded' GROUP BY step HAVING count(*) > 1
+		LIMIT $1`, maxFindings)
 	if err != nil {
 		return nil, err
 	}
@@ -134,4 +152,38 @@ func (s *Store) LastRefundAttempt(ctx context.Context, bookingID, step string) (
 		return 0, "", nil
 	}
 	return n, status, err
+}
+
+// UnsettledRefunds finds refund attempts still requested or pending longer than age: a refund
+// whose saga is gone, or that nobody asked the provider about.
+func (s *Store) UnsettledRefunds(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, booking_id, payment_id, format('refund attempt %s of %s %s still %s since %s',
+			id, amount, currency, status, to_char(updated_at, 'YYYY-MM-DD HH24:MI TZ'))
+		FROM refunds WHERE status IN ('requested', 'pending') AND updated_at < now() - $1 * interval '1 microsecond'
+		ORDER BY updated_at LIMIT $2`, age.Microseconds(), maxFindings)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
+		f := domain.Finding{Check: domain.CheckRefundUnsettled}
+		var id string
+		return f, r.Scan(&id, &f.BookingID, &f.PaymentID, &f.Detail)
+	})
+}
+
+// WithCheckLock runs fn unless another run of the invariant checker holds the lock: two runs at
+// once (the schedule and the command) would repair the same row twice. ran is false when fn did
+// not run.
+func (s *Store) WithCheckLock(ctx context.Context, fn func() error) (ran bool, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Release()
+	const key = "bookflow-invariant-check"
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, key).Scan(&ran); err != nil || !ran {
+		return false, err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, key) //nolint:errcheck // the session ends the lock anyway
+	return true, fn()
 }

@@ -74,3 +74,21 @@ func TestChecksFindWhatIsWrongAndNothingElse(t *testing.T) {
 		domain.CheckHoldPastExpiry: 1,
 	}, all())
 }
+
+func TestOneCheckRunsAtATime(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	var inner bool
+	ran, err := d.Store.WithCheckLock(ctx, func() error {
+		var err error
+		inner, err = d.Store.WithCheckLock(ctx, func() error { return nil })
+		return err
+	})
+	require.NoError(t, err)
+	assert.True(t, ran)
+	assert.False(t, inner, "a second run while the first holds the lock is skipped")
+	ran, err = d.Store.WithCheckLock(ctx, func() error { return nil })
+	require.NoError(t, err)
+	assert.True(t, ran, "the lock is given back")
+}

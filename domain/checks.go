@@ -9,6 +9,8 @@ const (
 	CheckRefundingOrphan = "refunding_without_saga" // a REFUNDING booking no workflow is refunding
 	CheckUnmatchedPay    = "unmatched_payment"      // money received that no booking keeps and none gives back
 	CheckRefundTwice     = "refund_paid_twice"      // more given back than was paid, or one refund step paid twice
+	CheckRefundUnsettled = "refund_unsettled"       // a refund attempt neither succeeded nor failed for over a day
+	CheckNotChecked      = "not_checked"            // a row the checker could not look at or repair this time
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.
@@ -26,5 +28,7 @@ type CheckReport struct {
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt"`
 	Repair     bool      `json:"repair"`
-	Findings   []Finding `json:"findings"`
+	// Skipped: another run was under way, and this one checked nothing.
+	Skipped  bool      `json:"skipped,omitempty"`
+	Findings []Finding `json:"findings"`
 }

@@ -54,6 +54,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/bookings/:id/audit", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/retry", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/resolve", money},
+	{"POST", "/api/v1/staff/bookings/:id/refund/recover", money},
 	{"GET", "/api/v1/staff/audit", money},
 	{"GET", "/api/v1/staff/webhooks/unprocessable", money},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/inventory", adminOnly},

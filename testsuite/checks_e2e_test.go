@@ -65,10 +65,11 @@ func TestTheCheckerReleasesAnOrphanedHold(t *testing.T) {
 	sys.DB.AssertInventoryMatchesBookings(t)
 }
 
-// TestTheCheckerRestartsAnOrphanedRefund: a paid booking was cancelled, its refund failed three
-// times, then its workflow was terminated: REFUNDING with nobody refunding. The checker starts a
-// recovery, which goes on after the failed attempts (never repeating one) and refunds once.
-func TestTheCheckerRestartsAnOrphanedRefund(t *testing.T) {
+// TestAnOrphanedRefundAfterFailedAttemptsIsLeftToAnOperator: a paid booking was cancelled, its
+// refund failed three times, then its workflow was terminated: REFUNDING with nobody refunding.
+// The refund was in trouble (perhaps settled by hand), so the checker reports it and restarts
+// nothing; finance restarts it, and the recovery goes on after the failed attempts, paying once.
+func TestAnOrphanedRefundAfterFailedAttemptsIsLeftToAnOperator(t *testing.T) {
 	t.Parallel()
 	provider := &testsuite.ScriptedProvider{}
 	provider.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
@@ -87,15 +88,54 @@ func TestTheCheckerRestartsAnOrphanedRefund(t *testing.T) {
 	report := runChecks(t, sys, activities.CheckInput{Repair: true, RefundingAge: time.Nanosecond})
 	require.Len(t, report.Findings, 1, "%+v", report.Findings)
 	assert.Equal(t, domain.CheckRefundingOrphan, report.Findings[0].Check)
-	assert.Contains(t, report.Findings[0].Repaired, domain.RefundRecoveryID(id))
+	assert.Empty(t, report.Findings[0].Repaired, "a refund in trouble is an operator's call")
+	assert.Contains(t, report.Findings[0].Detail, "/refund/recover")
+	assert.Len(t, provider.Requests(), 3)
 
+	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
+	res := finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refund/recover", nil, map[string]any{"reason": "card fixed"})
+	require.Equal(t, http.StatusAccepted, res.Status, res.Raw)
 	awaitStatus(t, sys, id, "REFUNDED")
 	requests := provider.Requests()
 	require.Len(t, requests, 4, "three failed attempts, then one by the recovery")
 	assert.Equal(t, id+"/refund/4", requests[3].IdempotencyKey, "the recovery goes on after the failed attempts")
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refund/recover", nil, map[string]any{"reason": "again"})
+	assert.Equal(t, http.StatusConflict, res.Status, "nothing left to recover: %s", res.Raw)
 	assert.Empty(t, runChecks(t, sys, activities.CheckInput{Repair: true, RefundingAge: time.Nanosecond}).Findings)
 	checkInvariants(t, sys)
 	testsuite.ReplayAndRecord(t, sys.Temporal, domain.RefundRecoveryID(id), "refund-recovery")
+}
+
+// TestAnOrphanedPendingRefundIsResumedByTheChecker: the refund was pending at the provider when
+// the workflow was terminated. The checker restarts it by itself; the recovery looks the pending
+// attempt up (never asking for it again) and finds it paid.
+func TestAnOrphanedPendingRefundIsResumedByTheChecker(t *testing.T) {
+	t.Parallel()
+	provider := &testsuite.ScriptedProvider{}
+	provider.SetAnswer(func(_ int, r payments.RefundRequest) (payments.Refund, error) {
+		return payments.Refund{ID: "re_" + r.IdempotencyKey, Status: payments.RefundPending}, nil
+	})
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-pending-saga", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-pending-saga", "k1", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_pend", "pi_pend")
+	require.Equal(t, http.StatusOK, cancel(t, sys, sys.Customer("guest"), id).Status)
+	require.Eventually(t, func() bool {
+		return count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'pending'`, id) == 1
+	}, 20*time.Second, 50*time.Millisecond)
+	require.NoError(t, sys.Temporal.TerminateWorkflow(context.Background(), id, "", "an operator's mistake"))
+	provider.SetLookup(func(q payments.RefundLookup) (payments.Refund, bool, error) {
+		return payments.Refund{ID: q.RefundID, Status: payments.RefundSucceeded}, q.RefundID == "re_"+id+"/refund/1", nil
+	})
+
+	report := runChecks(t, sys, activities.CheckInput{Repair: true, RefundingAge: time.Nanosecond})
+	require.Len(t, report.Findings, 1, "%+v", report.Findings)
+	assert.Contains(t, report.Findings[0].Repaired, domain.RefundRecoveryID(id))
+	awaitStatus(t, sys, id, "REFUNDED")
+	assert.Len(t, provider.Requests(), 1, "the pending refund was looked up, never asked for again")
+	assert.NotEmpty(t, provider.Lookups())
+	checkInvariants(t, sys)
 }
 
 // TestTheCheckRunsOnAScheduleAndIsFoundByItsResult: the worker's schedule runs the checker as a

@@ -36,18 +36,23 @@ func NewChecks(c client.Client, store *db.Store, taskQueue string) *activities.C
 	}}
 }
 
-// EnsureCheckSchedule creates the schedule that runs the invariant checker, with repairs, every
-// CheckInterval on taskQueue, unless it exists.
+// EnsureCheckSchedule makes the schedule that runs the invariant checker, with repairs, every
+// CheckInterval on taskQueue: it creates it, or brings an existing one up to date (a newer
+// worker may run another interval or task queue).
 func EnsureCheckSchedule(ctx context.Context, c client.Client, taskQueue string) error {
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:      workflows.InvariantCheckScheduleID,
-		Spec:    client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: CheckInterval}}},
-		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		Action: &client.ScheduleWorkflowAction{ID: "invariant-check", Workflow: workflows.InvariantCheckWorkflowName,
-			TaskQueue: taskQueue, Args: []any{activities.CheckInput{Repair: true}}},
-	})
-	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return nil
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: CheckInterval}}}
+	action := &client.ScheduleWorkflowAction{ID: "invariant-check", Workflow: workflows.InvariantCheckWorkflowName,
+		TaskQueue: taskQueue, Args: []any{activities.CheckInput{Repair: true}}}
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: workflows.InvariantCheckScheduleID, Spec: spec,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, Action: action})
+	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return err
 	}
-	return err
+	return c.ScheduleClient().GetHandle(ctx, workflows.InvariantCheckScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+			s := in.Description.Schedule
+			s.Spec, s.Action = &spec, action
+			return &client.ScheduleUpdate{Schedule: &s}, nil
+		},
+	})
 }

@@ -64,7 +64,7 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 	b.state.Booking = found.Booking
 	if found.Booking.Status != domain.StatusRefunding {
 		b.logger.Info("Nothing to recover", "status", found.Booking.Status)
-		return b.state, nil
+		return b.state, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 	}
 	const reason = "refund resumed: the booking's workflow had gone"
 	b.state.Reason = reason
