@@ -143,6 +143,16 @@ stop_postgres() {
   [ -n "$bin" ] && [ -f "$PG_DIR/PG_VERSION" ] && as_pg "$bin/pg_ctl" -D "$PG_DIR" -m fast stop >/dev/null 2>&1 || true
 }
 
+# pg_restart_cmd prints a shell command that restarts the private cluster at once (no shutdown
+# checkpoint, as in a crash), for the fault-injection suite; pg_ctl restart keeps the options it
+# was started with, and the log file keeps the server off the caller's pipes.
+pg_restart_cmd() {
+  local restart
+  restart="$(pg_bin)/pg_ctl -D $PG_DIR -l $PG_DIR/server.log -m immediate -w -t 60 restart"
+  if [ "$(id -u)" = 0 ]; then restart="cd / && runuser -u postgres -- $restart"; fi
+  printf '%s\n' "$restart"
+}
+
 # create_database NAME creates a database on the private cluster unless it exists.
 create_database() {
   local bin

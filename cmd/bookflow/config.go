@@ -26,6 +26,8 @@ type Config struct {
 	HTTPAddr          string
 	HoldTTL           time.Duration
 	LateWindow        time.Duration
+	RefundBackoff     time.Duration
+	RefundAttempts    int
 	AdminToken        string
 	Limits            domain.Limits
 	HoldLimits        api.HoldLimits
@@ -81,6 +83,7 @@ func LoadConfig() (Config, error) {
 		{"LATE_WINDOW", workflows.DefaultLateWindow, &c.LateWindow},
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
 		{"AUTH_CLOCK_SKEW", auth.DefaultClockSkew, &c.AuthClockSkew},
+		{"REFUND_BACKOFF", workflows.DefaultRefundBackoff, &c.RefundBackoff},
 	}
 	for _, d := range durations {
 		if *d.dst, err = envDuration(d.name, d.def); err != nil {
@@ -95,6 +98,7 @@ func LoadConfig() (Config, error) {
 		{"MAX_STAY_NIGHTS", domain.DefaultLimits.MaxNights, 1, &c.Limits.MaxNights},
 		{"MAX_ROOMS_PER_BOOKING", domain.DefaultLimits.MaxQuantity, 1, &c.Limits.MaxQuantity},
 		{"SALE_HORIZON_DAYS", domain.DefaultLimits.SaleHorizonDays, 1, &c.Limits.SaleHorizonDays},
+		{"REFUND_ATTEMPTS", workflows.DefaultMaxRefundAttempts, 1, &c.RefundAttempts},
 		// 0 turns a hold limit off.
 		{"MAX_ACTIVE_HOLDS", DefaultHoldLimits.MaxActive, 0, &c.HoldLimits.MaxActive},
 		{"HOLD_RATE_PER_CUSTOMER", DefaultHoldLimits.PerCustomerPerMinute, 0, &c.HoldLimits.PerCustomerPerMinute},

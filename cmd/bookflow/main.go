@@ -27,6 +27,7 @@ Commands:
   token     mint a bearer token for local use (bookflow token --sub alice --role customer)
   pay       send a signed test payment for a booking to the API (local development)
   bench     measure reservations/s and holds/s against baselines (see README)
+  chaos     the fault-injection suite: load, one fault per run, nothing may be lost (scripts/chaos)
 
 Configuration comes from the environment; see README.md.
 `
@@ -39,7 +40,7 @@ func main() {
 	commands := map[string]func(context.Context, Config) error{
 		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
 		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
-		"search-attributes": runSearchAttributes, "check": runCheck,
+		"search-attributes": runSearchAttributes, "check": runCheck, "chaos": runChaos,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

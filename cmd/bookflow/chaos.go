@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/bookflow/bookflow/testsuite/chaos"
+)
+
+// chaosProfiles are the fault-injection suite's sizes: short runs in the test command, long on
+// demand (scripts/chaos --profile long).
+var chaosProfiles = map[string]struct {
+	runs int
+	load time.Duration
+}{
+	"short": {runs: 7, load: 8 * time.Second},
+	"long":  {runs: 105, load: 10 * time.Second},
+}
+
+// runChaos runs the fault-injection suite (see package chaos) against a system it starts itself.
+// scripts/chaos provides what it needs: TEMPORAL_CLI, CHAOS_DATABASE_URL (a server to create its
+// database on) and CHAOS_PG_RESTART (a command restarting that server at once).
+func runChaos(ctx context.Context, _ Config) error {
+	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
+	profile := fs.String("profile", "short", "short (7 runs: each fault once) or long (105 runs: 15 of each fault)")
+	runs := fs.Int("runs", 0, "fault runs (default: the profile's)")
+	load := fs.Duration("load", 0, "how long each run's load lasts (default: the profile's)")
+	clients := fs.Int("clients", 6, "concurrent checkout clients")
+	_ = fs.Parse(os.Args[2:])
+	p, ok := chaosProfiles[*profile]
+	if !ok {
+		return fmt.Errorf("--profile %q: want short or long", *profile)
+	}
+	if *runs > 0 {
+		p.runs = *runs
+	}
+	if *load > 0 {
+		p.load = *load
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	o := chaos.Options{Runs: p.runs, LoadFor: p.load, Clients: *clients, Bookflow: self,
+		TemporalCLI: os.Getenv("TEMPORAL_CLI"), AdminDBURL: os.Getenv("CHAOS_DATABASE_URL"),
+		PGRestart: os.Getenv("CHAOS_PG_RESTART"), Out: os.Stdout}
+	if o.TemporalCLI == "" || o.AdminDBURL == "" {
+		return fmt.Errorf("TEMPORAL_CLI and CHAOS_DATABASE_URL are required: run scripts/chaos")
+	}
+	began := time.Now()
+	r, err := chaos.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nbookflow chaos, profile %s: %d runs in %s\n", *profile, r.Runs, time.Since(began).Round(time.Second))
+	names := make([]string, 0, len(r.Faults))
+	for name := range r.Faults {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Printf("  %3d x %s\n", r.Faults[name], name)
+	}
+	for name, n := range r.Skipped {
+		fmt.Printf("  %3d x %s (skipped: CHAOS_PG_RESTART is not set)\n", n, name)
+	}
+	fmt.Printf("  driven: %d hold requests, %d bookings, %d payments, %d minor units refunded\n",
+		r.Requests, r.Bookings, r.Payments, r.Refunded)
+	fmt.Printf("  lost: oversold %d, lost bookings %d, lost payments %d, double charges %d, double refunds %d, stuck %d\n",
+		r.Lost.Oversold, r.Lost.LostBookings, r.Lost.LostPayments, r.Lost.DoubleCharges, r.Lost.DoubleRefunds, r.Lost.Stuck)
+	fmt.Printf("  invariant checker findings: %d\n", len(r.Findings))
+	for _, f := range r.Findings {
+		fmt.Printf("    %s %s %s: %s\n", f.Check, f.BookingID, f.PaymentID, f.Detail)
+	}
+	if !r.OK() {
+		return fmt.Errorf("the chaos suite lost something: see above")
+	}
+	fmt.Println("  nothing lost")
+	return nil
+}
