@@ -54,6 +54,9 @@ func runChaos(ctx context.Context, _ Config) error {
 	began := time.Now()
 	r, err := chaos.Run(ctx, o)
 	if err != nil {
+		if r.LogDir != "" {
+			return fmt.Errorf("%w (the processes' logs: %s)", err, r.LogDir)
+		}
 		return err
 	}
 	fmt.Printf("\nbookflow chaos, profile %s: %d runs in %s\n", *profile, r.Runs, time.Since(began).Round(time.Second))
@@ -68,16 +71,19 @@ func runChaos(ctx context.Context, _ Config) error {
 	for name, n := range r.Skipped {
 		fmt.Printf("  %3d x %s (skipped: CHAOS_PG_RESTART is not set)\n", n, name)
 	}
-	fmt.Printf("  driven: %d hold requests, %d bookings, %d payments, %d minor units refunded\n",
+	fmt.Printf("  driven: %d hold requests, %d bookings granted, %d payments, %d minor units refunded\n",
 		r.Requests, r.Bookings, r.Payments, r.Refunded)
+	ps := r.Provider
+	fmt.Printf("  provider: %d intents, %d refunds, %d lookups; %d calls failed, %d replies lost, %d slow, %d replayed by key, %d refused in flight, %d refunds refused\n",
+		ps.Intents, ps.Refunds, ps.LookedUpBy, ps.Failed, ps.Lost, ps.Slow, ps.Replayed, ps.InFlight, ps.Refused)
 	fmt.Printf("  lost: oversold %d, lost bookings %d, lost payments %d, double charges %d, double refunds %d, stuck %d\n",
 		r.Lost.Oversold, r.Lost.LostBookings, r.Lost.LostPayments, r.Lost.DoubleCharges, r.Lost.DoubleRefunds, r.Lost.Stuck)
-	fmt.Printf("  invariant checker findings: %d\n", len(r.Findings))
+	fmt.Printf("  findings (invariant checker, money, settling): %d\n", len(r.Findings))
 	for _, f := range r.Findings {
 		fmt.Printf("    %s %s %s: %s\n", f.Check, f.BookingID, f.PaymentID, f.Detail)
 	}
 	if !r.OK() {
-		return fmt.Errorf("the chaos suite lost something: see above")
+		return fmt.Errorf("the chaos suite lost something: see above, and the processes' logs in %s", r.LogDir)
 	}
 	fmt.Println("  nothing lost")
 	return nil

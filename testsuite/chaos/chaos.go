@@ -2,8 +2,11 @@
 // (a Temporal server, a worker process and an API process, PostgreSQL, a payment provider),
 // drives a mixed load of holds, payments (twice, late), cancellations, expiries and refunds,
 // injects one fault per run, lets the system settle, and counts what was lost: oversold units,
-// lost bookings or payments, money kept twice, refunds paid twice, stuck bookings. Every counter
-// must stay at 0.
+// lost bookings or payments, money kept that is owed back, refunds paid twice, stuck bookings.
+// Every counter must stay at 0.
+//
+// The truth it counts against is not bookflow's own tables but what the clients were told and
+// did (the ledger) and what the provider charged and gave back.
 package chaos
 
 import (
@@ -14,6 +17,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,14 +48,18 @@ type Options struct {
 	Out       io.Writer
 }
 
-// Counters are what a run lost; every one must be 0.
+// settleFor bounds how long a run may take to settle after its load: what is still in flight
+// then is counted as stuck.
+const settleFor = 3 * time.Minute
+
+// Counters are what was lost; every one must be 0.
 type Counters struct {
-	Oversold      int // units whose reserved count is not what their bookings hold, or above the total
-	LostBookings  int // bookings the API answered 201 for that do not exist
-	LostPayments  int // payments the API acknowledged that it did not record
-	DoubleCharges int // money kept beyond what bookings are owed (minor units)
-	DoubleRefunds int // refunds beyond what was owed back (minor units), or a payment refunded beyond itself
-	Stuck         int // bookings still on hold or refunding after settling, PAYMENT_STUCK, or other findings
+	Oversold      int // nights whose reserved count is not what their bookings hold, or above the total
+	LostBookings  int // bookings granted that do not exist, or paid in time and not confirmed
+	LostPayments  int // payments not recorded though acknowledged, or never acknowledged
+	DoubleCharges int // money kept that is owed back (minor units)
+	DoubleRefunds int // money given back beyond what was owed (minor units)
+	Stuck         int // bookings held, refunding or PAYMENT_STUCK after settling; runs that did not settle
 }
 
 func (c *Counters) add(o Counters) {
@@ -59,6 +71,13 @@ func (c *Counters) add(o Counters) {
 	c.Stuck += o.Stuck
 }
 
+// since returns what c counts beyond prev: the losses that appeared after it.
+func (c Counters) since(prev Counters) Counters {
+	d := func(a, b int) int { return max(a-b, 0) }
+	return Counters{d(c.Oversold, prev.Oversold), d(c.LostBookings, prev.LostBookings), d(c.LostPayments, prev.LostPayments),
+		d(c.DoubleCharges, prev.DoubleCharges), d(c.DoubleRefunds, prev.DoubleRefunds), d(c.Stuck, prev.Stuck)}
+}
+
 func (c Counters) zero() bool { return c == Counters{} }
 
 // Report is the result of a chaos run.
@@ -68,26 +87,32 @@ type Report struct {
 	Skipped  map[string]int // could not be injected here
 	Requests int            // hold requests made
 	Bookings int            // holds the API granted
-	Payments int            // payments sent
+	Payments int            // payments made
 	Refunded int64          // minor units the provider gave back
-	Lost     Counters
-	Findings []domain.Finding // what the invariant checker found, and bookings whose money does not add up
+	Provider ProviderStats  // what the provider's faults and rules did to bookflow's calls
+	Lost     Counters       // each loss counted once, in the run it appeared
+	// Findings are what the invariant checker found, the money that does not add up and what
+	// did not settle, each once.
+	Findings []domain.Finding
+	LogDir   string // the processes' logs, kept when something was lost
 }
 
 // OK reports whether nothing was lost.
 func (r Report) OK() bool { return r.Lost.zero() && len(r.Findings) == 0 }
 
 // Run starts the system and runs o.Runs fault runs.
-func Run(ctx context.Context, o Options) (Report, error) {
-	report := Report{Faults: map[string]int{}, Skipped: map[string]int{}}
+func Run(ctx context.Context, o Options) (report Report, err error) {
+	report = Report{Faults: map[string]int{}, Skipped: map[string]int{}}
 	h, err := start(ctx, o)
 	if err != nil {
 		return report, err
 	}
-	defer h.close()
+	defer func() { report.LogDir = h.close(!report.OK() || err != nil) }()
+	var prev Counters
+	seen := map[string]bool{}
 	for run := range o.Runs {
 		f := faults[run%len(faults)]
-		lost, findings, injected, err := h.runOnce(ctx, run, f)
+		total, findings, injected, err := h.runOnce(ctx, run, f)
 		if err != nil {
 			return report, fmt.Errorf("run %d (%s): %w", run+1, f.name, err)
 		}
@@ -97,15 +122,25 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		} else {
 			report.Skipped[f.name]++
 		}
+		lost := total.since(prev)
+		prev = total
 		report.Lost.add(lost)
-		report.Findings = append(report.Findings, findings...)
+		var fresh int
+		for _, f := range findings {
+			if k := f.Check + "|" + f.BookingID + "|" + f.PaymentID + "|" + f.Detail; !seen[k] {
+				seen[k] = true
+				report.Findings = append(report.Findings, f)
+				fresh++
+			}
+		}
 		fmt.Fprintf(o.Out, "run %3d  %-48s  bookings %5d  payments %5d  lost %+v  findings %d\n", run+1, f.name,
-			len(h.l.booked), len(h.l.paid), lost, len(findings))
+			len(h.l.booked), len(h.l.paid), lost, fresh)
 	}
 	report.Requests, report.Bookings, report.Payments = h.l.attempts, len(h.l.booked), len(h.l.paid)
 	for _, v := range h.provider.Refunded() {
 		report.Refunded += v
 	}
+	report.Provider = h.provider.Stats()
 	return report, nil
 }
 
@@ -116,18 +151,24 @@ type harness struct {
 	provider *Provider
 	s        *system
 	l        *ledger
-	hotels   []string
+	hotels   []string // the first is scarce
 	stay     domain.Stay
 	closers  []func()
+	lock     *os.File
 }
 
 func start(ctx context.Context, o Options) (_ *harness, err error) {
 	h := &harness{o: o, l: newLedger(), hotels: []string{"chaos-scarce", "chaos-b", "chaos-c"}}
 	defer func() {
 		if err != nil {
-			h.close()
+			h.close(false)
 		}
 	}()
+	// One suite at a time per PostgreSQL server: the faults restart it and take its connections.
+	if h.lock, err = lockServer(o.AdminDBURL); err != nil {
+		return nil, err
+	}
+	h.closers = append(h.closers, func() { _ = h.lock.Close() })
 	databaseURL, dropDB, err := createDatabase(ctx, o.AdminDBURL)
 	if err != nil {
 		return nil, err
@@ -149,11 +190,10 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 	if h.s, err = startSystem(ctx, o, databaseURL, h.provider); err != nil {
 		return nil, err
 	}
-	h.closers = append(h.closers, h.s.stop)
 
 	h.stay = domain.Stay{CheckIn: domain.DateOf(time.Now(), time.UTC).AddDays(20)}
 	h.stay.CheckOut = h.stay.CheckIn.AddDays(2)
-	// The first hotel has few rooms, so holds race for the last ones; the others have plenty.
+	// The scarce hotel has 4 rooms, so holds race for the last ones; the others have plenty.
 	for i, hotel := range h.hotels {
 		total := 1_000_000
 		if i == 0 {
@@ -167,49 +207,59 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 	return h, nil
 }
 
-// close stops what start started, last first.
-func (h *harness) close() {
+// close stops what start started, last first; with keepLogs it keeps the processes' logs and
+// returns where they are.
+func (h *harness) close(keepLogs bool) string {
+	var logs string
+	if h.s != nil {
+		logs = h.s.stop(keepLogs)
+	}
 	for i := len(h.closers) - 1; i >= 0; i-- {
 		h.closers[i]()
 	}
 	h.closers = nil
+	return logs
 }
 
-// runOnce drives the load, injects the fault half way, lets the system settle and counts.
-// A nil fault.inject runs the load alone.
+// runOnce drives the load, injects the fault half way (none when inject is nil), lets the
+// system settle and counts everything so far.
 func (h *harness) runOnce(ctx context.Context, run int, f fault) (Counters, []domain.Finding, bool, error) {
-	o, s, store := h.o, h.s, h.store
+	o, s := h.o, h.s
+	began := time.Now()
 	ld := &load{s: s, l: h.l, hotels: h.hotels, stay: h.stay, run: run, http: &http.Client{Timeout: 20 * time.Second}}
 	loadCtx, stopLoad := context.WithTimeout(ctx, o.LoadFor)
 	defer stopLoad()
-	settleCtx, stopSettle := context.WithTimeout(ctx, o.LoadFor+3*time.Minute)
+	settleCtx, stopSettle := context.WithTimeout(ctx, o.LoadFor+settleFor)
 	defer stopSettle()
 	done := make(chan struct{})
 	go func() { ld.drive(loadCtx, settleCtx, o.Clients); close(done) }()
 	sleep(ctx, o.LoadFor/2)
 	injected := f.inject != nil
-	if !injected {
-	} else if err := f.inject(ctx, s); errors.Is(err, errSkipped) {
-		injected = false
-	} else if err != nil {
-		return Counters{}, nil, false, err
+	if injected {
+		if err := f.inject(ctx, s); errors.Is(err, errSkipped) {
+			injected = false
+		} else if err != nil {
+			return Counters{}, nil, false, err
+		}
 	}
 	<-done
-	if err := settle(settleCtx, s, store); errors.Is(err, context.DeadlineExceeded) {
-		fmt.Fprintf(o.Out, "run %d: %v\n", run+1, err) // what is left is counted next
+	var unsettled []domain.Finding
+	if err := h.settle(settleCtx, began); errors.Is(err, context.DeadlineExceeded) {
+		unsettled = append(unsettled, domain.Finding{Check: "settle", Detail: fmt.Sprintf("run %d: %v", run+1, err)})
 	} else if err != nil {
 		return Counters{}, nil, injected, err
 	}
-	lost, findings, err := count(ctx, s, store, ld.l)
-	return lost, findings, injected, err
+	lost, findings, err := h.count(ctx)
+	lost.Stuck += len(unsettled)
+	return lost, append(findings, unsettled...), injected, err
 }
 
 // settle waits until nothing is in flight, twice in a row: no hold, no refund under way, no
-// webhook event left undelivered, and every booking's money adds up. What is still in flight
-// when ctx ends is counted as lost.
-func settle(ctx context.Context, s *system, store *db.Store) error {
+// webhook event left undelivered, every payment acknowledged, and no workflow started in this
+// run with an activity or a workflow task pending.
+func (h *harness) settle(ctx context.Context, runBegan time.Time) error {
 	for quiet := 0; quiet < 2; {
-		left, err := inFlight(ctx, s, store)
+		left, err := h.inFlight(ctx, runBegan)
 		if err != nil {
 			return err
 		}
@@ -227,9 +277,9 @@ func settle(ctx context.Context, s *system, store *db.Store) error {
 }
 
 // inFlight describes what is still under way; "" when nothing is.
-func inFlight(ctx context.Context, s *system, store *db.Store) (string, error) {
+func (h *harness) inFlight(ctx context.Context, runBegan time.Time) (string, error) {
 	var holds, refunds, events int
-	err := store.Pool().QueryRow(ctx, `SELECT
+	err := h.store.Pool().QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM bookings WHERE status IN ('HOLD', 'REFUNDING')),
 		(SELECT count(*) FROM refunds WHERE status IN ('requested', 'pending')),
 		(SELECT count(*) FROM payment_events WHERE delivered_at IS NULL)`).Scan(&holds, &refunds, &events)
@@ -239,163 +289,213 @@ func inFlight(ctx context.Context, s *system, store *db.Store) (string, error) {
 	if holds+refunds+events > 0 {
 		return fmt.Sprintf("%d bookings on hold or refunding, %d refunds under way, %d events undelivered", holds, refunds, events), nil
 	}
-	// A payment not yet matched by a booking keeping it or a refund: its saga is under way.
-	money, err := balances(ctx, store.Pool(), s.provider.Refunded())
-	if err != nil {
-		return "", err
+	if n := h.l.unacknowledged(); n > 0 {
+		return fmt.Sprintf("%d payments not acknowledged", n), nil
 	}
-	if len(money) > 0 {
-		return fmt.Sprintf("%d bookings whose money does not add up yet, such as %s", len(money), money[0]), nil
+	// A workflow of this run may still have work queued that the database does not show yet:
+	// an accepted cancel, a task its killed worker never finished.
+	q := fmt.Sprintf(`ExecutionStatus = "Running" AND WorkflowType != %q AND StartTime > %q`,
+		workflows.InvariantCheckWorkflowName, runBegan.Add(-time.Second).UTC().Format(time.RFC3339))
+	var token []byte
+	for {
+		page, err := h.s.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, NextPageToken: token})
+		if err != nil {
+			return "", err
+		}
+		for _, e := range page.Executions {
+			d, err := h.s.client.DescribeWorkflowExecution(ctx, e.Execution.GetWorkflowId(), e.Execution.GetRunId())
+			if err != nil {
+				return "", err
+			}
+			if len(d.PendingActivities) > 0 || d.PendingWorkflowTask != nil {
+				return fmt.Sprintf("workflow %s has work pending", e.Execution.GetWorkflowId()), nil
+			}
+		}
+		if token = page.NextPageToken; len(token) == 0 {
+			return "", nil
+		}
 	}
-	return "", nil
 }
 
 // count compares the ledger, the provider and the database, and runs the invariant checker.
-func count(ctx context.Context, s *system, store *db.Store, l *ledger) (Counters, []domain.Finding, error) {
+func (h *harness) count(ctx context.Context) (Counters, []domain.Finding, error) {
 	var c Counters
-	report, err := (&activities.Checks{Store: store, Temporal: s.client}).RunChecks(ctx, activities.CheckInput{
-		HoldGrace: time.Nanosecond, RefundingAge: time.Nanosecond, UnmatchedAge: time.Nanosecond, UnsettledAge: time.Nanosecond})
+	var findings []domain.Finding
+	report, err := h.check(ctx)
 	if err != nil {
 		return c, nil, err
 	}
 	for _, f := range report.Findings {
 		if f.Check == domain.CheckInventory {
 			c.Oversold++
+		} else {
+			findings = append(findings, f)
 		}
 	}
-	q := store.Pool()
+	q := h.store.Pool()
 	if err := q.QueryRow(ctx, `SELECT count(*) FROM bookings WHERE status IN ('HOLD', 'REFUNDING')`).Scan(&c.Stuck); err != nil {
 		return c, nil, err
 	}
-	stuck, err := s.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+	stuck, err := h.s.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 		Query: fmt.Sprintf(`BookingStatus = %q AND ExecutionStatus = "Running"`, workflows.StatusPaymentStuck)})
 	if err != nil {
 		return c, nil, err
 	}
 	c.Stuck += len(stuck.Executions)
 
-	l.mu.Lock()
-	booked := make([]string, 0, len(l.booked))
-	for id := range l.booked {
-		booked = append(booked, id)
-	}
-	var acked []string
-	for pi, p := range l.paid {
-		if p.acked {
-			acked = append(acked, pi)
-		}
-	}
-	l.mu.Unlock()
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM unnest($1::text[]) AS granted(id) WHERE NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = granted.id)`,
-		booked).Scan(&c.LostBookings); err != nil {
-		return c, nil, err
-	}
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM unnest($1::text[]) AS acked(id) WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = acked.id AND p.status = 'succeeded')`,
-		acked).Scan(&c.LostPayments); err != nil {
-		return c, nil, err
-	}
-
-	money, err := balances(ctx, q, s.provider.Refunded())
+	stored, err := loadOutcomes(ctx, q)
 	if err != nil {
 		return c, nil, err
 	}
-	var findings []domain.Finding
-	for _, m := range money {
-		c.DoubleCharges += int(max(m.kept(), 0))
-		c.DoubleRefunds += int(max(-m.kept(), 0))
-		findings = append(findings, domain.Finding{Check: "money", BookingID: m.bookingID, Detail: m.String()})
+	h.l.mu.Lock()
+	defer h.l.mu.Unlock()
+	lost := func(counter *int, f domain.Finding) {
+		*counter++
+		findings = append(findings, f)
 	}
-	amounts, err := paymentAmounts(ctx, q)
-	if err != nil {
-		return c, nil, err
-	}
-	for pi, r := range s.provider.Refunded() {
-		if _, known := amounts[pi]; !known {
-			c.DoubleRefunds += int(r)
-			findings = append(findings, domain.Finding{Check: "money", PaymentID: pi, Detail: fmt.Sprintf("refunded %d of a payment bookflow has no record of", r)})
+	// Bookings: every one granted exists; one in a hotel with rooms to spare, paid with its
+	// checkout's payment before its hold ran out and never cancelled, is confirmed with it.
+	for id, g := range h.l.booked {
+		b, ok := stored.bookings[id]
+		if !ok {
+			lost(&c.LostBookings, domain.Finding{Check: "lost_booking", BookingID: id, Detail: "granted, and not in the database"})
+			continue
+		}
+		if g.hotel == h.hotels[0] || g.cancelTried {
+			continue
+		}
+		for pi, p := range h.l.paid {
+			if p.bookingID == id && p.first && !p.ackedAt.IsZero() && p.ackedAt.Before(g.expiresAt) &&
+				(b.status != string(domain.StatusConfirmed) || b.paymentID != pi) {
+				lost(&c.LostBookings, domain.Finding{Check: "lost_booking", BookingID: id, PaymentID: pi,
+					Detail: fmt.Sprintf("paid before its hold expired and never cancelled, yet %s", b.status)})
+			}
 		}
 	}
-	for _, f := range report.Findings {
-		if f.Check != domain.CheckInventory {
-			findings = append(findings, f)
+	// Payments: each acknowledged one is recorded; none is left unacknowledged.
+	for pi, p := range h.l.paid {
+		switch {
+		case p.ackedAt.IsZero():
+			lost(&c.LostPayments, domain.Finding{Check: "lost_payment", BookingID: p.bookingID, PaymentID: pi,
+				Detail: "the API never acknowledged its webhook"})
+		case !stored.payments[pi]:
+			lost(&c.LostPayments, domain.Finding{Check: "lost_payment", BookingID: p.bookingID, PaymentID: pi,
+				Detail: "acknowledged, and not recorded"})
+		}
+	}
+	// Money, per payment, against what the provider did: a payment a confirmed booking keeps is
+	// not refunded; every other is refunded in full (the hotels refund cancellations in full).
+	refunded := h.provider.Refunded()
+	for pi, amount := range h.provider.Paid() {
+		owed := amount
+		if b, ok := stored.bookings[h.l.paid[pi].bookingID]; ok && b.paymentID == pi && b.status == string(domain.StatusConfirmed) {
+			owed = 0
+		}
+		switch got := refunded[pi]; {
+		case got < owed:
+			c.DoubleCharges += int(owed - got)
+			findings = append(findings, domain.Finding{Check: "money", BookingID: h.l.paid[pi].bookingID, PaymentID: pi,
+				Detail: fmt.Sprintf("paid %d, refunded %d, owed back %d", amount, got, owed)})
+		case got > owed:
+			c.DoubleRefunds += int(got - owed)
+			findings = append(findings, domain.Finding{Check: "money", BookingID: h.l.paid[pi].bookingID, PaymentID: pi,
+				Detail: fmt.Sprintf("paid %d, refunded %d, owed back %d", amount, got, owed)})
 		}
 	}
 	return c, findings, nil
 }
 
-// balance is one booking's money where it does not add up: what was received, less what the
-// provider gave back, is what the booking keeps.
-type balance struct {
-	bookingID, status            string
-	received, refunded, bookKept int64
+// check runs the invariant checker without repairs, waiting for a run under way to end.
+func (h *harness) check(ctx context.Context) (domain.CheckReport, error) {
+	checks := &activities.Checks{Store: h.store, Temporal: h.s.client}
+	for range 30 {
+		report, err := checks.RunChecks(ctx, activities.CheckInput{
+			HoldGrace: time.Nanosecond, RefundingAge: time.Nanosecond, UnmatchedAge: time.Nanosecond, UnsettledAge: time.Nanosecond})
+		if err != nil || !report.Skipped {
+			return report, err
+		}
+		sleep(ctx, time.Second)
+	}
+	return domain.CheckReport{}, errors.New("the invariant checker stayed busy with another run for 30 s")
 }
 
-// kept is the money the provider holds beyond what the booking keeps (negative: given back
-// beyond what was received).
-func (b balance) kept() int64 { return b.received - b.refunded - b.bookKept }
-
-func (b balance) String() string {
-	return fmt.Sprintf("%s (%s): received %d, refunded %d, the booking keeps %d", b.bookingID, b.status,
-		b.received, b.refunded, b.bookKept)
+// outcomes is what bookflow's database says became of the bookings and payments.
+type outcomes struct {
+	bookings map[string]storedBooking
+	payments map[string]bool // payment ids recorded as succeeded
 }
 
-// balances returns the bookings whose money does not add up, given what the provider refunded
-// per payment.
-func balances(ctx context.Context, q *pgxpool.Pool, refunded map[string]int64) ([]balance, error) {
-	rows, err := q.Query(ctx, `SELECT b.id, b.status,
-			COALESCE((SELECT sum(amount) FROM payments p WHERE p.booking_id = b.id AND p.status = 'succeeded'), 0),
-			CASE b.status WHEN 'CONFIRMED' THEN b.paid WHEN 'REFUNDED' THEN b.paid - b.refund_due ELSE 0 END,
-			COALESCE((SELECT array_agg(payment_id) FROM payments p WHERE p.booking_id = b.id AND p.status = 'succeeded'), '{}')
-		FROM bookings b`)
+type storedBooking struct{ status, paymentID string }
+
+func loadOutcomes(ctx context.Context, q *pgxpool.Pool) (outcomes, error) {
+	o := outcomes{bookings: map[string]storedBooking{}, payments: map[string]bool{}}
+	rows, err := q.Query(ctx, `SELECT id, status, COALESCE(payment_id, '') FROM bookings`)
+	if err != nil {
+		return o, err
+	}
+	for rows.Next() {
+		var id string
+		var b storedBooking
+		if err := rows.Scan(&id, &b.status, &b.paymentID); err != nil {
+			rows.Close()
+			return o, err
+		}
+		o.bookings[id] = b
+	}
+	if err := rows.Err(); err != nil {
+		return o, err
+	}
+	rows, err = q.Query(ctx, `SELECT payment_id FROM payments WHERE status = 'succeeded'`)
+	if err != nil {
+		return o, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	for _, id := range ids {
+		o.payments[id] = true
+	}
+	return o, err
+}
+
+func (l *ledger) unacknowledged() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, p := range l.paid {
+		if p.ackedAt.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// lockServer takes a lock file for the PostgreSQL server at adminURL, held until the file is
+// closed: a second suite against the same server waits for none, it fails.
+func lockServer(adminURL string) (*os.File, error) {
+	cfg, err := pgx.ParseConfig(adminURL)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []balance
-	for rows.Next() {
-		var b balance
-		var paymentIDs []string
-		if err := rows.Scan(&b.bookingID, &b.status, &b.received, &b.bookKept, &paymentIDs); err != nil {
-			return nil, err
-		}
-		for _, pi := range paymentIDs {
-			b.refunded += refunded[pi]
-		}
-		if b.kept() != 0 {
-			out = append(out, b)
-		}
-	}
-	return out, rows.Err()
-}
-
-func paymentAmounts(ctx context.Context, q interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}) (map[string]int64, error) {
-	rows, err := q.Query(ctx, `SELECT payment_id, amount FROM payments WHERE status = 'succeeded'`)
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("bookflow-chaos-%s-%d.lock", strings.ReplaceAll(cfg.Host, "/", "_"), cfg.Port))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int64{}
-	for rows.Next() {
-		var pi string
-		var amount int64
-		if err := rows.Scan(&pi, &amount); err != nil {
-			return nil, err
-		}
-		out[pi] = amount
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("another chaos suite is running against %s:%d (%s)", cfg.Host, cfg.Port, path)
 	}
-	return out, rows.Err()
+	return f, nil
 }
 
 // createDatabase makes a database of its own on the admin server and returns its URL and how to
-// drop it.
+// drop it. Databases an interrupted suite left behind are dropped first (the lock says no other
+// suite is using them).
 func createDatabase(ctx context.Context, adminURL string) (string, func(), error) {
 	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return "", nil, fmt.Errorf("connect to %s: %w", adminURL, err)
 	}
 	defer admin.Close(ctx)
-	// Databases an interrupted run left behind; one still in use by a run going on stays.
 	rows, err := admin.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'bookflow\_chaos\_%'`)
 	if err != nil {
 		return "", nil, err
@@ -405,7 +505,9 @@ func createDatabase(ctx context.Context, adminURL string) (string, func(), error
 		return "", nil, err
 	}
 	for _, name := range stale {
-		_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize())
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+			return "", nil, err
+		}
 	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
@@ -413,11 +515,11 @@ func createDatabase(ctx context.Context, adminURL string) (string, func(), error
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		return "", nil, err
 	}
-	cfg, err := pgx.ParseConfig(adminURL)
+	u, err := url.Parse(adminURL)
 	if err != nil {
 		return "", nil, err
 	}
-	url := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
+	u.Path = "/" + name // the same server, user, password and options
 	drop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -426,5 +528,5 @@ func createDatabase(ctx context.Context, adminURL string) (string, func(), error
 			_ = admin.Close(ctx)
 		}
 	}
-	return url, drop, nil
+	return u.String(), drop, nil
 }

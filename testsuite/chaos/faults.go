@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,35 +45,80 @@ var faults = []fault{
 		time.Sleep(500 * time.Millisecond)
 		return s.startAPI(ctx)
 	}},
-	{"the payment provider fails for 3 s", func(ctx context.Context, s *system) error {
-		s.provider.SetMode("failing", 0)
-		time.Sleep(3 * time.Second)
+	{"the payment provider fails, or loses replies, for 3 s", func(ctx context.Context, s *system) error {
+		s.provider.SetMode(modeFailing, 0)
+		sleep(ctx, 1500*time.Millisecond)
+		s.provider.SetMode(modeLost, 0) // refunds made, replies never sent
+		sleep(ctx, 1500*time.Millisecond)
 		s.provider.SetMode("", 0)
 		return nil
 	}},
-	{"the payment provider answers in 4 s, for 6 s", func(ctx context.Context, s *system) error {
-		s.provider.SetMode("slow", 4*time.Second)
-		time.Sleep(6 * time.Second)
+	{"the payment provider answers in 25 s, for 6 s", func(ctx context.Context, s *system) error {
+		// Past the client's 20 s timeout: the calls are carried out and their replies lost.
+		s.provider.SetMode(modeSlow, 25*time.Second)
+		sleep(ctx, 6*time.Second)
 		s.provider.SetMode("", 0)
 		return nil
 	}},
-	{"the database's connections are all taken for 3 s", func(ctx context.Context, s *system) error {
-		var held []*pgx.Conn
-		defer func() {
-			for _, c := range held {
-				_ = c.Close(context.Background())
-			}
-		}()
-		for range 400 {
-			c, err := pgx.Connect(ctx, s.databaseURL)
-			if err != nil {
-				break // saturated
-			}
-			held = append(held, c)
+	{"the database's connections are all taken for 3 s", saturateDatabase},
+}
+
+// saturateDatabase takes every connection the server has, then ends the sessions bookflow held,
+// so its pools must reconnect into a full server; after 3 s it lets go.
+func saturateDatabase(ctx context.Context, s *system) error {
+	var (
+		mu   sync.Mutex
+		held []*pgx.Conn
+		wg   sync.WaitGroup
+	)
+	defer func() {
+		for _, c := range held {
+			_ = c.Close(context.Background())
 		}
-		time.Sleep(3 * time.Second)
-		return nil
-	}},
+	}()
+	for range 8 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				c, err := pgx.Connect(ctx, s.databaseURL)
+				if err != nil {
+					return // the server is full
+				}
+				mu.Lock()
+				held = append(held, c)
+				full := len(held) >= 1000
+				mu.Unlock()
+				if full {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(held) == 0 {
+		return fmt.Errorf("no connection could be taken")
+	}
+	ours := make([]uint32, len(held))
+	for i, c := range held {
+		ours[i] = c.PgConn().PID()
+	}
+	if _, err := held[0].Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> ALL($1::int[])`, ours); err != nil {
+		return fmt.Errorf("end bookflow's sessions: %w", err)
+	}
+	// What bookflow gave up may be taken again: fill the server up once more, then prove it full.
+	for {
+		c, err := pgx.Connect(ctx, s.databaseURL)
+		if err != nil {
+			break
+		}
+		held = append(held, c)
+	}
+	if c, err := pgx.Connect(ctx, s.databaseURL); err == nil {
+		_ = c.Close(ctx)
+		return fmt.Errorf("the server still takes connections")
+	}
+	sleep(ctx, 3*time.Second)
+	return nil
 }
 
 // errSkipped: the fault cannot be injected here (no way to restart the database was given).

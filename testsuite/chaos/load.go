@@ -16,22 +16,34 @@ import (
 	"github.com/bookflow/bookflow/payments"
 )
 
-// ledger is what the load's clients were told and did: the bookings they were given (201), the
-// payments they made and the provider's webhooks the API acknowledged.
+// ledger is what the load's clients were told and did: the bookings they were given, the
+// payments they made and whether the API acknowledged their webhooks, the cancels answered.
+// The runs judge bookflow's outcome against it.
 type ledger struct {
 	mu       sync.Mutex
-	booked   map[string]int64 // booking id -> price
-	paid     map[string]paid  // payment id -> what it paid
+	booked   map[string]*granted // booking id -> what the client was told
+	paid     map[string]*paid    // payment id -> what it paid
 	attempts int
 }
 
-type paid struct {
-	bookingID string
-	amount    int64
-	acked     bool // the API answered the webhook 200
+type granted struct {
+	run       int
+	hotel     string
+	price     int64
+	expiresAt time.Time
+	// cancelled: a cancel was answered 200; cancelTried: one was sent, answered or not.
+	cancelled, cancelTried bool
 }
 
-func newLedger() *ledger { return &ledger{booked: map[string]int64{}, paid: map[string]paid{}} }
+type paid struct {
+	run       int
+	bookingID string
+	amount    int64
+	first     bool      // the booking's first payment, made with the intent the API gave
+	ackedAt   time.Time // when the API acknowledged the webhook; zero: never
+}
+
+func newLedger() *ledger { return &ledger{booked: map[string]*granted{}, paid: map[string]*paid{}} }
 
 // load is the checkout front ends and the payment provider's webhooks, against the API.
 type load struct {
@@ -61,52 +73,90 @@ func (ld *load) drive(ctx, settle context.Context, clients int) {
 func (ld *load) one(ctx, settle context.Context, customer string, n int) {
 	token, _ := auth.Mint(ld.s.jwtSecret, domain.Principal{Subject: customer, Roles: []domain.Role{domain.RoleCustomer}},
 		time.Hour, auth.MintOptions{})
-	body := map[string]any{"hotelId": ld.hotels[rand.IntN(len(ld.hotels))], "roomTypeId": "double",
+	hotel := ld.hotels[rand.IntN(len(ld.hotels))]
+	body := map[string]any{"hotelId": hotel, "roomTypeId": "double",
 		"checkIn": ld.stay.CheckIn, "checkOut": ld.stay.CheckOut, "quantity": 1}
 	ld.l.count()
-	var hold map[string]any
-	for try := 0; try < 3 && ctx.Err() == nil; try++ { // a 503 or no answer: the same key again
-		status, res := ld.call(ctx, http.MethodPost, "/api/v1/bookings", token, fmt.Sprintf("k%d", n), body)
-		if status == http.StatusCreated {
-			hold = res
+	// No answer, or a 5xx: the same key again, as a checkout does, until an answer says what
+	// happened (201 the first time, 200 for a hold already made under the key).
+	var hold bookingView
+	for ctx.Err() == nil {
+		status, res := ld.call(ctx, http.MethodPost, "/api/v1/bookings", token, fmt.Sprintf("k%d", n), body, &hold)
+		if (status == http.StatusCreated || status == http.StatusOK) && res && hold.ID != "" && hold.Status == "HOLD" {
 			break
 		}
-		if status != 0 && status != http.StatusServiceUnavailable && status < 500 {
-			return // sold out, or the like
+		if status != 0 && status < 500 {
+			return // sold out, or the hold already ended
 		}
-		time.Sleep(300 * time.Millisecond)
+		sleep(ctx, 300*time.Millisecond)
 	}
-	if hold == nil {
+	if ctx.Err() != nil {
 		return
 	}
-	id := hold["id"].(string)
-	price := int64(hold["price"].(map[string]any)["total"].(float64))
-	ld.l.book(id, price)
+	id := hold.ID
+	ld.l.book(id, &granted{run: ld.run, hotel: hotel, price: hold.Price.Total, expiresAt: hold.ExpiresAt})
+	cancel := func() {
+		ld.l.cancelTried(id)
+		if status, _ := ld.call(ctx, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", token, "", nil, nil); status == http.StatusOK {
+			ld.l.cancelled(id)
+		}
+	}
 
 	switch r := rand.Float64(); {
 	case r < 0.15: // the guest gives up
-		ld.call(ctx, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", token, "", nil)
-	case r < 0.30: // the guest pays too late
-		sleep(ctx, holdTTL+time.Second)
-		ld.pay(settle, id, price, false)
+		cancel()
+	case r < 0.30: // the guest opens the checkout, then pays too late
+		pi := ld.checkout(ctx, id, token)
+		sleep(ctx, time.Until(hold.ExpiresAt)+time.Second)
+		ld.pay(settle, pi, id, hold.Price.Total, true, false)
 	case r < 0.40: // the hold expires unpaid
 	default:
-		ld.pay(settle, id, price, rand.Float64() < 0.2)
+		pi := ld.checkout(ctx, id, token)
+		ld.pay(settle, pi, id, hold.Price.Total, true, rand.Float64() < 0.2)
 		if rand.Float64() < 0.1 { // a second payment for the same booking
-			ld.pay(settle, id, price, false)
+			ld.pay(settle, fmt.Sprintf("pi_chaos_second_r%d_%d", ld.run, rand.Int64()), id, hold.Price.Total, false, false)
 		}
 		if rand.Float64() < 0.35 {
 			sleep(ctx, 300*time.Millisecond)
-			ld.call(ctx, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", token, "", nil)
+			cancel()
 		}
 	}
 }
 
-// pay plays the guest completing a payment at the provider and the provider's webhook, sent
-// until the API acknowledges it (twice when twice is set, as providers do).
-func (ld *load) pay(settle context.Context, bookingID string, amount int64, twice bool) {
-	pi := fmt.Sprintf("pi_chaos_r%d_%d", ld.run, rand.Int64())
-	ld.l.pay(pi, bookingID, amount)
+// bookingView is the part of the API's booking answer the load reads.
+type bookingView struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Price     struct {
+		Total int64 `json:"total"`
+	} `json:"price"`
+}
+
+// checkout asks the API for the booking's payment, as the checkout page does; when the API
+// cannot say, the guest pays with an intent made elsewhere (the provider still knows it).
+func (ld *load) checkout(ctx context.Context, bookingID, token string) string {
+	var out struct {
+		PaymentID string `json:"paymentId"`
+	}
+	for try := 0; try < 5 && ctx.Err() == nil; try++ {
+		status, ok := ld.call(ctx, http.MethodPost, "/api/v1/bookings/"+bookingID+"/payment", token, "", nil, &out)
+		if status == http.StatusOK && ok && out.PaymentID != "" {
+			return out.PaymentID
+		}
+		if status == http.StatusConflict {
+			break
+		}
+		sleep(ctx, 300*time.Millisecond)
+	}
+	return fmt.Sprintf("pi_chaos_direct_r%d_%d", ld.run, rand.Int64())
+}
+
+// pay plays the guest paying at the provider and the provider's webhook, sent until the API
+// acknowledges it (twice when twice is set, as providers do).
+func (ld *load) pay(settle context.Context, pi, bookingID string, amount int64, first, twice bool) {
+	ld.s.provider.Pay(pi, amount)
+	ld.l.pay(pi, &paid{run: ld.run, bookingID: bookingID, amount: amount, first: first})
 	payload := payments.EventPayload("evt_"+pi, "payment_intent.succeeded",
 		payments.PaymentIntentObject(pi, bookingID, amount, "EUR"), time.Now())
 	for delivered := 0; delivered < 1 || (twice && delivered < 2); {
@@ -123,14 +173,15 @@ func (ld *load) pay(settle context.Context, bookingID string, amount int64, twic
 			}
 		}
 		if settle.Err() != nil {
-			return
+			return // never acknowledged: counted as lost
 		}
 		sleep(settle, 500*time.Millisecond)
 	}
 }
 
-// call sends a request as a customer; status 0 means no answer.
-func (ld *load) call(ctx context.Context, method, path, token, key string, body any) (int, map[string]any) {
+// call sends a request as a customer and decodes a 2xx answer into out; status 0 means no
+// answer, decoded whether out was filled.
+func (ld *load) call(ctx context.Context, method, path, token, key string, body, out any) (status int, decoded bool) {
 	var rd io.Reader
 	if body != nil {
 		raw, _ := json.Marshal(body)
@@ -138,7 +189,7 @@ func (ld *load) call(ctx context.Context, method, path, token, key string, body 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, ld.s.apiURL+path, rd)
 	if err != nil {
-		return 0, nil
+		return 0, false
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
@@ -147,12 +198,14 @@ func (ld *load) call(ctx context.Context, method, path, token, key string, body 
 	}
 	res, err := ld.http.Do(req)
 	if err != nil {
-		return 0, nil
+		return 0, false
 	}
 	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	if out == nil || res.StatusCode >= 300 {
+		_, _ = io.Copy(io.Discard, res.Body)
+		return res.StatusCode, false
+	}
+	return res.StatusCode, json.NewDecoder(res.Body).Decode(out) == nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -168,22 +221,34 @@ func (l *ledger) count() {
 	l.attempts++
 }
 
-func (l *ledger) book(id string, price int64) {
+func (l *ledger) book(id string, g *granted) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.booked[id] = price
+	l.booked[id] = g
 }
 
-func (l *ledger) pay(pi, bookingID string, amount int64) {
+func (l *ledger) cancelTried(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.paid[pi] = paid{bookingID: bookingID, amount: amount}
+	l.booked[id].cancelTried = true
+}
+
+func (l *ledger) cancelled(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.booked[id].cancelled = true
+}
+
+func (l *ledger) pay(pi string, p *paid) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.paid[pi] = p
 }
 
 func (l *ledger) acked(pi string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.paid[pi]
-	p.acked = true
-	l.paid[pi] = p
+	if p := l.paid[pi]; p.ackedAt.IsZero() {
+		p.ackedAt = time.Now()
+	}
 }

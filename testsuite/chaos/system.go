@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/worker"
+	"github.com/bookflow/bookflow/workflows"
 )
 
 // process is one of the system's processes, which a fault may kill and which is then started
@@ -31,7 +32,7 @@ func (p *process) start() error {
 	p.cmd = exec.Command(p.args[0], p.args[1:]...)
 	p.cmd.Env = append(os.Environ(), p.env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.SysProcAttr = processAttr()
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}
@@ -66,6 +67,7 @@ func (p *process) stop() {
 // provider.
 type system struct {
 	dir                       string
+	logf                      *os.File
 	temporal, worker, api     *process
 	temporalAddr, apiURL      string
 	provider                  *Provider
@@ -79,7 +81,7 @@ const (
 	holdTTL   = 3 * time.Second
 )
 
-func startSystem(ctx context.Context, o Options, databaseURL string, provider *Provider) (*system, error) {
+func startSystem(ctx context.Context, o Options, databaseURL string, provider *Provider) (_ *system, err error) {
 	dir, err := os.MkdirTemp("", "bookflow-chaos-")
 	if err != nil {
 		return nil, err
@@ -88,8 +90,13 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 	if err != nil {
 		return nil, err
 	}
-	s := &system{dir: dir, provider: provider, databaseURL: databaseURL, pgRestartCmd: o.PGRestart,
+	s := &system{dir: dir, logf: logf, provider: provider, databaseURL: databaseURL, pgRestartCmd: o.PGRestart,
 		jwtSecret: []byte("chaos-jwt-secret-of-at-least-32-bytes"), webhookSecret: []byte("whsec_chaos")}
+	defer func() {
+		if err != nil {
+			s.stop(false)
+		}
+	}()
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -121,10 +128,22 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 	if err := s.worker.start(); err != nil {
 		return nil, err
 	}
+	if err := s.pauseCheckSchedule(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.startAPI(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// pauseCheckSchedule pauses the hourly invariant check the worker schedules: its repairs would
+// mend what the runs are there to find. A worker started again keeps it paused.
+func (s *system) pauseCheckSchedule(ctx context.Context) error {
+	h := s.client.ScheduleClient().GetHandle(ctx, workflows.InvariantCheckScheduleID)
+	return waitFor(ctx, 30*time.Second, "the invariant check schedule", func() bool {
+		return h.Pause(ctx, client.SchedulePauseOptions{Note: "paused by the chaos suite"}) == nil
+	})
 }
 
 func (s *system) startTemporal(ctx context.Context) error {
@@ -161,14 +180,25 @@ func (s *system) startAPI(ctx context.Context) error {
 	})
 }
 
-func (s *system) stop() {
-	s.api.stop()
-	s.worker.stop()
+// stop ends every process; with keepLogs it keeps their logs and returns where they are.
+func (s *system) stop(keepLogs bool) string {
+	for _, p := range []*process{s.api, s.worker} {
+		if p != nil {
+			p.stop()
+		}
+	}
 	if s.client != nil {
 		s.client.Close()
 	}
-	s.temporal.stop()
+	if s.temporal != nil {
+		s.temporal.stop()
+	}
+	_ = s.logf.Close()
+	if keepLogs {
+		return filepath.Join(s.dir, "processes.log")
+	}
 	_ = os.RemoveAll(s.dir)
+	return ""
 }
 
 func waitFor(ctx context.Context, limit time.Duration, what string, ok func() bool) error {

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package chaos
+
+import "syscall"
+
+// processAttr puts a process in its own group, so a kill reaches what it started.
+func processAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
