@@ -340,6 +340,22 @@ var errAbandoned = errors.New("reservation abandoned")
 // its answer, so the workflow abandons it and says so before the API gives up.
 func reserveTimeout(apiWait time.Duration) time.Duration { return apiWait * 2 / 3 }
 
+// WorkflowBusy reports whether err is Temporal refusing an update because the workflow's run has
+// too many in flight (ResourceExhausted) or has taken all it may (FailedPrecondition, whose
+// wording changes between server versions).
+func WorkflowBusy(err error) bool {
+	var exhausted *serviceerror.ResourceExhausted
+	var precondition *serviceerror.FailedPrecondition
+	if errors.As(err, &exhausted) {
+		return true
+	}
+	if !errors.As(err, &precondition) {
+		return false
+	}
+	msg := strings.ToLower(precondition.Message)
+	return strings.Contains(msg, "limit") && strings.Contains(msg, "updates")
+}
+
 // workflowError turns a failed update into an API error: a refused request keeps its domain
 // meaning; a timeout says the call may be retried.
 func workflowError(err error) error {
@@ -349,6 +365,11 @@ func workflowError(err error) error {
 	case errors.As(err, &timeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return newError(http.StatusServiceUnavailable, "pending",
 			"the booking is still being processed; retry with the same Idempotency-Key")
+	case WorkflowBusy(err):
+		// Too many requests in flight for one booking, or its run took all the updates it may:
+		// it hands over to a new run as soon as nothing is in flight.
+		return newError(http.StatusServiceUnavailable, "workflow_busy",
+			"the booking's workflow takes no more requests for the moment; retry shortly")
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeIdempotencyMismatch:
 		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeTooManyHolds:

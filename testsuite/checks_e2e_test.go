@@ -71,10 +71,7 @@ func TestTheCheckerReleasesAnOrphanedHold(t *testing.T) {
 // nothing; finance restarts it, and the recovery goes on after the failed attempts, paying once.
 func TestAnOrphanedRefundAfterFailedAttemptsIsLeftToAnOperator(t *testing.T) {
 	t.Parallel()
-	provider := &testsuite.ScriptedProvider{}
-	provider.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
-		return payments.Refund{}, fmt.Errorf("%w: insufficient balance", payments.ErrDeclined)
-	})
+	provider := decliningProvider()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
 	stay := stayFromNow(30, 2)
 	openRooms(t, sys, "h-lost-saga", "double", stay, 1)

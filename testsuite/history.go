@@ -22,7 +22,13 @@ import (
 // later changes stay compatible with histories of running bookings.
 func ReplayAndRecord(t testing.TB, c client.Client, workflowID, name string) {
 	t.Helper()
-	iter := c.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	ReplayAndRecordRun(t, c, workflowID, "", name)
+}
+
+// ReplayAndRecordRun is ReplayAndRecord for one run of the workflow ("" the latest).
+func ReplayAndRecordRun(t testing.TB, c client.Client, workflowID, runID, name string) {
+	t.Helper()
+	iter := c.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for iter.HasNext() {
 		ev, err := iter.Next()

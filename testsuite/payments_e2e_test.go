@@ -239,10 +239,7 @@ func TestRefundThroughStripeMock(t *testing.T) {
 
 func TestStuckRefundOperatorRetryAndAuditLog(t *testing.T) {
 	t.Parallel()
-	provider := &testsuite.ScriptedProvider{}
-	provider.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
-		return payments.Refund{}, fmt.Errorf("%w: insufficient balance", payments.ErrDeclined)
-	})
+	provider := decliningProvider()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
 	stay := stayFromNow(30, 2)
 	openRooms(t, sys, "h-stuck", "double", stay, 1)
@@ -317,11 +314,13 @@ func TestPaymentRacingTheExpiryHasOneOutcomeTheDatabaseAgreesWith(t *testing.T) 
 		// The nights stayed free, so every payment ends in a confirmed booking: directly, or by
 		// taking the nights again after the expiry won the race.
 		awaitStatus(t, sys, id, "CONFIRMED")
-		v, err := sys.Temporal.QueryWorkflow(context.Background(), id, "", "state")
-		require.NoError(t, err)
+		// The database commits first; the workflow learns the outcome when the activity's answer
+		// reaches it.
 		var st struct{ Booking domain.Booking }
-		require.NoError(t, v.Get(&st))
-		assert.Equal(t, domain.StatusConfirmed, st.Booking.Status, "the workflow and the database agree on %s", id)
+		assert.Eventually(t, func() bool {
+			v, err := sys.Temporal.QueryWorkflow(context.Background(), id, "", "state")
+			return err == nil && v.Get(&st) == nil && st.Booking.Status == domain.StatusConfirmed
+		}, 10*time.Second, 50*time.Millisecond, "the workflow and the database agree on %s: %s", id, st.Booking.Status)
 	}
 	assert.Equal(t, 0, count(t, sys, `SELECT count(*) FROM refunds`))
 	checkInvariants(t, sys)
@@ -448,10 +447,7 @@ func TestSignedEventsThatCanNeverBeProcessedAreAcknowledgedAndKept(t *testing.T)
 // its own intent, and the audit log says which; the other is refused and can be sent again.
 func TestARetryAndAResolveSentTogetherKeepTheirOwnIntent(t *testing.T) {
 	t.Parallel()
-	provider := &testsuite.ScriptedProvider{}
-	provider.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
-		return payments.Refund{}, fmt.Errorf("%w: insufficient balance", payments.ErrDeclined)
-	})
+	provider := decliningProvider()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
 	stay := stayFromNow(30, 2)
 	openRooms(t, sys, "h-two-ops", "double", stay, 1)
@@ -503,6 +499,15 @@ func TestARetryAndAResolveSentTogetherKeepTheirOwnIntent(t *testing.T) {
 		require.Eventually(t, func() bool { return len(provider.Requests()) == 6 }, 30*time.Second, 100*time.Millisecond,
 			"the retry retried")
 	}
+}
+
+// decliningProvider declines every refund until told otherwise (SetAnswer(nil)).
+func decliningProvider() *testsuite.ScriptedProvider {
+	p := &testsuite.ScriptedProvider{}
+	p.SetAnswer(func(int, payments.RefundRequest) (payments.Refund, error) {
+		return payments.Refund{}, fmt.Errorf("%w: insufficient balance", payments.ErrDeclined)
+	})
+	return p
 }
 
 func stuckState(t *testing.T, sys *testsuite.System, id string) bool {

@@ -85,6 +85,27 @@ func Temporal(t testing.TB) client.Client {
 	return devServer.Client()
 }
 
+// DedicatedTemporal starts a dev server of the test's own (in memory, on free ports, with
+// bookflow's search attributes and the extra start-dev arguments given, such as
+// --dynamic-config-value), stopped when the test ends. For tests that change the server's
+// limits, which the shared server must keep.
+func DedicatedTemporal(t testing.TB, extraArgs ...string) client.Client {
+	t.Helper()
+	path, err := TemporalCLI()
+	require.NoError(t, err)
+	var args []string
+	for _, sa := range worker.SearchAttributeFlags() {
+		args = append(args, "--search-attribute", sa)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := sdktestsuite.StartDevServer(ctx, sdktestsuite.DevServerOptions{ExistingPath: path, LogLevel: "error",
+		ExtraArgs: append(args, extraArgs...), ClientOptions: &client.Options{Logger: quietTemporalLogger()}})
+	require.NoError(t, err, "start a dedicated Temporal dev server")
+	t.Cleanup(func() { _ = srv.Stop() })
+	return srv.Client()
+}
+
 // StopTemporal stops the shared dev server, if one was started.
 func StopTemporal() {
 	if devServer != nil {
@@ -113,6 +134,8 @@ type SystemOptions struct {
 	// RefundBackoff is the refund saga's first backoff; 100ms when zero, so tests reach
 	// PAYMENT_STUCK quickly.
 	RefundBackoff time.Duration
+	// Temporal is the server to run on; the shared dev server when nil.
+	Temporal client.Client
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
@@ -167,7 +190,10 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	if opts.LateWindow == 0 {
 		opts.LateWindow = time.Minute
 	}
-	tc := Temporal(t)
+	tc := opts.Temporal
+	if tc == nil {
+		tc = Temporal(t)
+	}
 	d := NewDatabase(t)
 	id := randomHex(6)
 	s := &System{DB: d, Temporal: tc, TaskQueue: "bookflow-test-" + id, AdminToken: randomHex(16),

@@ -50,6 +50,8 @@ type BookingInput struct {
 	// RefundWait is how long a pending refund may stay without the provider's final word before
 	// it is handed to an operator.
 	RefundWait time.Duration
+	// Resume, set when the workflow continued as new, is where the run before it left off.
+	Resume *Resume `json:",omitempty"`
 }
 
 // BookingState is what the state query and every update answer.
@@ -99,12 +101,28 @@ type booking struct {
 	wake  workflow.Channel
 	// settled holds the provider's final word on refunds, by provider refund id.
 	settled map[string]domain.PaymentEvent
-	// stuck holds the refund steps waiting for an operator, with the operator round they wait
-	// for; an operator action starts a new round for all of them.
-	stuck     map[string]int
+	// stuck holds the sagas waiting for an operator, by saga id, with the operator round they
+	// wait for; an operator action starts a new round for all of them.
+	stuck     map[int]int
 	opRound   int
 	opResolve bool
 	opBusy    bool // an operator action is being taken
+	// waiting holds the sagas waiting for an operator, by saga id; lastSagaID numbers them.
+	waiting      map[int]*Saga
+	lastSagaID   int
+	refundEvents workflow.ReceiveChannel
+	// lingerUntil is when a settled booking stops listening for late payments (zero: not
+	// lingering).
+	lingerUntil time.Time
+	// root is the workflow's own context, which an operator's cancellation reaches.
+	root workflow.Context
+	// refusedAt is one more than the history length at which the run last found it may not
+	// continue as new (replaying a history from before it could); 0: never.
+	refusedAt  int
+	continuing bool // the main loop hands over to a new run
+	// sagasOnly: a workflow with no booking of its own to look after (a late payment's, a
+	// recovery's): it finishes its sagas and closes.
+	sagasOnly bool
 	logger    log.Logger
 }
 
@@ -117,9 +135,15 @@ type booking struct {
 // Cancelling the workflow (from the Temporal UI) cancels the booking as a guest's cancel would.
 // It never cuts a step short: every step runs on a context the cancellation does not reach, so
 // an activity's outcome is always known before the booking moves on.
+//
+// Its history stays short: when the server suggests it, the workflow continues as new at the
+// first moment nothing is in flight (see continue_as_new.go).
 func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error) {
-	b := &booking{in: in, cancelled: ctx.Done()}
+	b := &booking{in: in, cancelled: ctx.Done(), root: ctx}
 	work, _ := workflow.NewDisconnectedContext(ctx)
+	if in.Resume != nil && in.Resume.SagasOnly {
+		return b.resumeSagas(work)
+	}
 	if err := b.setup(work); err != nil {
 		return b.state, err
 	}
@@ -137,6 +161,7 @@ func (b *booking) setup(ctx workflow.Context) error {
 	b.payments = workflow.GetSignalChannel(ctx, SignalPayment)
 	b.seen = map[string]bool{}
 	b.listenForRefunds(ctx)
+	b.restore() // before the handlers, so an operator's action in the first task finds its saga
 
 	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) {
 		return b.state, nil
@@ -160,10 +185,15 @@ func (b *booking) setup(ctx workflow.Context) error {
 	if err := b.setOperatorHandlers(ctx); err != nil {
 		return err
 	}
-	return workflow.UpsertTypedSearchAttributes(ctx,
+	if err := workflow.UpsertTypedSearchAttributes(ctx,
 		SearchHotelID.ValueSet(req.HotelID),
 		SearchCustomerID.ValueSet(req.CustomerID),
-		SearchCheckIn.ValueSet(req.CheckIn.Time()))
+		SearchCheckIn.ValueSet(req.CheckIn.Time())); err != nil {
+		return err
+	}
+	b.watchForContinueAsNew(ctx)
+	b.resumeWaitingSagas(ctx)
+	return nil
 }
 
 func withDefaults(in BookingInput) BookingInput {
@@ -187,7 +217,11 @@ func withDefaults(in BookingInput) BookingInput {
 
 // run moves the booking through its phases until it is settled and the late window has passed.
 func (b *booking) run(ctx workflow.Context) (BookingState, error) {
-	if err := b.reserve(ctx); err != nil {
+	if b.in.Resume != nil {
+		if err := b.publish(ctx); err != nil {
+			return b.state, err
+		}
+	} else if err := b.reserve(ctx); err != nil {
 		return b.state, err
 	}
 	if b.refused != nil {
@@ -200,6 +234,8 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 	for {
 		var err error
 		switch {
+		case b.continuing:
+			return b.state, b.continueAsNew(ctx)
 		case b.status() == domain.StatusHold:
 			err = b.hold(ctx)
 		case b.status() == domain.StatusConfirmed && !b.stayOver:
@@ -208,10 +244,13 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 			err = b.serve(ctx, 0, nil) // until the refund saga ends it
 		default:
 			var again bool
-			if again, err = b.linger(ctx); err == nil && !again {
-				if again, err = b.finish(ctx); err == nil && !again {
+			if again, err = b.linger(ctx); err == nil && !again && !b.continuing {
+				if again, err = b.finish(ctx); err == nil && !again && !b.continuing {
 					return b.state, nil
 				}
+			}
+			if again {
+				b.lingerUntil = time.Time{} // moved on: a late window starts afresh when it settles again
 			}
 		}
 		if err != nil {
@@ -381,7 +420,10 @@ func until(ctx workflow.Context, t time.Time) time.Duration {
 // linger keeps a settled booking listening for late payments for the late window. It reports
 // again when a late payment moved the booking on (confirmed it, or started a refund).
 func (b *booking) linger(ctx workflow.Context) (again bool, err error) {
-	err = b.serve(ctx, b.in.LateWindow, func() error { return nil })
+	if b.lingerUntil.IsZero() {
+		b.lingerUntil = workflow.Now(ctx).Add(b.in.LateWindow)
+	}
+	err = b.serve(ctx, until(ctx, b.lingerUntil), func() error { return nil })
 	return b.active(), err
 }
 
@@ -398,7 +440,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 	phase, stayOver, active := b.status(), b.stayOver, b.active()
 	var err error
 	fired := false
-	for err == nil && !fired && b.status() == phase && b.stayOver == stayOver && b.active() == active {
+	for err == nil && !fired && !b.continuing && b.status() == phase && b.stayOver == stayOver && b.active() == active {
 		sel := workflow.NewSelector(ctx)
 		if timer != nil {
 			sel.AddFuture(timer, func(workflow.Future) {
@@ -406,7 +448,10 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 				err = onTimer()
 			})
 		}
-		sel.AddReceive(b.wake, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+		sel.AddReceive(b.wake, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			b.continuing = b.shouldContinueAsNew(ctx)
+		})
 		sel.AddReceive(b.commands, func(c workflow.ReceiveChannel, _ bool) {
 			var cmd *command
 			c.Receive(ctx, &cmd)
@@ -550,12 +595,16 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 			return true, nil
 		}
 		if err := workflow.Await(ctx, func() bool {
-			return b.sagas == 0 || b.payments.Len() > 0 || b.commands.Len() > 0
+			return b.sagas == 0 || b.payments.Len() > 0 || b.commands.Len() > 0 || b.continueAsNewDue(ctx)
 		}); err != nil {
 			return false, err
 		}
 		if b.sagas == 0 && b.payments.Len() == 0 && b.commands.Len() == 0 {
 			break
+		}
+		if b.continueAsNewDue(ctx) && b.shouldContinueAsNew(ctx) {
+			b.continuing = true
+			return false, nil // every saga waits for an operator: the next run waits instead
 		}
 	}
 	return false, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })

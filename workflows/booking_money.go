@@ -92,12 +92,13 @@ func (b *booking) checkOperatorFree() error {
 // that waits for it (several sagas may wait at once).
 func (b *booking) listenForRefunds(ctx workflow.Context) {
 	b.settled = map[string]domain.PaymentEvent{}
-	b.stuck = map[string]int{}
-	refunds := workflow.GetSignalChannel(ctx, SignalRefund)
+	b.stuck = map[int]int{}
+	b.waiting = map[int]*Saga{}
+	b.refundEvents = workflow.GetSignalChannel(ctx, SignalRefund)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			var ev domain.PaymentEvent
-			refunds.Receive(ctx, &ev)
+			b.refundEvents.Receive(ctx, &ev)
 			b.settled[ev.RefundID] = ev
 		}
 	})
@@ -168,21 +169,7 @@ func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInp
 		if workflow.GetVersion(ctx, versionStuckStartRefund, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 			return b.flag(ctx, err)
 		}
-		refused := err
-		b.startSaga(ctx, "start-refund", func(ctx workflow.Context) error {
-			if first := refused; first != nil { // the refusal just seen: straight to an operator
-				refused = nil
-				return first
-			}
-			if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored); err != nil {
-				return err
-			}
-			currency, err := b.refundStarted(ctx, stored, in, reason)
-			if err != nil {
-				return err
-			}
-			return b.refundBooking(ctx, stored, currency, 1, reason)
-		})
+		b.startSaga(ctx, &Saga{Step: "start-refund", Kind: sagaStartRefund, Start: &in, Reason: reason, FirstAttempt: 1}, err)
 		return nil
 	}
 	if err != nil {
@@ -192,7 +179,8 @@ func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInp
 	if err != nil {
 		return err
 	}
-	b.startSaga(ctx, "refund", func(ctx workflow.Context) error { return b.refundBooking(ctx, stored, currency, 1, reason) })
+	b.startSaga(ctx, &Saga{Step: "refund", Kind: sagaRefund, Booking: stored, Currency: currency, Reason: reason,
+		FirstAttempt: 1}, nil)
 	return nil
 }
 
@@ -210,13 +198,12 @@ func (b *booking) refundStarted(ctx workflow.Context, stored domain.Booking, in 
 	return currency, b.publish(ctx)
 }
 
-// refundBooking gives a REFUNDING booking's refund due back (paid in currency), from attempt
-// firstAttempt, and marks it REFUNDED: the saga of a cancel, a late payment whose nights were
-// sold, or a recovery.
-func (b *booking) refundBooking(ctx workflow.Context, stored domain.Booking, currency string, firstAttempt int, reason string) error {
-	if stored.RefundDue > 0 {
-		pay := domain.Payment{ID: stored.PaymentID, Amount: stored.Paid, Currency: currency}
-		if err := b.refundFrom(ctx, "refund", firstAttempt, pay, stored.RefundDue, reason); err != nil {
+// refundBooking gives a REFUNDING booking's refund due back and marks it REFUNDED: the end of
+// the saga of a cancel, a late payment whose nights were sold, or a recovery.
+func (b *booking) refundBooking(ctx workflow.Context, s *Saga) error {
+	if s.Booking.RefundDue > 0 {
+		pay := domain.Payment{ID: s.Booking.PaymentID, Amount: s.Booking.Paid, Currency: s.Currency}
+		if err := b.refundFrom(ctx, s, pay, s.Booking.RefundDue); err != nil {
 			return err
 		}
 	}
@@ -225,7 +212,7 @@ func (b *booking) refundBooking(ctx workflow.Context, stored domain.Booking, cur
 		return err
 	}
 	b.state.Booking = done
-	b.logger.Info("Booking refunded", "refunded", done.RefundDue, "paid", done.Paid, "reason", reason)
+	b.logger.Info("Booking refunded", "refunded", done.RefundDue, "paid", done.Paid, "reason", s.Reason)
 	return b.publish(ctx)
 }
 
@@ -237,33 +224,109 @@ func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, r
 	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	step := "extra-" + pay.ID
-	b.startSaga(ctx, step, func(ctx workflow.Context) error { return b.refund(ctx, step, pay, pay.Amount, reason) })
+	b.startSaga(ctx, &Saga{Step: "extra-" + pay.ID, Kind: sagaExtra, Payment: pay, Reason: reason, FirstAttempt: 1}, nil)
 	return nil
 }
 
-// startSaga runs fn in its own coroutine; the workflow does not complete while one runs. When
-// fn fails on a business refusal (the database disagrees with the workflow), the step is
-// flagged and waits for an operator: a retry runs fn again (every step in it is idempotent), a
-// resolution ends the saga.
-func (b *booking) startSaga(ctx workflow.Context, step string, fn func(workflow.Context) error) {
+// Saga is a refund that runs beside the main loop: what it gives back and how far it got, so
+// that one waiting for an operator can be handed to the run that continues the workflow.
+type Saga struct {
+	ID   int    // unique in the workflow, across runs
+	Step string // its name in logs, and in its refund keys
+	Kind string // sagaRefund, sagaStartRefund or sagaExtra
+	// Start is the first step of a booking's refund (sagaStartRefund), which the database
+	// refused once.
+	Start *activities.StartRefundInput `json:",omitempty"`
+	// Booking and Currency are the booking being refunded, as the first step left it, and the
+	// currency of its payment (sagaRefund; sagaStartRefund once its first step is done).
+	Booking  domain.Booking
+	Currency string
+	// Payment is the payment given back whole (sagaExtra).
+	Payment domain.Payment
+	Reason  string
+	// FirstAttempt is the refund attempt a run of the saga starts from (a recovery goes on
+	// after the attempts a lost saga made); Attempt, while it waits among its attempts, the one
+	// it goes on from.
+	FirstAttempt, Attempt int
+	// Parked says it waits for an operator, Waiting why. InRefund says it waits among its
+	// refund attempts, where a resolution means the refund was made by hand; otherwise it waits
+	// after a refused step, and a resolution ends it.
+	Parked   bool
+	Waiting  string
+	InRefund bool
+}
+
+// refundStep names the saga's refund attempts in their idempotency keys: a booking's refund is
+// "refund" however it began.
+func (s *Saga) refundStep() string {
+	if s.Kind == sagaExtra {
+		return s.Step
+	}
+	return sagaRefund
+}
+
+// Saga kinds.
+const (
+	sagaRefund      = "refund"       // give a REFUNDING booking's refund due back, mark it REFUNDED
+	sagaStartRefund = "start-refund" // take the booking REFUNDING first, then as sagaRefund
+	sagaExtra       = "extra"        // give back a whole payment the booking cannot keep
+)
+
+// startSaga runs s in its own coroutine; the workflow does not complete while one runs. When a
+// step fails on a business refusal (the database disagrees with the workflow), or refused is
+// set (the refusal that made the saga), it is flagged and waits for an operator: a retry runs
+// the saga again (every step in it is idempotent), a resolution ends it. A saga handed over
+// waiting for an operator goes on waiting.
+func (b *booking) startSaga(ctx workflow.Context, s *Saga, refused error) {
+	if s.ID == 0 {
+		b.lastSagaID++
+		s.ID = b.lastSagaID
+	}
 	b.sagas++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() {
 			b.sagas--
 			b.wake.SendAsync(true)
 		}()
+		err, parked := refused, s.Parked && !s.InRefund
 		for {
-			err := fn(ctx)
-			if err == nil {
+			if err == nil && !parked {
+				if err = b.runSaga(ctx, s); err == nil {
+					return
+				}
+			}
+			why := s.Waiting
+			if err != nil {
+				_ = b.flag(ctx, err)
+				why = err.Error()
+			}
+			if resolved, err := b.awaitOperator(ctx, s, s.Step, why); err != nil || resolved {
 				return
 			}
-			_ = b.flag(ctx, err)
-			if resolved, err := b.awaitOperator(ctx, step, err.Error()); err != nil || resolved {
-				return
-			}
+			err, parked = nil, false
 		}
 	})
+}
+
+// runSaga runs s from its start, or from the refund attempt it waits at.
+func (b *booking) runSaga(ctx workflow.Context, s *Saga) error {
+	switch s.Kind {
+	case sagaExtra:
+		return b.refundFrom(ctx, s, s.Payment, s.Payment.Amount)
+	case sagaStartRefund:
+		if !s.InRefund {
+			var stored domain.Booking
+			if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, *s.Start).Get(ctx, &stored); err != nil {
+				return err
+			}
+			currency, err := b.refundStarted(ctx, stored, *s.Start, s.Reason)
+			if err != nil {
+				return err
+			}
+			s.Booking, s.Currency = stored, currency
+		}
+	}
+	return b.refundBooking(ctx, s)
 }
 
 // flag records a refund step that could not go on, for an operator (PaymentIssue).
@@ -279,59 +342,62 @@ func conflict(err error) bool {
 	return errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict
 }
 
-// refund gives amount of pay back. An attempt keeps its idempotency key until the provider has
-// given a definite answer, so a call whose outcome is unknown is repeated, never doubled; only a
-// declined or failed attempt leads to a new key. Failures are retried after a doubling backoff;
-// after MaxRefundAttempts of them, or a refund the provider leaves pending past RefundWait, the
-// booking shows PAYMENT_STUCK until an operator retries or resolves it.
-func (b *booking) refund(ctx workflow.Context, step string, pay domain.Payment, amount int64, reason string) error {
-	return b.refundFrom(ctx, step, 1, pay, amount, reason)
-}
-
-// refundFrom is refund starting at attempt (a recovery resumes after the attempts a lost saga
-// made).
-func (b *booking) refundFrom(ctx workflow.Context, step string, attempt int, pay domain.Payment, amount int64, reason string) error {
-	failures := 0
+// refundFrom gives amount of pay back for saga s, from its first attempt (or, when it was handed
+// over waiting among its attempts, from that wait). An attempt keeps its idempotency key until
+// the provider has given a definite answer, so a call whose outcome is unknown is repeated,
+// never doubled; only a declined or failed attempt leads to a new key. Failures are retried
+// after a doubling backoff; after MaxRefundAttempts of them, or a refund the provider leaves
+// pending past RefundWait, the booking shows PAYMENT_STUCK until an operator retries or
+// resolves it.
+func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, amount int64) error {
+	attempt, failures, why, parked := s.FirstAttempt, 0, "", s.Parked && s.InRefund
+	if parked {
+		attempt, why = s.Attempt, s.Waiting
+	}
 	for {
-		key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, step, attempt)
-		in := activities.RefundInput{
-			Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: reason,
-		}
-		var out activities.RefundOutcome
-		err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, in).Get(ctx, &out)
-		if err != nil {
-			out = activities.RefundOutcome{Status: activities.RefundPending, Error: err.Error()} // outcome unknown
-		} else if out.Status == activities.RefundPending {
-			if out, err = b.awaitRefund(ctx, in, out); err != nil {
-				return err
+		if !parked {
+			key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, s.refundStep(), attempt)
+			in := activities.RefundInput{
+				Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: s.Reason,
 			}
-		}
-		switch out.Status {
-		case activities.RefundSucceeded:
-			b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
-			return nil
-		case activities.RefundFailed:
-			attempt++ // a definite no: the next attempt is a new request
-			failures++
-		default:
-			failures++ // unknown: ask again with the same key
-			if out.ProviderRefundID != "" {
-				failures = b.in.MaxRefundAttempts // pending at the provider for too long
+			var out activities.RefundOutcome
+			err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, in).Get(ctx, &out)
+			if err != nil {
+				out = activities.RefundOutcome{Status: activities.RefundPending, Error: err.Error()} // outcome unknown
+			} else if out.Status == activities.RefundPending {
+				if out, err = b.awaitRefund(ctx, in, out); err != nil {
+					return err
+				}
 			}
-		}
-		b.logger.Warn("Refund attempt failed", "key", key, "status", out.Status, "error", out.Error)
-		if failures < b.in.MaxRefundAttempts {
-			if err := workflow.Sleep(ctx, b.in.RefundBackoff*time.Duration(1<<(failures-1))); err != nil {
-				return err
+			switch out.Status {
+			case activities.RefundSucceeded:
+				b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
+				return nil
+			case activities.RefundFailed:
+				attempt++ // a definite no: the next attempt is a new request
+				failures++
+			default:
+				failures++ // unknown: ask again with the same key
+				if out.ProviderRefundID != "" {
+					failures = b.in.MaxRefundAttempts // pending at the provider for too long
+				}
 			}
-			continue
+			b.logger.Warn("Refund attempt failed", "key", key, "status", out.Status, "error", out.Error)
+			if failures < b.in.MaxRefundAttempts {
+				if err := workflow.Sleep(ctx, b.in.RefundBackoff*time.Duration(1<<(failures-1))); err != nil {
+					return err
+				}
+				continue
+			}
+			why = fmt.Sprintf("refund of %d %s stuck after %d failures: %s", amount, pay.Currency, failures, out.Error)
 		}
-		why := fmt.Sprintf("refund of %d %s stuck after %d failures: %s", amount, pay.Currency, failures, out.Error)
-		resolved, err := b.awaitOperator(ctx, step, why)
+		s.Attempt, s.InRefund = attempt, true
+		resolved, err := b.awaitOperator(ctx, s, s.refundStep(), why)
+		s.InRefund = false
 		if err != nil || resolved {
 			return err
 		}
-		failures = 0
+		failures, parked = 0, false
 	}
 }
 
@@ -390,17 +456,24 @@ func (b *booking) recordSettled(ctx workflow.Context, key string, out activities
 }
 
 // awaitOperator marks the booking PAYMENT_STUCK and waits for an operator's retry (false) or
-// resolution (true).
-func (b *booking) awaitOperator(ctx workflow.Context, step, why string) (resolved bool, err error) {
-	round := b.opRound + 1
-	b.stuck[step] = round
+// resolution (true) of saga s, stuck at step. A saga handed over waiting takes the first
+// operator action of the run, even one taken before it got here.
+func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string) (resolved bool, err error) {
+	round, handedOver := b.stuck[s.ID]
+	if !handedOver || !s.Parked {
+		round = b.opRound + 1
+	}
+	b.stuck[s.ID], b.waiting[s.ID] = round, s
+	s.Parked, s.Waiting = true, why
 	b.state.Reason = why
 	b.logger.Error("Payment stuck: waiting for an operator", "step", step, "reason", why)
 	if err := b.publish(ctx); err != nil {
 		return false, err
 	}
 	err = workflow.Await(ctx, func() bool { return b.opRound >= round })
-	delete(b.stuck, step)
+	delete(b.stuck, s.ID)
+	delete(b.waiting, s.ID)
+	s.Parked, s.Waiting = false, ""
 	if err != nil {
 		return false, err
 	}

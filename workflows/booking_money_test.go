@@ -65,6 +65,17 @@ func (s *BookingSuite) expectRefundBooking(refundDue int64, started *[]activitie
 	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(done, nil).Once()
 }
 
+// queryState queries the workflow's state at a time after the start, into the result.
+func (s *BookingSuite) queryState(after time.Duration) *workflows.BookingState {
+	st := &workflows.BookingState{}
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(workflows.QueryState)
+		s.Require().NoError(err)
+		s.Require().NoError(v.Get(st))
+	}, after)
+	return st
+}
+
 // paidCancel is what paidThenCancelled records.
 type paidCancel struct {
 	refunds   refundLog
@@ -205,12 +216,7 @@ func (s *BookingSuite) TestRefundPastTheLimitIsStuckUntilAnOperatorRetries() {
 	refunds := &s.paidThenCancelled(30000, activities.RefundFailed, activities.RefundFailed, activities.RefundFailed,
 		activities.RefundSucceeded).refunds
 
-	var stuck workflows.BookingState
-	s.env.RegisterDelayedCallback(func() {
-		v, err := s.env.QueryWorkflow(workflows.QueryState)
-		s.Require().NoError(err)
-		s.Require().NoError(v.Get(&stuck))
-	}, 2*time.Hour)
+	stuck := s.queryState(2 * time.Hour)
 	var retried workflows.BookingState
 	var retryErr error
 	s.update(3*time.Hour, workflows.UpdateRetryRefund, &retried, &retryErr, workflows.OperatorAction{Actor: "ops@hotel", Reason: "card fixed"})
@@ -290,12 +296,7 @@ func (s *BookingSuite) TestARefusedFirstRefundStepWaitsForAnOperator() {
 	s.expectRefunds(&refunds, activities.RefundSucceeded)
 	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
 	s.update(2*time.Minute, workflows.UpdateCancel, &workflows.BookingState{}, new(error))
-	var stuck workflows.BookingState
-	s.env.RegisterDelayedCallback(func() {
-		v, err := s.env.QueryWorkflow(workflows.QueryState)
-		s.Require().NoError(err)
-		s.Require().NoError(v.Get(&stuck))
-	}, time.Hour)
+	stuck := s.queryState(time.Hour)
 	var retryErr error
 	s.update(2*time.Hour, workflows.UpdateRetryRefund, &workflows.BookingState{}, &retryErr,
 		workflows.OperatorAction{Actor: "ops", Reason: "mended the row"})
@@ -328,12 +329,7 @@ func (s *BookingSuite) TestARefundStepTheDatabaseRefusesWaitsForAnOperator() {
 	var ignored workflows.BookingState
 	var ignoredErr error
 	s.update(2*time.Minute, workflows.UpdateCancel, &ignored, &ignoredErr)
-	var stuck workflows.BookingState
-	s.env.RegisterDelayedCallback(func() {
-		v, err := s.env.QueryWorkflow(workflows.QueryState)
-		s.Require().NoError(err)
-		s.Require().NoError(v.Get(&stuck))
-	}, time.Hour)
+	stuck := s.queryState(time.Hour)
 	var retried workflows.BookingState
 	var retryErr error
 	s.update(2*time.Hour, workflows.UpdateRetryRefund, &retried, &retryErr, workflows.OperatorAction{Actor: "ops", Reason: "fixed the row"})

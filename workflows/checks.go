@@ -46,7 +46,7 @@ func InvariantCheckWorkflow(ctx workflow.Context, in activities.CheckInput) (dom
 func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingState, error) {
 	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
 	ctx, _ := workflow.NewDisconnectedContext(root)
-	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true}
+	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true, sagasOnly: true}
 	b.state.Booking = domain.Booking{ID: bookingID}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", bookingID)
 	b.wake = workflow.NewBufferedChannel(ctx, 1)
@@ -71,11 +71,9 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 	if err := b.publish(ctx); err != nil {
 		return b.state, err
 	}
-	b.startSaga(ctx, "refund", func(ctx workflow.Context) error {
-		return b.refundBooking(ctx, found.Booking, found.Currency, found.FirstAttempt, reason)
-	})
-	err := workflow.Await(ctx, func() bool { return b.sagas == 0 && workflow.AllHandlersFinished(ctx) })
-	return b.state, err
+	b.startSaga(ctx, &Saga{Step: "refund", Kind: sagaRefund, Booking: found.Booking, Currency: found.Currency,
+		Reason: reason, FirstAttempt: found.FirstAttempt}, nil)
+	return b.state, b.awaitSagas(ctx)
 }
 
 // checks is the invariant checker's activities, by reference.

@@ -14,7 +14,7 @@ import (
 func LatePaymentWorkflow(root workflow.Context, ev domain.PaymentEvent) (BookingState, error) {
 	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
 	ctx, _ := workflow.NewDisconnectedContext(root)
-	b := &booking{in: withDefaults(BookingInput{BookingID: ev.BookingID}), reserved: true, closing: true}
+	b := &booking{in: withDefaults(BookingInput{BookingID: ev.BookingID}), reserved: true, closing: true, sagasOnly: true}
 	b.state.Booking = domain.Booking{ID: ev.BookingID}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", ev.BookingID, "paymentId", ev.PaymentID)
 	b.wake = workflow.NewBufferedChannel(ctx, 1)
@@ -36,6 +36,5 @@ func LatePaymentWorkflow(root workflow.Context, ev domain.PaymentEvent) (Booking
 	if err := b.refundExtra(ctx, ev.Payment(), IssueLatePaymentRefunded, "payment arrived after the booking had closed"); err != nil {
 		return b.state, err
 	}
-	err := workflow.Await(ctx, func() bool { return b.sagas == 0 && workflow.AllHandlersFinished(ctx) })
-	return b.state, err
+	return b.state, b.awaitSagas(ctx)
 }

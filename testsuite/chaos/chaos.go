@@ -303,11 +303,11 @@ func (h *harness) inFlight(ctx context.Context, runBegan time.Time) (string, err
 			return "", err
 		}
 		for _, e := range page.Executions {
-			d, err := h.s.client.DescribeWorkflowExecution(ctx, e.Execution.GetWorkflowId(), e.Execution.GetRunId())
+			desc, err := h.s.client.DescribeWorkflow(ctx, e.Execution.GetWorkflowId(), e.Execution.GetRunId())
 			if err != nil {
 				return "", err
 			}
-			if len(d.PendingActivities) > 0 || d.PendingWorkflowTask != nil {
+			if d := desc.RawResponse; len(d.PendingActivities) > 0 || d.PendingWorkflowTask != nil {
 				return fmt.Sprintf("workflow %s has work pending", e.Execution.GetWorkflowId()), nil
 			}
 		}
