@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -327,11 +328,7 @@ func (s *Server) outcome(ctx context.Context, id string, handle client.WorkflowU
 }
 
 // isWorkflowGone reports whether the workflow does not exist or has already completed.
-func isWorkflowGone(err error) bool {
-	var notFound *serviceerror.NotFound
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	return errors.As(err, &notFound) || errors.As(err, &started)
-}
+func isWorkflowGone(err error) bool { return worker.WorkflowGone(err) }
 
 // errAbandoned: the reservation was abandoned past its time bound; nothing is held.
 var errAbandoned = errors.New("reservation abandoned")

@@ -9,13 +9,11 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
-	"github.com/bookflow/bookflow/workflows"
+	"github.com/bookflow/bookflow/worker"
 )
 
 // maxWebhookBytes bounds a webhook payload; the provider's events are a few kilobytes.
@@ -66,45 +64,9 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": true})
 }
 
-// deliver signals the event to the booking's workflow. A payment whose booking workflow has
-// closed (or never existed) starts a LatePayment workflow that refunds it.
+// deliver hands the event to the workflow that acts on it.
 func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
-	signal := workflows.SignalPayment
-	if ev.IsRefund {
-		signal = workflows.SignalRefund
-		if err := s.store.SettleRefund(ctx, ev.RefundID, ev.Succeeded, ev.Reason); err != nil {
-			return err
-		}
-	}
-	err := s.temporal.SignalWorkflow(ctx, ev.BookingID, "", signal, ev)
-	if !isWorkflowGone(err) {
-		return err
-	}
-	latePaymentID := workflows.LatePaymentIDPrefix + ev.PaymentID
-	switch {
-	case ev.IsRefund:
-		// The refund's saga runs in the booking's workflow, a late payment's, or a recovery's.
-		for _, id := range []string{latePaymentID, domain.RefundRecoveryID(ev.BookingID)} {
-			if err = s.temporal.SignalWorkflow(ctx, id, "", signal, ev); !isWorkflowGone(err) {
-				return err
-			}
-		}
-		return nil // recorded above; no workflow waits for it
-	case !ev.Succeeded:
-		return nil // a failed payment for a closed booking: nothing to give back
-	}
-	_, err = s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: latePaymentID, TaskQueue: s.cfg.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, workflows.LatePaymentWorkflowName, ev)
-	if isWorkflowGone(err) {
-		return nil // this payment was already refunded by an earlier LatePayment workflow
-	}
-	if err != nil {
-		return fmt.Errorf("start the refund of late payment %s: %w", ev.PaymentID, err)
-	}
-	return nil
+	return worker.Deliverer{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue}.Deliver(ctx, ev)
 }
 
 // bookingPayments shows finance a booking's money: what it was paid and owes back, every

@@ -43,6 +43,18 @@ func (s *Store) RecordPaymentEvent(ctx context.Context, ev domain.PaymentEvent, 
 	return deliver, err
 }
 
+// PaymentDelivery says whether a payment is recorded as succeeded, and which of its success
+// events were recorded more than settleFor ago and never handed to a workflow.
+func (s *Store) PaymentDelivery(ctx context.Context, paymentID string, settleFor time.Duration) (succeeded bool, undelivered []string, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT
+			EXISTS (SELECT 1 FROM payments WHERE payment_id = $1 AND status = 'succeeded'),
+			COALESCE((SELECT array_agg(event_id ORDER BY event_id) FROM payment_events
+				WHERE payment_id = $1 AND type = 'payment_intent.succeeded' AND delivered_at IS NULL
+				AND received_at < now() - $2::interval), '{}')`,
+		paymentID, settleFor).Scan(&succeeded, &undelivered)
+	return succeeded, undelivered, err
+}
+
 // MarkEventDelivered notes that the booking's workflow has the event.
 func (s *Store) MarkEventDelivered(ctx context.Context, eventID string) error {
 	_, err := s.pool.Exec(ctx, `UPDATE payment_events SET delivered_at = now() WHERE event_id = $1 AND delivered_at IS NULL`, eventID)

@@ -75,6 +75,21 @@ type Provider interface {
 	LookupRefund(ctx context.Context, q RefundLookup) (r Refund, found bool, err error)
 }
 
+// PaymentRecord is a payment as the provider lists it.
+type PaymentRecord struct {
+	ID        string
+	BookingID string // from its metadata; empty when it has none
+	Amount    int64
+	Currency  string // upper case
+	Created   time.Time
+}
+
+// PaymentLister lists the provider's payments, for the daily reconciliation.
+type PaymentLister interface {
+	// SucceededPayments lists the payments that succeeded among those created since.
+	SucceededPayments(ctx context.Context, since time.Time) ([]PaymentRecord, error)
+}
+
 // PaymentRequest asks the provider for a payment of a booking's price, which the guest then
 // completes at checkout.
 type PaymentRequest struct {
@@ -173,6 +188,25 @@ func (s *Stripe) CreatePayment(ctx context.Context, r PaymentRequest) (Checkout,
 	return Checkout{PaymentID: pi.ID, ClientSecret: pi.ClientSecret, Status: string(pi.Status)}, nil
 }
 
+// SucceededPayments lists the payment intents created since that succeeded, with the booking id
+// their metadata carries.
+func (s *Stripe) SucceededPayments(ctx context.Context, since time.Time) ([]PaymentRecord, error) {
+	params := &stripe.PaymentIntentListParams{CreatedRange: &stripe.RangeQueryParams{GreaterThanOrEqual: since.Unix()}}
+	params.Context = ctx
+	var out []PaymentRecord
+	for pi, err := range s.client.V1PaymentIntents.List(ctx, params) {
+		if err != nil {
+			return nil, err
+		}
+		if pi.Status != stripe.PaymentIntentStatusSucceeded {
+			continue
+		}
+		out = append(out, PaymentRecord{ID: pi.ID, BookingID: pi.Metadata["bookingId"], Amount: pi.Amount,
+			Currency: strings.ToUpper(string(pi.Currency)), Created: time.Unix(pi.Created, 0)})
+	}
+	return out, nil
+}
+
 func declined(se *stripe.Error) bool {
 	switch {
 	case se.Type == stripe.ErrorTypeIdempotency, se.HTTPStatusCode == http.StatusConflict,
@@ -192,6 +226,10 @@ func (Fake) CreatePayment(_ context.Context, r PaymentRequest) (Checkout, error)
 	id := "pi_fake_" + hex.EncodeToString(sum[:8])
 	return Checkout{PaymentID: id, ClientSecret: id + "_secret_fake", Status: "requires_payment_method"}, nil
 }
+
+// SucceededPayments has nothing to list: the fake keeps no record of payments (`bookflow pay`
+// sends their webhooks itself).
+func (Fake) SucceededPayments(context.Context, time.Time) ([]PaymentRecord, error) { return nil, nil }
 
 // CreateRefund answers with a succeeded refund whose id derives from the idempotency key.
 func (Fake) CreateRefund(_ context.Context, r RefundRequest) (Refund, error) {

@@ -136,18 +136,26 @@ func TestAnOrphanedPendingRefundIsResumedByTheChecker(t *testing.T) {
 }
 
 // TestTheCheckRunsOnAScheduleAndIsFoundByItsResult: the worker's schedule runs the checker as a
-// workflow whose CheckResult search attribute operators filter on.
+// workflow whose CheckResult search attribute operators filter on; the reconciliation has its
+// daily schedule beside it.
 func TestTheCheckRunsOnAScheduleAndIsFoundByItsResult(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
 	ctx := context.Background()
-	require.NoError(t, worker.EnsureCheckSchedule(ctx, sys.Temporal, sys.TaskQueue))
-	require.NoError(t, worker.EnsureCheckSchedule(ctx, sys.Temporal, sys.TaskQueue), "creating it again changes nothing")
+	require.NoError(t, worker.EnsureSchedules(ctx, sys.Temporal, sys.TaskQueue))
+	require.NoError(t, worker.EnsureSchedules(ctx, sys.Temporal, sys.TaskQueue), "creating them again changes nothing")
 	schedule := sys.Temporal.ScheduleClient().GetHandle(ctx, workflows.InvariantCheckScheduleID)
-	t.Cleanup(func() { _ = schedule.Delete(context.Background()) })
+	reconcile := sys.Temporal.ScheduleClient().GetHandle(ctx, workflows.ReconcileScheduleID)
+	t.Cleanup(func() {
+		_ = schedule.Delete(context.Background())
+		_ = reconcile.Delete(context.Background())
+	})
 	desc, err := schedule.Describe(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, worker.CheckInterval, desc.Schedule.Spec.Intervals[0].Every)
+	desc, err = reconcile.Describe(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, worker.ReconcileInterval, desc.Schedule.Spec.Intervals[0].Every)
 
 	require.NoError(t, schedule.Trigger(ctx, client.ScheduleTriggerOptions{}))
 	require.Eventually(t, func() bool {

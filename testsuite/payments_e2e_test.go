@@ -237,6 +237,19 @@ func TestRefundThroughStripeMock(t *testing.T) {
 	assert.True(t, strings.HasPrefix(providerID, "re_"), "the refund id came from the Stripe API: %s", providerID)
 }
 
+// TestListingPaymentsThroughStripeMock: the reconciliation's listing is a request Stripe's API
+// takes (stripe-mock validates it against Stripe's OpenAPI description); only succeeded
+// payments come back.
+func TestListingPaymentsThroughStripeMock(t *testing.T) {
+	t.Parallel()
+	stripe := payments.NewStripe("sk_test_bookflow", testsuite.StartStripeMock(t))
+	listed, err := stripe.SucceededPayments(context.Background(), time.Now().Add(-72*time.Hour))
+	require.NoError(t, err)
+	for _, p := range listed {
+		assert.True(t, strings.HasPrefix(p.ID, "pi_"), "%+v", p)
+	}
+}
+
 func TestStuckRefundOperatorRetryAndAuditLog(t *testing.T) {
 	t.Parallel()
 	provider := decliningProvider()

@@ -3,6 +3,7 @@ package testsuite
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/bookflow/bookflow/payments"
 )
@@ -15,6 +16,7 @@ type ScriptedProvider struct {
 	answer   func(n int, r payments.RefundRequest) (payments.Refund, error)
 	lookups  []payments.RefundLookup
 	lookup   func(q payments.RefundLookup) (payments.Refund, bool, error)
+	paid     []payments.PaymentRecord
 }
 
 // LookupRefund records the lookup and answers as scripted; with no script, the provider has no
@@ -69,4 +71,24 @@ func (p *ScriptedProvider) Requests() []payments.RefundRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]payments.RefundRequest(nil), p.requests...)
+}
+
+// Paid adds a payment the provider took, which it lists from then on.
+func (p *ScriptedProvider) Paid(r payments.PaymentRecord) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paid = append(p.paid, r)
+}
+
+// SucceededPayments lists the payments added with Paid created since.
+func (p *ScriptedProvider) SucceededPayments(_ context.Context, since time.Time) ([]payments.PaymentRecord, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []payments.PaymentRecord
+	for _, r := range p.paid {
+		if !r.Created.Before(since) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -36,19 +37,43 @@ func NewChecks(c client.Client, store *db.Store, taskQueue string) *activities.C
 	}}
 }
 
-// EnsureCheckSchedule makes the schedule that runs the invariant checker, with repairs, every
-// CheckInterval on taskQueue: it creates it, or brings an existing one up to date (a newer
-// worker may run another interval or task queue).
-func EnsureCheckSchedule(ctx context.Context, c client.Client, taskQueue string) error {
-	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: CheckInterval}}}
-	action := &client.ScheduleWorkflowAction{ID: "invariant-check", Workflow: workflows.InvariantCheckWorkflowName,
-		TaskQueue: taskQueue, Args: []any{activities.CheckInput{Repair: true}}}
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: workflows.InvariantCheckScheduleID, Spec: spec,
+// ReconcileInterval is how often the payment reconciliation's schedule runs it.
+const ReconcileInterval = 24 * time.Hour
+
+// NewReconciliation returns the payment reconciliation, delivering on taskQueue; with a provider
+// that cannot list its payments, runs fail and say so.
+func NewReconciliation(c client.Client, store *db.Store, provider payments.Provider, taskQueue string) *activities.Reconciliation {
+	lister, _ := provider.(payments.PaymentLister)
+	return &activities.Reconciliation{Store: store, Provider: lister,
+		Deliver: Deliverer{Temporal: c, Store: store, TaskQueue: taskQueue}.Deliver}
+}
+
+// EnsureSchedules makes the schedules the worker keeps: the invariant checker, with repairs,
+// every CheckInterval, and the payment reconciliation every ReconcileInterval, on taskQueue. It
+// creates them, or brings existing ones up to date (a newer worker may run another interval or
+// task queue); a paused schedule stays paused.
+func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) error {
+	if taskQueue == "" {
+		taskQueue = workflows.TaskQueue
+	}
+	return errors.Join(
+		ensureSchedule(ctx, c, workflows.InvariantCheckScheduleID, CheckInterval, &client.ScheduleWorkflowAction{
+			ID: "invariant-check", Workflow: workflows.InvariantCheckWorkflowName, TaskQueue: taskQueue,
+			Args: []any{activities.CheckInput{Repair: true}}}),
+		ensureSchedule(ctx, c, workflows.ReconcileScheduleID, ReconcileInterval, &client.ScheduleWorkflowAction{
+			ID: "reconcile-payments", Workflow: workflows.ReconcilePaymentsWorkflowName, TaskQueue: taskQueue,
+			Args: []any{activities.ReconcileInput{}}}),
+	)
+}
+
+func ensureSchedule(ctx context.Context, c client.Client, id string, every time.Duration, action *client.ScheduleWorkflowAction) error {
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: id, Spec: spec,
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, Action: action})
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return err
 	}
-	return c.ScheduleClient().GetHandle(ctx, workflows.InvariantCheckScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+	return c.ScheduleClient().GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
 		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
 			s := in.Description.Schedule
 			s.Spec, s.Action = &spec, action

@@ -1,4 +1,5 @@
-// Package worker registers bookflow's workflows and activities on their task queue.
+// Package worker registers bookflow's workflows and activities on their task queue, keeps their
+// schedules, and hands them what comes from outside (payment events).
 package worker
 
 import (
@@ -32,5 +33,6 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	w.RegisterActivity(&activities.Bookings{Store: store})
 	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
 	w.RegisterActivity(NewChecks(c, store, taskQueue))
+	w.RegisterActivity(NewReconciliation(c, store, provider, taskQueue))
 	return w
 }

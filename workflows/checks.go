@@ -76,5 +76,20 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 	return b.state, b.awaitSagas(ctx)
 }
 
-// checks is the invariant checker's activities, by reference.
-var checks *activities.Checks
+// ReconcilePaymentsWorkflow runs the payment reconciliation once (the daily schedule starts it):
+// every payment the provider took is recorded and delivered, so its booking keeps it or it is
+// refunded. The report is its result; what it recovered is in the audit log.
+func ReconcilePaymentsWorkflow(ctx workflow.Context, in activities.ReconcileInput) (activities.ReconcileReport, error) {
+	var report activities.ReconcileReport
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Minute, MaximumAttempts: 5},
+	}), reconciliation.Reconcile, in).Get(ctx, &report)
+	return report, err
+}
+
+// The activities, by reference.
+var (
+	checks         *activities.Checks
+	reconciliation *activities.Reconciliation
+)

@@ -38,6 +38,11 @@ const (
 	InvariantCheckWorkflowName = "InvariantCheck"
 	// InvariantCheckScheduleID is the hourly schedule of the invariant checker.
 	InvariantCheckScheduleID = "bookflow-invariant-check"
+	// ReconcilePaymentsWorkflowName matches the provider's payments against bookflow's records;
+	// the daily schedule starts it.
+	ReconcilePaymentsWorkflowName = "ReconcilePayments"
+	// ReconcileScheduleID is the daily schedule of the payment reconciliation.
+	ReconcileScheduleID = "bookflow-reconcile-payments"
 	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
 	RecoverRefundWorkflowName = "RecoverRefund"
 

@@ -16,6 +16,7 @@ func RegisterAll(r Registry) {
 	r.RegisterWorkflowWithOptions(LatePaymentWorkflow, workflow.RegisterOptions{Name: LatePaymentWorkflowName})
 	r.RegisterWorkflowWithOptions(InvariantCheckWorkflow, workflow.RegisterOptions{Name: InvariantCheckWorkflowName})
 	r.RegisterWorkflowWithOptions(RecoverRefundWorkflow, workflow.RegisterOptions{Name: RecoverRefundWorkflowName})
+	r.RegisterWorkflowWithOptions(ReconcilePaymentsWorkflow, workflow.RegisterOptions{Name: ReconcilePaymentsWorkflowName})
 }
 
 // NewReplayer returns a workflow replayer with every workflow registered under its name, for

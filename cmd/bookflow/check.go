@@ -38,3 +38,30 @@ func runCheck(ctx context.Context, cfg Config) error {
 	}
 	return nil
 }
+
+// runReconcile runs the payment reconciliation once, here, and prints its report as JSON: every
+// payment the provider took in the window (--window, 72h) that bookflow had no record of is
+// recorded and delivered, so its booking keeps it or it is refunded. The worker's daily
+// schedule runs the same.
+func runReconcile(ctx context.Context, cfg Config) error {
+	fs := flag.NewFlagSet("reconcile", flag.ExitOnError)
+	window := fs.Duration("window", activities.DefaultReconcileWindow, "how far back to list the provider's payments")
+	_ = fs.Parse(os.Args[2:])
+	provider, err := paymentProvider(cfg)
+	if err != nil {
+		return err
+	}
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	report, err := worker.NewReconciliation(d.temporal, d.store, provider, cfg.TaskQueue).Reconcile(ctx,
+		activities.ReconcileInput{Window: *window})
+	if err != nil {
+		return err
+	}
+	out, _ := json.MarshalIndent(report, "", "  ")
+	fmt.Println(string(out))
+	return nil
+}

@@ -24,6 +24,7 @@ Commands:
   seed      add the demo hotels and inventory (skips hotels that exist)
   dev       migrate, seed, and run the worker and the API in one process
   check     run the invariant checker once and print its report (--repair repairs what is safe)
+  reconcile match the provider's payments of the last 72h (--window) against bookflow's, and deliver any it missed
   token     mint a bearer token for local use (bookflow token --sub alice --role customer)
   pay       send a signed test payment for a booking to the API (local development)
   bench     measure reservations/s and holds/s against baselines (see README)
@@ -40,7 +41,7 @@ func main() {
 	commands := map[string]func(context.Context, Config) error{
 		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
 		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
-		"search-attributes": runSearchAttributes, "check": runCheck, "chaos": runChaos,
+		"search-attributes": runSearchAttributes, "check": runCheck, "reconcile": runReconcile, "chaos": runChaos,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

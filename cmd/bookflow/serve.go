@@ -149,8 +149,8 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err := worker.CheckSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
 		return err
 	}
-	if err := worker.EnsureCheckSchedule(ctx, d.temporal, cfg.TaskQueue); err != nil {
-		slog.Warn("the invariant checker's schedule could not be made; run `bookflow check` by hand", "err", err)
+	if err := worker.EnsureSchedules(ctx, d.temporal, cfg.TaskQueue); err != nil {
+		slog.Warn("the checker's and the reconciliation's schedules could not be made; run `bookflow check` and `bookflow reconcile` by hand", "err", err)
 	}
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue)
 	if err := w.Start(); err != nil {

@@ -128,7 +128,7 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 	if err := s.worker.start(); err != nil {
 		return nil, err
 	}
-	if err := s.pauseCheckSchedule(ctx); err != nil {
+	if err := s.pauseSchedules(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.startAPI(ctx); err != nil {
@@ -137,13 +137,19 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 	return s, nil
 }
 
-// pauseCheckSchedule pauses the hourly invariant check the worker schedules: its repairs would
-// mend what the runs are there to find. A worker started again keeps it paused.
-func (s *system) pauseCheckSchedule(ctx context.Context) error {
-	h := s.client.ScheduleClient().GetHandle(ctx, workflows.InvariantCheckScheduleID)
-	return waitFor(ctx, 30*time.Second, "the invariant check schedule", func() bool {
-		return h.Pause(ctx, client.SchedulePauseOptions{Note: "paused by the chaos suite"}) == nil
-	})
+// pauseSchedules pauses the schedules the worker keeps: the invariant checker's repairs and the
+// reconciliation's deliveries would mend what the runs are there to find. A worker started again
+// keeps them paused.
+func (s *system) pauseSchedules(ctx context.Context) error {
+	for _, id := range []string{workflows.InvariantCheckScheduleID, workflows.ReconcileScheduleID} {
+		h := s.client.ScheduleClient().GetHandle(ctx, id)
+		if err := waitFor(ctx, 30*time.Second, "the schedule "+id, func() bool {
+			return h.Pause(ctx, client.SchedulePauseOptions{Note: "paused by the chaos suite"}) == nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *system) startTemporal(ctx context.Context) error {
