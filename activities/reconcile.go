@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
@@ -17,32 +21,43 @@ const ReconcilerActor = "payment-reconciliation"
 
 // Defaults for ReconcileInput fields left zero.
 const (
-	// DefaultReconcileWindow is how far back the daily run looks: three days, so that a run
-	// missed or failed is made up by the next.
+	// DefaultReconcileWindow is how far back the daily run looks: three days, so that two runs
+	// missed or failed are made up by the next.
 	DefaultReconcileWindow = 72 * time.Hour
-	// DefaultReconcileSettle is how long a recorded event may wait for its delivery (the webhook
-	// handler may be delivering it) before the reconciliation delivers it.
+	// DefaultReconcileSettle is how long a payment may wait for its webhook (the provider may be
+	// retrying it, the handler delivering it) before the reconciliation takes it on.
 	DefaultReconcileSettle = 10 * time.Minute
+)
+
+// Error types of a reconciliation: its provider cannot list payments (not retried), or another
+// run holds the lock (retried).
+const (
+	ErrTypeCannotList = "CannotListPayments"
+	ErrTypeLocked     = "ReconciliationUnderWay"
 )
 
 // ReconcileInput configures a run of the payment reconciliation.
 type ReconcileInput struct {
 	Window time.Duration // how far back to list the provider's payments
-	Settle time.Duration // how old an undelivered event must be to be delivered here
+	Settle time.Duration // how long a payment is left to its webhook first
 }
 
 // ReconcileReport is what a run of the reconciliation found and did.
 type ReconcileReport struct {
 	Since   time.Time `json:"since"`
 	Checked int       `json:"checked"` // succeeded payments the provider listed
+	// Skipped: another run was under way, and this one did nothing.
+	Skipped bool `json:"skipped,omitempty"`
 	// Recovered are payments bookflow had no record of (their webhook never arrived): recorded
 	// and delivered, so their booking takes them or they are refunded.
 	Recovered []string `json:"recovered"`
 	// Redelivered are payments recorded whose event never reached a workflow.
 	Redelivered []string `json:"redelivered"`
-	// Unprocessable are payments without a booking id: kept for finance, as an unprocessable
-	// webhook would be.
+	// Unprocessable are payments without a booking id, or with an amount or currency bookflow
+	// cannot take, newly kept for finance as an unprocessable webhook would be.
 	Unprocessable []string `json:"unprocessable"`
+	// Failed are payments this run could not handle (the next run, or a retry, tries again).
+	Failed []string `json:"failed"`
 }
 
 // Reconciliation matches the provider's successful payments against bookflow's records, so that
@@ -55,10 +70,15 @@ type Reconciliation struct {
 	Deliver func(ctx context.Context, ev domain.PaymentEvent) error
 }
 
-// Reconcile lists the provider's succeeded payments of the window and, for each, makes sure
-// bookflow has it: one it never heard of is recorded (as event "reconcile-<payment id>") and
-// delivered as its webhook would have been; one recorded and never delivered is delivered. Both
-// are audited. Delivering twice is harmless: a workflow acts on a payment id once.
+// Reconcile lists the payments that succeeded at the provider in the window and, for each that
+// succeeded over Settle ago, makes sure bookflow has it: one it never heard of is recorded (as
+// event "reconcile-<payment id>") and delivered as its webhook would have been; one recorded and
+// never delivered is delivered. Each delivery is audited once. A payment delivered under one
+// event is never delivered again under another (db.Store.RecordPaymentEvent), so a webhook
+// arriving after the reconciliation changes nothing.
+//
+// A payment that fails does not stop the others; the run then fails, listing them, and a retry
+// takes them up (what was done is not done again). One run at a time.
 func (a *Reconciliation) Reconcile(ctx context.Context, in ReconcileInput) (ReconcileReport, error) {
 	if in.Window <= 0 {
 		in.Window = DefaultReconcileWindow
@@ -66,64 +86,139 @@ func (a *Reconciliation) Reconcile(ctx context.Context, in ReconcileInput) (Reco
 	if in.Settle <= 0 {
 		in.Settle = DefaultReconcileSettle
 	}
-	report := ReconcileReport{Since: time.Now().Add(-in.Window), Recovered: []string{}, Redelivered: []string{},
-		Unprocessable: []string{}}
+	now := time.Now()
+	report := ReconcileReport{Since: now.Add(-in.Window), Recovered: []string{}, Redelivered: []string{},
+		Unprocessable: []string{}, Failed: []string{}}
 	if a.Provider == nil {
-		return report, errors.New("the payment provider cannot list its payments")
+		return report, temporal.NewNonRetryableApplicationError("the payment provider cannot list its payments",
+			ErrTypeCannotList, nil)
 	}
-	listed, err := a.Provider.SucceededPayments(ctx, report.Since)
-	if err != nil {
-		return report, fmt.Errorf("list the provider's payments: %w", err)
-	}
-	for _, p := range listed {
-		report.Checked++
-		payload, _ := json.Marshal(map[string]any{"source": "reconciliation", "payment": p})
-		ev := domain.PaymentEvent{EventID: "reconcile-" + p.ID, Type: "payment_intent.succeeded", BookingID: p.BookingID,
-			PaymentID: p.ID, Succeeded: true, Amount: p.Amount, Currency: p.Currency}
-		if p.BookingID == "" {
-			if err := a.Store.RecordUnprocessableEvent(ctx, db.UnprocessableEvent{EventID: ev.EventID, Type: ev.Type,
-				Problem: "a succeeded payment without bookingId in its metadata, found by the reconciliation",
-				Payload: payload}); err != nil {
-				return report, err
-			}
-			report.Unprocessable = append(report.Unprocessable, p.ID)
-			continue
-		}
-		succeeded, undelivered, err := a.Store.PaymentDelivery(ctx, p.ID, in.Settle)
+	var failures []error
+	ran, err := a.Store.WithReconcileLock(ctx, func() error {
+		listed, err := a.list(ctx, report.Since)
 		if err != nil {
-			return report, err
+			return fmt.Errorf("list the provider's payments: %w", err)
 		}
-		switch {
-		case !succeeded:
-			if _, err := a.Store.RecordPaymentEvent(ctx, ev, payload); err != nil {
-				return report, err
+		for i, p := range listed {
+			if activity.IsActivity(ctx) {
+				activity.RecordHeartbeat(ctx, i)
 			}
-			if err := a.deliver(ctx, ev, "recovered: its webhook never arrived"); err != nil {
-				return report, err
+			report.Checked++
+			if p.SucceededAt.After(now.Add(-in.Settle)) {
+				continue // its webhook may still come
 			}
-			report.Recovered = append(report.Recovered, p.ID)
-		case len(undelivered) > 0:
-			for _, id := range undelivered {
-				ev.EventID = id
-				if err := a.deliver(ctx, ev, "delivered: it was recorded and never reached its workflow"); err != nil {
-					return report, err
-				}
+			if err := a.reconcile(ctx, p, in.Settle, &report); err != nil {
+				report.Failed = append(report.Failed, p.ID)
+				failures = append(failures, fmt.Errorf("payment %s: %w", p.ID, err))
 			}
-			report.Redelivered = append(report.Redelivered, p.ID)
 		}
+		return nil
+	})
+	report.Skipped = !ran && err == nil
+	if report.Skipped && activity.IsActivity(ctx) {
+		// Perhaps an earlier attempt of this very run, timed out and still going: try again
+		// later rather than end the run as if done.
+		return report, temporal.NewApplicationError("another reconciliation run is under way", ErrTypeLocked)
 	}
-	return report, nil
+	if err == nil && len(failures) > 0 {
+		err = fmt.Errorf("%d of %d payments not reconciled: %w", len(failures), report.Checked, errors.Join(failures...))
+	}
+	return report, err
 }
 
-// deliver hands ev to its workflow, marks it delivered and audits why.
-func (a *Reconciliation) deliver(ctx context.Context, ev domain.PaymentEvent, why string) error {
-	if err := a.Deliver(ctx, ev); err != nil {
-		return fmt.Errorf("deliver payment %s: %w", ev.PaymentID, err)
+// list lists the provider's succeeded payments, heartbeating while it pages through them.
+func (a *Reconciliation) list(ctx context.Context, since time.Time) ([]payments.PaymentRecord, error) {
+	if !activity.IsActivity(ctx) {
+		return a.Provider.SucceededPayments(ctx, since)
 	}
-	if err := a.Store.MarkEventDelivered(ctx, ev.EventID); err != nil {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		tick := time.NewTicker(30 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				activity.RecordHeartbeat(ctx, "listing")
+			}
+		}
+	}()
+	return a.Provider.SucceededPayments(ctx, since)
+}
+
+// reconcile makes sure bookflow has one succeeded payment.
+func (a *Reconciliation) reconcile(ctx context.Context, p payments.PaymentRecord, settle time.Duration, report *ReconcileReport) error {
+	payload, _ := json.Marshal(map[string]any{"source": "reconciliation", "payment": p})
+	ev := domain.PaymentEvent{EventID: db.ReconcileEventID(p.ID), Type: "payment_intent.succeeded", BookingID: p.BookingID,
+		PaymentID: p.ID, Succeeded: true, Amount: p.Amount, Currency: p.Currency}
+	if problem := unprocessable(p); problem != "" {
+		kept, err := a.Store.UnprocessablePaymentKept(ctx, p.ID)
+		if err != nil || kept {
+			return err
+		}
+		kept, err = a.Store.KeepUnprocessablePayment(ctx, db.UnprocessableEvent{EventID: ev.EventID, Type: ev.Type,
+			Problem: problem + ", found by the reconciliation", Payload: payload},
+			db.AuditEntry{Actor: ReconcilerActor, Action: "reconcile-payment",
+				Reason: "payment " + p.ID + " kept for finance: " + problem, Details: map[string]any{"paymentId": p.ID}})
+		if kept {
+			report.Unprocessable = append(report.Unprocessable, p.ID)
+		}
 		return err
 	}
-	return a.Store.Audit(ctx, db.AuditEntry{Actor: ReconcilerActor, Action: "reconcile-payment", BookingID: ev.BookingID,
-		Reason:  "payment " + ev.PaymentID + " " + why,
-		Details: map[string]any{"paymentId": ev.PaymentID, "amount": ev.Amount, "currency": ev.Currency, "eventId": ev.EventID}})
+	succeeded, undelivered, err := a.Store.PaymentDelivery(ctx, p.ID, settle)
+	if err != nil {
+		return err
+	}
+	if !succeeded {
+		// Never heard of: record it, then deliver it below (a retry finds it recorded and not
+		// delivered, and delivers it then).
+		if _, err := a.Store.RecordPaymentEvent(ctx, ev, payload); err != nil {
+			return err
+		}
+		if _, undelivered, err = a.Store.PaymentDelivery(ctx, p.ID, settle); err != nil {
+			return err
+		}
+	}
+	// Delivered under the reconciliation's own event: its webhook never arrived.
+	recovered := slices.Contains(undelivered, ev.EventID)
+	why := "delivered: it was recorded and never reached its workflow"
+	if recovered {
+		why = "recovered: its webhook never arrived"
+	}
+	var delivered bool
+	for _, id := range undelivered {
+		ev.EventID = id
+		if err := a.Deliver(ctx, ev); err != nil {
+			return fmt.Errorf("deliver: %w", err)
+		}
+		marked, err := a.Store.MarkReconciled(ctx, id, db.AuditEntry{Actor: ReconcilerActor, Action: "reconcile-payment",
+			BookingID: ev.BookingID, Reason: "payment " + p.ID + " " + why,
+			Details: map[string]any{"paymentId": p.ID, "amount": p.Amount, "currency": p.Currency, "eventId": id}})
+		if err != nil {
+			return err
+		}
+		delivered = delivered || marked
+	}
+	switch {
+	case !delivered:
+	case recovered:
+		report.Recovered = append(report.Recovered, p.ID)
+	default:
+		report.Redelivered = append(report.Redelivered, p.ID)
+	}
+	return nil
+}
+
+// unprocessable says why a payment cannot be delivered to a booking ("" when it can), as the
+// webhook parser would.
+func unprocessable(p payments.PaymentRecord) string {
+	switch {
+	case p.BookingID == "":
+		return "a succeeded payment without bookingId in its metadata"
+	case p.Amount <= 0 || domain.ValidateCurrency(p.Currency) != nil:
+		return "a succeeded payment without a positive amount and a currency"
+	}
+	return ""
 }

@@ -20,7 +20,12 @@ type AuditEntry struct {
 
 // Audit writes a staff action to the audit log.
 func (s *Store) Audit(ctx context.Context, e AuditEntry) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO audit_log (actor, action, booking_id, reason, details) VALUES ($1, $2, NULLIF($3, ''), $4, $5)`,
+	return insertAudit(ctx, s.pool, e)
+}
+
+// insertAudit writes an audit entry through q: a transaction writes it with what it audits.
+func insertAudit(ctx context.Context, q querier, e AuditEntry) error {
+	_, err := q.Exec(ctx, `INSERT INTO audit_log (actor, action, booking_id, reason, details) VALUES ($1, $2, NULLIF($3, ''), $4, $5)`,
 		e.Actor, e.Action, e.BookingID, e.Reason, e.Details)
 	return err
 }

@@ -175,15 +175,31 @@ func (s *Store) UnsettledRefunds(ctx context.Context, age time.Duration) ([]doma
 // once (the schedule and the command) would repair the same row twice. ran is false when fn did
 // not run.
 func (s *Store) WithCheckLock(ctx context.Context, fn func() error) (ran bool, err error) {
+	return s.withLock(ctx, "bookflow-invariant-check", fn)
+}
+
+// WithReconcileLock runs fn unless another reconciliation run holds the lock (then ran is
+// false).
+func (s *Store) WithReconcileLock(ctx context.Context, fn func() error) (ran bool, err error) {
+	return s.withLock(ctx, "bookflow-reconcile-payments", fn)
+}
+
+// withLock runs fn holding the session advisory lock named key, unless another session holds
+// it.
+func (s *Store) withLock(ctx context.Context, key string, fn func() error) (ran bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer conn.Release()
-	const key = "bookflow-invariant-check"
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtext($1))`, key).Scan(&ran); err != nil || !ran {
 		return false, err
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, key) //nolint:errcheck // the session ends the lock anyway
+	defer func() {
+		// A session whose unlock failed would go back to the pool holding the lock: close it.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext($1))`, key); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck // closing ends the session and its lock
+		}
+	}()
 	return true, fn()
 }

@@ -108,7 +108,8 @@ func mustSub(f fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// querier is what a pool and a transaction have in common for single-row reads.
+// querier is what a pool and a transaction have in common for single-row reads and writes.
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }

@@ -38,21 +38,58 @@ func (s *Store) RecordPaymentEvent(ctx context.Context, ev domain.PaymentEvent, 
 			VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (payment_id) DO UPDATE SET status = 'succeeded' WHERE EXCLUDED.status = 'succeeded'`,
 			ev.PaymentID, ev.BookingID, ev.Amount, ev.Currency, status)
+		if err != nil || !deliver || !ev.Succeeded {
+			return err
+		}
+		// A success delivered already under another event (the reconciliation's, say, then the
+		// provider's own) is not delivered again: a workflow closed since might act on it anew.
+		tag, err := tx.Exec(ctx, `UPDATE payment_events SET delivered_at = now()
+			WHERE event_id = $1 AND EXISTS (SELECT 1 FROM payment_events o WHERE o.payment_id = $2
+				AND o.type = $3 AND o.event_id <> $1 AND o.delivered_at IS NOT NULL)`, ev.EventID, ev.PaymentID, ev.Type)
+		deliver = err == nil && tag.RowsAffected() == 0
 		return err
 	})
 	return deliver, err
 }
 
 // PaymentDelivery says whether a payment is recorded as succeeded, and which of its success
-// events were recorded more than settleFor ago and never handed to a workflow.
+// events wait to be handed to a workflow: those recorded more than settleFor ago (the webhook
+// handler may still be delivering a younger one), and any the reconciliation recorded.
 func (s *Store) PaymentDelivery(ctx context.Context, paymentID string, settleFor time.Duration) (succeeded bool, undelivered []string, err error) {
 	err = s.pool.QueryRow(ctx, `SELECT
 			EXISTS (SELECT 1 FROM payments WHERE payment_id = $1 AND status = 'succeeded'),
 			COALESCE((SELECT array_agg(event_id ORDER BY event_id) FROM payment_events
 				WHERE payment_id = $1 AND type = 'payment_intent.succeeded' AND delivered_at IS NULL
-				AND received_at < now() - $2::interval), '{}')`,
-		paymentID, settleFor).Scan(&succeeded, &undelivered)
+				AND (received_at < now() - $2::interval OR event_id = $3)), '{}')`,
+		paymentID, settleFor, ReconcileEventID(paymentID)).Scan(&succeeded, &undelivered)
 	return succeeded, undelivered, err
+}
+
+// ReconcileEventID is the event id under which the reconciliation records a payment.
+func ReconcileEventID(paymentID string) string { return "reconcile-" + paymentID }
+
+// MarkReconciled marks an event the reconciliation delivered, and audits it, once: a retry
+// finds it marked and writes nothing. It reports whether this call marked it.
+func (s *Store) MarkReconciled(ctx context.Context, eventID string, e AuditEntry) (marked bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE payment_events SET delivered_at = now() WHERE event_id = $1 AND delivered_at IS NULL`, eventID)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		marked = true
+		return insertAudit(ctx, tx, e)
+	})
+	return marked, err
+}
+
+// UnprocessablePaymentKept reports whether a payment's success is already kept for finance, under
+// the provider's event id or the reconciliation's.
+func (s *Store) UnprocessablePaymentKept(ctx context.Context, paymentID string) (bool, error) {
+	var kept bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM unprocessable_events WHERE event_id = $2
+		OR (type = 'payment_intent.succeeded' AND payload #>> '{data,object,id}' = $1))`,
+		paymentID, ReconcileEventID(paymentID)).Scan(&kept)
+	return kept, err
 }
 
 // MarkEventDelivered notes that the booking's workflow has the event.
@@ -174,9 +211,25 @@ type UnprocessableEvent struct {
 
 // RecordUnprocessableEvent keeps an event that can never be processed, once per event id.
 func (s *Store) RecordUnprocessableEvent(ctx context.Context, e UnprocessableEvent) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO unprocessable_events (event_id, type, problem, payload)
-		VALUES ($1, $2, $3, $4) ON CONFLICT (event_id) DO NOTHING`, e.EventID, e.Type, e.Problem, []byte(e.Payload))
+	_, err := s.pool.Exec(ctx, insertUnprocessable, e.EventID, e.Type, e.Problem, []byte(e.Payload))
 	return err
+}
+
+const insertUnprocessable = `INSERT INTO unprocessable_events (event_id, type, problem, payload)
+	VALUES ($1, $2, $3, $4) ON CONFLICT (event_id) DO NOTHING`
+
+// KeepUnprocessablePayment keeps a payment the reconciliation cannot deliver for finance, and
+// audits it, once: it reports whether this call kept it.
+func (s *Store) KeepUnprocessablePayment(ctx context.Context, e UnprocessableEvent, a AuditEntry) (kept bool, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, insertUnprocessable, e.EventID, e.Type, e.Problem, []byte(e.Payload))
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		kept = true
+		return insertAudit(ctx, tx, a)
+	})
+	return kept, err
 }
 
 // UnprocessableEvents returns up to limit kept events received before the given time (all when

@@ -77,16 +77,16 @@ type Provider interface {
 
 // PaymentRecord is a payment as the provider lists it.
 type PaymentRecord struct {
-	ID        string
-	BookingID string // from its metadata; empty when it has none
-	Amount    int64
-	Currency  string // upper case
-	Created   time.Time
+	ID          string
+	BookingID   string // from its metadata; empty when it has none
+	Amount      int64  // what was received
+	Currency    string // upper case
+	SucceededAt time.Time
 }
 
 // PaymentLister lists the provider's payments, for the daily reconciliation.
 type PaymentLister interface {
-	// SucceededPayments lists the payments that succeeded among those created since.
+	// SucceededPayments lists the payments that succeeded since.
 	SucceededPayments(ctx context.Context, since time.Time) ([]PaymentRecord, error)
 }
 
@@ -188,21 +188,34 @@ func (s *Stripe) CreatePayment(ctx context.Context, r PaymentRequest) (Checkout,
 	return Checkout{PaymentID: pi.ID, ClientSecret: pi.ClientSecret, Status: string(pi.Status)}, nil
 }
 
-// SucceededPayments lists the payment intents created since that succeeded, with the booking id
-// their metadata carries.
+// SucceededPayments lists the payments that succeeded since, from the provider's
+// payment_intent.succeeded events (kept 30 days): a payment is found by when it succeeded, however
+// long before its intent was made.
 func (s *Stripe) SucceededPayments(ctx context.Context, since time.Time) ([]PaymentRecord, error) {
-	params := &stripe.PaymentIntentListParams{CreatedRange: &stripe.RangeQueryParams{GreaterThanOrEqual: since.Unix()}}
+	params := &stripe.EventListParams{Type: stripe.String("payment_intent.succeeded"),
+		CreatedRange: &stripe.RangeQueryParams{GreaterThanOrEqual: since.Unix()}}
+	params.Limit = stripe.Int64(100)
 	params.Context = ctx
+	seen := map[string]bool{}
 	var out []PaymentRecord
-	for pi, err := range s.client.V1PaymentIntents.List(ctx, params) {
+	for ev, err := range s.client.V1Events.List(ctx, params) {
 		if err != nil {
 			return nil, err
 		}
-		if pi.Status != stripe.PaymentIntentStatusSucceeded {
+		var pi struct {
+			ID             string            `json:"id"`
+			Object         string            `json:"object"`
+			AmountReceived int64             `json:"amount_received"`
+			Currency       string            `json:"currency"`
+			Metadata       map[string]string `json:"metadata"`
+		}
+		if ev.Type != "payment_intent.succeeded" || ev.Data == nil || json.Unmarshal(ev.Data.Raw, &pi) != nil ||
+			pi.Object != "payment_intent" || seen[pi.ID] {
 			continue
 		}
-		out = append(out, PaymentRecord{ID: pi.ID, BookingID: pi.Metadata["bookingId"], Amount: pi.Amount,
-			Currency: strings.ToUpper(string(pi.Currency)), Created: time.Unix(pi.Created, 0)})
+		seen[pi.ID] = true
+		out = append(out, PaymentRecord{ID: pi.ID, BookingID: pi.Metadata["bookingId"], Amount: pi.AmountReceived,
+			Currency: strings.ToUpper(pi.Currency), SucceededAt: time.Unix(ev.Created, 0)})
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
@@ -383,8 +384,18 @@ func TestRedeliveryAfterTheWorkflowClosedDoesNotRefundTwice(t *testing.T) {
 	assert.Equal(t, "REFUNDED", again.Body["status"])
 	changed := hold(t, sys, "k1", holdBody(sys.Customer("guest"), "h-redeliver", "double", stay, 2))
 	assert.Equal(t, http.StatusUnprocessableEntity, changed.Status, changed.Raw)
-	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_b_"+sys.ID, pi, id, total, "EUR"), time.Now()).Status)
+	res := sys.Webhook(t, testsuite.PaymentEvent("evt_b_"+sys.ID, pi, id, total, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, true, res.Body["duplicate"], "a payment delivered once is not delivered again: %s", res.Raw)
+	_, err := sys.Temporal.DescribeWorkflow(context.Background(), workflows.LatePaymentIDPrefix+pi, "")
+	var notFound *serviceerror.NotFound
+	require.ErrorAs(t, err, &notFound, "nothing started for it")
 
+	// Had the first delivery not been marked (the process died after handing it on), a third
+	// report is delivered: the late-payment workflow finds the payment accounted for.
+	_, err = sys.DB.Pool.Exec(context.Background(), `UPDATE payment_events SET delivered_at = NULL WHERE payment_id = $1`, pi)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, sys.Webhook(t, testsuite.PaymentEvent("evt_c_"+sys.ID, pi, id, total, "EUR"), time.Now()).Status)
 	require.Eventually(t, func() bool {
 		desc, err := sys.Temporal.DescribeWorkflow(context.Background(), workflows.LatePaymentIDPrefix+pi, "")
 		return err == nil && desc.WorkflowCloseTime != nil

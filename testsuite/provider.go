@@ -80,13 +80,13 @@ func (p *ScriptedProvider) Paid(r payments.PaymentRecord) {
 	p.paid = append(p.paid, r)
 }
 
-// SucceededPayments lists the payments added with Paid created since.
+// SucceededPayments lists the payments added with Paid that succeeded since.
 func (p *ScriptedProvider) SucceededPayments(_ context.Context, since time.Time) ([]payments.PaymentRecord, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []payments.PaymentRecord
 	for _, r := range p.paid {
-		if !r.Created.Before(since) {
+		if !r.SucceededAt.Before(since) {
 			out = append(out, r)
 		}
 	}

@@ -82,7 +82,8 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 func ReconcilePaymentsWorkflow(ctx workflow.Context, in activities.ReconcileInput) (activities.ReconcileReport, error) {
 	var report activities.ReconcileReport
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Minute,
+		StartToCloseTimeout: 2 * time.Hour,
+		HeartbeatTimeout:    2 * time.Minute, // it beats once per payment listed
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Minute, MaximumAttempts: 5},
 	}), reconciliation.Reconcile, in).Get(ctx, &report)
 	return report, err
