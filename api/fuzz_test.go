@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -94,5 +95,40 @@ func FuzzIdempotencyKey(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, key string) {
 		checkAnswer(t, key, domain.ValidateIdempotencyKey(key))
+	})
+}
+
+func FuzzVenueBodies(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"Pudong","timeZone":"Asia/Shanghai","paymentWindowMinutes":15}`, `{"timeZone":"Local"}`,
+		`{"kind":"quota_slot","capacity":6,"sport":"swimming"}`, `{"kind":"equipment","unit":"day","capacity":1e9}`,
+		`{"from":"2030-03-31","to":"2030-04-01","opens":"02:30","closes":"24:00","slotMinutes":5,"price":{"amount":1,"currency":"EUR"}}`,
+		`{"from":"2030-01-01","to":"2031-12-31","weekdays":[0,8],"opens":"7:00","closes":"25:00"}`, `{"slotMinutes":-60}`,
+	} {
+		for _, unit := range []string{domain.UnitSlot, domain.UnitHour, domain.UnitDay} {
+			f.Add(seed, unit)
+		}
+	}
+	f.Fuzz(func(t *testing.T, body, unit string) {
+		var v domain.Venue
+		err := decodeJSON(contextWithBody(body), &v)
+		if err == nil {
+			v.ID = "v1"
+			err = v.Validate()
+		}
+		checkAnswer(t, body, err)
+		var r domain.VenueResource
+		if err := decodeJSON(contextWithBody(body), &r); err == nil {
+			r.ID = "r1"
+			checkAnswer(t, body, r.Validate())
+		}
+		var s domain.Schedule
+		err = decodeJSON(contextWithBody(body), &s)
+		if err == nil {
+			if err = s.Validate(unit); err == nil {
+				_ = s.Units(unit, time.UTC)
+			}
+		}
+		checkAnswer(t, body, err)
 	})
 }

@@ -112,6 +112,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	authn := s.authenticate()
 	signedIn := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.Roles...)}}
 	signedIn.add(http.MethodGet, "/hotels/:hotelId/availability", s.availability)
+	signedIn.add(http.MethodGet, "/venues/:venueId/slots", s.venueSlots)
+	signedIn.add(http.MethodGet, "/venues/:venueId/equipment", s.venueEquipment)
 
 	// Customers act for themselves: the booking's customer is the token's subject, and anyone
 	// else's booking does not exist for them.
@@ -147,6 +149,11 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/rates", s.setRates)
 	admin.add(http.MethodPut, "/hotels/:hotelId/cancellation-policy", s.setCancellationPolicy)
 	admin.add(http.MethodGet, "/checks/latest", s.latestCheck)
+	admin.add(http.MethodPut, "/venues/:venueId", s.putVenue)
+	admin.add(http.MethodPut, "/venues/:venueId/resources/:resourceId", s.putVenueResource)
+	admin.add(http.MethodPost, "/venues/:venueId/resources/:resourceId/schedule", s.applySchedule)
+	admin.add(http.MethodPost, "/venues/:venueId/closures", s.closeUnits)
+	admin.add(http.MethodPost, "/venues/:venueId/reopenings", s.reopenUnits)
 	return e
 }
 

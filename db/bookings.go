@@ -27,7 +27,7 @@ type ReserveParams struct {
 	HoldTTL time.Duration
 }
 
-const bookingColumns = `b.id, b.customer_id, b.created_by, r.hotel_id, r.room_type_id, b.unit_from, b.unit_to,
+const bookingColumns = `b.id, b.customer_id, b.created_by, r.hotel_id, r.code, b.unit_from, b.unit_to,
 	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
 	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due,
 	COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned`
@@ -126,7 +126,7 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 // a cancellation is judged by the terms it was held under.
 func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domain.Status) (resourceID int64, inserted bool, err error) {
 	req := p.Request
-	err = tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND room_type_id = $2`,
+	err = tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`,
 		req.HotelID, req.RoomTypeID).Scan(&resourceID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
@@ -188,7 +188,7 @@ func (s *Store) AbandonReservation(ctx context.Context, p ReserveParams) (domain
 func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (*domain.Price, error) {
 	var available bool
 	err := tx.QueryRow(ctx, `WITH locked AS MATERIALIZED (
-			SELECT total - reserved AS free, rate, currency FROM inventory
+			SELECT `+unitsLeft+` AS free, rate, currency FROM inventory i
 			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
 			ORDER BY unit_start FOR UPDATE)
 		SELECT count(*) = $5 AND COALESCE(bool_and(free >= $4 AND rate IS NOT NULL), false)
@@ -199,7 +199,7 @@ func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Sta
 	}
 	rows, err := tx.Query(ctx, `UPDATE inventory SET reserved = reserved + $4
 		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-			AND total - reserved >= $4 AND rate IS NOT NULL
+			AND total - reserved >= $4 AND rate IS NOT NULL AND closed_at IS NULL
 		RETURNING unit_start, rate, currency`,
 		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty)
 	if err != nil {

@@ -23,7 +23,7 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1
 			GROUP BY 1, 2),
 		units AS (SELECT resource_id, unit_start, reserved, total FROM inventory WHERE unit_start >= current_date - 1)
-		SELECT r.hotel_id, r.room_type_id, COALESCE(u.unit_start, h.unit_start), u.reserved, u.total, COALESCE(h.held, 0)
+		SELECT COALESCE(r.hotel_id, r.venue_id), r.code, COALESCE(u.unit_start, h.unit_start), u.reserved, u.total, COALESCE(h.held, 0)
 		FROM units u FULL JOIN held h ON h.resource_id = u.resource_id AND h.unit_start = u.unit_start
 			JOIN resources r ON r.id = COALESCE(u.resource_id, h.resource_id)
 		WHERE u.resource_id IS NULL OR u.reserved <> COALESCE(h.held, 0) OR u.reserved > u.total

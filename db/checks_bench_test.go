@@ -19,7 +19,7 @@ func BenchmarkInventoryCheck(b *testing.B) {
 	ctx := context.Background()
 	_, err := d.Pool.Exec(ctx, `
 		INSERT INTO hotels (id) SELECT 'h' || g FROM generate_series(1, 20) g;
-		INSERT INTO resources (kind, hotel_id, room_type_id) SELECT 'hotel_room_type', 'h' || h, 'r' || r
+		INSERT INTO resources (kind, hotel_id, code) SELECT 'hotel_room_type', 'h' || h, 'r' || r
 			FROM generate_series(1, 20) h, generate_series(1, 10) r;
 		INSERT INTO inventory (resource_id, unit_start, total, reserved)
 			SELECT r.id, current_date - 200 + n, 1000, 0 FROM resources r, generate_series(0, 399) n;

@@ -40,7 +40,7 @@ func getHotel(ctx context.Context, q querier, id string) (Hotel, error) {
 // RoomTypeExists reports whether the hotel sells the room type.
 func (s *Store) RoomTypeExists(ctx context.Context, hotelID, roomTypeID string) (bool, error) {
 	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND room_type_id = $2)`,
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2)`,
 		hotelID, roomTypeID).Scan(&ok)
 	return ok, err
 }
@@ -77,8 +77,8 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 			return fmt.Errorf("%w: hotel %s already exists with time zone %s", domain.ErrConflict, p.HotelID, stored)
 		}
 		var resourceID int64
-		err = tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, room_type_id) VALUES ('hotel_room_type', $1, $2)
-			ON CONFLICT (hotel_id, room_type_id) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`,
+		err = tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', $1, $2)
+			ON CONFLICT (hotel_id, code) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`,
 			p.HotelID, p.RoomTypeID).Scan(&resourceID)
 		if err != nil {
 			return err
@@ -119,12 +119,12 @@ type RoomTypeAvailability struct {
 
 // Availability returns, for every room type of the hotel, the rooms left over the stay.
 func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.Stay) ([]RoomTypeAvailability, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.room_type_id, d, COALESCE(i.total - i.reserved, 0)
+	rows, err := s.pool.Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0)
 		FROM resources r
 		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 		LEFT JOIN inventory i ON i.resource_id = r.id AND i.unit_start = d
 		WHERE r.hotel_id = $1
-		ORDER BY r.room_type_id, d`, hotelID, stay.CheckIn.Time(), stay.CheckOut.Time())
+		ORDER BY r.code, d`, hotelID, stay.CheckIn.Time(), stay.CheckOut.Time())
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +147,14 @@ func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.St
 	return out, rows.Err()
 }
 
+// unitsLeft is what an inventory row i has left to sell: nothing while it is closed.
+const unitsLeft = `CASE WHEN i.closed_at IS NULL THEN i.total - i.reserved ELSE 0 END`
+
 // SetRates sets the nightly rate of a room type for the nights of [from, to) that are open for
 // sale and returns how many nights it changed. Bookings keep the price they were held at.
 func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date, rate domain.Money) (int, error) {
 	tag, err := s.pool.Exec(ctx, `UPDATE inventory i SET rate = $5, currency = $6
-		FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.room_type_id = $2
+		FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.code = $2
 			AND i.unit_start >= $3 AND i.unit_start < $4`,
 		hotelID, roomTypeID, from.Time(), to.Time(), rate.Amount, rate.Currency)
 	return int(tag.RowsAffected()), err

@@ -39,6 +39,8 @@ var routeRoles = []struct {
 	{"GET", "/readyz", nil},
 	{"POST", "/api/v1/webhooks/payments", nil},
 	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
+	{"GET", "/api/v1/venues/:venueId/slots", everyone},
+	{"GET", "/api/v1/venues/:venueId/equipment", everyone},
 	{"POST", "/api/v1/bookings", customer},
 	{"GET", "/api/v1/bookings/:id", customer},
 	{"POST", "/api/v1/bookings/:id/payment", customer},
@@ -61,6 +63,11 @@ var routeRoles = []struct {
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/rates", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
 	{"GET", "/api/v1/admin/checks/latest", adminOnly},
+	{"PUT", "/api/v1/admin/venues/:venueId", adminOnly},
+	{"PUT", "/api/v1/admin/venues/:venueId/resources/:resourceId", adminOnly},
+	{"POST", "/api/v1/admin/venues/:venueId/resources/:resourceId/schedule", adminOnly},
+	{"POST", "/api/v1/admin/venues/:venueId/closures", adminOnly},
+	{"POST", "/api/v1/admin/venues/:venueId/reopenings", adminOnly},
 }
 
 // unsignedToken is a token with "alg": "none" and no signature.
@@ -90,7 +97,8 @@ func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
 	}
 	require.ElementsMatch(t, listed, served, "every route needs a row in routeRoles (and in the README's table)")
 
-	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id).Replace
+	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id, ":venueId", "v-auth",
+		":resourceId", "court-1").Replace
 	callers := map[domain.Role]testsuite.Caller{
 		domain.RoleCustomer:  sys.Guest(t, owner),
 		domain.RoleFrontDesk: sys.As(t, domain.Principal{Subject: "desk-1", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-auth"}}),

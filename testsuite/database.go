@@ -89,7 +89,7 @@ func (d *Database) Reserved(t testing.TB, hotelID, roomTypeID string, stay domai
 		var reserved int
 		err := d.Pool.QueryRow(context.Background(), `SELECT COALESCE((SELECT i.reserved FROM inventory i
 			JOIN resources r ON r.id = i.resource_id
-			WHERE r.hotel_id = $1 AND r.room_type_id = $2 AND i.unit_start = $3), -1)`,
+			WHERE r.hotel_id = $1 AND r.code = $2 AND i.unit_start = $3), -1)`,
 			hotelID, roomTypeID, night.Time()).Scan(&reserved)
 		require.NoError(t, err)
 		out = append(out, reserved)

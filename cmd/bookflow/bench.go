@@ -175,7 +175,7 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 	rawSpread := measure(ctx, fmt.Sprintf("baseline: raw conditional UPDATE, %d rows", o.hotels*5*openNights), o.clients, 0, o.duration,
 		func(ctx context.Context, _ int) error {
 			_, err := pool.Exec(ctx, `UPDATE inventory SET reserved = reserved + 1
-				WHERE resource_id = (SELECT id FROM resources WHERE hotel_id = $1 AND room_type_id = $2)
+				WHERE resource_id = (SELECT id FROM resources WHERE hotel_id = $1 AND code = $2)
 				AND unit_start = $3 AND total - reserved >= 1`,
 				fmt.Sprintf("bench-%s-%d", run, rand.IntN(o.hotels)), roomTypes[rand.IntN(5)],
 				first.AddDays(rand.IntN(openNights)).Time())

@@ -21,7 +21,7 @@ Commands:
   migrate   apply database migrations
   search-attributes
             print the Temporal search attributes the workflows set (--register adds missing ones)
-  seed      add the demo hotels and inventory (skips hotels that exist)
+  seed      add the demo hotels, venue and inventory (skips those that exist)
   dev       migrate, seed, and run the worker and the API in one process
   check     run the invariant checker once and print its report (--repair repairs what is safe)
   reconcile match the provider's payments of the last 72h (--window) against bookflow's, and deliver any it missed

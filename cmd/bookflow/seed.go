@@ -10,7 +10,7 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// demoHotels is the demo data: two hotels in different time zones.
+// demoHotels is the demo data: two hotels in different time zones (and a venue, below).
 var demoHotels = []struct {
 	id, timeZone, currency string
 	rooms                  map[string]demoRoom
@@ -70,5 +70,65 @@ func seed(ctx context.Context, store *db.Store) error {
 		}
 		slog.Info("seeded demo hotel", "hotel", h.id, "timeZone", h.timeZone)
 	}
+	return seedVenue(ctx, store)
+}
+
+// demoVenue is a sports venue with one resource of each kind, and its schedules.
+var demoVenue = struct {
+	venue     domain.Venue
+	resources []domain.VenueResource
+	schedules map[string]domain.Schedule // by resource; From and To are set when seeding
+}{
+	venue: domain.Venue{ID: "riverside-sports", Name: "Riverside Sports", TimeZone: "Europe/Berlin"},
+	resources: []domain.VenueResource{
+		{ID: "court-1", Kind: domain.KindExclusiveSlot, Name: "Badminton court 1", Sport: "badminton"},
+		{ID: "court-2", Kind: domain.KindExclusiveSlot, Name: "Badminton court 2", Sport: "badminton"},
+		{ID: "lane-1", Kind: domain.KindQuotaSlot, Name: "Swim lane 1", Sport: "swimming", Capacity: 6},
+		{ID: "rackets", Kind: domain.KindEquipment, Name: "Badminton rackets", Unit: domain.UnitHour, Capacity: 12},
+	},
+	schedules: map[string]domain.Schedule{
+		"court-1": {Opens: "08:00", Closes: "22:00", SlotMinutes: 60, Price: domain.Money{Amount: 1800, Currency: "EUR"}},
+		"court-2": {Opens: "08:00", Closes: "22:00", SlotMinutes: 60, Price: domain.Money{Amount: 1800, Currency: "EUR"}},
+		"lane-1":  {Opens: "06:30", Closes: "21:30", SlotMinutes: 45, Price: domain.Money{Amount: 650, Currency: "EUR"}},
+		"rackets": {Opens: "08:00", Closes: "22:00", SlotMinutes: 60, Price: domain.Money{Amount: 300, Currency: "EUR"}},
+	},
+}
+
+// seedVenue lays out the demo venue's slots for the next 30 days; a venue that exists is left
+// alone.
+func seedVenue(ctx context.Context, store *db.Store) error {
+	v := demoVenue.venue
+	if _, _, err := store.GetVenue(ctx, v.ID); !errors.Is(err, domain.ErrNotFound) {
+		return err
+	}
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	if _, err := store.PutVenue(ctx, v); err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(v.TimeZone)
+	if err != nil {
+		return err
+	}
+	today := domain.DateOf(time.Now(), loc)
+	for _, r := range demoVenue.resources {
+		r.VenueID = v.ID
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		if _, err := store.PutVenueResource(ctx, r); err != nil {
+			return err
+		}
+		sched := demoVenue.schedules[r.ID]
+		sched.From, sched.To = today, today.AddDays(30)
+		if err := sched.Validate(r.Unit); err != nil {
+			return err
+		}
+		if _, err := store.ApplySchedule(ctx, v.ID, r.ID, sched); err != nil {
+			return err
+		}
+	}
+	slog.Info("seeded demo venue", "venue", v.ID, "timeZone", v.TimeZone)
 	return nil
 }

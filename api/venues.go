@@ -1,0 +1,252 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// putVenue creates a venue (201) or updates its name and terms (200).
+func (s *Server) putVenue(c echo.Context) error {
+	var v domain.Venue
+	if err := decodeJSON(c, &v); err != nil {
+		return err
+	}
+	v.ID = c.Param("venueId")
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	created, err := s.store.PutVenue(c.Request().Context(), v)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "put-venue", "", "", map[string]any{"venueId": v.ID, "venue": v}); err != nil {
+		return err
+	}
+	return c.JSON(createdOrOK(created), v)
+}
+
+// putVenueResource creates a venue's resource (201) or updates its name, sport and capacity
+// (200).
+func (s *Server) putVenueResource(c echo.Context) error {
+	var r domain.VenueResource
+	if err := decodeJSON(c, &r); err != nil {
+		return err
+	}
+	r.VenueID, r.ID = c.Param("venueId"), c.Param("resourceId")
+	if err := domain.ValidateID("venueId", r.VenueID); err != nil {
+		return err
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	created, err := s.store.PutVenueResource(c.Request().Context(), r)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "put-venue-resource", "", "", map[string]any{"venueId": r.VenueID, "resource": r}); err != nil {
+		return err
+	}
+	return c.JSON(createdOrOK(created), r)
+}
+
+func createdOrOK(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+// applySchedule lays a resource's units out over a range of dates (see db.ApplySchedule).
+func (s *Server) applySchedule(c echo.Context) error {
+	var sched domain.Schedule
+	if err := decodeJSON(c, &sched); err != nil {
+		return err
+	}
+	venueID, resourceID := c.Param("venueId"), c.Param("resourceId")
+	ctx := c.Request().Context()
+	unit, err := s.store.VenueResourceUnit(ctx, venueID, resourceID)
+	if err != nil {
+		return err
+	}
+	if err := sched.Validate(unit); err != nil {
+		return err
+	}
+	res, err := s.store.ApplySchedule(ctx, venueID, resourceID, sched)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "apply-schedule", "", "", map[string]any{"venueId": venueID, "resourceId": resourceID,
+		"schedule": sched, "result": res}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// closureRequest names what to close or reopen: one unit (resourceId and start, an instant
+// within the unit), a local day
+// (date, of one resource or of the whole venue), or a resource from now on (resourceId alone).
+type closureRequest struct {
+	ResourceID string      `json:"resourceId,omitempty"`
+	Start      *time.Time  `json:"start,omitempty"`
+	Date       domain.Date `json:"date"`
+	Reason     string      `json:"reason"`
+}
+
+// maxReasonBytes bounds a closure's reason.
+const maxReasonBytes = 500
+
+func (s *Server) closure(c echo.Context, reopen bool) (db.Closure, error) {
+	var req closureRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return db.Closure{}, err
+	}
+	cl := db.Closure{VenueID: c.Param("venueId"), ResourceID: req.ResourceID, Reason: req.Reason,
+		By: principal(c).Subject}
+	if err := domain.ValidateID("venueId", cl.VenueID); err != nil {
+		return cl, err
+	}
+	if cl.ResourceID != "" {
+		if err := domain.ValidateID("resourceId", cl.ResourceID); err != nil {
+			return cl, err
+		}
+	}
+	if !reopen && (req.Reason == "" || len(req.Reason) > maxReasonBytes) {
+		return cl, fmt.Errorf("%w: reason is required (at most %d bytes)", domain.ErrInvalid, maxReasonBytes)
+	}
+	_, loc, err := s.store.GetVenue(c.Request().Context(), cl.VenueID)
+	if err != nil {
+		return cl, err
+	}
+	switch {
+	case req.Start != nil && !req.Date.IsZero():
+		return cl, fmt.Errorf("%w: give start or date, not both", domain.ErrInvalid)
+	case req.Start != nil:
+		if cl.ResourceID == "" {
+			return cl, fmt.Errorf("%w: start names a unit of one resource: resourceId is required", domain.ErrInvalid)
+		}
+		// The unit under way at start.
+		cl.From, cl.To = req.Start.UTC(), req.Start.UTC().Add(time.Microsecond)
+	case !req.Date.IsZero():
+		day := domain.DayBounds(req.Date, loc)
+		cl.From, cl.To = day.Start, day.End
+	case cl.ResourceID != "":
+		cl.From, cl.To = time.Now().UTC(), db.FarFuture
+	default:
+		return cl, fmt.Errorf("%w: give resourceId, start or date", domain.ErrInvalid)
+	}
+	return cl, nil
+}
+
+// closeUnits closes units of a venue: they stop selling at once; their bookings stay.
+func (s *Server) closeUnits(c echo.Context) error {
+	return s.setClosed(c, false)
+}
+
+// reopenUnits reopens closed units of a venue.
+func (s *Server) reopenUnits(c echo.Context) error {
+	return s.setClosed(c, true)
+}
+
+func (s *Server) setClosed(c echo.Context, reopen bool) error {
+	cl, err := s.closure(c, reopen)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	change, action, field := s.store.CloseUnits, "close-units", "closed"
+	if reopen {
+		change, action, field = s.store.ReopenUnits, "reopen-units", "reopened"
+	}
+	n, err := change(ctx, cl)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, action, "", cl.Reason, map[string]any{"venueId": cl.VenueID, "resourceId": cl.ResourceID,
+		"from": cl.From, "to": cl.To, field: n}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"venueId": cl.VenueID, field: n})
+}
+
+type slotsView struct {
+	VenueID  string      `json:"venueId"`
+	Date     domain.Date `json:"date"`
+	TimeZone string      `json:"timeZone"`
+	Slots    []db.Slot   `json:"slots"`
+}
+
+// venueSlots lists a venue's slots starting on a local date, of one sport or all.
+func (s *Server) venueSlots(c echo.Context) error {
+	venueID, sport := c.Param("venueId"), c.QueryParam("sport")
+	if err := domain.ValidateID("venueId", venueID); err != nil {
+		return err
+	}
+	if sport != "" {
+		if err := domain.ValidateID("sport", sport); err != nil {
+			return err
+		}
+	}
+	date, err := domain.ParseDate(c.QueryParam("date"))
+	if err != nil {
+		return fmt.Errorf("date: %w", err)
+	}
+	ctx := c.Request().Context()
+	v, loc, err := s.store.GetVenue(ctx, venueID)
+	if err != nil {
+		return err
+	}
+	slots, err := s.store.VenueSlots(ctx, venueID, sport, domain.DayBounds(date, loc), loc)
+	if err != nil {
+		return err
+	}
+	if !principal(c).IsStaff() {
+		for i := range slots {
+			slots[i].ClosedReason = "" // staff's note, not the customer's business
+		}
+	}
+	return c.JSON(http.StatusOK, slotsView{VenueID: venueID, Date: date, TimeZone: v.TimeZone, Slots: slots})
+}
+
+// maxRentalDays bounds an equipment availability query.
+const maxRentalDays = 31
+
+// venueEquipment lists a venue's equipment with what is left for [from, to).
+func (s *Server) venueEquipment(c echo.Context) error {
+	venueID := c.Param("venueId")
+	if err := domain.ValidateID("venueId", venueID); err != nil {
+		return err
+	}
+	var span domain.Span
+	for _, q := range []struct {
+		name string
+		t    *time.Time
+	}{{"from", &span.Start}, {"to", &span.End}} {
+		t, err := time.Parse(time.RFC3339, c.QueryParam(q.name))
+		if err != nil {
+			return fmt.Errorf("%w: %s must be an RFC 3339 time with its offset, such as 2030-06-03T10:00:00+02:00",
+				domain.ErrInvalid, q.name)
+		}
+		*q.t = t
+	}
+	switch {
+	case !span.End.After(span.Start):
+		return fmt.Errorf("%w: to must be after from", domain.ErrInvalid)
+	case span.End.Sub(span.Start) > maxRentalDays*24*time.Hour:
+		return fmt.Errorf("%w: a rental lasts at most %d days", domain.ErrInvalid, maxRentalDays)
+	}
+	ctx := c.Request().Context()
+	if _, _, err := s.store.GetVenue(ctx, venueID); err != nil {
+		return err
+	}
+	items, err := s.store.EquipmentAvailability(ctx, venueID, span)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"venueId": venueID, "from": span.Start, "to": span.End, "equipment": items})
+}

@@ -1,0 +1,94 @@
+package domain_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+func TestScheduleValidation(t *testing.T) {
+	day := domain.NewDate(2030, 6, 3)
+	ok := func() domain.Schedule {
+		return domain.Schedule{From: day, To: day.AddDays(7), Opens: "07:00", Closes: "22:00", SlotMinutes: 60,
+			Price: domain.Money{Amount: 100, Currency: "EUR"}}
+	}
+	good := ok()
+	require.NoError(t, good.Validate(domain.UnitSlot))
+	for name, change := range map[string]func(*domain.Schedule){
+		"no dates":         func(s *domain.Schedule) { s.From = domain.Date{} },
+		"to before from":   func(s *domain.Schedule) { s.To = s.From },
+		"too long":         func(s *domain.Schedule) { s.To = s.From.AddDays(domain.MaxScheduleDays + 1) },
+		"weekday 8":        func(s *domain.Schedule) { s.Weekdays = []int{1, 8} },
+		"bad currency":     func(s *domain.Schedule) { s.Price.Currency = "eur" },
+		"negative price":   func(s *domain.Schedule) { s.Price.Amount = -1 },
+		"bad clock":        func(s *domain.Schedule) { s.Opens = "7am" },
+		"25:00":            func(s *domain.Schedule) { s.Closes = "25:00" },
+		"closes first":     func(s *domain.Schedule) { s.Closes = "06:00" },
+		"3-minute slots":   func(s *domain.Schedule) { s.SlotMinutes = 3 },
+		"no slot length":   func(s *domain.Schedule) { s.SlotMinutes = 0 },
+		"24:30":            func(s *domain.Schedule) { s.Closes = "24:30" },
+		"opens at closing": func(s *domain.Schedule) { s.Opens = "22:00" },
+	} {
+		s := ok()
+		change(&s)
+		err := s.Validate(domain.UnitSlot)
+		assert.True(t, errors.Is(err, domain.ErrInvalid), "%s: %v", name, err)
+	}
+	hourly := ok()
+	hourly.SlotMinutes = 0
+	require.NoError(t, hourly.Validate(domain.UnitHour))
+	assert.Equal(t, 60, hourly.SlotMinutes, "an hour is 60 minutes")
+	hourly.SlotMinutes = 30
+	assert.Error(t, hourly.Validate(domain.UnitHour))
+}
+
+func TestScheduleUnits(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	require.NoError(t, err)
+	monday := domain.NewDate(2030, 6, 3)
+	s := domain.Schedule{From: monday, To: monday.AddDays(7), Weekdays: []int{6, 7}, Opens: "09:00", Closes: "10:30",
+		SlotMinutes: 45, Price: domain.Money{Amount: 1, Currency: "EUR"}}
+	units := s.Units(domain.UnitSlot, berlin)
+	require.Len(t, units, 4, "two 45-minute slots on Saturday and on Sunday")
+	assert.Equal(t, time.Date(2030, 6, 8, 7, 0, 0, 0, time.UTC), units[0].Start, "09:00 in Berlin's summer is 07:00 UTC")
+	assert.Equal(t, time.Date(2030, 6, 8, 7, 45, 0, 0, time.UTC), units[0].End)
+
+	days := domain.Schedule{From: domain.NewDate(2030, 3, 30), To: domain.NewDate(2030, 4, 1)}.Units(domain.UnitDay, berlin)
+	require.Len(t, days, 2)
+	assert.Equal(t, 24*time.Hour, days[0].End.Sub(days[0].Start))
+	assert.Equal(t, 23*time.Hour, days[1].End.Sub(days[1].Start), "the day the clocks go forward is 23 hours long")
+
+	// Opening inside the skipped hour opens at the jump.
+	spring := domain.Schedule{From: domain.NewDate(2030, 3, 31), To: domain.NewDate(2030, 4, 1), Opens: "02:30", Closes: "04:00",
+		SlotMinutes: 30}.Units(domain.UnitSlot, berlin)
+	require.NotEmpty(t, spring)
+	assert.Equal(t, "03:00 +0200", spring[0].Start.In(berlin).Format("15:04 -0700"))
+}
+
+func TestVenueAndResourceValidation(t *testing.T) {
+	v := domain.Venue{ID: "v1", TimeZone: "Asia/Shanghai"}
+	require.NoError(t, v.Validate())
+	assert.Equal(t, 15, v.PaymentWindowMinutes)
+	for _, bad := range []domain.Venue{{ID: "v 1", TimeZone: "UTC"}, {ID: "v1"}, {ID: "v1", TimeZone: "Local"},
+		{ID: "v1", TimeZone: "UTC", PaymentWindowMinutes: -5}} {
+		assert.True(t, errors.Is(bad.Validate(), domain.ErrInvalid), "%+v", bad)
+	}
+	court := domain.VenueResource{ID: "c1", Kind: domain.KindExclusiveSlot}
+	require.NoError(t, court.Validate())
+	assert.Equal(t, 1, court.Capacity)
+	assert.Equal(t, domain.UnitSlot, court.Unit)
+	for _, bad := range []domain.VenueResource{
+		{ID: "c1", Kind: domain.KindExclusiveSlot, Capacity: 2},
+		{ID: "c1", Kind: domain.KindQuotaSlot},
+		{ID: "c1", Kind: domain.KindQuotaSlot, Capacity: 6, Unit: domain.UnitHour},
+		{ID: "c1", Kind: domain.KindEquipment, Capacity: 6},
+		{ID: "c1", Kind: "pool", Capacity: 6},
+	} {
+		assert.True(t, errors.Is(bad.Validate(), domain.ErrInvalid), "%+v", bad)
+	}
+}
