@@ -27,17 +27,17 @@ type ReserveParams struct {
 	HoldTTL time.Duration
 }
 
-const bookingColumns = `b.id, b.customer_id, b.created_by, r.hotel_id, r.code, b.unit_from, b.unit_to,
-	b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
-	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, COALESCE(b.payment_id, ''), b.paid, b.refund_due,
-	COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned`
+const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, ''), COALESCE(b.venue_id, ''), r.code,
+	b.unit_from, b.unit_to, b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
+	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, b.line_prices, COALESCE(b.payment_id, ''), b.paid,
+	b.refund_due, COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
-	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.RoomTypeID, &from, &to,
+	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
-		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.PaymentID, &b.Paid, &b.RefundDue,
+		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
 		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
@@ -70,13 +70,8 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 	req := p.Request
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if p.MaxActiveHolds > 0 {
-			// One new hold at a time per customer, so concurrent requests cannot all see room
-			// under the limit. Taken before any row lock, and no other path takes it.
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`,
-				req.CustomerID); err != nil {
-				return err
-			}
+		if err := lockCustomerHolds(ctx, tx, req.CustomerID, p.MaxActiveHolds); err != nil {
+			return err
 		}
 		// The booking row first: a concurrent attempt with the same id waits here on the
 		// primary key and then finds the committed row.
@@ -94,14 +89,8 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 			}
 			return nil
 		}
-		if p.MaxActiveHolds > 0 {
-			held, _, err := activeHolds(ctx, tx, req.CustomerID, p.BookingID)
-			if err != nil {
-				return err
-			}
-			if held >= p.MaxActiveHolds {
-				return fmt.Errorf("%w: customer already has %d unexpired holds", domain.ErrTooManyHolds, held)
-			}
+		if err := checkHoldLimit(ctx, tx, req.CustomerID, p.BookingID, p.MaxActiveHolds); err != nil {
+			return err
 		}
 
 		price, err := takeUnits(ctx, tx, resourceID, req.Stay, req.Quantity)
@@ -119,6 +108,30 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 		return err
 	})
 	return booking, err
+}
+
+// lockCustomerHolds takes the customer's hold lock when a hold limit applies: one new hold at a
+// time per customer, so concurrent requests cannot all see room under the limit. Taken before
+// any row lock, and no other path takes it.
+func lockCustomerHolds(ctx context.Context, tx pgx.Tx, customerID string, limit int) error {
+	if limit <= 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`, customerID)
+	return err
+}
+
+// checkHoldLimit refuses a new booking (ErrTooManyHolds) while the customer already has limit
+// unexpired holds of their own; no limit when limit is 0.
+func checkHoldLimit(ctx context.Context, tx pgx.Tx, customerID, bookingID string, limit int) error {
+	if limit <= 0 {
+		return nil
+	}
+	held, _, err := activeHolds(ctx, tx, customerID, bookingID)
+	if err == nil && held >= limit {
+		err = fmt.Errorf("%w: customer already has %d unexpired holds", domain.ErrTooManyHolds, held)
+	}
+	return err
 }
 
 // insertBooking writes the booking row of a reservation in status, unless a row with its id
@@ -178,52 +191,28 @@ func (s *Store) AbandonReservation(ctx context.Context, p ReserveParams) (domain
 	return booking, err
 }
 
-// takeUnits adds qty to every night of the stay, or to none. The first statement locks the
-// nights in ascending order (the one order every writer uses, so overlapping stays cannot
-// deadlock) and decides, on the rows as locked, whether every night is on sale, priced in one
-// currency and has qty rooms left; only then the conditional update runs, in a statement of its
-// own so that it sees the rows as locked, and must update every night. It returns the price of
-// the quantity at the nights' current rates, or nil when the units were not taken (nothing
+// takeUnits adds qty to every night of the stay, or to none: it locks the nights in ascending
+// order, decides on the rows as locked whether every night is there, open, priced in one
+// currency and has qty rooms left, and only then takes them. It returns the price of the
+// quantity at the nights' current rates, or nil when the units were not taken (nothing
 // changed).
 func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (*domain.Price, error) {
-	var available bool
-	err := tx.QueryRow(ctx, `WITH locked AS MATERIALIZED (
-			SELECT `+unitsLeft+` AS free, rate, currency FROM inventory i
-			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-			ORDER BY unit_start FOR UPDATE)
-		SELECT count(*) = $5 AND COALESCE(bool_and(free >= $4 AND rate IS NOT NULL), false)
-			AND count(DISTINCT currency) = 1
-		FROM locked`, resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty, stay.Nights()).Scan(&available)
-	if err != nil || !available {
-		return nil, err // a short, missing or unpriced night: nothing was taken
+	l := line{resourceID: resourceID, from: stay.CheckIn.Time(), to: stay.CheckOut.Time(), quantity: qty}
+	if err := lockLines(ctx, tx, []line{l}); err != nil {
+		return nil, err
 	}
-	rows, err := tx.Query(ctx, `UPDATE inventory SET reserved = reserved + $4
-		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-			AND total - reserved >= $4 AND rate IS NOT NULL AND closed_at IS NULL
-		RETURNING unit_start, rate, currency`,
-		resourceID, stay.CheckIn.Time(), stay.CheckOut.Time(), qty)
+	available, currency, units, err := lineAvailable(ctx, tx, l)
+	if err != nil || !available {
+		return nil, err // a short, missing, closed or unpriced night: nothing was taken
+	}
+	rates, err := takeLine(ctx, tx, l, units)
 	if err != nil {
 		return nil, err
 	}
-	price := domain.Price{}
-	for rows.Next() {
-		var night time.Time
-		var rate int64
-		if err := rows.Scan(&night, &rate, &price.Currency); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		price.Nights = append(price.Nights, domain.NightRate{Date: domain.DateOf(night, time.UTC), Amount: rate * int64(qty)})
-		price.Total += rate * int64(qty)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(price.Nights) != stay.Nights() {
-		// The nights were checked under lock, so this cannot happen; if it does, the caller's
-		// transaction rolls back rather than keep part of a stay.
-		return nil, fmt.Errorf("took %d of %d nights of resource %d: refusing a partial reservation",
-			len(price.Nights), stay.Nights(), resourceID)
+	price := domain.Price{Currency: currency}
+	for _, u := range rates {
+		price.Nights = append(price.Nights, domain.NightRate{Date: domain.DateOf(u.start, time.UTC), Amount: u.rate * int64(qty)})
+		price.Total += u.rate * int64(qty)
 	}
 	slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
 	return &price, nil
@@ -265,33 +254,6 @@ func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status)
 		return err
 	})
 	return booking, err
-}
-
-// giveBack subtracts a booking's quantity from its nights, locked in ascending order. The
-// caller has just moved the booking out of a status that holds inventory, in the same
-// transaction.
-func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
-	var resourceID int64
-	var from, until time.Time
-	var qty int
-	if err := tx.QueryRow(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1`,
-		bookingID).Scan(&resourceID, &from, &until, &qty); err != nil {
-		return err
-	}
-	stay := domain.Stay{CheckIn: domain.DateOf(from, time.UTC), CheckOut: domain.DateOf(until, time.UTC)}
-	if err := lockUnits(ctx, tx, resourceID, stay); err != nil {
-		return err
-	}
-	tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
-		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`, resourceID, from, until, qty)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() != int64(stay.Nights()) {
-		return fmt.Errorf("release %s: %d of %d nights found: inventory rows were removed under a booking",
-			bookingID, tag.RowsAffected(), stay.Nights())
-	}
-	return nil
 }
 
 // Confirm moves a booking from HOLD to CONFIRMED, only while its hold has not expired by the

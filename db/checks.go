@@ -12,15 +12,27 @@ import (
 )
 
 // InventoryMismatches finds the units, from yesterday on, whose reserved count is not the sum of
-// the quantities of the bookings holding them, or exceeds their total, and units held by
+// the quantities of the bookings holding them, or exceeds their total, and nights held by
 // bookings that have no inventory row. One pass: the held nights of the bookings still running
-// are counted once, then joined to the inventory.
+// are counted once, then joined to the inventory; a venue order's lines are joined to the units
+// they cover.
 func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `WITH held AS (
+	rows, err := s.pool.Query(ctx, `WITH venue_lines AS (
+			SELECT b.resource_id, b.unit_from, b.unit_to, b.quantity FROM bookings b
+			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1 AND b.venue_id IS NOT NULL
+			UNION ALL
+			SELECT l.resource_id, l.unit_from, l.unit_to, l.quantity FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
+			WHERE b.status IN ('HOLD', 'CONFIRMED') AND l.unit_to > current_date - 1),
+		held AS (
 			SELECT b.resource_id, n.unit_start, sum(b.quantity) AS held
 			FROM bookings b CROSS JOIN LATERAL generate_series(greatest(b.unit_from, current_date - 1),
 				b.unit_to - interval '1 day', interval '1 day') AS n(unit_start)
-			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1
+			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1 AND b.venue_id IS NULL
+			GROUP BY 1, 2
+			UNION ALL
+			SELECT i.resource_id, i.unit_start, sum(l.quantity)
+			FROM venue_lines l JOIN inventory i ON i.resource_id = l.resource_id
+				AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to
 			GROUP BY 1, 2),
 		units AS (SELECT resource_id, unit_start, reserved, total FROM inventory WHERE unit_start >= current_date - 1)
 		SELECT COALESCE(r.hotel_id, r.venue_id), r.code, COALESCE(u.unit_start, h.unit_start), u.reserved, u.total, COALESCE(h.held, 0)
@@ -37,10 +49,14 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 		var reserved, total *int
 		var held int
 		err := r.Scan(&hotel, &roomType, &unit, &reserved, &total, &held)
-		detail := fmt.Sprintf("%s %s on %s: held by bookings %d, and no inventory row", hotel, roomType, unit.Format(domain.DateLayout), held)
+		when := unit.Format(domain.DateLayout)
+		if !unit.Equal(unit.Truncate(24 * time.Hour)) {
+			when = unit.Format(time.RFC3339) // a venue's unit, in UTC
+		}
+		detail := fmt.Sprintf("%s %s on %s: held by bookings %d, and no inventory row", hotel, roomType, when, held)
 		if reserved != nil {
 			detail = fmt.Sprintf("%s %s on %s: reserved %d, held by bookings %d, total %d",
-				hotel, roomType, unit.Format(domain.DateLayout), *reserved, held, *total)
+				hotel, roomType, when, *reserved, held, *total)
 		}
 		return domain.Finding{Check: domain.CheckInventory, Detail: detail}, err
 	})

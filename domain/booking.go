@@ -75,6 +75,8 @@ type HoldRequest struct {
 	CustomerID string `json:"customerId"`
 	HotelID    string `json:"hotelId"`
 	RoomTypeID string `json:"roomTypeId"`
+	// VenueID is set for a venue order; its lines are in Price.Lines.
+	VenueID string `json:"venueId,omitempty"`
 	Stay
 	Quantity int `json:"quantity"`
 }
@@ -115,6 +117,8 @@ type Booking struct {
 	CreatedBy  string `json:"createdBy,omitempty"`
 	HotelID    string `json:"hotelId"`
 	RoomTypeID string `json:"roomTypeId"`
+	// VenueID is set for a venue order; its lines are in Price.Lines.
+	VenueID string `json:"venueId,omitempty"`
 	Stay
 	Quantity  int       `json:"quantity"`
 	Status    Status    `json:"status"`

@@ -34,6 +34,7 @@ type Price struct {
 	Currency string      `json:"currency"`
 	Total    int64       `json:"total"`
 	Nights   []NightRate `json:"nights"`
+	Lines    []LinePrice `json:"lines,omitempty"` // a venue order's lines
 }
 
 // Matches reports whether a payment of amount in currency pays exactly this price.

@@ -1,0 +1,211 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// A venue "v1" in UTC with a court, a 6-place lane and 2 rackets by the hour, 07:00-10:00 on
+// orderDay.
+var orderDay = domain.NewDate(2030, 6, 3)
+
+func at(hour int) time.Time { return orderDay.Time().Add(time.Duration(hour) * time.Hour) }
+
+func openVenue(t *testing.T) *testsuite.Database {
+	t.Helper()
+	d := testsuite.NewDatabase(t)
+	venueWith(t, d.Store, "UTC", court)
+	for _, r := range []domain.VenueResource{
+		{ID: "lane-1", VenueID: "v1", Kind: domain.KindQuotaSlot, Capacity: 6},
+		{ID: "rackets", VenueID: "v1", Kind: domain.KindEquipment, Unit: domain.UnitHour, Capacity: 2},
+	} {
+		require.NoError(t, r.Validate())
+		_, err := d.Store.PutVenueResource(context.Background(), r)
+		require.NoError(t, err)
+	}
+	for _, id := range []string{"court-1", "lane-1", "rackets"} {
+		_, err := d.Store.ApplySchedule(context.Background(), "v1", id, schedule(orderDay, orderDay.AddDays(1), "07:00", "10:00", 60))
+		require.NoError(t, err)
+	}
+	return d
+}
+
+func order(customer, key string, lines ...domain.OrderLine) db.OrderParams {
+	req := domain.OrderRequest{CustomerID: customer, VenueID: "v1", Lines: lines}
+	return db.OrderParams{BookingID: domain.BookingID(idKey, customer, customer, key), IdempotencyKey: key,
+		Request: req, CreatedBy: customer, HoldTTL: 15 * time.Minute}
+}
+
+func slotLine(resource string, hour, qty int) domain.OrderLine {
+	return domain.OrderLine{ResourceID: resource, Start: at(hour), End: at(hour + 1), Quantity: qty}
+}
+
+func reserved(t *testing.T, d *testsuite.Database, resource string, hour int) int {
+	t.Helper()
+	var n int
+	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT i.reserved FROM inventory i
+		JOIN resources r ON r.id = i.resource_id WHERE r.code = $1 AND i.unit_start = $2`, resource, at(hour)).Scan(&n))
+	return n
+}
+
+// raceOrders places n orders of one line each, from n customers at once, and counts outcomes.
+func raceOrders(t *testing.T, d *testsuite.Database, n int, l domain.OrderLine) map[domain.Status]int {
+	t.Helper()
+	statuses, errs := make([]domain.Status, n), make([]error, n)
+	testsuite.Race(n, func(i int) {
+		b, err := d.Store.ReserveOrder(context.Background(), order(fmt.Sprintf("c%d", i), "k", l))
+		statuses[i], errs[i] = b.Status, err
+	})
+	require.NoError(t, errors.Join(errs...))
+	count := map[domain.Status]int{}
+	for _, s := range statuses {
+		count[s]++
+	}
+	return count
+}
+
+func TestTenOrdersForOneCourtSlotHaveOneWinner(t *testing.T) {
+	t.Parallel()
+	d := openVenue(t)
+	got := raceOrders(t, d, 10, slotLine("court-1", 8, 1))
+	assert.Equal(t, map[domain.Status]int{domain.StatusHold: 1, domain.StatusRejected: 9}, got)
+	assert.Equal(t, 1, reserved(t, d, "court-1", 8))
+	d.AssertInventoryMatchesBookings(t)
+}
+
+func TestTwelveOrdersForASixPlaceLaneGetSix(t *testing.T) {
+	t.Parallel()
+	d := openVenue(t)
+	got := raceOrders(t, d, 12, slotLine("lane-1", 7, 1))
+	assert.Equal(t, map[domain.Status]int{domain.StatusHold: 6, domain.StatusRejected: 6}, got)
+	assert.Equal(t, 6, reserved(t, d, "lane-1", 7))
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestAnOrderIsAllOrNothing: a court slot with two rackets when the rackets are out reserves
+// nothing, not even the court; with the rackets free, both lines are taken and priced.
+func TestAnOrderIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := openVenue(t)
+	out, err := d.Store.ReserveOrder(ctx, order("other", "k", slotLine("rackets", 9, 2)))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, out.Status)
+
+	b, err := d.Store.ReserveOrder(ctx, order("guest", "k1", slotLine("court-1", 9, 1), slotLine("rackets", 9, 2)))
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusRejected, b.Status)
+	assert.Zero(t, reserved(t, d, "court-1", 9), "the court is not taken without the rackets")
+
+	// Two hours of court and rackets from 07:00: both lines taken, priced per line.
+	twoHours := func(resource string, qty int) domain.OrderLine {
+		return domain.OrderLine{ResourceID: resource, Start: at(7), End: at(9), Quantity: qty}
+	}
+	b, err = d.Store.ReserveOrder(ctx, order("guest", "k2", slotLine("court-1", 7, 1), twoHours("rackets", 2)))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, b.Status)
+	assert.Equal(t, "v1", b.VenueID)
+	require.Len(t, b.Price.Lines, 2)
+	assert.Equal(t, int64(2000), b.Price.Lines[0].Total)
+	assert.Equal(t, int64(4000), b.Price.Lines[1].UnitPrice, "two hours of one racket")
+	assert.Equal(t, int64(8000), b.Price.Lines[1].Total)
+	assert.Equal(t, domain.Price{Currency: "EUR", Total: 10000, Lines: b.Price.Lines}, b.Price)
+	assert.Equal(t, []int{2, 2}, []int{reserved(t, d, "rackets", 7), reserved(t, d, "rackets", 8)})
+	d.AssertInventoryMatchesBookings(t)
+	findings, err := d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, findings, "the checker counts every line of an order")
+	_, err = d.Pool.Exec(ctx, `DELETE FROM booking_lines`)
+	require.NoError(t, err)
+	findings, err = d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.Len(t, findings, 2, "control: without its lines, the order's two hours of rackets are held by nobody")
+
+	// A line that is not whole units is not sold.
+	half := domain.OrderLine{ResourceID: "lane-1", Start: at(7).Add(30 * time.Minute), End: at(8).Add(30 * time.Minute), Quantity: 1}
+	b, err = d.Store.ReserveOrder(ctx, order("guest", "k3", half))
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusRejected, b.Status)
+}
+
+// TestOneActiveOrderPerCustomerAndSlot: two clicks with two keys give one order; once it is
+// released the customer may order the slot again. A retry under the same key is the same order.
+func TestOneActiveOrderPerCustomerAndSlot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := openVenue(t)
+	results, errs := make([]domain.Booking, 2), make([]error, 2)
+	testsuite.Race(2, func(i int) {
+		results[i], errs[i] = d.Store.ReserveOrder(ctx, order("guest", fmt.Sprintf("click-%d", i), slotLine("lane-1", 8, 1)))
+	})
+	var held int
+	for i := range results {
+		if errs[i] == nil && results[i].Status == domain.StatusHold {
+			held++
+		} else {
+			assert.ErrorIs(t, errs[i], db.ErrAlreadyOrdered)
+		}
+	}
+	assert.Equal(t, 1, held)
+	assert.Equal(t, 1, reserved(t, d, "lane-1", 8))
+
+	first := order("guest", "click-0", slotLine("lane-1", 8, 1))
+	if errs[0] != nil {
+		first = order("guest", "click-1", slotLine("lane-1", 8, 1))
+	}
+	again, err := d.Store.ReserveOrder(ctx, first)
+	require.NoError(t, err, "a retry under its key finds the order")
+	assert.Equal(t, domain.StatusHold, again.Status)
+	changed := first
+	changed.Request.Lines = []domain.OrderLine{slotLine("lane-1", 8, 2)}
+	_, err = d.Store.ReserveOrder(ctx, changed)
+	assert.ErrorIs(t, err, domain.ErrIdempotencyMismatch)
+
+	_, err = d.Store.Release(ctx, first.BookingID, domain.StatusCancelled)
+	require.NoError(t, err)
+	b, err := d.Store.ReserveOrder(ctx, order("guest", "click-2", slotLine("lane-1", 8, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusHold, b.Status, "released, the slot may be ordered again")
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestReleasingNeverReopensAClosedSlot: staff close a slot with an order on it; releasing the
+// order gives its count back but the slot stays closed; a release repeated changes nothing and
+// counts never go above the total.
+func TestReleasingNeverReopensAClosedSlot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := openVenue(t)
+	b, err := d.Store.ReserveOrder(ctx, order("guest", "k", slotLine("court-1", 8, 1), slotLine("rackets", 8, 1)))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, b.Status)
+	n, err := d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "court-1", From: at(8), To: at(9), Reason: "leak", By: "admin"})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+
+	for range 2 {
+		_, err = d.Store.Release(ctx, b.ID, domain.StatusExpired)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []int{0, 0}, []int{reserved(t, d, "court-1", 8), reserved(t, d, "rackets", 8)}, "given back once")
+	slots := slotsOn(t, d.Store, orderDay)
+	assert.False(t, slots[1].Open, "still closed")
+	assert.Zero(t, slots[1].PlacesLeft)
+	late, err := d.Store.ReserveOrder(ctx, order("late", "k", slotLine("court-1", 8, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusRejected, late.Status, "a closed slot is not sold")
+	d.AssertInventoryMatchesBookings(t)
+	findings, err := d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, findings, "the checker agrees")
+}

@@ -1,0 +1,131 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The units of every kind of resource are spans of time: a night is [its date, the next date)
+// on the hotel's calendar (no unit_end is stored), a venue's unit is [unit_start, unit_end) in
+// UTC. A booking line takes quantity units of one resource over [from, to): every unit starting
+// in the range, which must tile it exactly.
+
+// unitEndOf is the end of inventory row i's unit.
+const unitEndOf = `COALESCE(i.unit_end, i.unit_start + interval '1 day')`
+
+// line is quantity units of a resource over [from, to): a booking's own resource and span, or
+// one of its further lines (booking_lines).
+type line struct {
+	resourceID int64
+	from, to   time.Time
+	quantity   int
+}
+
+// bookingLines returns every line of a booking in (resource, start) order, the order units are
+// locked in.
+func bookingLines(ctx context.Context, tx pgx.Tx, bookingID string) ([]line, error) {
+	rows, err := tx.Query(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1
+		UNION ALL SELECT resource_id, unit_from, unit_to, quantity FROM booking_lines WHERE booking_id = $1
+		ORDER BY 1, 2`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (line, error) {
+		var l line
+		err := r.Scan(&l.resourceID, &l.from, &l.to, &l.quantity)
+		return l, err
+	})
+}
+
+// lockLines locks the units of lines in (resource, start) order: the one order every writer of
+// inventory rows uses, so bookings sharing units cannot deadlock.
+func lockLines(ctx context.Context, tx pgx.Tx, lines []line) error {
+	resources, froms, tos := make([]int64, len(lines)), make([]time.Time, len(lines)), make([]time.Time, len(lines))
+	for i, l := range lines {
+		resources[i], froms[i], tos[i] = l.resourceID, l.from, l.to
+	}
+	_, err := tx.Exec(ctx, `SELECT 1 FROM inventory i
+		JOIN unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
+			ON i.resource_id = l.r AND i.unit_start >= l.f AND i.unit_start < l.t
+		ORDER BY i.resource_id, i.unit_start FOR UPDATE OF i`, resources, froms, tos)
+	return err
+}
+
+// lineAvailable reports, on the line's units as they stand (lock them first), whether they tile
+// its span, are all open, priced in one currency and have its quantity left; that currency; and
+// how many units the line has.
+func lineAvailable(ctx context.Context, tx pgx.Tx, l line) (ok bool, currency string, units int, err error) {
+	err = tx.QueryRow(ctx, `SELECT count(*) > 0 AND min(i.unit_start) = $2 AND max(`+unitEndOf+`) = $3
+			AND sum(`+unitEndOf+` - i.unit_start) = $3::timestamp - $2::timestamp
+			AND bool_and(`+unitsLeft+` >= $4 AND i.rate IS NOT NULL) AND count(DISTINCT i.currency) = 1,
+			COALESCE(min(i.currency), ''), count(*)
+		FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
+		l.resourceID, l.from, l.to, l.quantity).Scan(&ok, &currency, &units)
+	return ok, currency, units, err
+}
+
+// unitRate is the rate of one unit a line took.
+type unitRate struct {
+	start time.Time
+	rate  int64
+}
+
+// takeLine adds the line's quantity to each of its units, which lineAvailable found available
+// (all units of them) under the same lock, and returns their rates.
+func takeLine(ctx context.Context, tx pgx.Tx, l line, units int) ([]unitRate, error) {
+	rows, err := tx.Query(ctx, `UPDATE inventory i SET reserved = reserved + $4
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+			AND total - reserved >= $4 AND rate IS NOT NULL AND closed_at IS NULL
+		RETURNING unit_start, rate`, l.resourceID, l.from, l.to, l.quantity)
+	if err != nil {
+		return nil, err
+	}
+	rates, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (unitRate, error) {
+		var u unitRate
+		err := r.Scan(&u.start, &u.rate)
+		return u, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rates) != units {
+		// Checked under lock, so this cannot happen; if it does, the transaction rolls back
+		// rather than keep part of a line.
+		return nil, fmt.Errorf("took %d of %d units of resource %d: refusing a partial reservation", len(rates), units, l.resourceID)
+	}
+	return rates, nil
+}
+
+// giveBack subtracts a booking's quantities from the units of its lines, locked in order. The
+// caller has just moved the booking out of a status that holds inventory, in the same
+// transaction. A closed unit stays closed.
+func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
+	lines, err := bookingLines(ctx, tx, bookingID)
+	if err != nil {
+		return err
+	}
+	if err := lockLines(ctx, tx, lines); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		var tiles bool
+		err := tx.QueryRow(ctx, `WITH given AS (
+				UPDATE inventory i SET reserved = reserved - $4
+				WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+				RETURNING unit_start, `+unitEndOf+` AS unit_end)
+			SELECT count(*) > 0 AND min(unit_start) = $2 AND max(unit_end) = $3
+				AND sum(unit_end - unit_start) = $3::timestamp - $2::timestamp FROM given`,
+			l.resourceID, l.from, l.to, l.quantity).Scan(&tiles)
+		if err != nil {
+			return err
+		}
+		if !tiles {
+			return fmt.Errorf("release %s: the units of resource %d over [%s, %s) are not all there: inventory rows were removed under a booking",
+				bookingID, l.resourceID, l.from.Format(time.RFC3339), l.to.Format(time.RFC3339))
+		}
+	}
+	return nil
+}

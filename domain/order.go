@@ -1,0 +1,88 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// OrderLine is one line of a venue order: Quantity units of a resource over the real span
+// [Start, End) (a slot, or whole hours or days of equipment).
+type OrderLine struct {
+	ResourceID string    `json:"resourceId"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Quantity   int       `json:"quantity"`
+}
+
+// LinePrice is an order line's price snapshot: the price of one of its units over the span,
+// and of the line.
+type LinePrice struct {
+	OrderLine
+	UnitPrice int64 `json:"unitPrice"`
+	Total     int64 `json:"total"`
+}
+
+// Bounds of one venue order.
+const (
+	MaxOrderLines = 10
+	MaxLineSpan   = 31 * 24 * time.Hour
+)
+
+// OrderRequest is what a checkout asks of a venue: every line, all reserved or none.
+type OrderRequest struct {
+	CustomerID string      `json:"customerId"`
+	VenueID    string      `json:"venueId"`
+	Lines      []OrderLine `json:"lines"`
+}
+
+// Validate checks the order's shape: the times must be whole units on sale, which only the
+// inventory can tell.
+func (r OrderRequest) Validate(l Limits) error {
+	if err := ValidateSubject("customerId", r.CustomerID); err != nil {
+		return err
+	}
+	if err := ValidateID("venueId", r.VenueID); err != nil {
+		return err
+	}
+	if len(r.Lines) == 0 || len(r.Lines) > MaxOrderLines {
+		return fmt.Errorf("%w: an order has 1 to %d lines", ErrInvalid, MaxOrderLines)
+	}
+	for i, line := range r.Lines {
+		field := fmt.Sprintf("lines[%d]", i)
+		if err := ValidateID(field+".resourceId", line.ResourceID); err != nil {
+			return err
+		}
+		switch {
+		case line.Start.IsZero() || line.End.IsZero():
+			return fmt.Errorf("%w: %s needs start and end (RFC 3339 with offset)", ErrInvalid, field)
+		case !line.End.After(line.Start):
+			return fmt.Errorf("%w: %s ends before it starts", ErrInvalid, field)
+		case line.End.Sub(line.Start) > MaxLineSpan:
+			return fmt.Errorf("%w: %s spans more than %d days", ErrInvalid, field, int(MaxLineSpan.Hours()/24))
+		case line.Quantity < 1 || line.Quantity > l.MaxQuantity:
+			return fmt.Errorf("%w: %s.quantity must be between 1 and %d", ErrInvalid, field, l.MaxQuantity)
+		}
+		for j, other := range r.Lines[:i] {
+			if other.ResourceID == line.ResourceID && other.Start.Before(line.End) && line.Start.Before(other.End) {
+				return fmt.Errorf("%w: lines[%d] and %s take the same resource at the same time: make one line", ErrInvalid, j, field)
+			}
+		}
+	}
+	return nil
+}
+
+// Fingerprint identifies the order's content, so an idempotency key reused with a different
+// order can be told from a plain retry.
+func (r OrderRequest) Fingerprint() string {
+	parts := []string{"order", r.CustomerID, r.VenueID}
+	for _, l := range r.Lines {
+		parts = append(parts, l.ResourceID, l.Start.UTC().Format(time.RFC3339Nano), l.End.UTC().Format(time.RFC3339Nano),
+			strconv.Itoa(l.Quantity))
+	}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
+	return hex.EncodeToString(sum[:])
+}
