@@ -23,6 +23,9 @@ const (
 	// ErrTypeTooManyHolds: the customer is at the active-hold limit; nothing was written, and
 	// the same request may succeed later.
 	ErrTypeTooManyHolds = "TooManyHolds"
+	// ErrTypeAlreadyOrdered: the customer already holds an active order for the slot; nothing
+	// was written.
+	ErrTypeAlreadyOrdered = "AlreadyOrdered"
 )
 
 // Bookings runs booking steps against the store.
@@ -31,27 +34,48 @@ type Bookings struct {
 	Now   func() time.Time // the clock for cancellation policies; time.Now when nil
 }
 
-// ReserveInput asks to create booking BookingID and take its units (fields as in
-// db.ReserveParams).
+// ReserveInput asks to create booking BookingID and take its units: a stay at a hotel
+// (Request), or a venue order (Order, when set). Fields as in db.ReserveParams.
 type ReserveInput struct {
 	BookingID      string
 	IdempotencyKey string
 	Request        domain.HoldRequest
+	Order          *domain.OrderRequest `json:",omitempty"`
 	CreatedBy      string
 	MaxActiveHolds int
 	HoldTTL        time.Duration
 }
 
+func (in ReserveInput) stay() db.ReserveParams {
+	return db.ReserveParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey, Request: in.Request,
+		CreatedBy: in.CreatedBy, MaxActiveHolds: in.MaxActiveHolds, HoldTTL: in.HoldTTL}
+}
+
+func (in ReserveInput) order() db.OrderParams {
+	return db.OrderParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey, Request: *in.Order,
+		CreatedBy: in.CreatedBy, MaxActiveHolds: in.MaxActiveHolds, HoldTTL: in.HoldTTL}
+}
+
 // Reserve creates the booking and takes its units. It answers with the stored booking; when the
 // units are not available the booking is stored REJECTED and the error has type Unavailable.
 func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking, error) {
-	b, err := a.Store.Reserve(ctx, db.ReserveParams(in))
+	var b domain.Booking
+	var err error
+	why := "not enough rooms left, or no rate set, on every night of the stay"
+	if in.Order != nil {
+		b, err = a.Store.ReserveOrder(ctx, in.order())
+		why = "not every slot or item of the order is open with enough left for it"
+		if errors.Is(err, db.ErrAlreadyOrdered) {
+			return b, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeAlreadyOrdered, err)
+		}
+	} else {
+		b, err = a.Store.Reserve(ctx, in.stay())
+	}
 	if err != nil {
 		return b, classify(err)
 	}
 	if b.Status == domain.StatusRejected {
-		return b, temporal.NewNonRetryableApplicationError("not enough rooms left, or no rate set, on every night of the stay",
-			ErrTypeUnavailable, nil, b)
+		return b, temporal.NewNonRetryableApplicationError(why, ErrTypeUnavailable, nil, b)
 	}
 	return b, nil
 }
@@ -59,7 +83,13 @@ func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking
 // AbandonReservation ends a reservation the workflow stopped waiting for: nothing is held
 // afterwards, whatever a Reserve attempt still running does (see db.Store.AbandonReservation).
 func (a *Bookings) AbandonReservation(ctx context.Context, in ReserveInput) (domain.Booking, error) {
-	b, err := a.Store.AbandonReservation(ctx, db.ReserveParams(in))
+	var b domain.Booking
+	var err error
+	if in.Order != nil {
+		b, err = a.Store.AbandonOrder(ctx, in.order())
+	} else {
+		b, err = a.Store.AbandonReservation(ctx, in.stay())
+	}
 	return b, classify(err)
 }
 
@@ -126,7 +156,9 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 		}
 	}
 	b, err := a.Store.StartRefund(ctx, in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
-		if !in.ByPolicy {
+		if !in.ByPolicy || b.VenueID != "" {
+			// A venue order is cancelled by its customer only inside the free window, and
+			// refunded whole whoever cancels it.
 			return b.Paid, nil
 		}
 		loc, err := time.LoadLocation(b.TimeZone)

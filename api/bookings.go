@@ -34,11 +34,20 @@ type viewer func(b domain.Booking, reason string) bookingView
 // error or an operator's note, and not which staff member made it.
 func customerView(b domain.Booking, _ string) bookingView {
 	b.CreatedBy = ""
-	return bookingView{Booking: b, Nights: b.Nights(), Reason: b.Status.PublicReason()}
+	return view(b, b.Status.PublicReason())
 }
 
 // staffView shows staff the whole booking and the workflow's own reason.
 func staffView(b domain.Booking, reason string) bookingView {
+	return view(b, reason)
+}
+
+// view shows a stay with its nights, and a venue order by its lines (price.lines) alone.
+func view(b domain.Booking, reason string) bookingView {
+	if b.VenueID != "" {
+		b.RoomTypeID, b.Stay = "", domain.Stay{}
+		return bookingView{Booking: b, Reason: reason}
+	}
 	return bookingView{Booking: b, Nights: b.Nights(), Reason: reason}
 }
 
@@ -49,15 +58,23 @@ func (s *Server) createBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sub := principal(c).Subject
-	if req.CustomerID != "" && req.CustomerID != sub {
-		return newError(http.StatusForbidden, "forbidden", "customerId must be your own (the token's subject) or left out")
+	if req.CustomerID, err = callerAsCustomer(c, req.CustomerID); err != nil {
+		return err
 	}
-	req.CustomerID = sub
 	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
 	return s.hold(c, req, s.cfg.HoldLimits.MaxActive, customerView)
+}
+
+// callerAsCustomer is the customer a customer's request is for: the token's subject, which a
+// customerId in the body may only repeat.
+func callerAsCustomer(c echo.Context, given string) (string, error) {
+	sub := principal(c).Subject
+	if given != "" && given != sub {
+		return "", newError(http.StatusForbidden, "forbidden", "customerId must be your own (the token's subject) or left out")
+	}
+	return sub, nil
 }
 
 // staffCreateBooking holds rooms for a walk-in or phone guest whom the staff member names, at a
@@ -90,17 +107,29 @@ func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {
 // requests with one key create one booking. maxHolds (0: none) is the customer's active-hold
 // limit.
 func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer) error {
-	ctx := c.Request().Context()
-	if err := s.checkRoomType(ctx, req.HotelID, req.RoomTypeID, req.Stay); err != nil {
+	if err := s.checkRoomType(c.Request().Context(), req.HotelID, req.RoomTypeID, req.Stay); err != nil {
 		return err
 	}
+	return s.startBooking(c, workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL},
+		req.CustomerID, req.Fingerprint(), view)
+}
+
+// startBooking starts a booking's workflow (a stay or a venue order, in) and waits, in the same
+// call, for the reservation outcome (Update-with-Start). The workflow id is derived from the
+// customer, the caller and the Idempotency-Key, so a retry reaches the same workflow and two
+// concurrent requests with one key create one booking.
+func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, customerID, fingerprint string, view viewer) error {
+	ctx := c.Request().Context()
 	key, createdBy := c.Request().Header.Get("Idempotency-Key"), principal(c).Subject
-	id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, createdBy, key)
-	if maxHolds > 0 {
-		if err := s.checkActiveHolds(c, req.CustomerID, id); err != nil {
+	id := domain.BookingID(s.cfg.BookingIDKey, customerID, createdBy, key)
+	if in.MaxActiveHolds > 0 {
+		if err := s.checkActiveHolds(c, customerID, id); err != nil {
 			return err
 		}
 	}
+	in.BookingID, in.IdempotencyKey, in.CreatedBy = id, key, createdBy
+	in.ReserveTimeout, in.LateWindow = reserveTimeout(s.cfg.WorkflowTimeout), s.cfg.LateWindow
+	in.MaxRefundAttempts, in.RefundBackoff = s.cfg.MaxRefundAttempts, s.cfg.RefundBackoff
 
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WorkflowTimeout)
 	defer cancel()
@@ -110,22 +139,18 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		// An ended booking's id is never reused: its key stays spent.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, workflows.BookingWorkflowName, workflows.BookingInput{
-		BookingID: id, IdempotencyKey: key, Request: req, CreatedBy: createdBy, MaxActiveHolds: maxHolds,
-		HoldTTL: s.cfg.HoldTTL, ReserveTimeout: reserveTimeout(s.cfg.WorkflowTimeout), LateWindow: s.cfg.LateWindow,
-		MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff,
-	})
+	}, workflows.BookingWorkflowName, in)
 	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName: workflows.UpdateHold, Args: []any{req.Fingerprint()},
+			UpdateName: workflows.UpdateHold, Args: []any{fingerprint},
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
 	state, fromDB, err := s.outcome(ctx, id, handle, err)
 	switch {
 	case errors.Is(err, domain.ErrTooManyHolds):
-		return s.tooManyHolds(c, req.CustomerID)
+		return s.tooManyHolds(c, customerID)
 	case errors.Is(err, errAbandoned), fromDB && err == nil && state.Booking.Abandoned:
 		return newError(http.StatusServiceUnavailable, "reservation_abandoned", "the reservation did not complete in "+
 			"time and nothing is held for it: send the request again with a new Idempotency-Key")
@@ -137,7 +162,7 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 	case err != nil:
 		return err
 	}
-	if fromDB && state.Booking.Fingerprint != req.Fingerprint() {
+	if fromDB && state.Booking.Fingerprint != fingerprint {
 		return domain.ErrIdempotencyMismatch
 	}
 	v := view(state.Booking, state.Reason)
@@ -178,7 +203,7 @@ func (s *Server) getBooking(c echo.Context) error {
 
 // staffGetBooking answers any booking of a hotel the staff member works for.
 func (s *Server) staffGetBooking(c echo.Context) error {
-	b, err := s.staffBooking(c, domain.Principal.CanRead)
+	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
 	if err != nil {
 		return err
 	}
@@ -189,7 +214,7 @@ func (s *Server) staffGetBooking(c echo.Context) error {
 // desk). It answers with the outcome: 200 CONFIRMED, or 409 with the status the booking is in
 // instead (for example EXPIRED).
 func (s *Server) confirmBooking(c echo.Context) error {
-	b, err := s.staffBooking(c, domain.Principal.CanBook)
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
 	if err != nil {
 		return err
 	}
@@ -205,7 +230,11 @@ func (s *Server) cancelBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory() {
+	switch {
+	case b.FreeCancelEnded(s.cfg.Now()):
+		return newError(http.StatusConflict, "cancellation_closed", "free cancellation ended %d hours before the "+
+			"booking starts; the front desk can still refund it", b.CancellationPolicy.FreeUntilHours)
+	case b.VenueID == "" && b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
 		return newError(http.StatusConflict, "stay_started",
 			"the stay has begun: an early departure is arranged at the front desk")
 	}
@@ -220,13 +249,13 @@ func (s *Server) cancelBooking(c echo.Context) error {
 // confirmed stay has begun it is an early departure: the booking stays CONFIRMED with the nights
 // after today at the hotel given back.
 func (s *Server) staffCancelBooking(c echo.Context) error {
-	b, err := s.staffBooking(c, domain.Principal.CanBook)
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
 	if err != nil {
 		return err
 	}
 	want := cancelled
-	if b.Status == domain.StatusConfirmed && b.StayBegun(s.cfg.Now()) {
-		want = []domain.Status{domain.StatusConfirmed}
+	if b.VenueID == "" && b.Status == domain.StatusConfirmed && b.StayBegun(s.cfg.Now()) {
+		want = []domain.Status{domain.StatusConfirmed} // an early departure
 	}
 	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, want...)
 	return s.answerAudited(c, state, err, "cancel")
@@ -280,9 +309,12 @@ func (s *Server) ownBooking(c echo.Context) (domain.Booking, error) {
 
 // staffBooking loads the booking named in the path for a staff member: 403 when its hotel is
 // not one they may act on as the route needs (domain.Principal.CanBook or CanRead).
-func (s *Server) staffBooking(c echo.Context, may func(domain.Principal, string) bool) (domain.Booking, error) {
+func (s *Server) staffBooking(c echo.Context, may func(domain.Principal, domain.Booking) bool) (domain.Booking, error) {
 	b, err := s.bookingInPath(c)
-	if err == nil && !may(principal(c), b.HotelID) {
+	if err == nil && !may(principal(c), b) {
+		if b.VenueID != "" {
+			return domain.Booking{}, newError(http.StatusForbidden, "forbidden", "your token does not name venue %s", b.VenueID)
+		}
 		return domain.Booking{}, errOtherHotel(b.HotelID)
 	}
 	return b, err
@@ -371,6 +403,9 @@ func workflowError(err error) error {
 		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeTooManyHolds:
 		return fmt.Errorf("%w: %s", domain.ErrTooManyHolds, appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeAlreadyOrdered:
+		return newError(http.StatusConflict, "already_ordered",
+			"you already have an active order for this slot (%s)", appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeReservationAbandoned:
 		return errAbandoned
 	}

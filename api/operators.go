@@ -86,7 +86,7 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
 		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
 	}
-	b, err := s.staffBooking(c, domain.Principal.CanRead)
+	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (s *Server) audit(c echo.Context, action, bookingID, reason string, details
 
 // bookingAudit returns the staff actions on one booking, oldest first.
 func (s *Server) bookingAudit(c echo.Context) error {
-	b, err := s.staffBooking(c, domain.Principal.CanRead)
+	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func (s *Server) recoverRefund(c echo.Context) error {
 	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
 		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
 	}
-	b, err := s.staffBooking(c, domain.Principal.CanRead)
+	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
 	if err != nil {
 		return err
 	}

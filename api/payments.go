@@ -72,7 +72,7 @@ func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
 // bookingPayments shows finance a booking's money: what it was paid and owes back, every
 // payment the provider reported for it, and every refund attempt.
 func (s *Server) bookingPayments(c echo.Context) error {
-	b, err := s.staffBooking(c, domain.Principal.CanRead)
+	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,9 @@ type Config struct {
 	// them the address is the connection's own.
 	TrustedProxies []*net.IPNet
 	HoldTTL        time.Duration // how long a new hold lasts
-	LateWindow     time.Duration // how long an ended booking's workflow keeps answering
+	// VenueHoldTTL, when set, replaces every venue's own payment window (short holds for tests).
+	VenueHoldTTL time.Duration
+	LateWindow   time.Duration // how long an ended booking's workflow keeps answering
 	// MaxRefundAttempts and RefundBackoff tune the refund saga (workflow defaults when zero).
 	MaxRefundAttempts int
 	RefundBackoff     time.Duration
@@ -123,6 +125,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer.add(http.MethodPost, "/bookings/:id/payment", s.createPayment)
 	customer.add(http.MethodPost, "/bookings/:id/cancel", s.cancelBooking)
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
+	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, s.holdRateLimits()...)
 
 	// Staff act for the hotels their token names (front desk) or for every hotel (finance,
 	// admin); the roles per route are narrowed below.
@@ -131,6 +134,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	anyStaff := allow(domain.RoleFrontDesk, domain.RoleFinance, domain.RoleAdmin)
 	staff := routes{v1.Group("/staff"), []echo.MiddlewareFunc{authn}}
 	staff.add(http.MethodPost, "/bookings", s.staffCreateBooking, desk)
+	staff.add(http.MethodPost, "/venues/:venueId/bookings", s.staffCreateOrder, desk)
 	staff.add(http.MethodGet, "/bookings", s.staffListBookings, anyStaff)
 	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
 )
 
 // putVenue creates a venue (201) or updates its name and terms (200).
@@ -249,4 +250,82 @@ func (s *Server) venueEquipment(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"venueId": venueID, "from": span.Start, "to": span.End, "equipment": items})
+}
+
+// orderBody is a venue order as a checkout or the front desk sends it.
+type orderBody struct {
+	CustomerID string             `json:"customerId"`
+	Lines      []domain.OrderLine `json:"lines"`
+}
+
+func decodeOrder(c echo.Context) (domain.OrderRequest, error) {
+	req := domain.OrderRequest{VenueID: c.Param("venueId")}
+	if err := domain.ValidateIdempotencyKey(c.Request().Header.Get("Idempotency-Key")); err != nil {
+		return req, err
+	}
+	var body orderBody
+	if err := decodeJSON(c, &body); err != nil {
+		return req, err
+	}
+	req.CustomerID, req.Lines = body.CustomerID, body.Lines
+	return req, nil
+}
+
+// createOrder books slots and equipment at a venue for the calling customer, all lines or none,
+// through the booking workflow (as a hold at a hotel is).
+func (s *Server) createOrder(c echo.Context) error {
+	req, err := decodeOrder(c)
+	if err != nil {
+		return err
+	}
+	if req.CustomerID, err = callerAsCustomer(c, req.CustomerID); err != nil {
+		return err
+	}
+	return s.order(c, req, s.cfg.HoldLimits.MaxActive, customerView)
+}
+
+// staffCreateOrder books at a venue the staff member works for, for the customer they name.
+func (s *Server) staffCreateOrder(c echo.Context) error {
+	req, err := decodeOrder(c)
+	if err != nil {
+		return err
+	}
+	if !principal(c).CanBookVenue(req.VenueID) {
+		return newError(http.StatusForbidden, "forbidden", "your token does not name venue %s", req.VenueID)
+	}
+	return s.order(c, req, 0, staffView)
+}
+
+// order checks an order against the catalogue (404 for an unknown venue or resource, 400 for a
+// line in the past or beyond the sale horizon), then starts its booking workflow, held for the
+// venue's payment window.
+func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, view viewer) error {
+	if err := req.Validate(s.cfg.Limits); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	v, _, err := s.store.GetVenue(ctx, req.VenueID)
+	if err != nil {
+		return err
+	}
+	now := s.cfg.Now()
+	horizon := now.AddDate(0, 0, s.cfg.Limits.SaleHorizonDays)
+	for i, l := range req.Lines {
+		if _, err := s.store.VenueResourceUnit(ctx, req.VenueID, l.ResourceID); err != nil {
+			return err
+		}
+		switch {
+		case !l.Start.After(now):
+			return fmt.Errorf("%w: lines[%d] starts in the past", domain.ErrInvalid, i)
+		case l.Start.After(horizon):
+			return fmt.Errorf("%w: lines[%d] starts beyond the sale horizon (%d days)", domain.ErrInvalid, i,
+				s.cfg.Limits.SaleHorizonDays)
+		}
+	}
+	ttl := time.Duration(v.PaymentWindowMinutes) * time.Minute
+	if s.cfg.VenueHoldTTL > 0 {
+		ttl = s.cfg.VenueHoldTTL
+	}
+	return s.startBooking(c, workflows.BookingInput{Order: &req, MaxActiveHolds: maxHolds, HoldTTL: ttl},
+		req.CustomerID, req.Fingerprint(), view)
 }

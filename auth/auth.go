@@ -66,12 +66,13 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-// Claims are the token's claims: the registered ones, the roles, and the hotels a front desk
-// works for. Later kinds of staff scope (venues, agents, channels) sit beside hotels.
+// Claims are the token's claims: the registered ones, the roles, and the hotels and venues a
+// front desk works for. Later kinds of staff scope (agents, channels) sit beside them.
 type Claims struct {
 	jwt.RegisteredClaims
 	Roles  []string `json:"roles"`
 	Hotels []string `json:"hotels,omitempty"`
+	Venues []string `json:"venues,omitempty"`
 }
 
 // Verifier checks bearer tokens and turns them into principals.
@@ -149,7 +150,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (domain.Principal, 
 	if err := domain.ValidateSubject("sub", claims.Subject); err != nil {
 		return domain.Principal{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}
-	p := domain.Principal{Subject: claims.Subject, Hotels: claims.Hotels}
+	p := domain.Principal{Subject: claims.Subject, Hotels: claims.Hotels, Venues: claims.Venues}
 	for _, r := range claims.Roles {
 		if role := domain.Role(r); role.Known() && !slices.Contains(p.Roles, role) {
 			p.Roles = append(p.Roles, role)
@@ -182,6 +183,7 @@ func Mint(secret []byte, p domain.Principal, ttl time.Duration, o MintOptions) (
 			ExpiresAt: jwt.NewNumericDate(o.Now.Add(ttl)),
 		},
 		Hotels: p.Hotels,
+		Venues: p.Venues,
 	}
 	if o.Audience != "" {
 		claims.Audience = jwt.ClaimStrings{o.Audience}

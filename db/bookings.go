@@ -164,28 +164,44 @@ func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domai
 // commit is released (EXPIRED). Anything else is left as it is. It returns the booking as it
 // ends, and changes nothing when called again.
 func (s *Store) AbandonReservation(ctx context.Context, p ReserveParams) (domain.Booking, error) {
+	return s.abandon(ctx, p.BookingID, func(tx pgx.Tx) (bool, error) {
+		_, inserted, err := insertBooking(ctx, tx, p, domain.StatusRejected)
+		return inserted, err
+	})
+}
+
+// AbandonOrder ends a venue order its workflow stopped waiting for, as AbandonReservation does.
+func (s *Store) AbandonOrder(ctx context.Context, p OrderParams) (domain.Booking, error) {
+	return s.abandon(ctx, p.BookingID, func(tx pgx.Tx) (bool, error) {
+		return insertOrder(ctx, tx, p, domain.StatusRejected)
+	})
+}
+
+// abandon writes a booking's REJECTED fence row with insertFence unless it exists, or releases
+// the hold it reached, in one transaction.
+func (s *Store) abandon(ctx context.Context, bookingID string, insertFence func(pgx.Tx) (inserted bool, err error)) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		_, inserted, err := insertBooking(ctx, tx, p, domain.StatusRejected)
+		inserted, err := insertFence(tx)
 		if err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'EXPIRED', updated_at = now()
-			WHERE id = $1 AND status = 'HOLD' AND paid = 0`, p.BookingID)
+			WHERE id = $1 AND status = 'HOLD' AND paid = 0`, bookingID)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 1 {
-			if err := giveBack(ctx, tx, p.BookingID); err != nil {
+			if err := giveBack(ctx, tx, bookingID); err != nil {
 				return err
 			}
 		}
 		if inserted || tag.RowsAffected() == 1 {
-			if _, err := tx.Exec(ctx, `UPDATE bookings SET abandoned = true WHERE id = $1`, p.BookingID); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE bookings SET abandoned = true WHERE id = $1`, bookingID); err != nil {
 				return err
 			}
 		}
-		booking, err = getBooking(ctx, tx, p.BookingID)
+		booking, err = getBooking(ctx, tx, bookingID)
 		return err
 	})
 	return booking, err
@@ -282,35 +298,46 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	return booking, fmt.Errorf("%w: booking %s is %s and cannot be confirmed", domain.ErrConflict, bookingID, booking.Status)
 }
 
-// Retake confirms an EXPIRED booking whose payment arrived late, if its nights can be taken
-// again under the normal lock; otherwise it changes nothing and fails with ErrUnavailable.
-// The price stays the snapshot taken with the hold.
+// Retake confirms an EXPIRED booking whose payment arrived late, if its units (every line of
+// it) can be taken again under the normal lock; otherwise it changes nothing and fails with
+// ErrUnavailable. The price stays the snapshot taken with the hold.
 func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var resourceID int64
-		var from, until time.Time
-		var qty int
-		err := tx.QueryRow(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
-			WHERE id = $1 AND status = 'EXPIRED' RETURNING resource_id, unit_from, unit_to, quantity`,
-			bookingID, pay.ID, pay.Amount).Scan(&resourceID, &from, &until, &qty)
-		if errors.Is(err, pgx.ErrNoRows) {
+		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
+			WHERE id = $1 AND status = 'EXPIRED'`, bookingID, pay.ID, pay.Amount)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
 			booking, err = getBooking(ctx, tx, bookingID)
 			if err == nil && (booking.Status != domain.StatusConfirmed || booking.PaymentID != pay.ID) {
 				err = fmt.Errorf("%w: booking %s is %s and cannot be taken again", domain.ErrConflict, bookingID, booking.Status)
 			}
 			return err
 		}
+		lines, err := bookingLines(ctx, tx, bookingID)
 		if err != nil {
 			return err
 		}
-		stay := domain.Stay{CheckIn: domain.DateOf(from, time.UTC), CheckOut: domain.DateOf(until, time.UTC)}
-		price, err := takeUnits(ctx, tx, resourceID, stay, qty)
-		if err != nil {
+		if err := lockLines(ctx, tx, lines); err != nil {
 			return err
 		}
-		if price == nil {
-			return fmt.Errorf("%w: the nights of booking %s were sold after its hold expired", domain.ErrUnavailable, bookingID)
+		units := make([]int, len(lines))
+		for i, l := range lines {
+			ok, _, n, err := lineAvailable(ctx, tx, l)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("%w: the units of booking %s were sold or closed after its hold expired", domain.ErrUnavailable, bookingID)
+			}
+			units[i] = n
+		}
+		for i, l := range lines {
+			if _, err := takeLine(ctx, tx, l, units[i]); err != nil {
+				return err
+			}
 		}
 		booking, err = getBooking(ctx, tx, bookingID)
 		return err
@@ -395,7 +422,7 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 		}
 		booking = b
 		today, err := b.TodayAtHotel(at)
-		if err != nil || b.Status != domain.StatusConfirmed || today.Before(b.CheckIn) {
+		if err != nil || b.Status != domain.StatusConfirmed || today.Before(b.CheckIn) || b.VenueID != "" {
 			return err
 		}
 		begun = true

@@ -44,25 +44,11 @@ func (s *Store) ReserveOrder(ctx context.Context, p OrderParams) (domain.Booking
 		if err := lockCustomerHolds(ctx, tx, req.CustomerID, p.MaxActiveHolds); err != nil {
 			return err
 		}
-		lines, err := orderLines(ctx, tx, req)
+		inserted, err := insertOrder(ctx, tx, p, domain.StatusHold)
 		if err != nil {
 			return err
 		}
-		first := lines[0]
-		tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
-				resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy, venue_id)
-			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, 'HOLD', now() + $10 * interval '1 microsecond', v.time_zone,
-				jsonb_build_object('freeUntilHours', v.free_cancel_hours, 'feePercent', 0, 'feeFixed', 0,
-					'feeCurrency', '', 'noRefundHours', v.free_cancel_hours),
-				v.id
-			FROM venues v WHERE v.id = $11
-			ON CONFLICT DO NOTHING`,
-			p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), first.resourceID,
-			first.from, first.to, first.quantity, p.HoldTTL.Microseconds(), req.VenueID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
+		if !inserted {
 			booking, err = getBooking(ctx, tx, p.BookingID)
 			switch {
 			case errors.Is(err, domain.ErrNotFound):
@@ -77,11 +63,9 @@ func (s *Store) ReserveOrder(ctx context.Context, p OrderParams) (domain.Booking
 		if err := checkHoldLimit(ctx, tx, req.CustomerID, p.BookingID, p.MaxActiveHolds); err != nil {
 			return err
 		}
-		for i, l := range lines[1:] {
-			if _, err := tx.Exec(ctx, `INSERT INTO booking_lines (booking_id, line_no, resource_id, unit_from, unit_to, quantity)
-				VALUES ($1, $2, $3, $4, $5, $6)`, p.BookingID, i+1, l.resourceID, l.from, l.to, l.quantity); err != nil {
-				return err
-			}
+		lines, err := orderLines(ctx, tx, req)
+		if err != nil {
+			return err
 		}
 		prices, currency, err := takeOrder(ctx, tx, req, lines)
 		if err != nil {
@@ -104,6 +88,39 @@ func (s *Store) ReserveOrder(ctx context.Context, p OrderParams) (domain.Booking
 		return err
 	})
 	return booking, err
+}
+
+// insertOrder writes the booking row of a venue order in status, and its further lines, unless a
+// row with its id exists (inserted is then false). The venue's time zone and its free
+// cancellation hours are copied onto the booking. A conflict on the one-active-order-per-slot
+// index also inserts nothing.
+func insertOrder(ctx context.Context, tx pgx.Tx, p OrderParams, status domain.Status) (inserted bool, err error) {
+	req := p.Request
+	lines, err := orderLines(ctx, tx, req)
+	if err != nil {
+		return false, err
+	}
+	first := lines[0]
+	tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
+			resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy, venue_id)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, now() + $10 * interval '1 microsecond', v.time_zone,
+			jsonb_build_object('freeUntilHours', v.free_cancel_hours, 'feePercent', 0, 'feeFixed', 0,
+				'feeCurrency', '', 'noRefundHours', 0),
+			v.id
+		FROM venues v WHERE v.id = $11
+		ON CONFLICT DO NOTHING`,
+		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), first.resourceID,
+		first.from, first.to, first.quantity, p.HoldTTL.Microseconds(), req.VenueID, status)
+	if err != nil || tag.RowsAffected() == 0 {
+		return false, err
+	}
+	for i, l := range lines[1:] {
+		if _, err := tx.Exec(ctx, `INSERT INTO booking_lines (booking_id, line_no, resource_id, unit_from, unit_to, quantity)
+			VALUES ($1, $2, $3, $4, $5, $6)`, p.BookingID, i+1, l.resourceID, l.from, l.to, l.quantity); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // orderLines resolves an order's lines to resources, in the order's own order; times in UTC.

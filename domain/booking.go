@@ -139,6 +139,25 @@ type Booking struct {
 	Fingerprint string    `json:"-"`
 }
 
+// OrderStarts is when a venue order's first line starts (zero before its lines are priced).
+func (b Booking) OrderStarts() time.Time {
+	var first time.Time
+	for i, l := range b.Price.Lines {
+		if i == 0 || l.Start.Before(first) {
+			first = l.Start
+		}
+	}
+	return first
+}
+
+// FreeCancelEnded reports whether a confirmed venue order is past its free cancellation window
+// at instant now: its customer may no longer cancel it (staff may still refund it).
+func (b Booking) FreeCancelEnded(now time.Time) bool {
+	start := b.OrderStarts()
+	window := time.Duration(b.CancellationPolicy.FreeUntilHours) * time.Hour
+	return b.VenueID != "" && b.Status == StatusConfirmed && !start.IsZero() && !now.Before(start.Add(-window))
+}
+
 // TodayAtHotel is the date at the booking's hotel at instant now.
 func (b Booking) TodayAtHotel(now time.Time) (Date, error) {
 	loc, err := time.LoadLocation(b.TimeZone)

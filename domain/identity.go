@@ -32,6 +32,7 @@ type Principal struct {
 	Subject string   // the token's sub: a customer id or a staff member's id
 	Roles   []Role   // the known roles the token grants
 	Hotels  []string // hotels a front desk works for
+	Venues  []string // venues a front desk works for
 }
 
 // Has reports whether the principal holds any of roles.
@@ -54,6 +55,33 @@ func (p Principal) CanRead(hotelID string) bool {
 
 func (p Principal) frontDeskOf(hotelID string) bool {
 	return p.Has(RoleFrontDesk) && slices.Contains(p.Hotels, hotelID)
+}
+
+// CanBookAt reports whether the principal may book, confirm, check in and cancel a booking as
+// staff: CanBook for a hotel's, and the same rule with the token's venues for a venue's.
+func (p Principal) CanBookAt(b Booking) bool {
+	if b.VenueID != "" {
+		return p.Has(RoleAdmin) || p.frontDeskOfVenue(b.VenueID)
+	}
+	return p.CanBook(b.HotelID)
+}
+
+// CanReadAt reports whether the principal may read a booking as staff: CanRead for a hotel's,
+// and the same rule with the token's venues for a venue's.
+func (p Principal) CanReadAt(b Booking) bool {
+	if b.VenueID != "" {
+		return p.Has(RoleAdmin, RoleFinance) || p.frontDeskOfVenue(b.VenueID)
+	}
+	return p.CanRead(b.HotelID)
+}
+
+// CanBookVenue reports whether the principal may book at a venue as staff.
+func (p Principal) CanBookVenue(venueID string) bool {
+	return p.Has(RoleAdmin) || p.frontDeskOfVenue(venueID)
+}
+
+func (p Principal) frontDeskOfVenue(venueID string) bool {
+	return p.Has(RoleFrontDesk) && slices.Contains(p.Venues, venueID)
 }
 
 // IsStaff reports whether the principal holds a staff role.

@@ -86,3 +86,25 @@ func (r OrderRequest) Fingerprint() string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
 	return hex.EncodeToString(sum[:])
 }
+
+// Starts is when the order's first line starts.
+func (r OrderRequest) Starts() time.Time {
+	var first time.Time
+	for i, l := range r.Lines {
+		if i == 0 || l.Start.Before(first) {
+			first = l.Start
+		}
+	}
+	return first
+}
+
+// Ends is when the order's last line ends.
+func (r OrderRequest) Ends() time.Time {
+	var last time.Time
+	for _, l := range r.Lines {
+		if l.End.After(last) {
+			last = l.End
+		}
+	}
+	return last
+}

@@ -216,7 +216,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
-		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
+		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)

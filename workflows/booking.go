@@ -28,6 +28,10 @@ type BookingInput struct {
 	BookingID      string
 	IdempotencyKey string
 	Request        domain.HoldRequest
+	// Order, when set, makes the booking a venue order instead of a stay (Request is then
+	// empty): its lines are reserved together, held for HoldTTL (the venue's payment window),
+	// refunded whole when cancelled, and the booking lasts until its last line ends.
+	Order *domain.OrderRequest `json:",omitempty"`
 	// CreatedBy is who asked for the booking: the customer, or the staff member booking for them.
 	CreatedBy string
 	// MaxActiveHolds, when above zero, refuses the reservation while the customer already has
@@ -155,6 +159,10 @@ func (b *booking) setup(ctx workflow.Context) error {
 	req := b.in.Request
 	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, CreatedBy: b.in.CreatedBy,
 		HotelID: req.HotelID, RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
+	if o := b.in.Order; o != nil {
+		b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: o.CustomerID, CreatedBy: b.in.CreatedBy,
+			VenueID: o.VenueID}
+	}
 	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
 	b.wake = workflow.NewBufferedChannel(ctx, 64)
@@ -185,15 +193,41 @@ func (b *booking) setup(ctx workflow.Context) error {
 	if err := b.setOperatorHandlers(ctx); err != nil {
 		return err
 	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx,
-		SearchHotelID.ValueSet(req.HotelID),
-		SearchCustomerID.ValueSet(req.CustomerID),
-		SearchCheckIn.ValueSet(req.CheckIn.Time())); err != nil {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, b.searchAttributes()...); err != nil {
 		return err
 	}
 	b.watchForContinueAsNew(ctx)
 	b.resumeWaitingSagas(ctx)
 	return nil
+}
+
+// searchAttributes are the attributes operators find the booking by: its hotel or venue, its
+// customer, and when it starts.
+func (b *booking) searchAttributes() []temporal.SearchAttributeUpdate {
+	if o := b.in.Order; o != nil {
+		return []temporal.SearchAttributeUpdate{SearchVenueID.ValueSet(o.VenueID),
+			SearchCustomerID.ValueSet(o.CustomerID), SearchCheckIn.ValueSet(o.Starts())}
+	}
+	req := b.in.Request
+	return []temporal.SearchAttributeUpdate{SearchHotelID.ValueSet(req.HotelID),
+		SearchCustomerID.ValueSet(req.CustomerID), SearchCheckIn.ValueSet(req.CheckIn.Time())}
+}
+
+// fingerprint identifies the request the workflow was started with.
+func (in BookingInput) fingerprint() string {
+	if in.Order != nil {
+		return in.Order.Fingerprint()
+	}
+	return in.Request.Fingerprint()
+}
+
+// ends is when the booking's use is over: the day after check-out, late enough for every time
+// zone, or the end of an order's last line.
+func (in BookingInput) ends() time.Time {
+	if in.Order != nil {
+		return in.Order.Ends()
+	}
+	return in.Request.CheckOut.AddDays(1).Time()
 }
 
 func withDefaults(in BookingInput) BookingInput {
@@ -282,7 +316,7 @@ func (b *booking) active() bool {
 // rejected update is not written to history, which caps accepted updates): the API then answers
 // from the database.
 func (b *booking) validateHold(fingerprint string) error {
-	if fingerprint != b.in.Request.Fingerprint() {
+	if fingerprint != b.in.fingerprint() {
 		return temporal.NewApplicationError(fmt.Sprintf("Idempotency-Key %q was first used for a different booking request",
 			b.in.IdempotencyKey), ErrTypeIdempotencyMismatch)
 	}
@@ -349,18 +383,18 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	defer func() { b.reserved = true }()
 	var stored domain.Booking
 	in := activities.ReserveInput{
-		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request,
+		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request, Order: b.in.Order,
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
 	}
 	err := workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
 	refusal := errors.As(err, &appErr) && slices.Contains([]string{activities.ErrTypeTooManyHolds,
-		activities.ErrTypeUnavailable, activities.ErrTypeInvalid}, appErr.Type())
+		activities.ErrTypeAlreadyOrdered, activities.ErrTypeUnavailable, activities.ErrTypeInvalid}, appErr.Type())
 	switch {
-	case refusal && appErr.Type() == activities.ErrTypeTooManyHolds:
+	case refusal && (appErr.Type() == activities.ErrTypeTooManyHolds || appErr.Type() == activities.ErrTypeAlreadyOrdered):
 		// Nothing was written: the hold update answers with the refusal.
-		b.logger.Info("Reservation refused: too many active holds")
-		b.refused = temporal.NewApplicationError(appErr.Message(), ErrTypeTooManyHolds)
+		b.logger.Info("Reservation refused", "reason", appErr.Message())
+		b.refused = temporal.NewApplicationError(appErr.Message(), appErr.Type())
 		b.state.Reason = appErr.Message()
 		return nil
 	case refusal:
@@ -395,10 +429,9 @@ func (b *booking) hold(ctx workflow.Context) error {
 	})
 }
 
-// stay keeps a confirmed booking cancellable until the day after check-out, late enough for
-// every time zone.
+// stay keeps a confirmed booking cancellable until its use is over.
 func (b *booking) stay(ctx workflow.Context) error {
-	return b.serve(ctx, until(ctx, b.in.Request.CheckOut.AddDays(1).Time()), func() error {
+	return b.serve(ctx, until(ctx, b.in.ends()), func() error {
 		b.stayOver = true
 		return nil
 	})
@@ -496,7 +529,10 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	if !b.status().HoldsInventory() || b.stayOver {
 		return nil
 	}
-	if b.status() == domain.StatusConfirmed && workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
+	// A venue order has no early departure: it is refunded whole (new in its own workflows, so
+	// the version marker is not consulted for it).
+	if b.status() == domain.StatusConfirmed && b.in.Order == nil &&
+		workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
 		if begun, err := b.departEarly(ctx, at); err != nil || begun {
 			return err
 		}

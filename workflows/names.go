@@ -69,6 +69,10 @@ const (
 	// ErrTypeTooManyHolds is the error type of a hold update refused because the customer is
 	// at the active-hold limit. Nothing was written and the workflow closes: its key is spent.
 	ErrTypeTooManyHolds = activities.ErrTypeTooManyHolds
+	// ErrTypeAlreadyOrdered is the error type of a venue order's hold update refused because
+	// the customer already holds an active order for the slot. Nothing was written and the
+	// workflow closes.
+	ErrTypeAlreadyOrdered = activities.ErrTypeAlreadyOrdered
 )
 
 // Search attributes that let operators filter bookings in the Temporal UI. They must be
@@ -76,6 +80,7 @@ const (
 var (
 	SearchBookingStatus = temporal.NewSearchAttributeKeyKeyword("BookingStatus")
 	SearchHotelID       = temporal.NewSearchAttributeKeyKeyword("HotelId")
+	SearchVenueID       = temporal.NewSearchAttributeKeyKeyword("VenueId")
 	SearchCustomerID    = temporal.NewSearchAttributeKeyKeyword("CustomerId")
 	SearchCheckIn       = temporal.NewSearchAttributeKeyTime("CheckIn")
 	SearchHoldExpiresAt = temporal.NewSearchAttributeKeyTime("HoldExpiresAt")
@@ -88,6 +93,6 @@ var (
 
 // SearchAttributes lists every search attribute key the workflows set.
 var SearchAttributes = []temporal.SearchAttributeKey{
-	SearchBookingStatus, SearchHotelID, SearchCustomerID, SearchCheckIn, SearchHoldExpiresAt, SearchPaymentIssue,
-	SearchCheckResult,
+	SearchBookingStatus, SearchHotelID, SearchVenueID, SearchCustomerID, SearchCheckIn, SearchHoldExpiresAt,
+	SearchPaymentIssue, SearchCheckResult,
 }

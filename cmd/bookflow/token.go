@@ -17,16 +17,17 @@ import (
 func runToken(_ context.Context, cfg Config) error {
 	fs := flag.NewFlagSet("token", flag.ExitOnError)
 	sub := fs.String("sub", "", "the subject: a customer id, or a staff member's id (required)")
-	var roles, hotels listFlag
+	var roles, hotels, venues listFlag
 	fs.Var(&roles, "role", "a role: customer, front_desk, finance or admin (repeat for several)")
 	fs.Var(&hotels, "hotel", "a hotel a front desk works for (repeat for several)")
+	fs.Var(&venues, "venue", "a venue a front desk works for (repeat for several)")
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: bookflow token --sub <id> --role <role> [--role ...] [--hotel <id> ...] [--ttl 1h]")
+		fmt.Fprintln(os.Stderr, "usage: bookflow token --sub <id> --role <role> [--role ...] [--hotel <id> ...] [--venue <id> ...] [--ttl 1h]")
 		fs.PrintDefaults()
 	}
 	_ = fs.Parse(os.Args[2:])
-	p := domain.Principal{Subject: *sub, Hotels: hotels}
+	p := domain.Principal{Subject: *sub, Hotels: hotels, Venues: venues}
 	for _, r := range roles {
 		p.Roles = append(p.Roles, domain.Role(r))
 	}
@@ -61,8 +62,8 @@ func validatePrincipal(p domain.Principal) error {
 			return fmt.Errorf("unknown role %q: want customer, front_desk, finance or admin", r)
 		}
 	}
-	if p.Has(domain.RoleFrontDesk) && len(p.Hotels) == 0 {
-		return fmt.Errorf("a front_desk token needs at least one --hotel")
+	if p.Has(domain.RoleFrontDesk) && len(p.Hotels)+len(p.Venues) == 0 {
+		return fmt.Errorf("a front_desk token needs at least one --hotel or --venue")
 	}
 	return nil
 }

@@ -1,0 +1,191 @@
+package testsuite_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// openVenue sets up venue id in UTC over HTTP, free to cancel until freeHours before a slot,
+// with court-1, a 6-place lane-1 and 2 rackets, hourly from 07:00 to 12:00 on day, at 20.00 EUR
+// a slot or racket-hour.
+func openVenue(t *testing.T, sys *testsuite.System, id string, day domain.Date, freeHours int) {
+	t.Helper()
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/"+id, map[string]any{"timeZone": "UTC", "freeCancelHours": freeHours})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	for r, body := range map[string]map[string]any{
+		"court-1": {"kind": "exclusive_slot", "sport": "badminton"},
+		"lane-1":  {"kind": "quota_slot", "sport": "swimming", "capacity": 6},
+		"rackets": {"kind": "equipment", "unit": "hour", "capacity": 2},
+	} {
+		res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/"+id+"/resources/"+r, body)
+		require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+		res = sys.Admin(t, http.MethodPost, "/api/v1/admin/venues/"+id+"/resources/"+r+"/schedule", map[string]any{
+			"from": day, "to": day.AddDays(1), "opens": "07:00", "closes": "12:00", "slotMinutes": 60,
+			"price": map[string]any{"amount": 2000, "currency": "EUR"}})
+		require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	}
+}
+
+func hourLine(resource string, day domain.Date, hour, hours, qty int) map[string]any {
+	start := day.Time().Add(time.Duration(hour) * time.Hour)
+	return map[string]any{"resourceId": resource, "start": start, "end": start.Add(time.Duration(hours) * time.Hour), "quantity": qty}
+}
+
+// placeOrder books at a venue as customer under key.
+func placeOrder(t *testing.T, sys *testsuite.System, venue, customer, key string, lines ...map[string]any) testsuite.Response {
+	t.Helper()
+	return sys.Guest(t, customer).Do(t, http.MethodPost, "/api/v1/venues/"+venue+"/bookings",
+		map[string]string{"Idempotency-Key": key}, map[string]any{"lines": lines})
+}
+
+// TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow: a court slot with two rackets is
+// held through the booking workflow for the venue's payment window, paid by webhook and
+// confirmed; cancelled inside the free window it is refunded whole and its units go back.
+func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-book", day, 24)
+	guest := sys.Customer("guest")
+
+	res := placeOrder(t, sys, "v-book", guest, "o1", hourLine("court-1", day, 8, 1, 1), hourLine("rackets", day, 8, 1, 2))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	assert.Equal(t, "HOLD", res.Body["status"])
+	assert.Equal(t, "v-book", res.Body["venueId"])
+	price := res.Body["price"].(map[string]any)
+	assert.EqualValues(t, 6000, price["total"], "a court slot and two racket-hours")
+	assert.Len(t, price["lines"], 2)
+	expires, err := time.Parse(time.RFC3339Nano, res.Body["expiresAt"].(string))
+	require.NoError(t, err)
+	assert.InDelta(t, 15*time.Minute, time.Until(expires), float64(time.Minute), "held for the venue's 15 minutes")
+	id := res.Body["id"].(string)
+
+	again := placeOrder(t, sys, "v-book", guest, "o1", hourLine("court-1", day, 8, 1, 1), hourLine("rackets", day, 8, 1, 2))
+	assert.Equal(t, http.StatusCreated, again.Status, "a retry finds the same order, still held: %s", again.Raw)
+	assert.Equal(t, id, again.Body["id"])
+	other := placeOrder(t, sys, "v-book", guest, "o2", hourLine("court-1", day, 8, 1, 1))
+	assert.Equal(t, http.StatusConflict, other.Status, other.Raw)
+	assert.Equal(t, "already_ordered", other.ErrorCode(), "a second click under another key: %s", other.Raw)
+	rackets := placeOrder(t, sys, "v-book", sys.Customer("late"), "o1", hourLine("rackets", day, 8, 1, 1))
+	assert.Equal(t, http.StatusConflict, rackets.Status, rackets.Raw)
+	assert.Equal(t, "unavailable", rackets.ErrorCode(), "both rackets are held")
+
+	payAndConfirm(t, sys, id, 6000, "evt_venue_"+sys.ID, "pi_venue_"+sys.ID)
+	cancel := sys.Guest(t, guest).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, cancel.Status, cancel.Raw)
+	awaitStatus(t, sys, id, "REFUNDED")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1 AND amount = 6000`, "pi_venue_"+sys.ID),
+		"refunded whole")
+	rackets = placeOrder(t, sys, "v-book", sys.Customer("late"), "o2", hourLine("rackets", day, 8, 1, 2))
+	assert.Equal(t, http.StatusCreated, rackets.Status, "the rackets are back: %s", rackets.Raw)
+	checkInvariants(t, sys)
+}
+
+// TestAVenueOrderNotPaidExpires: the hold runs out and gives its units back.
+func TestAVenueOrderNotPaidExpires(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: time.Second})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-exp", day, 24)
+	res := placeOrder(t, sys, "v-exp", sys.Customer("guest"), "o1", hourLine("court-1", day, 9, 1, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	awaitStatus(t, sys, res.Body["id"].(string), "EXPIRED")
+	res = placeOrder(t, sys, "v-exp", sys.Customer("other"), "o1", hourLine("court-1", day, 9, 1, 1))
+	assert.Equal(t, http.StatusCreated, res.Status, "the slot is free again: %s", res.Raw)
+	checkInvariants(t, sys)
+}
+
+// TestAfterTheFreeWindowOnlyStaffCancel: inside the last freeCancelHours before the slot the
+// customer may not cancel a paid order; the front desk of the venue may, and it is refunded whole.
+// A desk of another venue may not.
+func TestAfterTheFreeWindowOnlyStaffCancel(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(2)
+	openVenue(t, sys, "v-late", day, 72) // the free window closed a day ago
+	guest := sys.Customer("guest")
+	res := placeOrder(t, sys, "v-late", guest, "o1", hourLine("lane-1", day, 10, 1, 2))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	payAndConfirm(t, sys, id, 4000, "evt_late_"+sys.ID, "pi_late_"+sys.ID)
+
+	res = sys.Guest(t, guest).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	assert.Equal(t, "cancellation_closed", res.ErrorCode())
+	otherDesk := sys.As(t, domain.Principal{Subject: "desk-x", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-other"}})
+	res = otherDesk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
+	assert.Equal(t, http.StatusForbidden, res.Status, res.Raw)
+	desk := sys.As(t, domain.Principal{Subject: "desk-late", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-late"}})
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitStatus(t, sys, id, "REFUNDED")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1 AND amount = 4000`, "pi_late_"+sys.ID))
+
+	// The desk books a walk-in at its venue, and not at another.
+	walkIn := map[string]any{"customerId": "walk-in-7", "lines": []any{hourLine("court-1", day, 11, 1, 1)}}
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-late/bookings", map[string]string{"Idempotency-Key": "d1"}, walkIn)
+	assert.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = otherDesk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-late/bookings", map[string]string{"Idempotency-Key": "d1"}, walkIn)
+	assert.Equal(t, http.StatusForbidden, res.Status, res.Raw)
+	checkInvariants(t, sys)
+}
+
+// TestConcurrentOrdersOverHTTPSellTheCourtOnce: eight customers click the same court slot at
+// once; one holds it.
+func TestConcurrentOrdersOverHTTPSellTheCourtOnce(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-race", day, 24)
+	statuses := make([]int, 8)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = placeOrder(t, sys, "v-race", sys.Customer(fmt.Sprintf("c%d", i)), "k", hourLine("court-1", day, 7, 1, 1)).Status
+		}()
+	}
+	wg.Wait()
+	got := map[int]int{}
+	for _, s := range statuses {
+		got[s]++
+	}
+	assert.Equal(t, map[int]int{http.StatusCreated: 1, http.StatusConflict: 7}, got)
+	checkInvariants(t, sys)
+}
+
+// TestBadOrdersAreRefusedWithAReason: nothing is written for them.
+func TestBadOrdersAreRefusedWithAReason(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-bad", day, 24)
+	past := domain.DateOf(time.Now(), time.UTC).AddDays(-1)
+	for name, c := range map[string]struct {
+		venue  string
+		lines  []map[string]any
+		status int
+	}{
+		"no lines":         {"v-bad", nil, http.StatusBadRequest},
+		"unknown venue":    {"v-none", []map[string]any{hourLine("court-1", day, 7, 1, 1)}, http.StatusNotFound},
+		"unknown resource": {"v-bad", []map[string]any{hourLine("court-9", day, 7, 1, 1)}, http.StatusNotFound},
+		"in the past":      {"v-bad", []map[string]any{hourLine("court-1", past, 7, 1, 1)}, http.StatusBadRequest},
+		"ends first":       {"v-bad", []map[string]any{hourLine("court-1", day, 7, -1, 1)}, http.StatusBadRequest},
+		"twice the court":  {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), hourLine("court-1", day, 7, 1, 1)}, http.StatusBadRequest},
+	} {
+		res := placeOrder(t, sys, c.venue, sys.Customer("guest"), "k-"+fmt.Sprint(len(name)), c.lines...)
+		assert.Equal(t, c.status, res.Status, "%s: %s", name, res.Raw)
+		assert.NotEmpty(t, res.ErrorCode(), res.Raw)
+	}
+	assert.Zero(t, count(t, sys, `SELECT count(*) FROM bookings`), "nothing written")
+}
