@@ -146,6 +146,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/refund/resolve", s.resolveRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/recover", s.recoverRefund, money)
 	staff.add(http.MethodGet, "/audit", s.auditLog, money)
+	staff.add(http.MethodGet, "/reports/daily", s.dailyReport, money)
 	staff.add(http.MethodGet, "/webhooks/unprocessable", s.unprocessableEvents, money)
 
 	admin := routes{v1.Group("/admin"), []echo.MiddlewareFunc{authn, allow(domain.RoleAdmin)}}

@@ -60,6 +60,7 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/refund/resolve", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/recover", money},
 	{"GET", "/api/v1/staff/audit", money},
+	{"GET", "/api/v1/staff/reports/daily", money},
 	{"GET", "/api/v1/staff/webhooks/unprocessable", money},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/inventory", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/rates", adminOnly},

@@ -3,6 +3,7 @@ package testsuite_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,6 +89,24 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	rackets = placeOrder(t, sys, "v-book", sys.Customer("late"), "o2", hourLine("rackets", day, 8, 1, 2))
 	assert.Equal(t, http.StatusCreated, rackets.Status, "the rackets are back: %s", rackets.Raw)
 	checkInvariants(t, sys)
+
+	// The day's report has the payment and its refund, to the cent, as JSON and as CSV.
+	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
+	today := domain.DateOf(time.Now(), time.UTC).String()
+	res = finance.Do(t, http.MethodGet, "/api/v1/staff/reports/daily?venueId=v-book&date="+today, nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	report := res.Body["report"].(map[string]any)
+	assert.Equal(t, []any{map[string]any{"channel": "online", "currency": "EUR", "payments": 1.0, "paid": 6000.0,
+		"refunds": 1.0, "refunded": 6000.0, "net": 0.0}}, report["totals"])
+	assert.EqualValues(t, 3, report["orders"], "the order, and the two the rackets test made")
+	res = finance.Do(t, http.MethodGet, "/api/v1/staff/reports/daily?venueId=v-book&format=csv&date="+today, nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "text/csv; charset=utf-8", res.Header.Get("Content-Type"))
+	lines := strings.Split(strings.TrimSpace(res.Raw), "\n")
+	require.Len(t, lines, 3, res.Raw)
+	assert.Contains(t, lines[1], ",payment,online,"+id+",pi_venue_"+sys.ID+",,6000,EUR")
+	assert.Contains(t, lines[2], ",refund,online,"+id+",pi_venue_"+sys.ID+",")
+	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR"), lines[2])
 }
 
 // TestAVenueOrderNotPaidExpires: the hold runs out and gives its units back.

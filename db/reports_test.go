@@ -1,0 +1,72 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// TestTheDailyReportCutsAtLocalMidnight: a venue in Shanghai (UTC+8) with the server in UTC. A
+// payment at 23:59 local is on that day, one at 00:00 local the next is not; refunds count when
+// they succeeded; totals are the sums of the items, to the cent.
+func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	venueWith(t, d.Store, "Asia/Shanghai", court)
+	slotDay := domain.NewDate(2030, 6, 10)
+	_, err := d.Store.ApplySchedule(ctx, "v1", "court-1", schedule(slotDay, slotDay.AddDays(1), "07:00", "10:00", 60))
+	require.NoError(t, err)
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	require.NoError(t, err)
+	var ids []string
+	for i, key := range []string{"a", "b", "c"} {
+		start := time.Date(2030, 6, 10, 7+i, 0, 0, 0, shanghai)
+		b, err := d.Store.ReserveOrder(ctx, order("guest-"+key, key, domain.OrderLine{ResourceID: "court-1", Start: start,
+			End: start.Add(time.Hour), Quantity: 1}))
+		require.NoError(t, err)
+		require.Equal(t, domain.StatusHold, b.Status)
+		ids = append(ids, b.ID)
+	}
+	day := domain.NewDate(2030, 6, 1)
+	local := func(dd, h, m int) time.Time { return time.Date(2030, 6, dd, h, m, 0, 0, shanghai) }
+	pay := func(id, booking string, amount int64, at time.Time) {
+		_, err := d.Pool.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status, created_at)
+			VALUES ($1, $2, $3, 'EUR', 'succeeded', $4)`, id, booking, amount, at)
+		require.NoError(t, err)
+	}
+	pay("pi_early", ids[0], 2000, local(1, 0, 0))  // the first instant of the day
+	pay("pi_late", ids[1], 2000, local(1, 23, 59)) // 15:59 UTC
+	pay("pi_next", ids[2], 2000, local(2, 0, 0))   // 16:00 UTC: the next day in Shanghai
+	pay("pi_before", ids[2], 1500, local(1, 0, 0).Add(-time.Second))
+	_, err = d.Pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, created_at, updated_at)
+		VALUES ('r1', $1, 'pi_early', 2000, 'EUR', 'cancelled', 'succeeded', $2, $3),
+		       ('r2', $1, 'pi_early', 1, 'EUR', 'cancelled', 'failed', $2, $3)`, ids[0], local(1, 9, 0), local(1, 12, 0))
+	require.NoError(t, err)
+
+	report, err := d.Store.DailyReport(ctx, db.Site{VenueID: "v1"}, domain.DayBounds(day, shanghai))
+	require.NoError(t, err)
+	var payments []string
+	for _, it := range report.Items {
+		payments = append(payments, it.PaymentID+"/"+it.Kind)
+	}
+	assert.Equal(t, []string{"pi_early/payment", "pi_early/refund", "pi_late/payment"}, payments, "cut at local midnight")
+	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelOnline, Currency: "EUR", Payments: 2, Paid: 4000, Refunds: 1,
+		Refunded: 2000, Net: 2000}}, report.Totals)
+	assert.Equal(t, local(1, 12, 0).UTC(), report.Items[1].At.UTC(), "a refund counts when it succeeded")
+
+	next, err := d.Store.DailyReport(ctx, db.Site{VenueID: "v1"}, domain.DayBounds(day.AddDays(1), shanghai))
+	require.NoError(t, err)
+	require.Len(t, next.Items, 1)
+	assert.Equal(t, "pi_next", next.Items[0].PaymentID)
+	other, err := d.Store.DailyReport(ctx, db.Site{HotelID: "v1"}, domain.DayBounds(day, shanghai))
+	require.NoError(t, err)
+	assert.Empty(t, other.Items, "a hotel of the same id is another site")
+}
