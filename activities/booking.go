@@ -176,6 +176,19 @@ func (a *Bookings) FinishRefund(ctx context.Context, bookingID string) (domain.B
 	return b, classify(err)
 }
 
+// CheckIn marks a confirmed booking COMPLETED (see db.Store.CheckIn).
+func (a *Bookings) CheckIn(ctx context.Context, bookingID string) (domain.Booking, error) {
+	b, err := a.Store.CheckIn(ctx, bookingID)
+	return b, classify(err)
+}
+
+// NoShow marks a confirmed booking nobody checked in NO_SHOW and gives its units back (see
+// db.Store.NoShow).
+func (a *Bookings) NoShow(ctx context.Context, bookingID string) (domain.Booking, error) {
+	b, err := a.Store.NoShow(ctx, bookingID)
+	return b, classify(err)
+}
+
 // DepartEarlyInput applies a cancel accepted at At to a confirmed booking.
 type DepartEarlyInput struct {
 	BookingID string

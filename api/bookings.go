@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
@@ -107,11 +108,18 @@ func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {
 // requests with one key create one booking. maxHolds (0: none) is the customer's active-hold
 // limit.
 func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer) error {
-	if err := s.checkRoomType(c.Request().Context(), req.HotelID, req.RoomTypeID, req.Stay); err != nil {
+	hotel, err := s.checkRoomType(c.Request().Context(), req.HotelID, req.RoomTypeID, req.Stay)
+	if err != nil {
 		return err
 	}
-	return s.startBooking(c, workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL},
-		req.CustomerID, req.Fingerprint(), view)
+	return s.startBooking(c, workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL,
+		NoShowAt: hotelNoShowAt(req.CheckIn, hotel.Location)}, req.CustomerID, req.Fingerprint(), view)
+}
+
+// hotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the day
+// after their check-in date, at the hotel, is a no-show.
+func hotelNoShowAt(checkIn domain.Date, loc *time.Location) time.Time {
+	return checkIn.AddDays(1).At(12, loc).UTC()
 }
 
 // startBooking starts a booking's workflow (a stay or a venue order, in) and waits, in the same
@@ -176,20 +184,20 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 }
 
 // checkRoomType answers 404 for an unknown hotel or room type and 400 for a stay outside the
-// window on sale, judged by the hotel's own calendar.
-func (s *Server) checkRoomType(ctx context.Context, hotelID, roomTypeID string, stay domain.Stay) error {
+// window on sale, judged by the hotel's own calendar; it returns the hotel.
+func (s *Server) checkRoomType(ctx context.Context, hotelID, roomTypeID string, stay domain.Stay) (db.Hotel, error) {
 	hotel, err := s.store.GetHotel(ctx, hotelID)
 	if err != nil {
-		return err
+		return hotel, err
 	}
 	ok, err := s.store.RoomTypeExists(ctx, hotelID, roomTypeID)
 	if err != nil {
-		return err
+		return hotel, err
 	}
 	if !ok {
-		return newError(http.StatusNotFound, "not_found", "hotel %s has no room type %s", hotelID, roomTypeID)
+		return hotel, newError(http.StatusNotFound, "not_found", "hotel %s has no room type %s", hotelID, roomTypeID)
 	}
-	return stay.ValidateWindow(domain.DateOf(s.cfg.Now(), hotel.Location), s.cfg.Limits.SaleHorizonDays)
+	return hotel, stay.ValidateWindow(domain.DateOf(s.cfg.Now(), hotel.Location), s.cfg.Limits.SaleHorizonDays)
 }
 
 // getBooking answers a customer's own booking.
@@ -231,6 +239,8 @@ func (s *Server) cancelBooking(c echo.Context) error {
 		return err
 	}
 	switch {
+	case b.VenueID != "" && b.Status == domain.StatusCompleted:
+		return newError(http.StatusConflict, "checked_in", "the booking was checked in; the front desk can still refund it")
 	case b.FreeCancelEnded(s.cfg.Now()):
 		return newError(http.StatusConflict, "cancellation_closed", "free cancellation ended %d hours before the "+
 			"booking starts; the front desk can still refund it", b.CancellationPolicy.FreeUntilHours)
@@ -254,12 +264,35 @@ func (s *Server) staffCancelBooking(c echo.Context) error {
 		return err
 	}
 	want := cancelled
-	if b.VenueID == "" && b.Status == domain.StatusConfirmed && b.StayBegun(s.cfg.Now()) {
-		want = []domain.Status{domain.StatusConfirmed} // an early departure
+	if b.VenueID == "" && b.Status.Used() && b.StayBegun(s.cfg.Now()) {
+		want = []domain.Status{b.Status} // an early departure
 	}
 	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, want...)
 	return s.answerAudited(c, state, err, "cancel")
 }
+
+// checkInBooking is for staff: it checks a confirmed booking's guest in (COMPLETED), from its
+// check-in date at the hotel, or from an hour before a venue order's first slot.
+func (s *Server) checkInBooking(c echo.Context) error {
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
+	if err != nil {
+		return err
+	}
+	now := s.cfg.Now()
+	early := b.VenueID == "" && !b.StayBegun(now)
+	if b.VenueID != "" {
+		early = now.Before(b.OrderStarts().Add(-checkInAhead))
+	}
+	if b.Status == domain.StatusConfirmed && early {
+		return newError(http.StatusConflict, "too_early", "check-in opens on the check-in date at the hotel, "+
+			"or an hour before a venue booking starts")
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCheckIn, staffView, domain.StatusCompleted)
+	return s.answerAudited(c, state, err, "check-in")
+}
+
+// checkInAhead is how long before a venue booking starts its guest may check in.
+const checkInAhead = time.Hour
 
 // cancelled are the statuses a successful cancel leaves a booking in.
 var cancelled = []domain.Status{domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded}

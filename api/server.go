@@ -140,6 +140,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)
 	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
+	staff.add(http.MethodPost, "/bookings/:id/check-in", s.checkInBooking, desk)
 	staff.add(http.MethodGet, "/bookings/:id/payments", s.bookingPayments, money)
 	staff.add(http.MethodGet, "/bookings/:id/audit", s.bookingAudit, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/retry", s.retryRefund, money)

@@ -326,6 +326,7 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 	if s.cfg.VenueHoldTTL > 0 {
 		ttl = s.cfg.VenueHoldTTL
 	}
-	return s.startBooking(c, workflows.BookingInput{Order: &req, MaxActiveHolds: maxHolds, HoldTTL: ttl},
+	noShowAt := req.Ends().Add(time.Duration(v.NoShowGraceMinutes) * time.Minute).UTC()
+	return s.startBooking(c, workflows.BookingInput{Order: &req, MaxActiveHolds: maxHolds, HoldTTL: ttl, NoShowAt: noShowAt},
 		req.CustomerID, req.Fingerprint(), view)
 }

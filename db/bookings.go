@@ -253,7 +253,7 @@ func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// A paid booking is never just released: it is refunded (StartRefund).
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = $2, updated_at = now()
-			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED') AND paid = 0`,
+			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND paid = 0`,
 			bookingID, to, domain.Sources(to))
 		if err != nil {
 			return err
@@ -267,6 +267,42 @@ func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status)
 		if err == nil && booking.Status != to {
 			err = fmt.Errorf("%w: booking %s is %s and cannot become %s", domain.ErrConflict, bookingID, booking.Status, to)
 		}
+		return err
+	})
+	return booking, err
+}
+
+// CheckIn moves a confirmed booking to COMPLETED: staff checked its guest in. Its units stay
+// taken. Checking a COMPLETED booking in again changes nothing; anything else is a conflict.
+func (s *Store) CheckIn(ctx context.Context, bookingID string) (domain.Booking, error) {
+	if _, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'COMPLETED', updated_at = now()
+		WHERE id = $1 AND status = 'CONFIRMED'`, bookingID); err != nil {
+		return domain.Booking{}, err
+	}
+	b, err := s.GetBooking(ctx, bookingID)
+	if err == nil && b.Status != domain.StatusCompleted {
+		err = fmt.Errorf("%w: booking %s is %s and cannot be checked in", domain.ErrConflict, bookingID, b.Status)
+	}
+	return b, err
+}
+
+// NoShow moves a confirmed booking nobody checked in to NO_SHOW and gives its units back, in one
+// transaction; the payment is kept. A booking checked in meanwhile (or already NO_SHOW) is left
+// as it is and returned.
+func (s *Store) NoShow(ctx context.Context, bookingID string) (domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'NO_SHOW', updated_at = now()
+			WHERE id = $1 AND status = 'CONFIRMED'`, bookingID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			if err := giveBack(ctx, tx, bookingID); err != nil {
+				return err
+			}
+		}
+		booking, err = getBooking(ctx, tx, bookingID)
 		return err
 	})
 	return booking, err
@@ -422,7 +458,7 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 		}
 		booking = b
 		today, err := b.TodayAtHotel(at)
-		if err != nil || b.Status != domain.StatusConfirmed || today.Before(b.CheckIn) || b.VenueID != "" {
+		if err != nil || !b.Status.Used() || today.Before(b.CheckIn) || b.VenueID != "" {
 			return err
 		}
 		begun = true

@@ -19,15 +19,15 @@ import (
 func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, error) {
 	rows, err := s.pool.Query(ctx, `WITH venue_lines AS (
 			SELECT b.resource_id, b.unit_from, b.unit_to, b.quantity FROM bookings b
-			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1 AND b.venue_id IS NOT NULL
+			WHERE b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND b.unit_to > current_date - 1 AND b.venue_id IS NOT NULL
 			UNION ALL
 			SELECT l.resource_id, l.unit_from, l.unit_to, l.quantity FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
-			WHERE b.status IN ('HOLD', 'CONFIRMED') AND l.unit_to > current_date - 1),
+			WHERE b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND l.unit_to > current_date - 1),
 		held AS (
 			SELECT b.resource_id, n.unit_start, sum(b.quantity) AS held
 			FROM bookings b CROSS JOIN LATERAL generate_series(greatest(b.unit_from, current_date - 1),
 				b.unit_to - interval '1 day', interval '1 day') AS n(unit_start)
-			WHERE b.status IN ('HOLD', 'CONFIRMED') AND b.unit_to > current_date - 1 AND b.venue_id IS NULL
+			WHERE b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND b.unit_to > current_date - 1 AND b.venue_id IS NULL
 			GROUP BY 1, 2
 			UNION ALL
 			SELECT i.resource_id, i.unit_start, sum(l.quantity)
@@ -93,7 +93,7 @@ func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([
 func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
 	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.currency FROM payments p
 		WHERE p.status = 'succeeded' AND p.amount > 0 AND p.created_at < now() - $1 * interval '1 microsecond'
-			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'REFUNDING', 'REFUNDED'))
+			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 			AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed')
 		ORDER BY p.created_at LIMIT $2`, age.Microseconds(), maxFindings)
 	if err != nil {

@@ -42,7 +42,7 @@ func BenchmarkInventoryCheck(b *testing.B) {
 		for b.Loop() {
 			_, err := d.Pool.Exec(ctx, `SELECT i.resource_id, i.unit_start FROM inventory i
 				CROSS JOIN LATERAL (SELECT COALESCE(sum(b.quantity), 0) AS held FROM bookings b
-					WHERE b.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED')
+					WHERE b.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')
 						AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to) h
 				WHERE i.unit_start >= current_date - 1 AND (i.reserved <> h.held OR i.reserved > i.total)`)
 			require.NoError(b, err)

@@ -55,7 +55,12 @@ func TestDateJSONAndLocalToday(t *testing.T) {
 }
 
 func TestTransitions(t *testing.T) {
-	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusConfirmed}, domain.Sources(domain.StatusCancelled))
+	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusConfirmed, domain.StatusCompleted},
+		domain.Sources(domain.StatusCancelled))
+	assert.ElementsMatch(t, []domain.Status{domain.StatusConfirmed}, domain.Sources(domain.StatusCompleted), "checked in once confirmed")
+	assert.ElementsMatch(t, []domain.Status{domain.StatusConfirmed}, domain.Sources(domain.StatusNoShow))
+	assert.True(t, domain.StatusCompleted.HoldsInventory(), "a checked-in guest keeps the room")
+	assert.False(t, domain.StatusNoShow.HoldsInventory())
 	assert.ElementsMatch(t, []domain.Status{domain.StatusHold}, domain.Sources(domain.StatusExpired))
 	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusExpired}, domain.Sources(domain.StatusConfirmed))
 	assert.True(t, domain.StatusConfirmed.HoldsInventory())

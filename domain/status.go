@@ -3,8 +3,8 @@ package domain
 // Status is where a booking stands.
 type Status string
 
-// The booking states. Rooms are deducted when the hold is created, so HOLD and CONFIRMED hold
-// inventory and every other state does not.
+// The booking states. Units are deducted when the hold is created, so HOLD, CONFIRMED and
+// COMPLETED hold inventory and every other state does not.
 const (
 	StatusHold      Status = "HOLD"
 	StatusConfirmed Status = "CONFIRMED"
@@ -15,6 +15,11 @@ const (
 	StatusRefunding Status = "REFUNDING"
 	// StatusRefunded: the guest's money (less any cancellation fee) was returned.
 	StatusRefunded Status = "REFUNDED"
+	// StatusCompleted: checked in by staff. The units stay taken (a guest is in the room).
+	StatusCompleted Status = "COMPLETED"
+	// StatusNoShow: confirmed, and nobody checked in by the deadline; the units go back, the
+	// payment is kept.
+	StatusNoShow Status = "NO_SHOW"
 )
 
 // transitions lists the allowed moves; REJECTED is a starting outcome, not a move. A paid
@@ -22,7 +27,8 @@ const (
 // REFUNDING; EXPIRED -> CONFIRMED is a late payment that could take the same nights again.
 var transitions = map[Status][]Status{
 	StatusHold:      {StatusConfirmed, StatusExpired, StatusCancelled},
-	StatusConfirmed: {StatusCancelled, StatusRefunding},
+	StatusConfirmed: {StatusCancelled, StatusRefunding, StatusCompleted, StatusNoShow},
+	StatusCompleted: {StatusCancelled, StatusRefunding},
 	StatusExpired:   {StatusConfirmed, StatusRefunding},
 	StatusCancelled: {StatusRefunding},
 	StatusRejected:  {StatusRefunding},
@@ -30,7 +36,13 @@ var transitions = map[Status][]Status{
 }
 
 // HoldsInventory reports whether a booking in this status keeps its units reserved.
-func (s Status) HoldsInventory() bool { return s == StatusHold || s == StatusConfirmed }
+func (s Status) HoldsInventory() bool {
+	return s == StatusHold || s == StatusConfirmed || s == StatusCompleted
+}
+
+// Used reports whether a booking in this status is confirmed for its guest: CONFIRMED, or
+// checked in.
+func (s Status) Used() bool { return s == StatusConfirmed || s == StatusCompleted }
 
 // Sources returns the statuses from which a booking may move to s.
 func Sources(s Status) []Status {
@@ -54,6 +66,7 @@ var publicReasons = map[Status]string{
 	StatusRejected:  "the rooms asked for are not available on every night of the stay",
 	StatusRefunding: "the booking was cancelled or could not be kept; the refund is on its way",
 	StatusRefunded:  "the booking was cancelled or could not be kept, and the refund was made",
+	StatusNoShow:    "nobody checked in by the deadline; the booking was kept as a no-show",
 }
 
 // PublicReason is what a customer is told about a booking in status s ("" when nothing needs

@@ -54,6 +54,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/bookings/:id", anyStaff},
 	{"POST", "/api/v1/staff/bookings/:id/confirm", desk},
 	{"POST", "/api/v1/staff/bookings/:id/cancel", desk},
+	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
 	{"GET", "/api/v1/staff/bookings/:id/payments", money},
 	{"GET", "/api/v1/staff/bookings/:id/audit", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/retry", money},

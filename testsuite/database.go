@@ -105,11 +105,11 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 	rows, err := d.Pool.Query(context.Background(), `SELECT i.resource_id, i.unit_start, i.reserved, i.total,
 			COALESCE((SELECT sum(q) FROM (
 				SELECT b.quantity AS q FROM bookings b
-				WHERE b.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED')
+				WHERE b.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')
 					AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to
 				UNION ALL
 				SELECT l.quantity FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
-				WHERE l.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED')
+				WHERE l.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')
 					AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to) held), 0)
 		FROM inventory i ORDER BY 1, 2`)
 	require.NoError(t, err)
@@ -134,8 +134,8 @@ func (d *Database) AssertMoneyBalances(t testing.TB) {
 	err := d.Pool.QueryRow(context.Background(), `SELECT
 		COALESCE((SELECT sum(amount) FROM payments WHERE status = 'succeeded'), 0),
 		COALESCE((SELECT sum(amount) FROM refunds WHERE status = 'succeeded'), 0),
-		COALESCE((SELECT sum(CASE WHEN status = 'CONFIRMED' THEN paid ELSE paid - refund_due END)
-			FROM bookings WHERE status IN ('CONFIRMED', 'REFUNDED')), 0)`).Scan(&received, &refunded, &kept)
+		COALESCE((SELECT sum(CASE WHEN status = 'REFUNDED' THEN paid - refund_due ELSE paid END)
+			FROM bookings WHERE status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDED')), 0)`).Scan(&received, &refunded, &kept)
 	require.NoError(t, err)
 	require.Equal(t, kept, received-refunded, "received %d - refunded %d must equal what bookings keep", received, refunded)
 }

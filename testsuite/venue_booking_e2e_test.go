@@ -208,3 +208,74 @@ func TestBadOrdersAreRefusedWithAReason(t *testing.T) {
 	}
 	assert.Zero(t, count(t, sys, `SELECT count(*) FROM bookings`), "nothing written")
 }
+
+// TestStaffCheckGuestsIn: a venue order checked in within the hour before its slot is
+// COMPLETED (its customer can no longer cancel it); earlier is too early. A hotel guest is
+// checked in on the check-in date, and an early departure afterwards keeps the booking COMPLETED.
+func TestStaffCheckGuestsIn(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	desk := sys.As(t, domain.Principal{Subject: "desk", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-in"},
+		Hotels: []string{"h-in"}})
+	checkIn := func(id string) testsuite.Response {
+		return desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/check-in", nil, nil)
+	}
+
+	// A slot at the next full hour, and one in five days.
+	next := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
+	closes := next.Add(time.Hour).Format("15:04")
+	if closes == "00:00" {
+		closes = "24:00"
+	}
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-in", map[string]any{"timeZone": "UTC"})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-in/resources/court-1", map[string]any{"kind": "exclusive_slot"})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	for _, sched := range []map[string]any{
+		{"from": domain.DateOf(next, time.UTC), "to": domain.DateOf(next, time.UTC).AddDays(1), "opens": next.Format("15:04"), "closes": closes},
+		{"from": domain.DateOf(next, time.UTC).AddDays(5), "to": domain.DateOf(next, time.UTC).AddDays(6), "opens": "10:00", "closes": "11:00"},
+	} {
+		sched["slotMinutes"], sched["price"] = 60, map[string]any{"amount": 2000, "currency": "EUR"}
+		res = sys.Admin(t, http.MethodPost, "/api/v1/admin/venues/v-in/resources/court-1/schedule", sched)
+		require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	}
+	guest := sys.Customer("guest")
+	soon := placeOrder(t, sys, "v-in", guest, "soon", map[string]any{"resourceId": "court-1", "start": next,
+		"end": next.Add(time.Hour), "quantity": 1})
+	require.Equal(t, http.StatusCreated, soon.Status, soon.Raw)
+	later := placeOrder(t, sys, "v-in", guest, "later", hourLine("court-1", domain.DateOf(next, time.UTC).AddDays(5), 10, 1, 1))
+	require.Equal(t, http.StatusCreated, later.Status, later.Raw)
+	soonID, laterID := soon.Body["id"].(string), later.Body["id"].(string)
+	payAndConfirm(t, sys, soonID, 2000, "evt_soon_"+sys.ID, "pi_soon_"+sys.ID)
+	payAndConfirm(t, sys, laterID, 2000, "evt_later_"+sys.ID, "pi_later_"+sys.ID)
+
+	res = checkIn(laterID)
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	assert.Equal(t, "too_early", res.ErrorCode())
+	res = checkIn(soonID)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "COMPLETED", res.Body["status"])
+	res = checkIn(soonID)
+	assert.Equal(t, http.StatusOK, res.Status, "a repeated check-in changes nothing: %s", res.Raw)
+	assert.Equal(t, "COMPLETED", res.Body["status"])
+	res = sys.Guest(t, guest).Do(t, http.MethodPost, "/api/v1/bookings/"+soonID+"/cancel", nil, nil)
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	assert.Equal(t, "checked_in", res.ErrorCode())
+
+	// The hotel: check-in today, then the guest leaves after the first night.
+	stay := stayFromNow(0, 3)
+	openRooms(t, sys, "h-in", "double", stay, 2)
+	id, total := holdRoom(t, sys, "h-in", "stay", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_stay_"+sys.ID, "pi_stay_"+sys.ID)
+	res = checkIn(id)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "COMPLETED", res.Body["status"])
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "COMPLETED", res.Body["status"], "an early departure keeps the booking")
+	assert.Equal(t, stay.CheckIn.AddDays(1).String(), res.Body["checkOut"])
+	audit := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}}).Do(t, http.MethodGet,
+		"/api/v1/staff/bookings/"+id+"/audit", nil, nil)
+	assert.Contains(t, audit.Raw, `"action":"check-in"`)
+	checkInvariants(t, sys)
+}

@@ -54,6 +54,10 @@ type BookingInput struct {
 	// RefundWait is how long a pending refund may stay without the provider's final word before
 	// it is handed to an operator.
 	RefundWait time.Duration
+	// NoShowAt is when a confirmed booking nobody checked in becomes a no-show (its units go
+	// back, its payment is kept): the end of a venue order's last line plus the venue's grace,
+	// or a hotel's check-in cut-off. Zero: never.
+	NoShowAt time.Time `json:",omitzero"`
 	// Resume, set when the workflow continued as new, is where the run before it left off.
 	Resume *Resume `json:",omitempty"`
 }
@@ -183,7 +187,7 @@ func (b *booking) setup(ctx workflow.Context) error {
 	for _, u := range []struct {
 		name     string
 		validate func() error
-	}{{UpdateConfirm, b.validateConfirm}, {UpdateCancel, b.validateCancel}} {
+	}{{UpdateConfirm, b.validateConfirm}, {UpdateCancel, b.validateCancel}, {UpdateCheckIn, b.validateCheckIn}} {
 		handler := func(ctx workflow.Context) (BookingState, error) { return b.request(ctx, u.name) }
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, handler,
 			workflow.UpdateHandlerOptions{Validator: u.validate}); err != nil {
@@ -272,7 +276,7 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 			return b.state, b.continueAsNew(ctx)
 		case b.status() == domain.StatusHold:
 			err = b.hold(ctx)
-		case b.status() == domain.StatusConfirmed && !b.stayOver:
+		case b.status().Used() && !b.stayOver:
 			err = b.stay(ctx)
 		case b.status() == domain.StatusRefunding && b.sagas > 0:
 			err = b.serve(ctx, 0, nil) // until the refund saga ends it
@@ -301,7 +305,7 @@ func (b *booking) active() bool {
 	switch b.status() {
 	case domain.StatusHold:
 		return true
-	case domain.StatusConfirmed:
+	case domain.StatusConfirmed, domain.StatusCompleted:
 		return !b.stayOver
 	case domain.StatusRefunding:
 		return b.sagas > 0
@@ -331,6 +335,15 @@ func (b *booking) validateHold(fingerprint string) error {
 func (b *booking) validateConfirm() error {
 	if (b.closing && !b.busy) || (b.steady() && b.status() != domain.StatusHold) {
 		return b.noChange("only a booking on hold is confirmed")
+	}
+	return nil
+}
+
+// validateCheckIn rejects a check-in that could change nothing: the booking is not (or not yet
+// known to be) confirmed.
+func (b *booking) validateCheckIn() error {
+	if (b.closing && !b.busy) || (b.steady() && b.status() != domain.StatusConfirmed) {
+		return b.noChange("only a confirmed booking is checked in")
 	}
 	return nil
 }
@@ -429,8 +442,18 @@ func (b *booking) hold(ctx workflow.Context) error {
 	})
 }
 
-// stay keeps a confirmed booking cancellable until its use is over.
+// stay keeps a confirmed booking cancellable until its use is over. Until its no-show deadline it
+// waits to be checked in; past it, a booking still not checked in is a no-show.
 func (b *booking) stay(ctx workflow.Context) error {
+	if b.status() == domain.StatusConfirmed && !b.in.NoShowAt.IsZero() &&
+		workflow.GetVersion(ctx, versionNoShow, workflow.DefaultVersion, 1) == 1 {
+		return b.serve(ctx, until(ctx, b.in.NoShowAt), func() error {
+			if b.status() != domain.StatusConfirmed {
+				return nil
+			}
+			return b.noShow(ctx)
+		})
+	}
 	return b.serve(ctx, until(ctx, b.in.ends()), func() error {
 		b.stayOver = true
 		return nil
@@ -517,6 +540,8 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 		return b.cancel(ctx, "cancelled at the guest's request", cmd.at)
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
 		return b.confirm(ctx, nil)
+	case cmd.name == UpdateCheckIn && b.status() == domain.StatusConfirmed:
+		return b.checkIn(ctx)
 	}
 	return nil // confirming a confirmed booking: nothing to do
 }
@@ -531,7 +556,7 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	}
 	// A venue order has no early departure: it is refunded whole (new in its own workflows, so
 	// the version marker is not consulted for it).
-	if b.status() == domain.StatusConfirmed && b.in.Order == nil &&
+	if b.status().Used() && b.in.Order == nil &&
 		workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
 		if begun, err := b.departEarly(ctx, at); err != nil || begun {
 			return err
@@ -542,6 +567,32 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 			CancelledAt: at}, reason)
 	}
 	return b.release(ctx, domain.StatusCancelled, reason)
+}
+
+// versionNoShow marks the workflows that wait for a check-in until their no-show deadline.
+const versionNoShow = "no-show"
+
+// checkIn marks the confirmed booking COMPLETED: staff checked its guest in.
+func (b *booking) checkIn(ctx workflow.Context) error {
+	var stored domain.Booking
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.CheckIn, b.in.BookingID).Get(ctx, &stored); err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, "checked in"
+	b.logger.Info("Checked in")
+	return b.publish(ctx)
+}
+
+// noShow marks a confirmed booking nobody checked in by its deadline NO_SHOW: its units go back,
+// its payment is kept.
+func (b *booking) noShow(ctx workflow.Context) error {
+	var stored domain.Booking
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.NoShow, b.in.BookingID).Get(ctx, &stored); err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, "nobody checked in by the deadline"
+	b.logger.Info("No-show", "deadline", b.in.NoShowAt)
+	return b.publish(ctx)
 }
 
 // versionEarlyDeparture marks the workflows in which a cancel of a confirmed stay that has

@@ -22,6 +22,8 @@ const (
 	UpdateConfirm = "confirm"
 	// UpdateCancel cancels a booking on hold or confirmed, giving its nights back.
 	UpdateCancel = "cancel"
+	// UpdateCheckIn marks a confirmed booking COMPLETED: staff checked its guest in.
+	UpdateCheckIn = "checkIn"
 	// QueryState returns the booking's BookingState.
 	QueryState = "state"
 
