@@ -12,13 +12,31 @@ import (
 	"github.com/bookflow/bookflow/workflows"
 )
 
+// venueBody is a venue as an admin sends it: terms left out take their defaults (0 is a term).
+type venueBody struct {
+	Name                 string `json:"name"`
+	TimeZone             string `json:"timeZone"`
+	PaymentWindowMinutes *int   `json:"paymentWindowMinutes"`
+	FreeCancelHours      *int   `json:"freeCancelHours"`
+	NoShowGraceMinutes   *int   `json:"noShowGraceMinutes"`
+}
+
 // putVenue creates a venue (201) or updates its name and terms (200).
 func (s *Server) putVenue(c echo.Context) error {
-	var v domain.Venue
-	if err := decodeJSON(c, &v); err != nil {
+	var body venueBody
+	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	v.ID = c.Param("venueId")
+	v := domain.NewVenue(c.Param("venueId"), body.Name, body.TimeZone)
+	for _, f := range []struct{ to, from *int }{{&v.PaymentWindowMinutes, body.PaymentWindowMinutes},
+		{&v.FreeCancelHours, body.FreeCancelHours}, {&v.NoShowGraceMinutes, body.NoShowGraceMinutes}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+	if body.PaymentWindowMinutes != nil && *body.PaymentWindowMinutes == 0 {
+		return fmt.Errorf("%w: paymentWindowMinutes must be between 1 and 1440", domain.ErrInvalid)
+	}
 	if err := v.Validate(); err != nil {
 		return err
 	}
@@ -71,7 +89,7 @@ func (s *Server) applySchedule(c echo.Context) error {
 	}
 	venueID, resourceID := c.Param("venueId"), c.Param("resourceId")
 	ctx := c.Request().Context()
-	unit, err := s.store.VenueResourceUnit(ctx, venueID, resourceID)
+	_, unit, err := s.store.VenueResourceKind(ctx, venueID, resourceID)
 	if err != nil {
 		return err
 	}
@@ -311,10 +329,13 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 	now := s.cfg.Now()
 	horizon := now.AddDate(0, 0, s.cfg.Limits.SaleHorizonDays)
 	for i, l := range req.Lines {
-		if _, err := s.store.VenueResourceUnit(ctx, req.VenueID, l.ResourceID); err != nil {
+		kind, _, err := s.store.VenueResourceKind(ctx, req.VenueID, l.ResourceID)
+		if err != nil {
 			return err
 		}
 		switch {
+		case kind == domain.KindExclusiveSlot && l.Quantity != 1:
+			return fmt.Errorf("%w: lines[%d] takes an exclusive slot, whose quantity is 1", domain.ErrInvalid, i)
 		case !l.Start.After(now):
 			return fmt.Errorf("%w: lines[%d] starts in the past", domain.ErrInvalid, i)
 		case l.Start.After(horizon):

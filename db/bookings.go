@@ -342,6 +342,10 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
 			WHERE id = $1 AND status = 'EXPIRED'`, bookingID, pay.ID, pay.Amount)
+		if pgCode(err) == codeUniqueViolation {
+			// The customer holds another active order for the slot: this payment goes back.
+			return fmt.Errorf("%w: the customer holds another order for the slot of booking %s", domain.ErrUnavailable, bookingID)
+		}
 		if err != nil {
 			return err
 		}

@@ -32,7 +32,7 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 			UNION ALL
 			SELECT i.resource_id, i.unit_start, sum(l.quantity)
 			FROM venue_lines l JOIN inventory i ON i.resource_id = l.resource_id
-				AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to
+				AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to AND i.unit_start >= current_date - 1
 			GROUP BY 1, 2),
 		units AS (SELECT resource_id, unit_start, reserved, total FROM inventory WHERE unit_start >= current_date - 1)
 		SELECT COALESCE(r.hotel_id, r.venue_id), r.code, COALESCE(u.unit_start, h.unit_start), u.reserved, u.total, COALESCE(h.held, 0)

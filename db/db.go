@@ -92,6 +92,9 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 // codeCheckViolation is the PostgreSQL error code of a CHECK constraint refusing a row.
 const codeCheckViolation = "23514"
 
+// codeUniqueViolation is the PostgreSQL error code of a unique index refusing a row.
+const codeUniqueViolation = "23505"
+
 func pgCode(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

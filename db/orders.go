@@ -127,7 +127,7 @@ func insertOrder(ctx context.Context, tx pgx.Tx, p OrderParams, status domain.St
 func orderLines(ctx context.Context, tx pgx.Tx, req domain.OrderRequest) ([]line, error) {
 	lines := make([]line, len(req.Lines))
 	for i, l := range req.Lines {
-		r, err := getVenueResource(ctx, tx, req.VenueID, l.ResourceID)
+		r, err := getVenueResource(ctx, tx, req.VenueID, l.ResourceID, "")
 		if err != nil {
 			return nil, err
 		}

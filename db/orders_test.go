@@ -179,6 +179,30 @@ func TestOneActiveOrderPerCustomerAndSlot(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
+// TestALatePaymentDoesNotRetakeASlotTheCustomerOrderedAgain: the customer's order expired and
+// they ordered the slot again under another key; the first order's late payment cannot take it
+// a second time (one active order per slot) and is refused as unavailable, so it is refunded.
+func TestALatePaymentDoesNotRetakeASlotTheCustomerOrderedAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := openVenue(t)
+	first, err := d.Store.ReserveOrder(ctx, order("guest", "k1", slotLine("lane-1", 9, 1)))
+	require.NoError(t, err)
+	_, err = d.Store.Release(ctx, first.ID, domain.StatusExpired)
+	require.NoError(t, err)
+	second, err := d.Store.ReserveOrder(ctx, order("guest", "k2", slotLine("lane-1", 9, 1)))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, second.Status)
+
+	_, err = d.Store.Retake(ctx, first.ID, domain.Payment{ID: "pi_late", Amount: 2000, Currency: "EUR"})
+	assert.ErrorIs(t, err, domain.ErrUnavailable)
+	again, err := d.Store.GetBooking(ctx, first.ID)
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusExpired, again.Status, "nothing changed")
+	assert.Equal(t, 1, reserved(t, d, "lane-1", 9))
+	d.AssertInventoryMatchesBookings(t)
+}
+
 // TestReleasingNeverReopensAClosedSlot: staff close a slot with an order on it; releasing the
 // order gives its count back but the slot stays closed; a release repeated changes nothing and
 // counts never go above the total.

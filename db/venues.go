@@ -115,15 +115,16 @@ type venueResource struct {
 	capacity int
 }
 
-// VenueResourceUnit returns the unit a venue's resource is sold by.
-func (s *Store) VenueResourceUnit(ctx context.Context, venueID, code string) (string, error) {
-	r, err := getVenueResource(ctx, s.pool, venueID, code)
-	return r.unit, err
+// VenueResourceKind returns how a venue's resource is sold: its kind and its unit.
+func (s *Store) VenueResourceKind(ctx context.Context, venueID, code string) (domain.ResourceKind, string, error) {
+	r, err := getVenueResource(ctx, s.pool, venueID, code, "")
+	return r.kind, r.unit, err
 }
 
-func getVenueResource(ctx context.Context, q querier, venueID, code string) (venueResource, error) {
+// getVenueResource reads a venue's resource, with lock ("", "FOR SHARE") on its row.
+func getVenueResource(ctx context.Context, q querier, venueID, code, lock string) (venueResource, error) {
 	var r venueResource
-	err := q.QueryRow(ctx, `SELECT id, kind, unit, capacity FROM resources WHERE venue_id = $1 AND code = $2`,
+	err := q.QueryRow(ctx, `SELECT id, kind, unit, capacity FROM resources WHERE venue_id = $1 AND code = $2 `+lock,
 		venueID, code).Scan(&r.id, &r.kind, &r.unit, &r.capacity)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, fmt.Errorf("%w: venue %q has no resource %q", domain.ErrNotFound, venueID, code)
@@ -147,15 +148,18 @@ type ScheduleResult struct {
 	// KeptSold are units in the range the schedule no longer has that stay: something is booked
 	// on them.
 	KeptSold int `json:"keptSold"`
-	// Skipped are units of the schedule not laid out: a kept sold unit overlaps them.
+	// KeptClosed are units the schedule no longer has that stay because staff closed them: a
+	// schedule never reopens what staff closed.
+	KeptClosed int `json:"keptClosed"`
+	// Skipped are units of the schedule not laid out: a kept unit overlaps them.
 	Skipped int `json:"skipped"`
 }
 
 // ApplySchedule makes a resource's units over the schedule's dates the schedule's: units it
 // lays out are created (priced, with the resource's capacity) or repriced, and unsold units in
-// the range it no longer has are removed. A unit with anything booked is never removed nor made
-// smaller than what is booked, and a new unit overlapping it is skipped. Applying the same
-// schedule again changes nothing. Closed units stay closed.
+// the range it no longer has are removed. A unit with anything booked, or closed by staff, is
+// never removed (nor made smaller than what is booked), and a new unit overlapping it is
+// skipped. Applying the same schedule again changes nothing. Closed units stay closed.
 func (s *Store) ApplySchedule(ctx context.Context, venueID, resourceID string, sched domain.Schedule) (ScheduleResult, error) {
 	var res ScheduleResult
 	_, loc, err := s.GetVenue(ctx, venueID)
@@ -163,7 +167,8 @@ func (s *Store) ApplySchedule(ctx context.Context, venueID, resourceID string, s
 		return res, err
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		r, err := getVenueResource(ctx, tx, venueID, resourceID)
+		// Shared lock on the resource: a capacity change waits, so it cannot be undone here.
+		r, err := getVenueResource(ctx, tx, venueID, resourceID, "FOR SHARE")
 		if err != nil {
 			return err
 		}
@@ -179,14 +184,16 @@ func (s *Store) ApplySchedule(ctx context.Context, venueID, resourceID string, s
 		}
 		// Units of the range that are not the schedule's: removed when unsold, kept otherwise.
 		err = tx.QueryRow(ctx, `WITH gone AS (
-				SELECT i.unit_start, i.reserved FROM inventory i
+				SELECT i.unit_start, i.reserved, i.closed_at IS NOT NULL AS closed FROM inventory i
 				WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
 					AND NOT EXISTS (SELECT 1 FROM unnest($4::timestamp[], $5::timestamp[]) AS u(s, e)
 						WHERE u.s = i.unit_start AND u.e = i.unit_end)),
 			removed AS (DELETE FROM inventory i USING gone
-				WHERE i.resource_id = $1 AND i.unit_start = gone.unit_start AND gone.reserved = 0 RETURNING 1)
-			SELECT (SELECT count(*) FROM removed), (SELECT count(*) FROM gone WHERE reserved > 0)`,
-			r.id, from, to, starts, ends).Scan(&res.Removed, &res.KeptSold)
+				WHERE i.resource_id = $1 AND i.unit_start = gone.unit_start AND gone.reserved = 0 AND NOT gone.closed
+				RETURNING 1)
+			SELECT (SELECT count(*) FROM removed), (SELECT count(*) FROM gone WHERE reserved > 0),
+				(SELECT count(*) FROM gone WHERE reserved = 0 AND closed)`,
+			r.id, from, to, starts, ends).Scan(&res.Removed, &res.KeptSold, &res.KeptClosed)
 		if err != nil {
 			return err
 		}
@@ -244,7 +251,7 @@ func (s *Store) setClosed(ctx context.Context, c Closure, closed bool) (n int, e
 		return 0, err
 	}
 	if c.ResourceID != "" {
-		if _, err := getVenueResource(ctx, s.pool, c.VenueID, c.ResourceID); err != nil {
+		if _, err := getVenueResource(ctx, s.pool, c.VenueID, c.ResourceID, ""); err != nil {
 			return 0, err
 		}
 	}

@@ -18,7 +18,7 @@ import (
 func venueWith(t *testing.T, store *db.Store, tz string, r domain.VenueResource) {
 	t.Helper()
 	ctx := context.Background()
-	v := domain.Venue{ID: "v1", TimeZone: tz}
+	v := domain.NewVenue("v1", "", tz)
 	require.NoError(t, v.Validate())
 	_, err := store.PutVenue(ctx, v)
 	require.NoError(t, err)
@@ -78,6 +78,19 @@ func TestApplyingAScheduleTwiceCreatesNothingNew(t *testing.T) {
 	assert.Equal(t, db.ScheduleResult{Units: 4, Created: 2, Removed: 5, KeptSold: 1, Skipped: 2}, changed)
 	assert.Equal(t, []string{"2030-06-03T08:00:00Z"}, starts(slotsOn(t, d.Store, day1)), "the sold unit alone stays")
 	assert.Equal(t, []string{"2030-06-04T07:00:00Z", "2030-06-04T08:30:00Z"}, starts(slotsOn(t, d.Store, day3.AddDays(-1))))
+
+	// Staff close 07:00 on the second day; going back to hourly slots keeps it, closed.
+	seven := time.Date(2030, 6, 4, 7, 0, 0, 0, time.UTC)
+	_, err = d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "court-1", From: seven, To: seven.Add(time.Minute),
+		Reason: "resurfacing", By: "admin"})
+	require.NoError(t, err)
+	back, err := d.Store.ApplySchedule(ctx, "v1", "court-1", schedule(day1.AddDays(1), day3, "07:00", "10:00", 60))
+	require.NoError(t, err)
+	assert.Equal(t, db.ScheduleResult{Units: 3, Created: 1, Removed: 1, KeptClosed: 1, Skipped: 2}, back,
+		"the closed 07:00-08:30 stays and blocks 07:00 and 08:00; 09:00 is new")
+	slots := slotsOn(t, d.Store, day3.AddDays(-1))
+	require.Len(t, slots, 2)
+	assert.False(t, slots[0].Open, "a schedule never reopens what staff closed")
 }
 
 // TestUnitsOfOneResourceNeverOverlap: the database refuses overlapping units whatever writes

@@ -64,10 +64,13 @@ func (d Date) In(loc *time.Location) time.Time { return d.At(0, loc) }
 // and counts on the wall clock (-48 is midnight two days before, whatever DST does between). A
 // wall-clock time that does not exist (clocks jumped over it) gives the first instant after
 // the jump.
-func (d Date) At(hour int, loc *time.Location) time.Time {
+func (d Date) At(hour int, loc *time.Location) time.Time { return d.AtMinute(hour*60, loc) }
+
+// AtMinute is At for a wall-clock time of minutes past midnight.
+func (d Date) AtMinute(minutes int, loc *time.Location) time.Time {
 	y, m, dd := d.t.Date()
-	want := time.Date(y, m, dd, hour, 0, 0, 0, time.UTC) // the wall-clock time, normalised
-	t := time.Date(y, m, dd, hour, 0, 0, 0, loc)
+	want := time.Date(y, m, dd, 0, minutes, 0, 0, time.UTC) // the wall-clock time, normalised
+	t := time.Date(y, m, dd, 0, minutes, 0, 0, loc)
 	shown := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 	switch start, end := t.ZoneBounds(); {
 	case shown.Before(want): // Go placed it before the jump: the jump ends the zone t is in

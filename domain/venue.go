@@ -22,6 +22,12 @@ type Venue struct {
 	NoShowGraceMinutes int `json:"noShowGraceMinutes"`
 }
 
+// NewVenue is a venue with the default terms.
+func NewVenue(id, name, timeZone string) Venue {
+	return Venue{ID: id, Name: name, TimeZone: timeZone, PaymentWindowMinutes: DefaultVenuePaymentWindowMinutes,
+		FreeCancelHours: DefaultVenueFreeCancelHours, NoShowGraceMinutes: DefaultVenueNoShowGraceMinutes}
+}
+
 // Venue defaults for fields left out.
 const (
 	DefaultVenuePaymentWindowMinutes = 15
@@ -29,7 +35,8 @@ const (
 	DefaultVenueNoShowGraceMinutes   = 15
 )
 
-// Validate checks the venue's fields, filling in the defaults of those left at zero.
+// Validate checks the venue's fields, filling in the payment window when left at zero (the other
+// terms may be zero: see NewVenue for their defaults).
 func (v *Venue) Validate() error {
 	if err := ValidateID("venueId", v.ID); err != nil {
 		return err
@@ -45,12 +52,6 @@ func (v *Venue) Validate() error {
 	}
 	if v.PaymentWindowMinutes == 0 {
 		v.PaymentWindowMinutes = DefaultVenuePaymentWindowMinutes
-	}
-	if v.FreeCancelHours == 0 {
-		v.FreeCancelHours = DefaultVenueFreeCancelHours
-	}
-	if v.NoShowGraceMinutes == 0 {
-		v.NoShowGraceMinutes = DefaultVenueNoShowGraceMinutes
 	}
 	switch {
 	case v.PaymentWindowMinutes < 1 || v.PaymentWindowMinutes > 24*60:
@@ -157,8 +158,11 @@ type Schedule struct {
 	Price       Money  `json:"price"`
 }
 
-// MaxScheduleDays bounds one schedule request.
-const MaxScheduleDays = 400
+// Bounds of one schedule request: its days, and a unit's price (ten million in major units).
+const (
+	MaxScheduleDays = 400
+	MaxUnitPrice    = 1_000_000_000
+)
 
 // Validate checks the schedule for a resource sold by unit.
 func (s *Schedule) Validate(unit string) error {
@@ -178,8 +182,8 @@ func (s *Schedule) Validate(unit string) error {
 	if err := ValidateCurrency(s.Price.Currency); err != nil {
 		return err
 	}
-	if s.Price.Amount < 0 {
-		return fmt.Errorf("%w: price.amount cannot be negative", ErrInvalid)
+	if s.Price.Amount < 0 || s.Price.Amount > MaxUnitPrice {
+		return fmt.Errorf("%w: price.amount must be between 0 and %d minor units", ErrInvalid, int64(MaxUnitPrice))
 	}
 	if unit == UnitDay {
 		return nil
@@ -219,7 +223,7 @@ func (s Schedule) Units(unit string, loc *time.Location) []Span {
 		}
 		opens, _ := parseClock(s.Opens)
 		closes, _ := parseClock(s.Closes)
-		start, end := wallClock(d, opens, loc), wallClock(d, closes, loc)
+		start, end := d.AtMinute(opens, loc), d.AtMinute(closes, loc)
 		step := time.Duration(s.SlotMinutes) * time.Minute
 		if step <= 0 {
 			return nil // not validated
@@ -237,21 +241,6 @@ func DayBounds(d Date, loc *time.Location) Span {
 	return Span{Start: d.In(loc).UTC(), End: d.AddDays(1).In(loc).UTC()}
 }
 
-// wallClock is the instant of minutes past local midnight on date d in loc; a time the clocks
-// skip is taken at the jump's end.
-func wallClock(d Date, minutes int, loc *time.Location) time.Time {
-	if minutes == 24*60 {
-		return d.AddDays(1).In(loc)
-	}
-	t := time.Date(d.Time().Year(), d.Time().Month(), d.Time().Day(), minutes/60, minutes%60, 0, 0, loc)
-	if t.Hour()*60+t.Minute() != minutes {
-		// A wall time the clocks skip: Go moves it past the jump; the first instant at or after
-		// it is the jump itself, where the zone now in effect starts.
-		t, _ = t.ZoneBounds()
-	}
-	return t
-}
-
 func isoWeekday(t time.Time) int {
 	if t.Weekday() == time.Sunday {
 		return 7
@@ -261,11 +250,16 @@ func isoWeekday(t time.Time) int {
 
 // parseClock reads "HH:MM" (00:00 to 24:00) as minutes past midnight.
 func parseClock(s string) (int, error) {
-	var h, m int
+	digit := func(i int) (int, bool) { return int(s[i] - '0'), s[i] >= '0' && s[i] <= '9' }
 	if len(s) != 5 || s[2] != ':' {
 		return 0, fmt.Errorf("bad clock %q", s)
 	}
-	if _, err := fmt.Sscanf(s, "%02d:%02d", &h, &m); err != nil || h > 24 || m > 59 || (h == 24 && m != 0) {
+	h1, ok1 := digit(0)
+	h2, ok2 := digit(1)
+	m1, ok3 := digit(3)
+	m2, ok4 := digit(4)
+	h, m := h1*10+h2, m1*10+m2
+	if !ok1 || !ok2 || !ok3 || !ok4 || h > 24 || m > 59 || (h == 24 && m != 0) {
 		return 0, fmt.Errorf("bad clock %q", s)
 	}
 	return h*60 + m, nil

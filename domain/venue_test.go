@@ -33,6 +33,10 @@ func TestScheduleValidation(t *testing.T) {
 		"no slot length":   func(s *domain.Schedule) { s.SlotMinutes = 0 },
 		"24:30":            func(s *domain.Schedule) { s.Closes = "24:30" },
 		"opens at closing": func(s *domain.Schedule) { s.Opens = "22:00" },
+		"negative hour":    func(s *domain.Schedule) { s.Opens = "-1:00" },
+		"negative minute":  func(s *domain.Schedule) { s.Opens = "00:-5" },
+		"a sign":           func(s *domain.Schedule) { s.Opens = "+7:00" },
+		"huge price":       func(s *domain.Schedule) { s.Price.Amount = domain.MaxUnitPrice + 1 },
 	} {
 		s := ok()
 		change(&s)
@@ -63,6 +67,18 @@ func TestScheduleUnits(t *testing.T) {
 	assert.Equal(t, 24*time.Hour, days[0].End.Sub(days[0].Start))
 	assert.Equal(t, 23*time.Hour, days[1].End.Sub(days[1].Start), "the day the clocks go forward is 23 hours long")
 
+	// New York: Go places a skipped time before the jump there; opening at 02:30 on the day the
+	// clocks go forward still opens at the jump (03:00 EDT), and closing at 02:30 closes there.
+	newYork, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
+	jump := domain.NewDate(2030, 3, 10)
+	ny := domain.Schedule{From: jump, To: jump.AddDays(1), Opens: "02:30", Closes: "05:00", SlotMinutes: 60}.Units(domain.UnitSlot, newYork)
+	require.Len(t, ny, 2)
+	assert.Equal(t, "03:00 -0400", ny[0].Start.In(newYork).Format("15:04 -0700"))
+	early := domain.Schedule{From: jump, To: jump.AddDays(1), Opens: "00:00", Closes: "02:30", SlotMinutes: 60}.Units(domain.UnitSlot, newYork)
+	require.Len(t, early, 2, "00:00 and 01:00 EST; the day closes at the jump")
+	assert.Equal(t, "01:00 -0500", early[1].Start.In(newYork).Format("15:04 -0700"))
+
 	// Opening inside the skipped hour opens at the jump.
 	spring := domain.Schedule{From: domain.NewDate(2030, 3, 31), To: domain.NewDate(2030, 4, 1), Opens: "02:30", Closes: "04:00",
 		SlotMinutes: 30}.Units(domain.UnitSlot, berlin)
@@ -73,7 +89,10 @@ func TestScheduleUnits(t *testing.T) {
 func TestVenueAndResourceValidation(t *testing.T) {
 	v := domain.Venue{ID: "v1", TimeZone: "Asia/Shanghai"}
 	require.NoError(t, v.Validate())
-	assert.Equal(t, 15, v.PaymentWindowMinutes)
+	assert.Equal(t, 15, v.PaymentWindowMinutes, "a payment window is needed")
+	assert.Zero(t, v.FreeCancelHours, "zero is a term")
+	assert.Equal(t, domain.Venue{ID: "v2", TimeZone: "UTC", PaymentWindowMinutes: 15, FreeCancelHours: 24, NoShowGraceMinutes: 15},
+		domain.NewVenue("v2", "", "UTC"))
 	for _, bad := range []domain.Venue{{ID: "v 1", TimeZone: "UTC"}, {ID: "v1"}, {ID: "v1", TimeZone: "Local"},
 		{ID: "v1", TimeZone: "UTC", PaymentWindowMinutes: -5}} {
 		assert.True(t, errors.Is(bad.Validate(), domain.ErrInvalid), "%+v", bad)

@@ -79,7 +79,7 @@ var demoVenue = struct {
 	resources []domain.VenueResource
 	schedules map[string]domain.Schedule // by resource; From and To are set when seeding
 }{
-	venue: domain.Venue{ID: "riverside-sports", Name: "Riverside Sports", TimeZone: "Europe/Berlin"},
+	venue: domain.NewVenue("riverside-sports", "Riverside Sports", "Europe/Berlin"),
 	resources: []domain.VenueResource{
 		{ID: "court-1", Kind: domain.KindExclusiveSlot, Name: "Badminton court 1", Sport: "badminton"},
 		{ID: "court-2", Kind: domain.KindExclusiveSlot, Name: "Badminton court 2", Sport: "badminton"},
