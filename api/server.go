@@ -143,6 +143,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/check-in", s.checkInBooking, desk)
 	staff.add(http.MethodGet, "/bookings/:id/payments", s.bookingPayments, money)
 	staff.add(http.MethodGet, "/bookings/:id/audit", s.bookingAudit, money)
+	staff.add(http.MethodGet, "/bookings/:id/history", s.bookingHistory, anyStaff)
+	staff.add(http.MethodGet, "/inventory/history", s.unitHistory, anyStaff)
 	staff.add(http.MethodPost, "/bookings/:id/refund/retry", s.retryRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/resolve", s.resolveRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/recover", s.recoverRefund, money)

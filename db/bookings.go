@@ -69,7 +69,7 @@ func getBooking(ctx context.Context, q querier, id string) (domain.Booking, erro
 func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, error) {
 	req := p.Request
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
 		if err := lockCustomerHolds(ctx, tx, req.CustomerID, p.MaxActiveHolds); err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func (s *Store) AbandonOrder(ctx context.Context, p OrderParams) (domain.Booking
 // the hold it reached, in one transaction.
 func (s *Store) abandon(ctx context.Context, bookingID string, insertFence func(pgx.Tx) (inserted bool, err error)) (domain.Booking, error) {
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		inserted, err := insertFence(tx)
 		if err != nil {
 			return err
@@ -250,7 +250,7 @@ func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status)
 		return domain.Booking{}, fmt.Errorf("%w: cannot release into %s", domain.ErrInvalid, to)
 	}
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		// A paid booking is never just released: it is refunded (StartRefund).
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = $2, updated_at = now()
 			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND paid = 0`,
@@ -291,7 +291,7 @@ func (s *Store) CheckIn(ctx context.Context, bookingID string) (domain.Booking, 
 // as it is and returned.
 func (s *Store) NoShow(ctx context.Context, bookingID string) (domain.Booking, error) {
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'NO_SHOW', updated_at = now()
 			WHERE id = $1 AND status = 'CONFIRMED'`, bookingID)
 		if err != nil {
@@ -339,7 +339,7 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 // ErrUnavailable. The price stays the snapshot taken with the hold.
 func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment) (domain.Booking, error) {
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
 			WHERE id = $1 AND status = 'EXPIRED'`, bookingID, pay.ID, pay.Amount)
 		if pgCode(err) == codeUniqueViolation {
@@ -394,7 +394,7 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 func (s *Store) StartRefund(ctx context.Context, bookingID string, pay *domain.Payment,
 	refundDue func(b domain.Booking) (int64, error)) (domain.Booking, error) {
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
 			FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
 		if err != nil {
@@ -454,7 +454,7 @@ func (s *Store) FinishRefund(ctx context.Context, bookingID string) (domain.Book
 // ordinary one. On the last night, or asked again, there is nothing more to give back.
 func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time) (begun bool, _ domain.Booking, _ error) {
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
 			FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -74,13 +75,19 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // inTx runs fn in one transaction with the store's lock timeout, committing when fn returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return s.inBookingTx(ctx, "", fn)
+}
+
+// inBookingTx is inTx for a transaction acting for a booking: the history triggers record the
+// unit changes it makes against bookingID (migration 00013).
+func (s *Store) inBookingTx(ctx context.Context, bookingID string, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after commit
-	ms := s.lockTimeout.Milliseconds()
-	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", ms)); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('bookflow.booking_id', $2, true)`,
+		strconv.FormatInt(s.lockTimeout.Milliseconds(), 10), bookingID); err != nil {
 		return err
 	}
 	if err := fn(tx); err != nil {

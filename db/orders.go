@@ -40,7 +40,7 @@ var ErrAlreadyOrdered = fmt.Errorf("%w: the customer already has an active order
 func (s *Store) ReserveOrder(ctx context.Context, p OrderParams) (domain.Booking, error) {
 	req := p.Request
 	var booking domain.Booking
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
 		if err := lockCustomerHolds(ctx, tx, req.CustomerID, p.MaxActiveHolds); err != nil {
 			return err
 		}

@@ -233,3 +233,44 @@ func TestReleasingNeverReopensAClosedSlot(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, findings, "the checker agrees")
 }
+
+// TestEveryChangeIsRecordedWithItsCounts: a booking's state changes, and each unit change with
+// the counts before and after and the booking it was for, are recorded by the database itself;
+// a unit's history tells why it cannot be booked.
+func TestEveryChangeIsRecordedWithItsCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := openVenue(t)
+	b, err := d.Store.ReserveOrder(ctx, order("guest", "k", slotLine("lane-1", 8, 2)))
+	require.NoError(t, err)
+	_, err = d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "lane-1", From: at(8), To: at(9), Reason: "rope broken", By: "ops"})
+	require.NoError(t, err)
+	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
+	require.NoError(t, err)
+
+	changes, units, err := d.Store.BookingHistory(ctx, b.ID)
+	require.NoError(t, err)
+	require.Len(t, changes, 2)
+	assert.Equal(t, []domain.Status{"", domain.StatusHold}, []domain.Status{changes[0].From, changes[0].To})
+	assert.Equal(t, []domain.Status{domain.StatusHold, domain.StatusCancelled}, []domain.Status{changes[1].From, changes[1].To})
+	require.Len(t, units, 2, "taken, then given back")
+	assert.Equal(t, []int{0, 2}, []int{*units[0].ReservedBefore, *units[0].ReservedAfter})
+	assert.Equal(t, []int{2, 0}, []int{*units[1].ReservedBefore, *units[1].ReservedAfter})
+	assert.True(t, *units[1].ClosedAfter, "given back into a closed unit, which stays closed")
+
+	_, loc, err := d.Store.GetVenue(ctx, "v1")
+	require.NoError(t, err)
+	history, err := d.Store.UnitHistory(ctx, db.ResourceRef{VenueID: "v1", Code: "lane-1"}, domain.DayBounds(orderDay, loc))
+	require.NoError(t, err)
+	require.Len(t, history, 3)
+	eight := history[1]
+	assert.False(t, eight.Open)
+	assert.Equal(t, "rope broken", eight.ClosedReason)
+	assert.Equal(t, "ops", eight.ClosedBy)
+	var kinds []string
+	for _, c := range eight.Changes {
+		kinds = append(kinds, c.Change+"/"+c.BookingID)
+	}
+	assert.Equal(t, []string{"created/", "updated/" + b.ID, "updated/", "updated/" + b.ID}, kinds,
+		"laid out, taken, closed by staff, given back")
+}

@@ -57,6 +57,8 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
 	{"GET", "/api/v1/staff/bookings/:id/payments", money},
 	{"GET", "/api/v1/staff/bookings/:id/audit", money},
+	{"GET", "/api/v1/staff/bookings/:id/history", anyStaff},
+	{"GET", "/api/v1/staff/inventory/history", anyStaff},
 	{"POST", "/api/v1/staff/bookings/:id/refund/retry", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/resolve", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/recover", money},

@@ -277,5 +277,24 @@ func TestStaffCheckGuestsIn(t *testing.T) {
 	audit := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}}).Do(t, http.MethodGet,
 		"/api/v1/staff/bookings/"+id+"/audit", nil, nil)
 	assert.Contains(t, audit.Raw, `"action":"check-in"`)
+
+	// Support asks why the venue order is in its state, and what happened to its slot.
+	history := desk.Do(t, http.MethodGet, "/api/v1/staff/bookings/"+soonID+"/history", nil, nil)
+	require.Equal(t, http.StatusOK, history.Status, history.Raw)
+	var path []string
+	for _, c := range history.Body["changes"].([]any) {
+		path = append(path, c.(map[string]any)["to"].(string))
+	}
+	assert.Equal(t, []string{"HOLD", "CONFIRMED", "COMPLETED"}, path)
+	assert.Contains(t, history.Raw, `"action":"check-in"`, "with who checked them in")
+	slot := desk.Do(t, http.MethodGet, "/api/v1/staff/inventory/history?venueId=v-in&resourceId=court-1&date="+
+		domain.DateOf(next, time.UTC).String(), nil, nil)
+	require.Equal(t, http.StatusOK, slot.Status, slot.Raw)
+	unit := slot.Body["units"].([]any)[0].(map[string]any)
+	assert.EqualValues(t, 1, unit["reserved"])
+	assert.Len(t, unit["changes"], 2, "laid out, then taken by the order")
+	other := sys.As(t, domain.Principal{Subject: "x", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-x"}})
+	res = other.Do(t, http.MethodGet, "/api/v1/staff/inventory/history?venueId=v-in&resourceId=court-1&date=2030-01-01", nil, nil)
+	assert.Equal(t, http.StatusForbidden, res.Status, res.Raw)
 	checkInvariants(t, sys)
 }
