@@ -138,6 +138,9 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	in.BookingID, in.IdempotencyKey, in.CreatedBy = id, key, createdBy
 	in.ReserveTimeout, in.LateWindow = reserveTimeout(s.cfg.WorkflowTimeout), s.cfg.LateWindow
 	in.MaxRefundAttempts, in.RefundBackoff = s.cfg.MaxRefundAttempts, s.cfg.RefundBackoff
+	if s.cfg.NoShowAfter > 0 {
+		in.NoShowAt = s.cfg.Now().Add(s.cfg.NoShowAfter).UTC()
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WorkflowTimeout)
 	defer cancel()

@@ -39,7 +39,10 @@ type Config struct {
 	HoldTTL        time.Duration // how long a new hold lasts
 	// VenueHoldTTL, when set, replaces every venue's own payment window (short holds for tests).
 	VenueHoldTTL time.Duration
-	LateWindow   time.Duration // how long an ended booking's workflow keeps answering
+	// NoShowAfter, when set, replaces every no-show deadline with this long after the booking is
+	// made (tests).
+	NoShowAfter time.Duration
+	LateWindow  time.Duration // how long an ended booking's workflow keeps answering
 	// MaxRefundAttempts and RefundBackoff tune the refund saga (workflow defaults when zero).
 	MaxRefundAttempts int
 	RefundBackoff     time.Duration

@@ -121,9 +121,11 @@ func quietLogger() *slog.Logger {
 
 // SystemOptions configures a System.
 type SystemOptions struct {
-	HoldTTL    time.Duration     // 10 minutes when zero
-	LateWindow time.Duration     // 1 minute when zero
-	Provider   payments.Provider // payments.Fake when nil
+	HoldTTL time.Duration // 10 minutes when zero
+	// NoShowAfter brings every no-show deadline to this long after the booking is made.
+	NoShowAfter time.Duration
+	LateWindow  time.Duration     // 1 minute when zero
+	Provider    payments.Provider // payments.Fake when nil
 	// HoldLimits are the API's hold limits; none when zero.
 	HoldLimits api.HoldLimits
 	// WorkflowTimeout is how long the API waits for a workflow (api.DefaultWorkflowTimeout when
@@ -216,7 +218,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
-		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
+		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)

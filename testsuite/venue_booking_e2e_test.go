@@ -298,3 +298,21 @@ func TestStaffCheckGuestsIn(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, res.Status, res.Raw)
 	checkInvariants(t, sys)
 }
+
+// TestAPaidOrderNobodyCheckedInIsANoShow: past its deadline (brought forward to seconds here),
+// the booking workflow marks it NO_SHOW; its slot goes back on sale and the payment is kept.
+func TestAPaidOrderNobodyCheckedInIsANoShow(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{NoShowAfter: 3 * time.Second})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-noshow", day, 24)
+	res := placeOrder(t, sys, "v-noshow", sys.Customer("guest"), "o1", hourLine("court-1", day, 9, 1, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	payAndConfirm(t, sys, id, 2000, "evt_ns_"+sys.ID, "pi_ns_"+sys.ID)
+	awaitStatus(t, sys, id, "NO_SHOW")
+	assert.Zero(t, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1`, "pi_ns_"+sys.ID), "the payment is kept")
+	res = placeOrder(t, sys, "v-noshow", sys.Customer("other"), "o1", hourLine("court-1", day, 9, 1, 1))
+	assert.Equal(t, http.StatusCreated, res.Status, "the slot is back on sale: %s", res.Raw)
+	checkInvariants(t, sys)
+}
