@@ -81,8 +81,19 @@ func callerAsCustomer(c echo.Context, given string) (string, error) {
 // staffCreateBooking holds rooms for a walk-in or phone guest whom the staff member names, at a
 // hotel they work for. Staff bookings do not count against the guest's hold limit.
 func (s *Server) staffCreateBooking(c echo.Context) error {
-	req, err := decodeHoldRequest(c)
-	if err != nil {
+	var body struct {
+		domain.HoldRequest
+		walkIn
+	}
+	if err := domain.ValidateIdempotencyKey(c.Request().Header.Get("Idempotency-Key")); err != nil {
+		return err
+	}
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	req := body.HoldRequest
+	var err error
+	if req.CustomerID, err = staffCustomer(req.CustomerID, body.walkIn); err != nil {
 		return err
 	}
 	if err := req.Validate(s.cfg.Limits); err != nil {
@@ -91,7 +102,43 @@ func (s *Server) staffCreateBooking(c echo.Context) error {
 	if !principal(c).CanBook(req.HotelID) {
 		return errOtherHotel(req.HotelID)
 	}
+	if err := s.recordWalkIn(c, body.walkIn); err != nil {
+		return err
+	}
 	return s.hold(c, req, 0, staffView)
+}
+
+// walkIn names a guest without an account by phone, in a staff booking's body.
+type walkIn struct {
+	Phone string `json:"phone,omitempty"`
+	Name  string `json:"name,omitempty"`
+}
+
+// staffCustomer is the customer a staff booking is for: customerId, or the walk-in guest of a
+// phone number (their id is the normalised number's).
+func staffCustomer(customerID string, w walkIn) (string, error) {
+	switch {
+	case (customerID == "") == (w.Phone == ""):
+		return "", fmt.Errorf("%w: name the guest by customerId, or by phone (and name) for a walk-in", domain.ErrInvalid)
+	case customerID != "":
+		return customerID, nil
+	case len(w.Name) > 200:
+		return "", fmt.Errorf("%w: name is at most 200 characters", domain.ErrInvalid)
+	}
+	phone, err := domain.NormalisePhone(w.Phone)
+	return domain.WalkInPrefix + phone, err
+}
+
+// recordWalkIn finds or creates the walk-in guest a valid staff booking names by phone.
+func (s *Server) recordWalkIn(c echo.Context, w walkIn) error {
+	if w.Phone == "" {
+		return nil
+	}
+	phone, err := domain.NormalisePhone(w.Phone)
+	if err == nil {
+		_, err = s.store.WalkInCustomer(c.Request().Context(), phone, w.Name, principal(c).Subject)
+	}
+	return err
 }
 
 func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {

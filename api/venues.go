@@ -270,31 +270,36 @@ func (s *Server) venueEquipment(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"venueId": venueID, "from": span.Start, "to": span.End, "equipment": items})
 }
 
-// orderBody is a venue order as a checkout or the front desk sends it.
+// orderBody is a venue order as a checkout or the front desk sends it (the desk may name a
+// walk-in guest by phone).
 type orderBody struct {
 	CustomerID string             `json:"customerId"`
 	Lines      []domain.OrderLine `json:"lines"`
+	walkIn
 }
 
-func decodeOrder(c echo.Context) (domain.OrderRequest, error) {
+func decodeOrder(c echo.Context) (domain.OrderRequest, walkIn, error) {
 	req := domain.OrderRequest{VenueID: c.Param("venueId")}
 	if err := domain.ValidateIdempotencyKey(c.Request().Header.Get("Idempotency-Key")); err != nil {
-		return req, err
+		return req, walkIn{}, err
 	}
 	var body orderBody
 	if err := decodeJSON(c, &body); err != nil {
-		return req, err
+		return req, walkIn{}, err
 	}
 	req.CustomerID, req.Lines = body.CustomerID, body.Lines
-	return req, nil
+	return req, body.walkIn, nil
 }
 
 // createOrder books slots and equipment at a venue for the calling customer, all lines or none,
 // through the booking workflow (as a hold at a hotel is).
 func (s *Server) createOrder(c echo.Context) error {
-	req, err := decodeOrder(c)
+	req, w, err := decodeOrder(c)
 	if err != nil {
 		return err
+	}
+	if w.Phone != "" {
+		return newError(http.StatusBadRequest, "invalid_request", "phone names a walk-in guest: only the front desk books by phone")
 	}
 	if req.CustomerID, err = callerAsCustomer(c, req.CustomerID); err != nil {
 		return err
@@ -304,12 +309,21 @@ func (s *Server) createOrder(c echo.Context) error {
 
 // staffCreateOrder books at a venue the staff member works for, for the customer they name.
 func (s *Server) staffCreateOrder(c echo.Context) error {
-	req, err := decodeOrder(c)
+	req, w, err := decodeOrder(c)
 	if err != nil {
+		return err
+	}
+	if req.CustomerID, err = staffCustomer(req.CustomerID, w); err != nil {
+		return err
+	}
+	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
 	if !principal(c).CanBookVenue(req.VenueID) {
 		return newError(http.StatusForbidden, "forbidden", "your token does not name venue %s", req.VenueID)
+	}
+	if err := s.recordWalkIn(c, w); err != nil {
+		return err
 	}
 	return s.order(c, req, 0, staffView)
 }

@@ -111,3 +111,17 @@ func TestVenueAndResourceValidation(t *testing.T) {
 		assert.True(t, errors.Is(bad.Validate(), domain.ErrInvalid), "%+v", bad)
 	}
 }
+
+func TestPhoneNumbersAreNormalised(t *testing.T) {
+	for in, want := range map[string]string{
+		"+49 (151) 123-45 678": "+4915112345678", "0049 151 12345678": "+4915112345678", " +86.138.0013.8000 ": "+8613800138000",
+	} {
+		got, err := domain.NormalisePhone(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "0151 12345678", "+49 151 abc", "+1234", "+1234567890123456", "12+345678901", "+0 123456789"} {
+		_, err := domain.NormalisePhone(bad)
+		assert.True(t, errors.Is(err, domain.ErrInvalid), "%q: %v", bad, err)
+	}
+}

@@ -316,3 +316,40 @@ func TestAPaidOrderNobodyCheckedInIsANoShow(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, res.Status, "the slot is back on sale: %s", res.Raw)
 	checkInvariants(t, sys)
 }
+
+// TestTheDeskBooksWalkInsByPhone: a guest without an account is found again by their phone
+// number however it is typed; a bad number is refused with nothing written.
+func TestTheDeskBooksWalkInsByPhone(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-walk", day, 24)
+	stay := stayFromNow(20, 2)
+	openRooms(t, sys, "h-walk", "double", stay, 2)
+	desk := sys.As(t, domain.Principal{Subject: "desk", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-walk"},
+		Hotels: []string{"h-walk"}})
+	book := func(key, phone string, hour int) testsuite.Response {
+		return desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-walk/bookings", map[string]string{"Idempotency-Key": key},
+			map[string]any{"phone": phone, "name": "Ana", "lines": []any{hourLine("court-1", day, hour, 1, 1)}})
+	}
+	bad := book("w0", "0151 1234 5678", 7)
+	assert.Equal(t, http.StatusBadRequest, bad.Status, "a number without its country code: %s", bad.Raw)
+	assert.Zero(t, count(t, sys, `SELECT count(*) FROM walk_in_customers`), "nothing written")
+
+	first := book("w1", "+49 151 1234 5678", 7)
+	require.Equal(t, http.StatusCreated, first.Status, first.Raw)
+	second := book("w2", "0049-151-12345678", 8)
+	require.Equal(t, http.StatusCreated, second.Status, second.Raw)
+	assert.Equal(t, "walk-in:+4915112345678", first.Body["customerId"])
+	assert.Equal(t, first.Body["customerId"], second.Body["customerId"], "the same guest, found by phone")
+	res := desk.Do(t, http.MethodPost, "/api/v1/staff/bookings", map[string]string{"Idempotency-Key": "w3"},
+		map[string]any{"phone": "+49 151 12345678", "hotelId": "h-walk", "roomTypeId": "double", "checkIn": stay.CheckIn,
+			"checkOut": stay.CheckOut, "quantity": 1})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	assert.Equal(t, first.Body["customerId"], res.Body["customerId"], "at the hotel too")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM walk_in_customers WHERE name = 'Ana'`))
+	both := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-walk/bookings", map[string]string{"Idempotency-Key": "w4"},
+		map[string]any{"phone": "+4915112345678", "customerId": "x", "lines": []any{hourLine("court-1", day, 9, 1, 1)}})
+	assert.Equal(t, http.StatusBadRequest, both.Status, both.Raw)
+	checkInvariants(t, sys)
+}
