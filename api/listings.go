@@ -39,13 +39,23 @@ func (s *Server) staffListBookings(c echo.Context) error {
 		return err
 	}
 	p := principal(c)
-	if hotel := c.QueryParam("hotelId"); hotel != "" {
+	hotel, venue := c.QueryParam("hotelId"), c.QueryParam("venueId")
+	switch {
+	case hotel != "" && venue != "":
+		return fmt.Errorf("%w: give hotelId or venueId, not both", domain.ErrInvalid)
+	case hotel != "":
 		if !p.CanRead(hotel) {
 			return errOtherHotel(hotel)
 		}
 		f.HotelIDs = []string{hotel}
-	} else if !p.Has(domain.RoleFinance, domain.RoleAdmin) {
-		f.HotelIDs = append([]string{}, p.Hotels...) // never nil: no hotels, no bookings
+	case venue != "":
+		if !p.CanReadAt(domain.Booking{VenueID: venue}) {
+			return newError(http.StatusForbidden, "forbidden", "your token does not name venue %s", venue)
+		}
+		f.VenueIDs = []string{venue}
+	case !p.Has(domain.RoleFinance, domain.RoleAdmin):
+		// A front desk sees its own hotels and venues (never nil: none named, no bookings).
+		f.HotelIDs, f.VenueIDs = append([]string{}, p.Hotels...), append([]string{}, p.Venues...)
 	}
 	if customer := c.QueryParam("customerId"); customer != "" {
 		if err := domain.ValidateSubject("customerId", customer); err != nil {
@@ -73,8 +83,8 @@ func (s *Server) listBookings(c echo.Context, f db.BookingFilter, view viewer) e
 }
 
 // allStatuses are the statuses a list may be narrowed to.
-var allStatuses = []domain.Status{domain.StatusHold, domain.StatusConfirmed, domain.StatusExpired,
-	domain.StatusCancelled, domain.StatusRejected, domain.StatusRefunding, domain.StatusRefunded}
+var allStatuses = []domain.Status{domain.StatusHold, domain.StatusConfirmed, domain.StatusCompleted, domain.StatusNoShow,
+	domain.StatusExpired, domain.StatusCancelled, domain.StatusRejected, domain.StatusRefunding, domain.StatusRefunded}
 
 // listFilter reads the paging and status parameters every booking list takes.
 func listFilter(c echo.Context) (db.BookingFilter, error) {

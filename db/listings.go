@@ -31,9 +31,11 @@ func activeHolds(ctx context.Context, q querier, customerID, bookingID string) (
 
 // BookingFilter selects bookings for a list, newest first.
 type BookingFilter struct {
-	CustomerID string        // only this customer's, when set
-	HotelIDs   []string      // only these hotels', when not nil
-	Status     domain.Status // only this status, when set
+	CustomerID string // only this customer's, when set
+	// HotelIDs and VenueIDs: only these hotels' and venues' bookings, when either is not nil.
+	HotelIDs []string
+	VenueIDs []string
+	Status   domain.Status // only this status, when set
 	// After continues a list: only bookings older than this position.
 	After *ListPosition
 	Limit int
@@ -57,8 +59,8 @@ func (s *Store) ListBookings(ctx context.Context, f BookingFilter) ([]domain.Boo
 	if f.CustomerID != "" {
 		where = append(where, "b.customer_id = "+arg(f.CustomerID))
 	}
-	if f.HotelIDs != nil {
-		where = append(where, "r.hotel_id = ANY("+arg(f.HotelIDs)+")")
+	if f.HotelIDs != nil || f.VenueIDs != nil {
+		where = append(where, "(r.hotel_id = ANY("+arg(orEmpty(f.HotelIDs))+") OR b.venue_id = ANY("+arg(orEmpty(f.VenueIDs))+"))")
 	}
 	if f.Status != "" {
 		where = append(where, "b.status = "+arg(f.Status))

@@ -351,5 +351,16 @@ func TestTheDeskBooksWalkInsByPhone(t *testing.T) {
 	both := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-walk/bookings", map[string]string{"Idempotency-Key": "w4"},
 		map[string]any{"phone": "+4915112345678", "customerId": "x", "lines": []any{hourLine("court-1", day, 9, 1, 1)}})
 	assert.Equal(t, http.StatusBadRequest, both.Status, both.Raw)
+
+	// The desk lists its venue's bookings, and its hotels' and venues' together.
+	list := desk.Do(t, http.MethodGet, "/api/v1/staff/bookings?venueId=v-walk", nil, nil)
+	require.Equal(t, http.StatusOK, list.Status, list.Raw)
+	assert.Len(t, list.Body["bookings"], 2)
+	list = desk.Do(t, http.MethodGet, "/api/v1/staff/bookings?customerId=walk-in:%2B4915112345678", nil, nil)
+	assert.Len(t, list.Body["bookings"], 3, list.Raw)
+	other := sys.As(t, domain.Principal{Subject: "x", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-x"}})
+	assert.Equal(t, http.StatusForbidden, other.Do(t, http.MethodGet, "/api/v1/staff/bookings?venueId=v-walk", nil, nil).Status)
+	list = other.Do(t, http.MethodGet, "/api/v1/staff/bookings", nil, nil)
+	assert.Empty(t, list.Body["bookings"], "another venue's desk sees none of them")
 	checkInvariants(t, sys)
 }
