@@ -102,10 +102,7 @@ func (s *Server) staffCreateBooking(c echo.Context) error {
 	if !principal(c).CanBook(req.HotelID) {
 		return errOtherHotel(req.HotelID)
 	}
-	if err := s.recordWalkIn(c, body.walkIn); err != nil {
-		return err
-	}
-	return s.hold(c, req, 0, staffView)
+	return s.hold(c, req, 0, staffView, func() error { return s.recordWalkIn(c, body.walkIn) })
 }
 
 // walkIn names a guest without an account by phone, in a staff booking's body.
@@ -154,10 +151,16 @@ func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {
 // caller and the Idempotency-Key, so a retry reaches the same workflow and two concurrent
 // requests with one key create one booking. maxHolds (0: none) is the customer's active-hold
 // limit.
-func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer) error {
+// checked, when given, runs once the request passed every check, before the booking starts.
+func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer, checked ...func() error) error {
 	hotel, err := s.checkRoomType(c.Request().Context(), req.HotelID, req.RoomTypeID, req.Stay)
 	if err != nil {
 		return err
+	}
+	for _, f := range checked {
+		if err := f(); err != nil {
+			return err
+		}
 	}
 	return s.startBooking(c, workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL,
 		NoShowAt: hotelNoShowAt(req.CheckIn, hotel.Location)}, req.CustomerID, req.Fingerprint(), view)
@@ -316,6 +319,10 @@ func (s *Server) staffCancelBooking(c echo.Context) error {
 	want := cancelled
 	if b.VenueID == "" && b.Status.Used() && b.StayBegun(s.cfg.Now()) {
 		want = []domain.Status{b.Status} // an early departure
+	}
+	if b.VenueID != "" && b.Status == domain.StatusCompleted {
+		return newError(http.StatusConflict, "checked_in", "the booking was checked in: cancelling it would put its "+
+			"units back on sale while they are in use")
 	}
 	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, want...)
 	return s.answerAudited(c, state, err, "cancel")

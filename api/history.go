@@ -22,12 +22,13 @@ func (s *Server) bookingHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	entries, err := s.store.AuditLog(ctx, b.ID)
-	if err != nil {
-		return err
+	out := map[string]any{"booking": staffView(b, ""), "changes": changes, "inventory": units}
+	if principal(c).Has(domain.RoleFinance, domain.RoleAdmin) { // as GET /staff/bookings/{id}/audit
+		if out["staffActions"], err = s.store.AuditLog(ctx, b.ID); err != nil {
+			return err
+		}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"booking": staffView(b, ""), "changes": changes, "inventory": units,
-		"staffActions": entries})
+	return c.JSON(http.StatusOK, out)
 }
 
 // unitHistory answers "why can't this be booked" and "what happened to it that day": a

@@ -322,16 +322,14 @@ func (s *Server) staffCreateOrder(c echo.Context) error {
 	if !principal(c).CanBookVenue(req.VenueID) {
 		return newError(http.StatusForbidden, "forbidden", "your token does not name venue %s", req.VenueID)
 	}
-	if err := s.recordWalkIn(c, w); err != nil {
-		return err
-	}
-	return s.order(c, req, 0, staffView)
+	return s.order(c, req, 0, staffView, func() error { return s.recordWalkIn(c, w) })
 }
 
 // order checks an order against the catalogue (404 for an unknown venue or resource, 400 for a
 // line in the past or beyond the sale horizon), then starts its booking workflow, held for the
 // venue's payment window.
-func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, view viewer) error {
+// checked, when given, runs once the order passed every check, before the booking starts.
+func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, view viewer, checked ...func() error) error {
 	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
@@ -355,6 +353,11 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 		case l.Start.After(horizon):
 			return fmt.Errorf("%w: lines[%d] starts beyond the sale horizon (%d days)", domain.ErrInvalid, i,
 				s.cfg.Limits.SaleHorizonDays)
+		}
+	}
+	for _, f := range checked {
+		if err := f(); err != nil {
+			return err
 		}
 	}
 	ttl := time.Duration(v.PaymentWindowMinutes) * time.Minute

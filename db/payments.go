@@ -34,9 +34,10 @@ func (s *Store) RecordPaymentEvent(ctx context.Context, ev domain.PaymentEvent, 
 			status = "succeeded"
 		}
 		// A payment id is recorded once; a success reported after a failure wins.
-		_, err = tx.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status)
-			VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (payment_id) DO UPDATE SET status = 'succeeded' WHERE EXCLUDED.status = 'succeeded'`,
+		_, err = tx.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status, succeeded_at)
+			VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'succeeded' THEN now() END)
+			ON CONFLICT (payment_id) DO UPDATE SET status = 'succeeded', succeeded_at = COALESCE(payments.succeeded_at, now())
+			WHERE EXCLUDED.status = 'succeeded'`,
 			ev.PaymentID, ev.BookingID, ev.Amount, ev.Currency, status)
 		if err != nil || !deliver || !ev.Succeeded {
 			return err

@@ -56,26 +56,30 @@ type DailyReport struct {
 }
 
 // DailyReport lists the money a site took and gave back over day (a local day as real time):
-// succeeded provider payments and refunds as recorded (a refund counts when it succeeded), and
-// bookings confirmed at the desk at their price; with totals per channel and currency that are
-// the sums of the items. A payment for a booking bookflow never had belongs to no site (the
-// invariant checker reports it).
+// succeeded provider payments and refunds as recorded (each counts when it succeeded), and
+// bookings confirmed at the desk at their price (counted when they were confirmed, and given
+// back when a desk-paid booking is cancelled), from the state changes the database recorded;
+// with totals per channel and currency that are the sums of the items. A payment for a booking
+// bookflow never had belongs to no site (the invariant checker reports it).
 func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (DailyReport, error) {
 	r := DailyReport{Day: day, OrdersByStatus: map[string]int{}, Totals: []ReportTotal{}}
 	const ofSite = `FROM bookings b JOIN resources r ON r.id = b.resource_id
 		WHERE (($1 <> '' AND r.hotel_id = $1) OR ($2 <> '' AND b.venue_id = $2))`
 	rows, err := s.pool.Query(ctx, `WITH site AS (SELECT b.id, b.total, b.currency, b.payment_id `+ofSite+`)
-		SELECT p.created_at, 'payment', 'online', p.booking_id, p.payment_id, '', p.amount, p.currency
+		SELECT p.succeeded_at, 'payment', 'online', p.booking_id, p.payment_id, '', p.amount, p.currency
 		FROM payments p JOIN site ON site.id = p.booking_id
-		WHERE p.status = 'succeeded' AND p.created_at >= $3 AND p.created_at < $4
+		WHERE p.status = 'succeeded' AND p.succeeded_at >= $3 AND p.succeeded_at < $4
 		UNION ALL
 		SELECT f.updated_at, 'refund', 'online', f.booking_id, f.payment_id, f.id, -f.amount, f.currency
 		FROM refunds f JOIN site ON site.id = f.booking_id
 		WHERE f.status = 'succeeded' AND f.updated_at >= $3 AND f.updated_at < $4
 		UNION ALL
-		SELECT a.at, 'payment', 'desk', a.booking_id, '', '', site.total, site.currency
-		FROM audit_log a JOIN site ON site.id = a.booking_id
-		WHERE a.action = 'confirm' AND site.payment_id IS NULL AND a.at >= $3 AND a.at < $4
+		SELECT c.at, CASE WHEN c.to_status = 'CONFIRMED' THEN 'payment' ELSE 'refund' END, 'desk', c.booking_id, '', '',
+			CASE WHEN c.to_status = 'CONFIRMED' THEN site.total ELSE -site.total END, site.currency
+		FROM booking_changes c JOIN site ON site.id = c.booking_id
+		WHERE site.payment_id IS NULL AND c.at >= $3 AND c.at < $4 AND (
+			(c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED') OR
+			(c.from_status IN ('CONFIRMED', 'COMPLETED') AND c.to_status = 'CANCELLED'))
 		ORDER BY 1, 4`, site.HotelID, site.VenueID, day.Start, day.End)
 	if err != nil {
 		return r, err

@@ -38,14 +38,21 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 	day := domain.NewDate(2030, 6, 1)
 	local := func(dd, h, m int) time.Time { return time.Date(2030, 6, dd, h, m, 0, 0, shanghai) }
 	pay := func(id, booking string, amount int64, at time.Time) {
-		_, err := d.Pool.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status, created_at)
-			VALUES ($1, $2, $3, 'EUR', 'succeeded', $4)`, id, booking, amount, at)
+		_, err := d.Pool.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status, created_at, succeeded_at)
+			VALUES ($1, $2, $3, 'EUR', 'succeeded', $4::timestamptz - interval '1 day', $4)`, id, booking, amount, at)
 		require.NoError(t, err)
 	}
 	pay("pi_early", ids[0], 2000, local(1, 0, 0))  // the first instant of the day
 	pay("pi_late", ids[1], 2000, local(1, 23, 59)) // 15:59 UTC
 	pay("pi_next", ids[2], 2000, local(2, 0, 0))   // 16:00 UTC: the next day in Shanghai
 	pay("pi_before", ids[2], 1500, local(1, 0, 0).Add(-time.Second))
+	// A hotel that happens to share the venue's id, with a payment that day: another site.
+	d.SetInventory(t, "v1", "double", dec10, dec13, 1)
+	hotelHold := holdParams("hotel-guest", "k", stay3, 1)
+	hotelHold.Request.HotelID = "v1"
+	stay, err := d.Store.Reserve(ctx, hotelHold)
+	require.NoError(t, err)
+	pay("pi_hotel", stay.ID, 9000, local(1, 10, 0))
 	_, err = d.Pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, created_at, updated_at)
 		VALUES ('r1', $1, 'pi_early', 2000, 'EUR', 'cancelled', 'succeeded', $2, $3),
 		       ('r2', $1, 'pi_early', 1, 'EUR', 'cancelled', 'failed', $2, $3)`, ids[0], local(1, 9, 0), local(1, 12, 0))
@@ -66,7 +73,22 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, next.Items, 1)
 	assert.Equal(t, "pi_next", next.Items[0].PaymentID)
-	other, err := d.Store.DailyReport(ctx, db.Site{HotelID: "v1"}, domain.DayBounds(day, shanghai))
+	hotel, err := d.Store.DailyReport(ctx, db.Site{HotelID: "v1"}, domain.DayBounds(day, shanghai))
 	require.NoError(t, err)
-	assert.Empty(t, other.Items, "a hotel of the same id is another site")
+	require.Len(t, hotel.Items, 1, "a hotel of the same id is another site")
+	assert.Equal(t, "pi_hotel", hotel.Items[0].PaymentID)
+
+	// Confirmed at the desk (twice: the second changes nothing), then cancelled: paid once at the
+	// desk, given back once.
+	for range 2 {
+		_, err = d.Store.Confirm(ctx, ids[1], nil)
+		require.NoError(t, err)
+	}
+	_, err = d.Store.Release(ctx, ids[1], domain.StatusCancelled)
+	require.NoError(t, err)
+	today, err := d.Store.DailyReport(ctx, db.Site{VenueID: "v1"}, domain.DayBounds(domain.DateOf(time.Now(), shanghai), shanghai))
+	require.NoError(t, err)
+	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelDesk, Currency: "EUR", Payments: 1, Paid: 2000, Refunds: 1,
+		Refunded: 2000, Net: 0}}, today.Totals)
+	assert.Equal(t, 3, today.Orders, "the three orders made today")
 }

@@ -1,6 +1,7 @@
 package testsuite_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -92,7 +93,9 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 
 	// The day's report has the payment and its refund, to the cent, as JSON and as CSV.
 	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
-	today := domain.DateOf(time.Now(), time.UTC).String()
+	var today string // the day the payment was recorded (the test may run across midnight)
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT to_char(succeeded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+		FROM payments WHERE payment_id = $1`, "pi_venue_"+sys.ID).Scan(&today))
 	res = finance.Do(t, http.MethodGet, "/api/v1/staff/reports/daily?venueId=v-book&date="+today, nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	report := res.Body["report"].(map[string]any)
@@ -286,7 +289,13 @@ func TestStaffCheckGuestsIn(t *testing.T) {
 		path = append(path, c.(map[string]any)["to"].(string))
 	}
 	assert.Equal(t, []string{"HOLD", "CONFIRMED", "COMPLETED"}, path)
+	assert.Nil(t, history.Body["staffActions"], "the audit log is finance's and admin's")
+	history = sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}}).Do(t, http.MethodGet,
+		"/api/v1/staff/bookings/"+soonID+"/history", nil, nil)
 	assert.Contains(t, history.Raw, `"action":"check-in"`, "with who checked them in")
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+soonID+"/cancel", nil, nil)
+	assert.Equal(t, http.StatusConflict, res.Status, "its slot is in use: %s", res.Raw)
+	assert.Equal(t, "checked_in", res.ErrorCode())
 	slot := desk.Do(t, http.MethodGet, "/api/v1/staff/inventory/history?venueId=v-in&resourceId=court-1&date="+
 		domain.DateOf(next, time.UTC).String(), nil, nil)
 	require.Equal(t, http.StatusOK, slot.Status, slot.Raw)
@@ -334,6 +343,9 @@ func TestTheDeskBooksWalkInsByPhone(t *testing.T) {
 	}
 	bad := book("w0", "0151 1234 5678", 7)
 	assert.Equal(t, http.StatusBadRequest, bad.Status, "a number without its country code: %s", bad.Raw)
+	missing := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-walk/bookings", map[string]string{"Idempotency-Key": "w9"},
+		map[string]any{"phone": "+49 151 1234 5678", "lines": []any{hourLine("court-9", day, 7, 1, 1)}})
+	assert.Equal(t, http.StatusNotFound, missing.Status, missing.Raw)
 	assert.Zero(t, count(t, sys, `SELECT count(*) FROM walk_in_customers`), "nothing written")
 
 	first := book("w1", "+49 151 1234 5678", 7)

@@ -95,6 +95,7 @@ type booking struct {
 	// then closes.
 	refused  error
 	stayOver bool // a confirmed booking is past its stay
+	departed bool // an early departure: the guest stayed, so no no-show
 	closing  bool // the main loop takes no more commands
 	commands workflow.Channel
 	payments workflow.ReceiveChannel
@@ -445,10 +446,10 @@ func (b *booking) hold(ctx workflow.Context) error {
 // stay keeps a confirmed booking cancellable until its use is over. Until its no-show deadline it
 // waits to be checked in; past it, a booking still not checked in is a no-show.
 func (b *booking) stay(ctx workflow.Context) error {
-	if b.status() == domain.StatusConfirmed && !b.in.NoShowAt.IsZero() &&
+	if b.status() == domain.StatusConfirmed && !b.in.NoShowAt.IsZero() && !b.departed &&
 		workflow.GetVersion(ctx, versionNoShow, workflow.DefaultVersion, 1) == 1 {
 		return b.serve(ctx, until(ctx, b.in.NoShowAt), func() error {
-			if b.status() != domain.StatusConfirmed {
+			if b.status() != domain.StatusConfirmed || b.departed {
 				return nil
 			}
 			return b.noShow(ctx)
@@ -609,7 +610,7 @@ func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, e
 	if err != nil || !out.Begun {
 		return false, err
 	}
-	b.state.Booking = out.Booking
+	b.state.Booking, b.departed = out.Booking, true
 	b.state.Reason = "left early: the nights from " + out.Booking.CheckOut.String() + " are back on sale"
 	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut)
 	return true, b.publish(ctx)

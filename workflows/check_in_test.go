@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/workflow"
 
+	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -52,6 +54,32 @@ func (s *BookingSuite) TestACheckedInBookingIsNeverANoShow() {
 	s.Equal(domain.StatusCompleted, checkedIn.Booking.Status)
 	s.ErrorContains(err3, "only a confirmed booking is checked in")
 	s.Equal(domain.StatusCompleted, s.result().Booking.Status)
+}
+
+// TestAnEarlyDepartureIsNeverANoShow: a guest who left early stayed; the no-show deadline that
+// follows changes nothing.
+func (s *BookingSuite) TestAnEarlyDepartureIsNeverANoShow() {
+	// A fresh environment: the suite's answers that no stay has begun.
+	s.env = s.NewTestWorkflowEnvironment()
+	s.env.RegisterWorkflowWithOptions(workflows.BookingWorkflow, workflow.RegisterOptions{Name: workflows.BookingWorkflowName})
+	s.env.RegisterActivity(s.acts)
+	s.env.RegisterActivity(s.money)
+	s.start = s.env.Now()
+	s.input.NoShowAt = s.start.Add(48 * time.Hour)
+	s.expectHold()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(s.stored(domain.StatusConfirmed), nil).Once()
+	s.env.OnActivity(s.acts.DepartEarly, mock.Anything, mock.Anything).Return(
+		activities.DepartEarlyOutput{Begun: true, Booking: s.stored(domain.StatusConfirmed)}, nil).Once()
+	var confirmed, departed workflows.BookingState
+	var err1, err2 error
+	s.update(time.Minute, workflows.UpdateConfirm, &confirmed, &err1)
+	s.update(30*time.Hour, workflows.UpdateCancel, &departed, &err2)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(err1)
+	s.NoError(err2)
+	s.Equal(domain.StatusConfirmed, s.result().Booking.Status, "no NoShow activity ran (the mock would fail it)")
 }
 
 // TestWithoutADeadlineThereIsNoNoShow: a booking started before no-shows existed (no deadline)

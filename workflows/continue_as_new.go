@@ -22,8 +22,10 @@ import (
 
 // Resume is where a run left off, for the run that continues it.
 type Resume struct {
-	State       BookingState
-	StayOver    bool
+	State    BookingState
+	StayOver bool
+	// Departed: an early departure ended the stay's wait for a check-in (no no-show).
+	Departed    bool      `json:",omitempty"`
 	LingerUntil time.Time `json:",omitempty"`
 	// Seen are the payment ids already acted on; Settled the provider's final word on refunds.
 	Seen    []string                       `json:",omitempty"`
@@ -88,7 +90,8 @@ func (b *booking) continueAsNew(ctx workflow.Context) error {
 	for b.refundEvents.ReceiveAsync(&ev) {
 		b.settled[ev.RefundID] = ev
 	}
-	r := &Resume{State: b.state, StayOver: b.stayOver, LingerUntil: b.lingerUntil, Settled: b.settled, SagasOnly: b.sagasOnly}
+	r := &Resume{State: b.state, StayOver: b.stayOver, Departed: b.departed, LingerUntil: b.lingerUntil, Settled: b.settled,
+		SagasOnly: b.sagasOnly}
 	for id := range b.seen {
 		r.Seen = append(r.Seen, id)
 	}
@@ -117,7 +120,7 @@ func (b *booking) restore() {
 	if r == nil {
 		return
 	}
-	b.state, b.reserved, b.stayOver, b.lingerUntil = r.State, true, r.StayOver, r.LingerUntil
+	b.state, b.reserved, b.stayOver, b.departed, b.lingerUntil = r.State, true, r.StayOver, r.Departed, r.LingerUntil
 	for _, id := range r.Seen {
 		b.seen[id] = true
 	}
