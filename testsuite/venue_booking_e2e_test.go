@@ -90,6 +90,7 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	rackets = placeOrder(t, sys, "v-book", sys.Customer("late"), "o2", hourLine("rackets", day, 8, 1, 2))
 	assert.Equal(t, http.StatusCreated, rackets.Status, "the rackets are back: %s", rackets.Raw)
 	checkInvariants(t, sys)
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "venue-order-paid-cancelled-refunded")
 
 	// The day's report has the payment and its refund, to the cent, as JSON and as CSV.
 	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
@@ -277,6 +278,8 @@ func TestStaffCheckGuestsIn(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "COMPLETED", res.Body["status"], "an early departure keeps the booking")
 	assert.Equal(t, stay.CheckIn.AddDays(1).String(), res.Body["checkOut"])
+	testsuite.ReplayAndRecord(t, sys.Temporal, soonID, "venue-order-checked-in")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "hotel-checked-in-departed-early")
 	audit := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}}).Do(t, http.MethodGet,
 		"/api/v1/staff/bookings/"+id+"/audit", nil, nil)
 	assert.Contains(t, audit.Raw, `"action":"check-in"`)
@@ -320,6 +323,7 @@ func TestAPaidOrderNobodyCheckedInIsANoShow(t *testing.T) {
 	id := res.Body["id"].(string)
 	payAndConfirm(t, sys, id, 2000, "evt_ns_"+sys.ID, "pi_ns_"+sys.ID)
 	awaitStatus(t, sys, id, "NO_SHOW")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "venue-order-no-show")
 	assert.Zero(t, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1`, "pi_ns_"+sys.ID), "the payment is kept")
 	res = placeOrder(t, sys, "v-noshow", sys.Customer("other"), "o1", hourLine("court-1", day, 9, 1, 1))
 	assert.Equal(t, http.StatusCreated, res.Status, "the slot is back on sale: %s", res.Raw)
