@@ -147,7 +147,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (domain.Principal, 
 	if _, err := v.parser.ParseWithClaims(token, &claims, v.keyFunc(ctx)); err != nil {
 		return domain.Principal{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}
-	if err := domain.ValidateSubject("sub", claims.Subject); err != nil {
+	if err := domain.ValidateTokenSubject("sub", claims.Subject); err != nil {
 		return domain.Principal{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}
 	p := domain.Principal{Subject: claims.Subject, Hotels: claims.Hotels, Venues: claims.Venues}

@@ -88,6 +88,7 @@ func TestRefusedTokens(t *testing.T) {
 		"wrong issuer":            mint(alice, time.Hour, auth.MintOptions{Issuer: "https://evil.example", Audience: "bookflow"}),
 		"wrong audience":          mint(alice, time.Hour, auth.MintOptions{Issuer: ok.Issuer, Audience: "another-app"}),
 		"no subject":              sign(t, jwt.SigningMethodHS256, secret, withIssAud(fresh("")), ""),
+		"a walk-in guest's id":    sign(t, jwt.SigningMethodHS256, secret, withIssAud(fresh("walk-in:+4915112345678")), ""),
 		"not a JWT":               "hello",
 	}
 	for name, token := range cases {

@@ -51,7 +51,7 @@ func runToken(_ context.Context, cfg Config) error {
 }
 
 func validatePrincipal(p domain.Principal) error {
-	if err := domain.ValidateSubject("--sub", p.Subject); err != nil {
+	if err := domain.ValidateTokenSubject("--sub", p.Subject); err != nil {
 		return err
 	}
 	if len(p.Roles) == 0 {
