@@ -274,3 +274,35 @@ func TestEveryChangeIsRecordedWithItsCounts(t *testing.T) {
 	assert.Equal(t, []string{"created/", "updated/" + b.ID, "updated/", "updated/" + b.ID}, kinds,
 		"laid out, taken, closed by staff, given back")
 }
+
+// TestTheRepeatedHourSellsAsTwoSlots: in Berlin, the hour the clocks go back holds two court
+// slots that both start at 02:00 local; each sells on its own, once.
+func TestTheRepeatedHourSellsAsTwoSlots(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	venueWith(t, d.Store, "Europe/Berlin", court)
+	autumn := domain.NewDate(2030, 10, 27)
+	_, err := d.Store.ApplySchedule(ctx, "v1", "court-1", schedule(autumn, autumn.AddDays(1), "02:00", "04:00", 60))
+	require.NoError(t, err)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	require.NoError(t, err)
+	summer := time.Date(2030, 10, 27, 2, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+	winter := time.Date(2030, 10, 27, 2, 0, 0, 0, time.FixedZone("CET", 3600))
+	require.Equal(t, time.Hour, winter.Sub(summer))
+	for i, start := range []time.Time{summer, winter} {
+		b, err := d.Store.ReserveOrder(ctx, order(fmt.Sprintf("c%d", i), "k", domain.OrderLine{ResourceID: "court-1",
+			Start: start, End: start.Add(time.Hour), Quantity: 1}))
+		require.NoError(t, err)
+		assert.Equal(t, domain.StatusHold, b.Status, "02:00 %s", start.Format("-07:00"))
+		again, err := d.Store.ReserveOrder(ctx, order(fmt.Sprintf("late%d", i), "k", domain.OrderLine{ResourceID: "court-1",
+			Start: start, End: start.Add(time.Hour), Quantity: 1}))
+		require.NoError(t, err)
+		assert.Equal(t, domain.StatusRejected, again.Status, "each sells once")
+	}
+	slots := slotsOn(t, d.Store, autumn)
+	require.Len(t, slots, 3, "02:00 CEST, 02:00 CET, 03:00 CET")
+	assert.Equal(t, []int{0, 0, 1}, []int{slots[0].PlacesLeft, slots[1].PlacesLeft, slots[2].PlacesLeft})
+	assert.Equal(t, "02:00 +0100", slots[1].Start.In(berlin).Format("15:04 -0700"))
+	d.AssertInventoryMatchesBookings(t)
+}

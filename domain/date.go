@@ -66,7 +66,8 @@ func (d Date) In(loc *time.Location) time.Time { return d.At(0, loc) }
 // the jump.
 func (d Date) At(hour int, loc *time.Location) time.Time { return d.AtMinute(hour*60, loc) }
 
-// AtMinute is At for a wall-clock time of minutes past midnight.
+// AtMinute is At for a wall-clock time of minutes past midnight. A time the clocks show twice
+// gives the first instant.
 func (d Date) AtMinute(minutes int, loc *time.Location) time.Time {
 	y, m, dd := d.t.Date()
 	want := time.Date(y, m, dd, 0, minutes, 0, 0, time.UTC) // the wall-clock time, normalised
@@ -77,6 +78,15 @@ func (d Date) AtMinute(minutes int, loc *time.Location) time.Time {
 		return end
 	case shown.After(want): // after the jump: the jump starts the zone t is in
 		return start
+	}
+	// A wall-clock time the clocks show twice (they went back over it): Go may pick either;
+	// the first is when the clocks first show it.
+	if start, _ := t.ZoneBounds(); !start.IsZero() {
+		_, before := start.Add(-time.Nanosecond).Zone()
+		_, after := t.Zone()
+		if back := time.Duration(before-after) * time.Second; back > 0 && t.Sub(start) < back {
+			return t.Add(-back)
+		}
 	}
 	return t
 }

@@ -125,3 +125,16 @@ func TestPhoneNumbersAreNormalised(t *testing.T) {
 		assert.True(t, errors.Is(err, domain.ErrInvalid), "%q: %v", bad, err)
 	}
 }
+
+// TestATimeShownTwiceIsItsFirstInstant: 02:00 on the day Berlin's clocks go back is shown at
+// 00:00 UTC (summer time) and again at 01:00 UTC; a venue opening at 02:00 opens at the first.
+func TestATimeShownTwiceIsItsFirstInstant(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	require.NoError(t, err)
+	autumn := domain.NewDate(2030, 10, 27)
+	assert.Equal(t, time.Date(2030, 10, 27, 0, 0, 0, 0, time.UTC), autumn.AtMinute(120, berlin).UTC())
+	assert.Equal(t, time.Date(2030, 10, 27, 0, 30, 0, 0, time.UTC), autumn.AtMinute(150, berlin).UTC())
+	assert.Equal(t, time.Date(2030, 10, 27, 2, 0, 0, 0, time.UTC), autumn.At(3, berlin).UTC(), "03:00 is shown once")
+	units := domain.Schedule{From: autumn, To: autumn.AddDays(1), Opens: "02:00", Closes: "04:00", SlotMinutes: 60}.Units(domain.UnitSlot, berlin)
+	assert.Len(t, units, 3, "02:00 summer time, 02:00 winter time, 03:00")
+}
