@@ -78,15 +78,22 @@ func (s *Server) resolveRefund(c echo.Context) error {
 	return s.operatorAction(c, workflows.UpdateResolveRefund)
 }
 
-func (s *Server) operatorAction(c echo.Context, update string) error {
+// operatorRequest reads an operator's action on a booking: its reason (required) and the
+// booking, which the caller may read.
+func (s *Server) operatorRequest(c echo.Context) (operatorRequest, domain.Booking, error) {
 	var req operatorRequest
 	if err := decodeJSON(c, &req); err != nil {
-		return err
+		return req, domain.Booking{}, err
 	}
 	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
-		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
+		return req, domain.Booking{}, fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
 	}
 	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
+	return req, b, err
+}
+
+func (s *Server) operatorAction(c echo.Context, update string) error {
+	req, b, err := s.operatorRequest(c)
 	if err != nil {
 		return err
 	}
@@ -204,14 +211,7 @@ func refundWorkflowIDs(b domain.Booking) []string {
 // attempt, never paying one twice. The invariant checker does this by itself unless that attempt
 // had failed; then an operator decides, with this or by settling it by hand.
 func (s *Server) recoverRefund(c echo.Context) error {
-	var req operatorRequest
-	if err := decodeJSON(c, &req); err != nil {
-		return err
-	}
-	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
-		return fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
-	}
-	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
+	req, b, err := s.operatorRequest(c)
 	if err != nil {
 		return err
 	}

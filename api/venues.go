@@ -304,6 +304,9 @@ func (s *Server) createOrder(c echo.Context) error {
 	if req.CustomerID, err = callerAsCustomer(c, req.CustomerID); err != nil {
 		return err
 	}
+	if err := req.Validate(s.cfg.Limits); err != nil {
+		return err
+	}
 	return s.order(c, req, s.cfg.HoldLimits.MaxActive, customerView)
 }
 
@@ -325,14 +328,11 @@ func (s *Server) staffCreateOrder(c echo.Context) error {
 	return s.order(c, req, 0, staffView, func() error { return s.recordWalkIn(c, w) })
 }
 
-// order checks an order against the catalogue (404 for an unknown venue or resource, 400 for a
-// line in the past or beyond the sale horizon), then starts its booking workflow, held for the
-// venue's payment window.
+// order checks a validated order against the catalogue (404 for an unknown venue or resource,
+// 400 for a line in the past or beyond the sale horizon), then starts its booking workflow, held
+// for the venue's payment window.
 // checked, when given, runs once the order passed every check, before the booking starts.
 func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, view viewer, checked ...func() error) error {
-	if err := req.Validate(s.cfg.Limits); err != nil {
-		return err
-	}
 	ctx := c.Request().Context()
 	v, _, err := s.store.GetVenue(ctx, req.VenueID)
 	if err != nil {

@@ -234,14 +234,6 @@ func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Sta
 	return &price, nil
 }
 
-// lockUnits locks the stay's inventory rows in ascending unit order.
-func lockUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay) error {
-	_, err := tx.Exec(ctx, `SELECT 1 FROM inventory
-		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-		ORDER BY unit_start FOR UPDATE`, resourceID, stay.CheckIn.Time(), stay.CheckOut.Time())
-	return err
-}
-
 // Release moves an unpaid booking that holds inventory to status to (EXPIRED or CANCELLED) and
 // gives its units back, in one transaction. Releasing a booking already in status to changes
 // nothing; a paid booking, or one in any other state, is a conflict.
@@ -275,13 +267,20 @@ func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status)
 // CheckIn moves a confirmed booking to COMPLETED: staff checked its guest in. Its units stay
 // taken. Checking a COMPLETED booking in again changes nothing; anything else is a conflict.
 func (s *Store) CheckIn(ctx context.Context, bookingID string) (domain.Booking, error) {
-	if _, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'COMPLETED', updated_at = now()
-		WHERE id = $1 AND status = 'CONFIRMED'`, bookingID); err != nil {
+	return s.move(ctx, bookingID, domain.StatusConfirmed, domain.StatusCompleted)
+}
+
+// move moves a booking that holds no lock on anything from status from to status to; one
+// already in to is left as it is. It returns the booking as it stands; any other status is a
+// conflict.
+func (s *Store) move(ctx context.Context, bookingID string, from, to domain.Status) (domain.Booking, error) {
+	if _, err := s.pool.Exec(ctx, `UPDATE bookings SET status = $3, updated_at = now()
+		WHERE id = $1 AND status = $2`, bookingID, from, to); err != nil {
 		return domain.Booking{}, err
 	}
 	b, err := s.GetBooking(ctx, bookingID)
-	if err == nil && b.Status != domain.StatusCompleted {
-		err = fmt.Errorf("%w: booking %s is %s and cannot be checked in", domain.ErrConflict, bookingID, b.Status)
+	if err == nil && b.Status != to {
+		err = fmt.Errorf("%w: booking %s is %s, not %s, and cannot become %s", domain.ErrConflict, bookingID, b.Status, from, to)
 	}
 	return b, err
 }
@@ -435,15 +434,7 @@ func (s *Store) StartRefund(ctx context.Context, bookingID string, pay *domain.P
 
 // FinishRefund moves a REFUNDING booking to REFUNDED; a REFUNDED one is left as it is.
 func (s *Store) FinishRefund(ctx context.Context, bookingID string) (domain.Booking, error) {
-	if _, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'REFUNDED', updated_at = now()
-		WHERE id = $1 AND status = 'REFUNDING'`, bookingID); err != nil {
-		return domain.Booking{}, err
-	}
-	b, err := s.GetBooking(ctx, bookingID)
-	if err == nil && b.Status != domain.StatusRefunded {
-		err = fmt.Errorf("%w: booking %s is %s, not REFUNDING", domain.ErrConflict, bookingID, b.Status)
-	}
-	return b, err
+	return s.move(ctx, bookingID, domain.StatusRefunding, domain.StatusRefunded)
 }
 
 // DepartEarly applies a cancel accepted at instant at to a confirmed booking whose stay has begun
@@ -470,23 +461,15 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 		if !checkOut.Before(b.CheckOut) {
 			return nil // the last night, or already shortened: nothing to give back
 		}
-		released := domain.Stay{CheckIn: checkOut, CheckOut: b.CheckOut}
-		var resourceID int64
-		if err := tx.QueryRow(ctx, `SELECT resource_id FROM bookings WHERE id = $1`, bookingID).Scan(&resourceID); err != nil {
+		released := line{from: checkOut.Time(), to: b.CheckOut.Time(), quantity: b.Quantity}
+		if err := tx.QueryRow(ctx, `SELECT resource_id FROM bookings WHERE id = $1`, bookingID).Scan(&released.resourceID); err != nil {
 			return err
 		}
-		if err := lockUnits(ctx, tx, resourceID, released); err != nil {
+		if err := lockLines(ctx, tx, []line{released}); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
-			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
-			resourceID, released.CheckIn.Time(), released.CheckOut.Time(), b.Quantity)
-		if err != nil {
+		if err := giveBackLine(ctx, tx, bookingID, released); err != nil {
 			return err
-		}
-		if tag.RowsAffected() != int64(released.Nights()) {
-			return fmt.Errorf("depart early %s: %d of %d nights found: inventory rows were removed under a booking",
-				bookingID, tag.RowsAffected(), released.Nights())
 		}
 		if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, updated_at = now() WHERE id = $1`,
 			bookingID, checkOut.Time()); err != nil {

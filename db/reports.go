@@ -88,9 +88,7 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 	if err != nil {
 		return r, err
 	}
-	if r.Items == nil {
-		r.Items = []ReportItem{}
-	}
+	r.Items = orEmpty(r.Items)
 	for _, it := range r.Items {
 		i := len(r.Totals)
 		for j, t := range r.Totals {

@@ -111,21 +111,27 @@ func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 		return err
 	}
 	for _, l := range lines {
-		var tiles bool
-		err := tx.QueryRow(ctx, `WITH given AS (
-				UPDATE inventory i SET reserved = reserved - $4
-				WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-				RETURNING unit_start, `+unitEndOf+` AS unit_end)
-			SELECT count(*) > 0 AND min(unit_start) = $2 AND max(unit_end) = $3
-				AND sum(unit_end - unit_start) = $3::timestamp - $2::timestamp FROM given`,
-			l.resourceID, l.from, l.to, l.quantity).Scan(&tiles)
-		if err != nil {
+		if err := giveBackLine(ctx, tx, bookingID, l); err != nil {
 			return err
-		}
-		if !tiles {
-			return fmt.Errorf("release %s: the units of resource %d over [%s, %s) are not all there: inventory rows were removed under a booking",
-				bookingID, l.resourceID, l.from.Format(time.RFC3339), l.to.Format(time.RFC3339))
 		}
 	}
 	return nil
+}
+
+// giveBackLine subtracts a line's quantity from its units, locked by the caller, which must
+// still tile its span.
+func giveBackLine(ctx context.Context, tx pgx.Tx, bookingID string, l line) error {
+	var tiles bool
+	err := tx.QueryRow(ctx, `WITH given AS (
+			UPDATE inventory i SET reserved = reserved - $4
+			WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+			RETURNING unit_start, `+unitEndOf+` AS unit_end)
+		SELECT count(*) > 0 AND min(unit_start) = $2 AND max(unit_end) = $3
+			AND sum(unit_end - unit_start) = $3::timestamp - $2::timestamp FROM given`,
+		l.resourceID, l.from, l.to, l.quantity).Scan(&tiles)
+	if err == nil && !tiles {
+		err = fmt.Errorf("release %s: the units of resource %d over [%s, %s) are not all there: inventory rows were removed under a booking",
+			bookingID, l.resourceID, l.from.Format(time.RFC3339), l.to.Format(time.RFC3339))
+	}
+	return err
 }

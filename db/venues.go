@@ -307,10 +307,7 @@ func (s *Store) VenueSlots(ctx context.Context, venueID, sport string, day domai
 		sl.Start, sl.End = sl.Start.In(loc), sl.End.In(loc)
 		return sl, err
 	})
-	if slots == nil {
-		slots = []Slot{}
-	}
-	return slots, err
+	return orEmpty(slots), err
 }
 
 // Rental is what a venue's equipment offers over a span of time.
@@ -352,8 +349,5 @@ func (s *Store) EquipmentAvailability(ctx context.Context, venueID string, span 
 		}
 		return r, err
 	})
-	if out == nil {
-		out = []Rental{}
-	}
-	return out, err
+	return orEmpty(out), err
 }

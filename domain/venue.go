@@ -218,7 +218,7 @@ func (s Schedule) Units(unit string, loc *time.Location) []Span {
 			continue
 		}
 		if unit == UnitDay {
-			out = append(out, Span{Start: d.In(loc).UTC(), End: d.AddDays(1).In(loc).UTC()})
+			out = append(out, DayBounds(d, loc))
 			continue
 		}
 		opens, _ := parseClock(s.Opens)
