@@ -44,11 +44,14 @@ type ReserveInput struct {
 	CreatedBy      string
 	MaxActiveHolds int
 	HoldTTL        time.Duration
+	ChannelID      string `json:",omitempty"`
+	AgentID        string `json:",omitempty"`
 }
 
 func (in ReserveInput) stay() db.ReserveParams {
 	return db.ReserveParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey, Request: in.Request,
-		CreatedBy: in.CreatedBy, MaxActiveHolds: in.MaxActiveHolds, HoldTTL: in.HoldTTL}
+		CreatedBy: in.CreatedBy, MaxActiveHolds: in.MaxActiveHolds, HoldTTL: in.HoldTTL,
+		ChannelID: in.ChannelID, AgentID: in.AgentID}
 }
 
 func (in ReserveInput) order() db.OrderParams {
@@ -75,6 +78,9 @@ func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking
 		return b, classify(err)
 	}
 	if b.Status == domain.StatusRejected {
+		if b.Refusal != "" {
+			why = "not on sale: " + b.Refusal
+		}
 		return b, temporal.NewNonRetryableApplicationError(why, ErrTypeUnavailable, nil, b)
 	}
 	return b, nil

@@ -66,13 +66,17 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-// Claims are the token's claims: the registered ones, the roles, and the hotels and venues a
-// front desk works for. Later kinds of staff scope (agents, channels) sit beside them.
+// Claims are the token's claims: the registered ones, the roles, the hotels and venues a front
+// desk works for, the agent and channel an agent sells as, and the suppliers supplier staff
+// work for.
 type Claims struct {
 	jwt.RegisteredClaims
-	Roles  []string `json:"roles"`
-	Hotels []string `json:"hotels,omitempty"`
-	Venues []string `json:"venues,omitempty"`
+	Roles     []string `json:"roles"`
+	Hotels    []string `json:"hotels,omitempty"`
+	Venues    []string `json:"venues,omitempty"`
+	Agent     string   `json:"agent,omitempty"`
+	Channel   string   `json:"channel,omitempty"`
+	Suppliers []string `json:"suppliers,omitempty"`
 }
 
 // Verifier checks bearer tokens and turns them into principals.
@@ -150,11 +154,17 @@ func (v *Verifier) Verify(ctx context.Context, token string) (domain.Principal, 
 	if err := domain.ValidateTokenSubject("sub", claims.Subject); err != nil {
 		return domain.Principal{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}
-	p := domain.Principal{Subject: claims.Subject, Hotels: claims.Hotels, Venues: claims.Venues}
+	p := domain.Principal{Subject: claims.Subject, Hotels: claims.Hotels, Venues: claims.Venues,
+		Agent: claims.Agent, Channel: claims.Channel, Suppliers: claims.Suppliers}
 	for _, r := range claims.Roles {
 		if role := domain.Role(r); role.Known() && !slices.Contains(p.Roles, role) {
 			p.Roles = append(p.Roles, role)
 		}
+	}
+	if p.Has(domain.RoleAgent) && (domain.ValidateID("agent", p.Agent) != nil || domain.ValidateID("channel", p.Channel) != nil) {
+		// An agent's sales are judged by its channel's rules: a token without them is refused,
+		// never treated as a direct sale.
+		return domain.Principal{}, fmt.Errorf("%w: an agent token needs its agent and channel claims", ErrUnauthenticated)
 	}
 	return p, nil
 }
@@ -182,8 +192,11 @@ func Mint(secret []byte, p domain.Principal, ttl time.Duration, o MintOptions) (
 			IssuedAt:  jwt.NewNumericDate(o.Now),
 			ExpiresAt: jwt.NewNumericDate(o.Now.Add(ttl)),
 		},
-		Hotels: p.Hotels,
-		Venues: p.Venues,
+		Hotels:    p.Hotels,
+		Venues:    p.Venues,
+		Agent:     p.Agent,
+		Channel:   p.Channel,
+		Suppliers: p.Suppliers,
 	}
 	if o.Audience != "" {
 		claims.Audience = jwt.ClaimStrings{o.Audience}

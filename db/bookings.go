@@ -25,12 +25,17 @@ type ReserveParams struct {
 	// HoldTTL is how long the hold lasts from the moment the reservation commits, by the
 	// database's clock; the stored expires_at is what confirmation is checked against.
 	HoldTTL time.Duration
+	// ChannelID and AgentID: the channel and agent selling (empty: a direct sale). The sale
+	// rules are judged for them, and a channel sells from its allocation first.
+	ChannelID string
+	AgentID   string
 }
 
 const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, ''), COALESCE(b.venue_id, ''), r.code,
 	b.unit_from, b.unit_to, b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
 	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, b.line_prices, COALESCE(b.payment_id, ''), b.paid,
-	b.refund_due, COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned`
+	b.refund_due, COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned,
+	COALESCE(b.channel_id, ''), COALESCE(b.agent_id, ''), b.discount, COALESCE(b.refusal, ''), COALESCE(b.supplier_ref, '')`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
@@ -38,7 +43,7 @@ func scanBooking(row pgx.Row) (domain.Booking, error) {
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
-		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned)
+		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierRef)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}
@@ -75,7 +80,7 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 		}
 		// The booking row first: a concurrent attempt with the same id waits here on the
 		// primary key and then finds the committed row.
-		resourceID, inserted, err := insertBooking(ctx, tx, p, domain.StatusHold)
+		sale, inserted, err := insertBooking(ctx, tx, p, domain.StatusHold)
 		if err != nil {
 			return err
 		}
@@ -92,22 +97,50 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 		if err := checkHoldLimit(ctx, tx, req.CustomerID, p.BookingID, p.MaxActiveHolds); err != nil {
 			return err
 		}
-
-		price, err := takeUnits(ctx, tx, resourceID, req.Stay, req.Quantity)
-		if err != nil {
-			return err
-		}
-		if price == nil {
-			booking, err = scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED'
-				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns, p.BookingID))
-		} else {
-			booking, err = scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4
-				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
-				p.BookingID, price.Currency, price.Total, price.Nights))
-		}
+		booking, err = reserveStay(ctx, tx, p, sale)
 		return err
 	})
 	return booking, err
+}
+
+// reserveStay judges a new booking's stay by the hotel's sale rules, then takes its nights: it
+// stores the booking REJECTED (with the refusing rule) or priced, and returns it.
+func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup) (domain.Booking, error) {
+	req := p.Request
+	var discount *domain.SaleRule
+	if sale.hasRules || p.ChannelID != "" || p.AgentID != "" {
+		v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
+			ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay})
+		if err != nil {
+			return domain.Booking{}, err
+		}
+		if !v.Allowed {
+			return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED', refusal = $2
+				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
+				p.BookingID, v.Refusal.Why))
+		}
+		discount = v.Discount
+	}
+	price, err := takeUnits(ctx, tx, p.BookingID, sale.resourceID, req.Stay, req.Quantity, p.ChannelID)
+	if err != nil {
+		return domain.Booking{}, err
+	}
+	if price == nil {
+		return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED'
+			FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns, p.BookingID))
+	}
+	var off int64
+	if discount != nil {
+		*price, off = discount.Apply(*price, req.Quantity)
+	}
+	if sale.watched {
+		if err := raiseLowStock(ctx, tx, sale.resourceID, req.Stay); err != nil {
+			return domain.Booking{}, err
+		}
+	}
+	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4, discount = $5
+		FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
+		p.BookingID, price.Currency, price.Total, price.Nights, off))
 }
 
 // lockCustomerHolds takes the customer's hold lock when a hold limit applies: one new hold at a
@@ -134,28 +167,42 @@ func checkHoldLimit(ctx context.Context, tx pgx.Tx, customerID, bookingID string
 	return err
 }
 
+// saleSetup is what a reservation needs to know of its room type's hotel.
+type saleSetup struct {
+	resourceID int64
+	hasRules   bool // the hotel has sale rules in force
+	watched    bool // a low-stock threshold is set for the room type
+}
+
 // insertBooking writes the booking row of a reservation in status, unless a row with its id
 // exists (inserted is then false). The hotel's policy and time zone are copied onto the booking:
 // a cancellation is judged by the terms it was held under.
-func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domain.Status) (resourceID int64, inserted bool, err error) {
+func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domain.Status) (sale saleSetup, inserted bool, err error) {
 	req := p.Request
-	err = tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`,
-		req.HotelID, req.RoomTypeID).Scan(&resourceID)
+	err = tx.QueryRow(ctx, `SELECT r.id,
+			EXISTS (SELECT 1 FROM sale_rules s WHERE s.hotel_id = $1 AND s.cancelled_at IS NULL AND s.expired_at IS NULL),
+			EXISTS (SELECT 1 FROM stock_alert_thresholds t WHERE t.hotel_id = $1 AND t.room_type = $2)
+		FROM resources r WHERE r.hotel_id = $1 AND r.code = $2`,
+		req.HotelID, req.RoomTypeID).Scan(&sale.resourceID, &sale.hasRules, &sale.watched)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
+		return sale, false, fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
 	}
 	if err != nil {
-		return 0, false, err
+		return sale, false, err
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
-			resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy)
+			resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy, channel_id, agent_id)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, now() + $10 * interval '1 microsecond',
-			h.time_zone, `+policyJSON+`
+			h.time_zone, `+policyJSON+`, $13, $14
 		FROM hotels h WHERE h.id = $11
 		ON CONFLICT DO NOTHING`,
-		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), resourceID,
-		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID, status)
-	return resourceID, err == nil && tag.RowsAffected() == 1, err
+		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), sale.resourceID,
+		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID, status,
+		nullable(p.ChannelID), nullable(p.AgentID))
+	if pgCode(err) == codeForeignKeyViolation {
+		return sale, false, fmt.Errorf("%w: the channel %q or agent %q is not known", domain.ErrInvalid, p.ChannelID, p.AgentID)
+	}
+	return sale, err == nil && tag.RowsAffected() == 1, err
 }
 
 // AbandonReservation ends a reservation its workflow stopped waiting for, whatever it reached,
@@ -209,23 +256,28 @@ func (s *Store) abandon(ctx context.Context, bookingID string, insertFence func(
 
 // takeUnits adds qty to every night of the stay, or to none: it locks the nights in ascending
 // order, decides on the rows as locked whether every night is there, open, priced in one
-// currency and has qty rooms left, and only then takes them. It returns the price of the
-// quantity at the nights' current rates, or nil when the units were not taken (nothing
-// changed).
-func takeUnits(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay, qty int) (*domain.Price, error) {
+// currency and has qty rooms left (for a channel's sale, in its allocation and the shared pool;
+// for a direct one, in the pool), and only then takes them. It returns the price of the quantity
+// at the nights' current rates, or nil when the units were not taken (nothing changed).
+func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int64, stay domain.Stay, qty int, channel string) (*domain.Price, error) {
 	l := line{resourceID: resourceID, from: stay.CheckIn.Time(), to: stay.CheckOut.Time(), quantity: qty}
 	if err := lockLines(ctx, tx, []line{l}); err != nil {
 		return nil, err
 	}
-	available, currency, units, err := lineAvailable(ctx, tx, l)
-	if err != nil || !available {
+	st, err := lineAvailable(ctx, tx, l)
+	if err != nil || !st.ok {
 		return nil, err // a short, missing, closed or unpriced night: nothing was taken
 	}
-	rates, err := takeLine(ctx, tx, l, units)
+	if st.allocated {
+		if ok, err := takeShares(ctx, tx, bookingID, l, channel); err != nil || !ok {
+			return nil, err // the channel's allocation and the pool are short: nothing was taken
+		}
+	}
+	rates, err := takeLine(ctx, tx, l, st.units)
 	if err != nil {
 		return nil, err
 	}
-	price := domain.Price{Currency: currency}
+	price := domain.Price{Currency: st.currency}
 	for _, u := range rates {
 		price.Nights = append(price.Nights, domain.NightRate{Date: domain.DateOf(u.start, time.UTC), Amount: u.rate * int64(qty)})
 		price.Total += u.rate * int64(qty)
@@ -362,16 +414,27 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 		if err := lockLines(ctx, tx, lines); err != nil {
 			return err
 		}
+		var channel string
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(channel_id, '') FROM bookings WHERE id = $1`, bookingID).Scan(&channel); err != nil {
+			return err
+		}
 		units := make([]int, len(lines))
 		for i, l := range lines {
-			ok, _, n, err := lineAvailable(ctx, tx, l)
+			st, err := lineAvailable(ctx, tx, l)
 			if err != nil {
 				return err
+			}
+			ok := st.ok
+			if ok && st.allocated {
+				// Taken where a new sale by its channel would take it: the allocation, then the pool.
+				if ok, err = takeShares(ctx, tx, bookingID, l, channel); err != nil {
+					return err
+				}
 			}
 			if !ok {
 				return fmt.Errorf("%w: the units of booking %s were sold or closed after its hold expired", domain.ErrUnavailable, bookingID)
 			}
-			units[i] = n
+			units[i] = st.units
 		}
 		for i, l := range lines {
 			if _, err := takeLine(ctx, tx, l, units[i]); err != nil {

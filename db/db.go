@@ -102,6 +102,9 @@ const codeCheckViolation = "23514"
 // codeUniqueViolation is the PostgreSQL error code of a unique index refusing a row.
 const codeUniqueViolation = "23505"
 
+// codeForeignKeyViolation is the PostgreSQL error code of a reference to a row that is not there.
+const codeForeignKeyViolation = "23503"
+
 func pgCode(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -121,5 +124,6 @@ func mustSub(f fs.FS, dir string) fs.FS {
 // querier is what a pool and a transaction have in common for single-row reads and writes.
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }

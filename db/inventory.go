@@ -51,6 +51,11 @@ type SetInventoryParams struct {
 	RoomTypeID string
 	From, To   domain.Date
 	TotalRooms int
+	// Unlimited sells the nights without a total ("a price means a room"): TotalRooms is ignored.
+	Unlimited bool
+	// Source says where the total came from: "manual" (an admin, the default), or a supplier
+	// sync ("pull" or "push").
+	Source string
 	// TimeZone is used when the hotel is new; empty means UTC. For an existing hotel it must be
 	// empty or the hotel's own zone.
 	TimeZone string
@@ -89,12 +94,21 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 		if p.Rate != nil {
 			rate, currency = &p.Rate.Amount, &p.Rate.Currency
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency)
-			SELECT $1, d, $4, $5, $6 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
+		total := &p.TotalRooms
+		if p.Unlimited {
+			total = nil
+		}
+		source := p.Source
+		if source == "" {
+			source = "manual"
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from)
+			SELECT $1, d, $4, $5, $6, now(), $7 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 			ORDER BY d
 			ON CONFLICT (resource_id, unit_start) DO UPDATE SET total = EXCLUDED.total,
-				rate = COALESCE(EXCLUDED.rate, inventory.rate), currency = COALESCE(EXCLUDED.currency, inventory.currency)`,
-			resourceID, p.From.Time(), p.To.Time(), p.TotalRooms, rate, currency)
+				rate = COALESCE(EXCLUDED.rate, inventory.rate), currency = COALESCE(EXCLUDED.currency, inventory.currency),
+				synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from`,
+			resourceID, p.From.Time(), p.To.Time(), total, rate, currency, source)
 		if pgCode(err) == codeCheckViolation {
 			return fmt.Errorf("%w: totalRooms %d is below the rooms already reserved on a night in [%s, %s)",
 				domain.ErrConflict, p.TotalRooms, p.From, p.To)
@@ -107,6 +121,8 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 type NightAvailability struct {
 	Date      domain.Date `json:"date"`
 	Available int         `json:"available"`
+	// Unlimited: the night has no total ("a price means a room"); Available is then Unlimited.
+	Unlimited bool `json:"unlimited,omitempty"`
 }
 
 // RoomTypeAvailability is what is left of a room type over a stay: the minimum over its nights
@@ -114,12 +130,17 @@ type NightAvailability struct {
 type RoomTypeAvailability struct {
 	RoomTypeID string              `json:"roomTypeId"`
 	Available  int                 `json:"available"`
+	Unlimited  bool                `json:"unlimited,omitempty"` // every night is unlimited
 	Nights     []NightAvailability `json:"nights"`
+	// UnavailableBecause names the sale rule that refuses the stay (the hotel availability
+	// endpoint fills it in; Available is then 0).
+	UnavailableBecause string `json:"unavailableBecause,omitempty"`
 }
 
 // Availability returns, for every room type of the hotel, the rooms left over the stay.
 func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.Stay) ([]RoomTypeAvailability, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0)
+	rows, err := s.pool.Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0), i.unit_start IS NOT NULL AND i.total IS NULL
+			AND i.closed_at IS NULL
 		FROM resources r
 		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 		LEFT JOIN inventory i ON i.resource_id = r.id AND i.unit_start = d
@@ -134,21 +155,27 @@ func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.St
 		var roomType string
 		var night time.Time
 		var left int
-		if err := rows.Scan(&roomType, &night, &left); err != nil {
+		var unlimited bool
+		if err := rows.Scan(&roomType, &night, &left, &unlimited); err != nil {
 			return nil, err
 		}
 		if len(out) == 0 || out[len(out)-1].RoomTypeID != roomType {
-			out = append(out, RoomTypeAvailability{RoomTypeID: roomType, Available: left})
+			out = append(out, RoomTypeAvailability{RoomTypeID: roomType, Available: left, Unlimited: true})
 		}
 		cur := &out[len(out)-1]
-		cur.Available = min(cur.Available, left)
-		cur.Nights = append(cur.Nights, NightAvailability{Date: domain.DateOf(night, time.UTC), Available: left})
+		cur.Available, cur.Unlimited = min(cur.Available, left), cur.Unlimited && unlimited
+		cur.Nights = append(cur.Nights, NightAvailability{Date: domain.DateOf(night, time.UTC), Available: left, Unlimited: unlimited})
 	}
 	return out, rows.Err()
 }
 
-// unitsLeft is what an inventory row i has left to sell: nothing while it is closed.
-const unitsLeft = `CASE WHEN i.closed_at IS NULL THEN i.total - i.reserved ELSE 0 END`
+// unitsLeft is what an inventory row i has left to sell: nothing while it is closed, and
+// Unlimited when it has no total.
+const unitsLeft = `CASE WHEN i.closed_at IS NOT NULL THEN 0 WHEN i.total IS NULL THEN 1000000000 ELSE i.total - i.reserved END`
+
+// Unlimited is what a night with unlimited stock (no total: "a price means a room") shows as
+// left.
+const Unlimited = 1_000_000_000
 
 // SetRates sets the nightly rate of a room type for the nights of [from, to) that are open for
 // sale and returns how many nights it changed. Bookings keep the price they were held at.

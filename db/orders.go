@@ -150,11 +150,11 @@ func takeOrder(ctx context.Context, tx pgx.Tx, req domain.OrderRequest, lines []
 	var currency string
 	units := make([]int, len(lines))
 	for i, l := range lines {
-		ok, cur, n, err := lineAvailable(ctx, tx, l)
-		if err != nil || !ok || (currency != "" && cur != currency) {
+		st, err := lineAvailable(ctx, tx, l)
+		if err != nil || !st.ok || (currency != "" && st.currency != currency) {
 			return nil, "", err // short, missing, closed, unpriced or in another currency: nothing taken
 		}
-		currency, units[i] = cur, n
+		currency, units[i] = st.currency, st.units
 	}
 	prices := make([]domain.LinePrice, len(lines))
 	for i, l := range lines {

@@ -54,17 +54,27 @@ func lockLines(ctx context.Context, tx pgx.Tx, lines []line) error {
 	return err
 }
 
-// lineAvailable reports, on the line's units as they stand (lock them first), whether they tile
-// its span, are all open, priced in one currency and have its quantity left; that currency; and
-// how many units the line has.
-func lineAvailable(ctx context.Context, tx pgx.Tx, l line) (ok bool, currency string, units int, err error) {
-	err = tx.QueryRow(ctx, `SELECT count(*) > 0 AND min(i.unit_start) = $2 AND max(`+unitEndOf+`) = $3
+// lineState is what lineAvailable finds on a line's locked units.
+type lineState struct {
+	ok       bool   // they tile its span, are all open, priced in one currency and have its quantity left
+	currency string // that currency
+	units    int    // how many units the line has
+	// allocated: some of its units are split between channels (see takeShares).
+	allocated bool
+}
+
+// lineAvailable reads, on the line's units as they stand (lock them first), whether the line can
+// be taken.
+func lineAvailable(ctx context.Context, tx pgx.Tx, l line) (lineState, error) {
+	var s lineState
+	err := tx.QueryRow(ctx, `SELECT count(*) > 0 AND min(i.unit_start) = $2 AND max(`+unitEndOf+`) = $3
 			AND sum(`+unitEndOf+` - i.unit_start) = $3::timestamp - $2::timestamp
 			AND bool_and(`+unitsLeft+` >= $4 AND i.rate IS NOT NULL) AND count(DISTINCT i.currency) = 1,
-			COALESCE(min(i.currency), ''), count(*)
+			COALESCE(min(i.currency), ''), count(*),
+			EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = $1 AND a.unit_start >= $2 AND a.unit_start < $3)
 		FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
-		l.resourceID, l.from, l.to, l.quantity).Scan(&ok, &currency, &units)
-	return ok, currency, units, err
+		l.resourceID, l.from, l.to, l.quantity).Scan(&s.ok, &s.currency, &s.units, &s.allocated)
+	return s, err
 }
 
 // unitRate is the rate of one unit a line took.
@@ -74,11 +84,12 @@ type unitRate struct {
 }
 
 // takeLine adds the line's quantity to each of its units, which lineAvailable found available
-// (all units of them) under the same lock, and returns their rates.
+// (all units of them) under the same lock, and returns their rates. A unit with unlimited stock
+// (no total) counts what it sold all the same.
 func takeLine(ctx context.Context, tx pgx.Tx, l line, units int) ([]unitRate, error) {
 	rows, err := tx.Query(ctx, `UPDATE inventory i SET reserved = reserved + $4
 		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-			AND total - reserved >= $4 AND rate IS NOT NULL AND closed_at IS NULL
+			AND (total IS NULL OR total - reserved >= $4) AND rate IS NOT NULL AND closed_at IS NULL
 		RETURNING unit_start, rate`, l.resourceID, l.from, l.to, l.quantity)
 	if err != nil {
 		return nil, err
@@ -119,8 +130,11 @@ func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 }
 
 // giveBackLine subtracts a line's quantity from its units, locked by the caller, which must
-// still tile its span.
+// still tile its span, and gives what it took from channels' allocations back to them.
 func giveBackLine(ctx context.Context, tx pgx.Tx, bookingID string, l line) error {
+	if err := giveBackShares(ctx, tx, bookingID, l); err != nil {
+		return err
+	}
 	var tiles bool
 	err := tx.QueryRow(ctx, `WITH given AS (
 			UPDATE inventory i SET reserved = reserved - $4

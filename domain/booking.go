@@ -133,7 +133,15 @@ type Booking struct {
 	TimeZone           string             `json:"timeZone,omitempty"`
 	// Abandoned: the reservation did not complete within the time the API waits, and nothing
 	// is held for it.
-	Abandoned   bool      `json:"abandoned,omitempty"`
+	Abandoned bool `json:"abandoned,omitempty"`
+	// ChannelID and AgentID: the channel and agent it was sold through (empty: a direct sale).
+	ChannelID string `json:"channelId,omitempty"`
+	AgentID   string `json:"agentId,omitempty"`
+	// Discount is what a length-of-stay rule took off the price's total (minor units).
+	Discount int64 `json:"discount,omitempty"`
+	// Refusal says which sale rule refused a REJECTED booking (empty when stock did).
+	Refusal     string    `json:"refusal,omitempty"`
+	SupplierRef string    `json:"supplierRef,omitempty"` // the supplier's confirmation
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 	Fingerprint string    `json:"-"`

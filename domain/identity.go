@@ -12,16 +12,19 @@ import (
 type Role string
 
 // The roles. Customers act on their own bookings; staff act for the hotels their token names
-// (front desk), across hotels on money (finance), or on everything (admin).
+// (front desk), across hotels on money (finance), or on everything (admin). An agent sells
+// through its channel; supplier staff manage the sale rules of their suppliers' hotels.
 const (
 	RoleCustomer  Role = "customer"
 	RoleFrontDesk Role = "front_desk"
 	RoleFinance   Role = "finance"
 	RoleAdmin     Role = "admin"
+	RoleAgent     Role = "agent"
+	RoleSupplier  Role = "supplier"
 )
 
 // Roles lists every role, in the order the README's route table shows them.
-var Roles = []Role{RoleCustomer, RoleFrontDesk, RoleFinance, RoleAdmin}
+var Roles = []Role{RoleCustomer, RoleFrontDesk, RoleFinance, RoleAdmin, RoleAgent, RoleSupplier}
 
 // Known reports whether r is one of bookflow's roles.
 func (r Role) Known() bool { return slices.Contains(Roles, r) }
@@ -33,6 +36,27 @@ type Principal struct {
 	Roles   []Role   // the known roles the token grants
 	Hotels  []string // hotels a front desk works for
 	Venues  []string // venues a front desk works for
+	// Agent and Channel: the agent an agent's token sells as, and its channel.
+	Agent   string
+	Channel string
+	// Suppliers are the suppliers whose hotels' sale rules supplier staff manage.
+	Suppliers []string
+}
+
+// SellsThrough returns the channel and agent a sale by the principal goes through: an agent's
+// own, empty for everyone else (a direct sale).
+func (p Principal) SellsThrough() (channel, agent string) {
+	if p.Has(RoleAgent) {
+		return p.Channel, p.Agent
+	}
+	return "", ""
+}
+
+// CanManageRules reports whether the principal may change the sale rules of a hotel supplied by
+// supplierID (empty: the hotel has no supplier): an admin for every hotel, supplier staff for
+// their suppliers' hotels.
+func (p Principal) CanManageRules(supplierID string) bool {
+	return p.Has(RoleAdmin) || (supplierID != "" && p.Has(RoleSupplier) && slices.Contains(p.Suppliers, supplierID))
 }
 
 // Has reports whether the principal holds any of roles.

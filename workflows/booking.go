@@ -34,6 +34,11 @@ type BookingInput struct {
 	Order *domain.OrderRequest `json:",omitempty"`
 	// CreatedBy is who asked for the booking: the customer, or the staff member booking for them.
 	CreatedBy string
+	// ChannelID and AgentID: the sales channel and agent selling the stay (empty: a direct
+	// sale). The hotel's sale rules are judged for them, and a channel sells from its allocation
+	// first.
+	ChannelID string `json:",omitempty"`
+	AgentID   string `json:",omitempty"`
 	// MaxActiveHolds, when above zero, refuses the reservation while the customer already has
 	// that many holds: nothing is written, the hold update answers ErrTypeTooManyHolds and the
 	// workflow closes.
@@ -399,6 +404,7 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	in := activities.ReserveInput{
 		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request, Order: b.in.Order,
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
+		ChannelID: b.in.ChannelID, AgentID: b.in.AgentID,
 	}
 	err := workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError

@@ -17,17 +17,20 @@ import (
 func runToken(_ context.Context, cfg Config) error {
 	fs := flag.NewFlagSet("token", flag.ExitOnError)
 	sub := fs.String("sub", "", "the subject: a customer id, or a staff member's id (required)")
-	var roles, hotels, venues listFlag
-	fs.Var(&roles, "role", "a role: customer, front_desk, finance or admin (repeat for several)")
+	var roles, hotels, venues, suppliers listFlag
+	fs.Var(&roles, "role", "a role: customer, front_desk, finance, admin, agent or supplier (repeat for several)")
 	fs.Var(&hotels, "hotel", "a hotel a front desk works for (repeat for several)")
 	fs.Var(&venues, "venue", "a venue a front desk works for (repeat for several)")
+	agent := fs.String("agent", "", "the agent an agent token sells as")
+	channel := fs.String("channel", "", "the channel an agent token sells through")
+	fs.Var(&suppliers, "supplier", "a supplier whose hotels' rules supplier staff manage (repeat for several)")
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: bookflow token --sub <id> --role <role> [--role ...] [--hotel <id> ...] [--venue <id> ...] [--ttl 1h]")
+		fmt.Fprintln(os.Stderr, "usage: bookflow token --sub <id> --role <role> [--role ...] [--hotel <id> ...] [--venue <id> ...] [--agent <id> --channel <id>] [--supplier <id> ...] [--ttl 1h]")
 		fs.PrintDefaults()
 	}
 	_ = fs.Parse(os.Args[2:])
-	p := domain.Principal{Subject: *sub, Hotels: hotels, Venues: venues}
+	p := domain.Principal{Subject: *sub, Hotels: hotels, Venues: venues, Agent: *agent, Channel: *channel, Suppliers: suppliers}
 	for _, r := range roles {
 		p.Roles = append(p.Roles, domain.Role(r))
 	}
@@ -59,11 +62,17 @@ func validatePrincipal(p domain.Principal) error {
 	}
 	for _, r := range p.Roles {
 		if !r.Known() {
-			return fmt.Errorf("unknown role %q: want customer, front_desk, finance or admin", r)
+			return fmt.Errorf("unknown role %q: want one of %v", r, domain.Roles)
 		}
 	}
 	if p.Has(domain.RoleFrontDesk) && len(p.Hotels)+len(p.Venues) == 0 {
 		return fmt.Errorf("a front_desk token needs at least one --hotel or --venue")
+	}
+	if p.Has(domain.RoleAgent) && (domain.ValidateID("--agent", p.Agent) != nil || domain.ValidateID("--channel", p.Channel) != nil) {
+		return fmt.Errorf("an agent token needs --agent and --channel")
+	}
+	if p.Has(domain.RoleSupplier) && len(p.Suppliers) == 0 {
+		return fmt.Errorf("a supplier token needs at least one --supplier")
 	}
 	return nil
 }
@@ -93,6 +102,10 @@ func devTokens(cfg Config) (string, error) {
 			Hotels: []string{"grand-budapest"}}},
 		{"FINANCE_TOKEN", domain.Principal{Subject: "ana-finance", Roles: []domain.Role{domain.RoleFinance}}},
 		{"ADMIN_JWT", domain.Principal{Subject: "root-admin", Roles: []domain.Role{domain.RoleAdmin}}},
+		{"AGENT_TOKEN", domain.Principal{Subject: "agent-lena", Roles: []domain.Role{domain.RoleAgent},
+			Agent: "lena-travel", Channel: "wholesale"}},
+		{"SUPPLIER_TOKEN", domain.Principal{Subject: "sim-staff", Roles: []domain.Role{domain.RoleSupplier},
+			Suppliers: []string{"simsupply"}}},
 	} {
 		token, err := auth.Mint([]byte(cfg.AuthJWTSecret), t.p, devTokenTTL,
 			auth.MintOptions{Issuer: cfg.AuthIssuer, Audience: cfg.AuthAudience})

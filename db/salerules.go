@@ -1,0 +1,223 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+const saleRuleColumns = `id, kind, hotel_id, COALESCE(room_type, ''), COALESCE(channel_id, ''), COALESCE(agent_id, ''),
+	from_date, to_date, min_advance, max_advance, min_los, max_los, discount_from, discount_percent, discount_amount,
+	overrides_global, COALESCE(reason, ''), note, set_by`
+
+func scanSaleRule(row pgx.CollectableRow) (domain.SaleRule, error) {
+	var r domain.SaleRule
+	var from, to *time.Time
+	err := row.Scan(&r.ID, &r.Kind, &r.HotelID, &r.RoomTypeID, &r.ChannelID, &r.AgentID, &from, &to,
+		&r.MinAdvance, &r.MaxAdvance, &r.MinLOS, &r.MaxLOS, &r.DiscountFrom, &r.DiscountPercent, &r.DiscountAmount,
+		&r.OverridesGlobal, &r.Reason, &r.Note, &r.SetBy)
+	if from != nil {
+		r.From = domain.DateOf(*from, time.UTC)
+	}
+	if to != nil {
+		r.To = domain.DateOf(*to, time.UTC)
+	}
+	return r, err
+}
+
+// dateArg is a rule's date as a query argument: NULL when zero.
+func dateArg(d domain.Date) *time.Time {
+	if d.IsZero() {
+		return nil
+	}
+	t := d.Time()
+	return &t
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// CreateSaleRules stores validated rules, all or none, and returns them with their ids. A hotel,
+// room type, channel or agent that does not exist is ErrNotFound and stores nothing.
+func (s *Store) CreateSaleRules(ctx context.Context, rules []domain.SaleRule) ([]domain.SaleRule, error) {
+	out := make([]domain.SaleRule, 0, len(rules))
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		for _, r := range rules {
+			if err := checkRuleScope(ctx, tx, r); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, `INSERT INTO sale_rules (kind, hotel_id, room_type, channel_id, agent_id, from_date,
+					to_date, min_advance, max_advance, min_los, max_los, discount_from, discount_percent, discount_amount,
+					overrides_global, reason, note, set_by)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+				RETURNING `+saleRuleColumns, ruleArgs(r)...)
+			if err != nil {
+				return err
+			}
+			stored, err := pgx.CollectExactlyOneRow(rows, scanSaleRule)
+			if err != nil {
+				return err
+			}
+			out = append(out, stored)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func ruleArgs(r domain.SaleRule) []any {
+	return []any{r.Kind, r.HotelID, nullable(r.RoomTypeID), nullable(r.ChannelID), nullable(r.AgentID),
+		dateArg(r.From), dateArg(r.To), r.MinAdvance, r.MaxAdvance, r.MinLOS, r.MaxLOS, r.DiscountFrom,
+		r.DiscountPercent, r.DiscountAmount, r.OverridesGlobal, nullable(r.Reason), r.Note, r.SetBy}
+}
+
+// checkRuleScope answers ErrNotFound for a rule naming a hotel, room type, channel or agent that
+// does not exist.
+func checkRuleScope(ctx context.Context, q querier, r domain.SaleRule) error {
+	var hotel, roomType, channel, agent bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM hotels WHERE id = $1),
+			$2 = '' OR EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2),
+			$3 = '' OR EXISTS (SELECT 1 FROM channels WHERE id = $3),
+			$4 = '' OR EXISTS (SELECT 1 FROM agents WHERE id = $4)`,
+		r.HotelID, r.RoomTypeID, r.ChannelID, r.AgentID).Scan(&hotel, &roomType, &channel, &agent)
+	switch {
+	case err != nil:
+		return err
+	case !hotel:
+		return fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, r.HotelID)
+	case !roomType:
+		return fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, r.HotelID, r.RoomTypeID)
+	case !channel:
+		return fmt.Errorf("%w: no channel %q", domain.ErrNotFound, r.ChannelID)
+	case !agent:
+		return fmt.Errorf("%w: no agent %q", domain.ErrNotFound, r.AgentID)
+	}
+	return nil
+}
+
+// SaleRuleFilter selects rules to list.
+type SaleRuleFilter struct {
+	HotelID string
+	Kind    domain.RuleKind // empty: every kind
+	// Ended includes cancelled and expired rules.
+	Ended bool
+}
+
+// SaleRules lists a hotel's rules, newest first.
+func (s *Store) SaleRules(ctx context.Context, f SaleRuleFilter) ([]domain.SaleRule, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules
+		WHERE hotel_id = $1 AND ($2 = '' OR kind = $2) AND ($3 OR (cancelled_at IS NULL AND expired_at IS NULL))
+		ORDER BY id DESC LIMIT 1000`, f.HotelID, f.Kind, f.Ended)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanSaleRule)
+}
+
+// GetSaleRule loads one rule, whether or not it ended.
+func (s *Store) GetSaleRule(ctx context.Context, id int64) (domain.SaleRule, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules WHERE id = $1`, id)
+	if err != nil {
+		return domain.SaleRule{}, err
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, scanSaleRule)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fmt.Errorf("%w: no sale rule %d", domain.ErrNotFound, id)
+	}
+	return r, err
+}
+
+// ReplaceSaleRule changes an active rule to r (same id and hotel; its kind may not change).
+func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule) (domain.SaleRule, error) {
+	var out domain.SaleRule
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := checkRuleScope(ctx, tx, r); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `UPDATE sale_rules SET room_type = $3, channel_id = $4, agent_id = $5, from_date = $6,
+				to_date = $7, min_advance = $8, max_advance = $9, min_los = $10, max_los = $11, discount_from = $12,
+				discount_percent = $13, discount_amount = $14, overrides_global = $15, reason = $16, note = $17,
+				set_by = $18, updated_at = now()
+			WHERE id = $19 AND kind = $1 AND hotel_id = $2 AND cancelled_at IS NULL AND expired_at IS NULL
+			RETURNING `+saleRuleColumns, append(ruleArgs(r), id)...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectExactlyOneRow(rows, scanSaleRule)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = fmt.Errorf("%w: no active %s rule %d at hotel %s", domain.ErrNotFound, r.Kind, id, r.HotelID)
+		}
+		return err
+	})
+	return out, err
+}
+
+// EndSaleRule cancels an active rule: from this moment it no longer applies (a cancelled
+// stop-sell is sellable again at once). The rule is kept, ended, for the record.
+func (s *Store) EndSaleRule(ctx context.Context, id int64) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE sale_rules SET cancelled_at = now(), updated_at = now()
+		WHERE id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = fmt.Errorf("%w: no active sale rule %d", domain.ErrNotFound, id)
+	}
+	return err
+}
+
+// ExpireStopSells marks the stop-sells whose last night is over at their hotel expired, and
+// returns how many it marked.
+func (s *Store) ExpireStopSells(ctx context.Context) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE sale_rules r SET expired_at = now(), updated_at = now()
+		FROM hotels h WHERE h.id = r.hotel_id AND r.kind = 'stop_sell' AND r.cancelled_at IS NULL AND r.expired_at IS NULL
+			AND r.to_date <= (now() AT TIME ZONE h.time_zone)::date`)
+	return int(tag.RowsAffected()), err
+}
+
+// activeSaleRules returns the rules in force at a hotel.
+func activeSaleRules(ctx context.Context, q querier, hotelID string) ([]domain.SaleRule, error) {
+	rows, err := q.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules
+		WHERE hotel_id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`, hotelID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanSaleRule)
+}
+
+// hotelToday is the date at a hotel now, by the database's clock.
+func hotelToday(ctx context.Context, q querier, hotelID string) (domain.Date, error) {
+	var today time.Time
+	err := q.QueryRow(ctx, `SELECT (now() AT TIME ZONE time_zone)::date FROM hotels WHERE id = $1`, hotelID).Scan(&today)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
+	}
+	return domain.DateOf(today, time.UTC), err
+}
+
+// JudgeSale evaluates a hotel's rules for a sale whose Today is zero (then today at the hotel by
+// the database's clock is used).
+func (s *Store) JudgeSale(ctx context.Context, c domain.SaleContext) (domain.SaleVerdict, error) {
+	return judgeSale(ctx, s.pool, c)
+}
+
+func judgeSale(ctx context.Context, q querier, c domain.SaleContext) (domain.SaleVerdict, error) {
+	if c.Today.IsZero() {
+		today, err := hotelToday(ctx, q, c.HotelID)
+		if err != nil {
+			return domain.SaleVerdict{}, err
+		}
+		c.Today = today
+	}
+	rules, err := activeSaleRules(ctx, q, c.HotelID)
+	if err != nil {
+		return domain.SaleVerdict{}, err
+	}
+	return domain.EvaluateSale(rules, c), nil
+}

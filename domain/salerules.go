@@ -1,0 +1,351 @@
+package domain
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// RuleKind is a kind of sale rule: something that decides whether a stay may be sold at all,
+// before any stock is looked at.
+type RuleKind string
+
+// The kinds of sale rule.
+const (
+	RuleStopSell      RuleKind = "stop_sell"      // closes nights [From, To)
+	RuleSaleRange     RuleKind = "sale_range"     // sells only stays within [From, To], inclusive
+	RuleBookingWindow RuleKind = "booking_window" // check-in MinAdvance..MaxAdvance days ahead
+	RuleLengthOfStay  RuleKind = "length_of_stay" // MinLOS..MaxLOS nights, with a discount
+)
+
+// RuleKinds lists every kind, in the order rules are evaluated.
+var RuleKinds = []RuleKind{RuleStopSell, RuleSaleRange, RuleBookingWindow, RuleLengthOfStay}
+
+// StopSellReasons are the reasons a stop-sell may give.
+var StopSellReasons = []string{"maintenance", "full", "event", "seasonal", "other"}
+
+// Defaults of the booking window for sales through a channel or agent, when no rule sets one.
+const (
+	DefaultMinAdvance = 1
+	DefaultMaxAdvance = 365
+)
+
+// SaleRule is one rule as stored. It applies to a hotel, optionally narrowed to one room type and
+// to one channel or one agent (never both); empty fields cover everything.
+type SaleRule struct {
+	ID         int64    `json:"id"`
+	Kind       RuleKind `json:"kind"`
+	HotelID    string   `json:"hotelId"`
+	RoomTypeID string   `json:"roomTypeId,omitempty"`
+	ChannelID  string   `json:"channelId,omitempty"`
+	AgentID    string   `json:"agentId,omitempty"`
+	// From and To: the nights a stop-sell closes [From, To); a sale range's first and last
+	// sellable nights (inclusive); the check-in dates a length-of-stay rule is effective for
+	// [From, To), open ended when zero.
+	From Date `json:"from,omitzero"`
+	To   Date `json:"to,omitzero"`
+	// A booking window's bounds, in days from today at the hotel to check-in.
+	MinAdvance *int `json:"minAdvance,omitempty"`
+	MaxAdvance *int `json:"maxAdvance,omitempty"`
+	// A length-of-stay rule's bounds in nights (MaxLOS nil: no maximum) and its discount once
+	// the stay has DiscountFrom nights: DiscountPercent off the total, or DiscountAmount (minor
+	// units) off every night.
+	MinLOS          *int   `json:"minLos,omitempty"`
+	MaxLOS          *int   `json:"maxLos,omitempty"`
+	DiscountFrom    *int   `json:"discountFrom,omitempty"`
+	DiscountPercent *int   `json:"discountPercent,omitempty"`
+	DiscountAmount  *int64 `json:"discountAmount,omitempty"`
+	// OverridesGlobal: a channel's or agent's rule replaces the hotel's global rule of its kind
+	// instead of applying on top of it.
+	OverridesGlobal bool   `json:"overridesGlobal,omitempty"`
+	Reason          string `json:"reason,omitempty"` // a stop-sell's
+	Note            string `json:"note,omitempty"`
+	SetBy           string `json:"setBy"`
+}
+
+// Validate checks a rule's shape for its kind. It does not check that the hotel, room type,
+// channel or agent exist.
+func (r SaleRule) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s rule: "+format, append([]any{ErrInvalid, r.Kind}, args...)...)
+	}
+	if err := ValidateID("hotelId", r.HotelID); err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, v string }{{"roomTypeId", r.RoomTypeID}, {"channelId", r.ChannelID}, {"agentId", r.AgentID}} {
+		if f.v != "" {
+			if err := ValidateID(f.name, f.v); err != nil {
+				return err
+			}
+		}
+	}
+	if r.ChannelID != "" && r.AgentID != "" {
+		return bad("name a channel or an agent, not both (an agent's channel is known)")
+	}
+	if !r.From.IsZero() && !r.To.IsZero() && r.To.Before(r.From) {
+		return bad("to must not be before from")
+	}
+	if r.OverridesGlobal && r.ChannelID == "" && r.AgentID == "" {
+		return bad("only a channel's or an agent's rule can override the global one")
+	}
+	if len(r.Note) > 500 {
+		return bad("note is at most 500 characters")
+	}
+	nonNeg := func(name string, v *int) error {
+		if v != nil && (*v < 0 || *v > 3650) {
+			return bad("%s must be between 0 and 3650", name)
+		}
+		return nil
+	}
+	switch r.Kind {
+	case RuleStopSell:
+		switch {
+		case r.From.IsZero() || r.To.IsZero() || !r.To.After(r.From):
+			return bad("from and to are required, to after from (the nights [from, to) are closed)")
+		case !slices.Contains(StopSellReasons, r.Reason):
+			return bad("reason must be one of %v", StopSellReasons)
+		case r.AgentID != "":
+			return bad("a stop-sell closes a hotel, a room type or one channel, not one agent")
+		}
+	case RuleSaleRange:
+		if r.From.IsZero() || r.To.IsZero() {
+			return bad("from and to (the first and last nights on sale) are required")
+		}
+	case RuleBookingWindow:
+		switch {
+		case r.MinAdvance == nil || r.MaxAdvance == nil:
+			return bad("minAdvance and maxAdvance are required")
+		case nonNeg("minAdvance", r.MinAdvance) != nil || nonNeg("maxAdvance", r.MaxAdvance) != nil:
+			return bad("minAdvance and maxAdvance must be between 0 and 3650")
+		case *r.MaxAdvance < *r.MinAdvance:
+			return bad("maxAdvance must not be below minAdvance")
+		}
+	case RuleLengthOfStay:
+		switch {
+		case r.MinLOS == nil || *r.MinLOS < 1 || *r.MinLOS > 365:
+			return bad("minLos is required, between 1 and 365")
+		case r.MaxLOS != nil && (*r.MaxLOS < *r.MinLOS || *r.MaxLOS > 365):
+			return bad("maxLos must be between minLos and 365")
+		case (r.DiscountFrom == nil) != (r.DiscountPercent == nil && r.DiscountAmount == nil):
+			return bad("a discount needs discountFrom and one of discountPercent or discountAmount")
+		case r.DiscountPercent != nil && r.DiscountAmount != nil:
+			return bad("give discountPercent or discountAmount, not both")
+		case r.DiscountFrom != nil && (*r.DiscountFrom < 1 || *r.DiscountFrom > 365):
+			return bad("discountFrom must be between 1 and 365 nights")
+		case r.DiscountPercent != nil && (*r.DiscountPercent < 1 || *r.DiscountPercent > 100):
+			return bad("discountPercent must be between 1 and 100")
+		case r.DiscountAmount != nil && (*r.DiscountAmount < 1 || *r.DiscountAmount > 1_000_000_000):
+			return bad("discountAmount must be between 1 and 1000000000 minor units per night")
+		}
+	default:
+		return fmt.Errorf("%w: kind must be one of %v", ErrInvalid, RuleKinds)
+	}
+	if r.Kind != RuleStopSell && r.Reason != "" {
+		return bad("only a stop-sell has a reason")
+	}
+	return nil
+}
+
+// SaleContext is what a sale is judged on: who sells which stay of which room type, and today's
+// date at the hotel.
+type SaleContext struct {
+	HotelID    string
+	RoomTypeID string
+	ChannelID  string // empty: a direct sale
+	AgentID    string
+	Stay       Stay
+	Today      Date
+}
+
+// throughChannel reports whether the sale is made by a channel or one of its agents.
+func (c SaleContext) throughChannel() bool { return c.ChannelID != "" || c.AgentID != "" }
+
+// RuleFinding is what one rule says about a sale.
+type RuleFinding struct {
+	Rule SaleRule `json:"rule"`
+	// Default: the rule is the built-in default (no rule of its kind was set).
+	Default bool `json:"default,omitempty"`
+	// Allows is false when the rule alone makes the stay unavailable; Why says how.
+	Allows bool   `json:"allows"`
+	Why    string `json:"why"`
+}
+
+// SaleVerdict is the outcome of every rule for a sale: whether the stay may be sold, the rules
+// that apply (in evaluation order), the first that refuses it, and the discount a
+// length-of-stay rule gives.
+type SaleVerdict struct {
+	Allowed  bool          `json:"allowed"`
+	Findings []RuleFinding `json:"rules"`
+	// Refusal is the first finding that refuses the stay (nil when allowed).
+	Refusal *RuleFinding `json:"refusedBy,omitempty"`
+	// Discount is the length-of-stay rule that discounts the stay, if any.
+	Discount *SaleRule `json:"-"`
+}
+
+// EvaluateSale judges a sale by the rules of its hotel (rules of other hotels are ignored):
+// every stop-sell covering a night of the stay closes it; for each other kind one rule applies,
+// the most specific: a channel's over an agent's over the hotel's global one, and within each a
+// room type's over the whole hotel's. A channel's or agent's rule narrows the global rule of its
+// kind (both must allow the stay) unless it overrides it. Sales through a channel or agent get
+// the default booking window (1 to 365 days ahead) when no rule sets one.
+func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
+	var v SaleVerdict
+	add := func(f RuleFinding) {
+		v.Findings = append(v.Findings, f)
+	}
+	var covering []SaleRule
+	for _, r := range rules {
+		if r.covers(c) {
+			covering = append(covering, r)
+		}
+	}
+	for _, r := range covering {
+		if r.Kind == RuleStopSell && r.From.Before(c.Stay.CheckOut) && c.Stay.CheckIn.Before(r.To) {
+			add(RuleFinding{Rule: r, Why: fmt.Sprintf("stop-sell (%s) closes the nights [%s, %s)", r.Reason, r.From, r.To)})
+		}
+	}
+	for _, kind := range []RuleKind{RuleSaleRange, RuleBookingWindow, RuleLengthOfStay} {
+		chosen := choose(covering, kind, c)
+		if kind == RuleBookingWindow && len(chosen) == 0 && c.throughChannel() {
+			lo, hi := DefaultMinAdvance, DefaultMaxAdvance
+			chosen = []SaleRule{{Kind: RuleBookingWindow, HotelID: c.HotelID, MinAdvance: &lo, MaxAdvance: &hi}}
+		}
+		for _, r := range chosen {
+			f := r.judge(c)
+			f.Default = r.ID == 0
+			add(f)
+			if f.Allows && kind == RuleLengthOfStay && r.discounts(c.Stay.Nights()) && v.Discount == nil {
+				v.Discount = &r
+			}
+		}
+	}
+	v.Allowed = true
+	for i := range v.Findings {
+		if !v.Findings[i].Allows {
+			v.Allowed, v.Refusal = false, &v.Findings[i]
+			break
+		}
+	}
+	if !v.Allowed {
+		v.Discount = nil
+	}
+	return v
+}
+
+// covers reports whether the rule applies to the sale's hotel, room type, channel and agent, and,
+// for a length-of-stay rule, to its check-in date.
+func (r SaleRule) covers(c SaleContext) bool {
+	switch {
+	case r.HotelID != c.HotelID,
+		r.RoomTypeID != "" && r.RoomTypeID != c.RoomTypeID,
+		r.ChannelID != "" && r.ChannelID != c.ChannelID,
+		r.AgentID != "" && r.AgentID != c.AgentID:
+		return false
+	case r.Kind == RuleLengthOfStay:
+		return (r.From.IsZero() || !c.Stay.CheckIn.Before(r.From)) && (r.To.IsZero() || c.Stay.CheckIn.Before(r.To))
+	}
+	return true
+}
+
+// level ranks how specific a rule is: a channel's (4) over an agent's (2) over a global one (0),
+// plus one for naming a room type.
+func (r SaleRule) level() int {
+	l := 0
+	switch {
+	case r.ChannelID != "":
+		l = 4
+	case r.AgentID != "":
+		l = 2
+	}
+	if r.RoomTypeID != "" {
+		l++
+	}
+	return l
+}
+
+func (r SaleRule) global() bool { return r.ChannelID == "" && r.AgentID == "" }
+
+// choose returns the rules of kind that apply to the sale: the most specific one (the newest
+// among equals), and the most specific global one beside it when the first is a channel's or
+// agent's that does not override the global rule.
+func choose(covering []SaleRule, kind RuleKind, c SaleContext) []SaleRule {
+	var best, bestGlobal *SaleRule
+	better := func(a, b *SaleRule) bool {
+		return b == nil || cmp.Or(cmp.Compare(a.level(), b.level()), cmp.Compare(a.ID, b.ID)) > 0
+	}
+	for i := range covering {
+		r := &covering[i]
+		if r.Kind != kind {
+			continue
+		}
+		if better(r, best) {
+			best = r
+		}
+		if r.global() && better(r, bestGlobal) {
+			bestGlobal = r
+		}
+	}
+	switch {
+	case best == nil:
+		return nil
+	case best.global() || best.OverridesGlobal || bestGlobal == nil:
+		return []SaleRule{*best}
+	}
+	return []SaleRule{*best, *bestGlobal}
+}
+
+// judge says what one rule of a kind other than stop-sell makes of the sale.
+func (r SaleRule) judge(c SaleContext) RuleFinding {
+	f := RuleFinding{Rule: r, Allows: true}
+	switch r.Kind {
+	case RuleSaleRange:
+		last := c.Stay.CheckOut.AddDays(-1)
+		f.Allows = !c.Stay.CheckIn.Before(r.From) && !last.After(r.To)
+		f.Why = fmt.Sprintf("sells the nights %s to %s", r.From, r.To)
+	case RuleBookingWindow:
+		ahead := c.Today.DaysUntil(c.Stay.CheckIn)
+		f.Allows = ahead >= *r.MinAdvance && ahead <= *r.MaxAdvance
+		f.Why = fmt.Sprintf("check-in %d to %d days ahead (this one is %d days ahead)", *r.MinAdvance, *r.MaxAdvance, ahead)
+	case RuleLengthOfStay:
+		n := c.Stay.Nights()
+		f.Allows = n >= *r.MinLOS && (r.MaxLOS == nil || n <= *r.MaxLOS)
+		if r.MaxLOS != nil {
+			f.Why = fmt.Sprintf("stays of %d to %d nights (this one has %d)", *r.MinLOS, *r.MaxLOS, n)
+		} else {
+			f.Why = fmt.Sprintf("stays of at least %d nights (this one has %d)", *r.MinLOS, n)
+		}
+		if r.discounts(n) {
+			f.Why += "; " + r.discountText()
+		}
+	}
+	return f
+}
+
+// discounts reports whether a stay of nights nights earns the rule's discount.
+func (r SaleRule) discounts(nights int) bool {
+	return r.DiscountFrom != nil && nights >= *r.DiscountFrom
+}
+
+func (r SaleRule) discountText() string {
+	if r.DiscountPercent != nil {
+		return fmt.Sprintf("%d%% off from %d nights", *r.DiscountPercent, *r.DiscountFrom)
+	}
+	return fmt.Sprintf("%d off every night from %d nights", *r.DiscountAmount, *r.DiscountFrom)
+}
+
+// Apply takes the rule's discount off a price snapshot of quantity rooms: a percentage of the
+// total (the discount rounded down to a whole minor unit) or a fixed amount per room and night,
+// never more than a night costs. It returns the discounted price and the discount.
+func (r SaleRule) Apply(p Price, quantity int) (Price, int64) {
+	var discount int64
+	switch {
+	case r.DiscountPercent != nil:
+		discount = p.Total * int64(*r.DiscountPercent) / 100
+	case r.DiscountAmount != nil:
+		for _, n := range p.Nights {
+			discount += min(n.Amount, *r.DiscountAmount*int64(quantity))
+		}
+	}
+	p.Total -= discount
+	return p, discount
+}
