@@ -12,6 +12,7 @@ import (
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/suppliers"
 )
 
 // Application error types the booking workflow tells apart. They are non-retryable: a business
@@ -32,6 +33,9 @@ const (
 type Bookings struct {
 	Store *db.Store
 	Now   func() time.Time // the clock for cancellation policies; time.Now when nil
+	// Suppliers asks direct_connect suppliers for quotes when a stay at their hotels is
+	// reserved.
+	Suppliers suppliers.Client
 }
 
 // ReserveInput asks to create booking BookingID and take its units: a stay at a hotel
@@ -46,6 +50,9 @@ type ReserveInput struct {
 	HoldTTL        time.Duration
 	ChannelID      string `json:",omitempty"`
 	AgentID        string `json:",omitempty"`
+	// SupplierID names the hotel's supplier: a direct_connect one is asked for a quote instead
+	// of taking local stock.
+	SupplierID string `json:",omitempty"`
 }
 
 func (in ReserveInput) stay() db.ReserveParams {
@@ -72,7 +79,7 @@ func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking
 			return b, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeAlreadyOrdered, err)
 		}
 	} else {
-		b, err = a.Store.Reserve(ctx, in.stay())
+		b, err = a.reserveStay(ctx, in)
 	}
 	if err != nil {
 		return b, classify(err)
@@ -84,6 +91,20 @@ func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking
 		return b, temporal.NewNonRetryableApplicationError(why, ErrTypeUnavailable, nil, b)
 	}
 	return b, nil
+}
+
+// reserveStay reserves a stay: from local stock, or from a direct_connect supplier.
+func (a *Bookings) reserveStay(ctx context.Context, in ReserveInput) (domain.Booking, error) {
+	if in.SupplierID != "" {
+		sup, err := a.Store.HotelSupplier(ctx, in.Request.HotelID)
+		if err != nil {
+			return domain.Booking{}, err
+		}
+		if sup.Mode == db.ModeDirectConnect {
+			return a.reserveAtSupplier(ctx, in, sup)
+		}
+	}
+	return a.Store.Reserve(ctx, in.stay())
 }
 
 // AbandonReservation ends a reservation the workflow stopped waiting for: nothing is held

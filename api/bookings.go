@@ -147,13 +147,22 @@ func decodeHoldRequest(c echo.Context) (domain.HoldRequest, error) {
 }
 
 // hold checks a validated request against the catalogue, then starts the booking workflow and
-// waits, in the same call, for the reservation outcome (Update-with-Start). The workflow id is derived from the customer, the
-// caller and the Idempotency-Key, so a retry reaches the same workflow and two concurrent
-// requests with one key create one booking. maxHolds (0: none) is the customer's active-hold
-// limit.
-// checked, when given, runs once the request passed every check, before the booking starts.
+// waits, in the same call, for the reservation outcome (Update-with-Start); see startBooking.
+// maxHolds (0: none) is the customer's active-hold limit. checked, when given, runs once the
+// request passed every check, before the booking starts.
 func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view viewer, checked ...func() error) error {
-	hotel, err := s.checkRoomType(c.Request().Context(), req.HotelID, req.RoomTypeID, req.Stay)
+	return s.holdThrough(c, req, party{}, maxHolds, view, checked...)
+}
+
+// holdThrough is hold for a sale through a channel and agent (none: a direct sale). At a
+// supplier's hotel the supplier confirms the stay, and the hold lasts the supplier's hold time.
+func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, maxHolds int, view viewer, checked ...func() error) error {
+	ctx := c.Request().Context()
+	hotel, err := s.checkRoomType(ctx, req.HotelID, req.RoomTypeID, req.Stay)
+	if err != nil {
+		return err
+	}
+	sup, err := s.store.HotelSupplier(ctx, req.HotelID)
 	if err != nil {
 		return err
 	}
@@ -162,8 +171,17 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 			return err
 		}
 	}
-	return s.startBooking(c, workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL,
-		NoShowAt: hotelNoShowAt(req.CheckIn, hotel.Location)}, req.CustomerID, req.Fingerprint(), view)
+	in := workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL,
+		NoShowAt: hotelNoShowAt(req.CheckIn, hotel.Location), ChannelID: pty.channel, AgentID: pty.agent,
+		SupplierID: sup.ID}
+	if sup.ID != "" {
+		in.HoldTTL = time.Duration(sup.HoldMinutes) * time.Minute
+		if s.cfg.SupplierHoldTTL > 0 {
+			in.HoldTTL = s.cfg.SupplierHoldTTL
+		}
+		in.SupplierStuckAfter = s.cfg.SupplierStuckAfter
+	}
+	return s.startBooking(c, in, req.CustomerID, req.Fingerprint(), view)
 }
 
 // hotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the day

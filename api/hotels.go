@@ -22,38 +22,72 @@ type availabilityView struct {
 	CheckIn   domain.Date               `json:"checkIn"`
 	CheckOut  domain.Date               `json:"checkOut"`
 	Nights    int                       `json:"nights"`
+	ChannelID string                    `json:"channelId,omitempty"`
+	AgentID   string                    `json:"agentId,omitempty"`
 	RoomTypes []db.RoomTypeAvailability `json:"roomTypes"`
 }
 
 // availability answers, per room type, the rooms left for the whole stay (the minimum over its
-// nights) and for each night.
+// nights) and for each night, as the caller's channel and agent may sell them: a stay a sale rule
+// refuses shows 0 and the rule. At a direct_connect supplier's hotel the supplier is asked.
 func (s *Server) availability(c echo.Context) error {
 	hotelID := c.Param("hotelId")
 	if err := domain.ValidateID("hotelId", hotelID); err != nil {
 		return err
 	}
-	checkIn, err := domain.ParseDate(c.QueryParam("checkIn"))
+	stay, err := queryStay(c, s.cfg.Limits.MaxNights)
 	if err != nil {
-		return fmt.Errorf("checkIn: %w", err)
-	}
-	checkOut, err := domain.ParseDate(c.QueryParam("checkOut"))
-	if err != nil {
-		return fmt.Errorf("checkOut: %w", err)
-	}
-	stay := domain.Stay{CheckIn: checkIn, CheckOut: checkOut}
-	if err := stay.Validate(s.cfg.Limits.MaxNights); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	if _, err := s.store.GetHotel(ctx, hotelID); err != nil {
-		return err
-	}
-	rooms, err := s.store.Availability(ctx, hotelID, stay)
+	party, err := s.saleParty(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, availabilityView{HotelID: hotelID, CheckIn: checkIn, CheckOut: checkOut,
-		Nights: stay.Nights(), RoomTypes: rooms})
+	hotel, err := s.store.GetHotel(ctx, hotelID)
+	if err != nil {
+		return err
+	}
+	rooms, err := s.store.Availability(ctx, hotelID, party.channel, stay)
+	if err != nil {
+		return err
+	}
+	rules, err := s.store.SaleRulesInForce(ctx, hotelID)
+	if err != nil {
+		return err
+	}
+	sup, err := s.store.HotelSupplier(ctx, hotelID)
+	if err != nil {
+		return err
+	}
+	for i := range rooms {
+		room := &rooms[i]
+		v := domain.EvaluateSale(rules, party.sale(hotelID, room.RoomTypeID, stay, domain.DateOf(s.cfg.Now(), hotel.Location)))
+		switch {
+		case !v.Allowed:
+			room.Available, room.UnavailableBecause = 0, v.Refusal.Why
+		case sup.Mode == db.ModeDirectConnect:
+			if err := s.askSupplier(ctx, sup, hotelID, stay, room); err != nil {
+				return err
+			}
+		}
+	}
+	return c.JSON(http.StatusOK, availabilityView{HotelID: hotelID, CheckIn: stay.CheckIn, CheckOut: stay.CheckOut,
+		Nights: stay.Nights(), ChannelID: party.channel, AgentID: party.agent, RoomTypes: rooms})
+}
+
+// queryStay reads ?checkIn=&checkOut= as a stay.
+func queryStay(c echo.Context, maxNights int) (domain.Stay, error) {
+	checkIn, err := domain.ParseDate(c.QueryParam("checkIn"))
+	if err != nil {
+		return domain.Stay{}, fmt.Errorf("checkIn: %w", err)
+	}
+	checkOut, err := domain.ParseDate(c.QueryParam("checkOut"))
+	if err != nil {
+		return domain.Stay{}, fmt.Errorf("checkOut: %w", err)
+	}
+	stay := domain.Stay{CheckIn: checkIn, CheckOut: checkOut}
+	return stay, stay.Validate(maxNights)
 }
 
 type inventoryRequest struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
+	"github.com/bookflow/bookflow/suppliers"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -56,6 +57,15 @@ type Config struct {
 	// WebhookTolerance is how old a webhook's signed timestamp may be.
 	WebhookTolerance time.Duration
 	Logger           *slog.Logger
+	// SupplierSync, when set, keeps a supplier's stock sync schedule in step with the supplier
+	// an admin just stored.
+	SupplierSync func(ctx context.Context, s db.Supplier) error
+	// Suppliers calls suppliers' endpoints (quotes for direct_connect searches).
+	Suppliers suppliers.Client
+	// SupplierHoldTTL, when set, replaces every supplier's hold time, and SupplierStuckAfter
+	// when a booking unanswered by its supplier shows SUPPLIER_STUCK (tests).
+	SupplierHoldTTL    time.Duration
+	SupplierStuckAfter time.Duration
 	Now              func() time.Time // the clock for "today at the hotel"; time.Now when nil
 }
 
@@ -103,7 +113,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxBodyBytes,
-		Skipper: func(c echo.Context) bool { return c.Path() == webhookPath }}))
+		Skipper: func(c echo.Context) bool { return c.Path() == webhookPath || c.Path() == supplierPushPath }}))
 	e.Use(s.logRequests())
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
@@ -111,12 +121,14 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 
 	v1 := e.Group("/api/v1")
 	v1.POST("/webhooks/payments", s.paymentWebhook) // signed by the provider, not a bearer token
+	e.POST(supplierPushPath, s.pushStock)             // signed by the supplier
 
 	// Every route below needs a bearer token with one of bookflow's roles; each group then says
 	// which roles it serves.
 	authn := s.authenticate()
 	signedIn := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.Roles...)}}
 	signedIn.add(http.MethodGet, "/hotels/:hotelId/availability", s.availability)
+	signedIn.add(http.MethodGet, "/hotels/:hotelId/availability/explain", s.explainAvailability)
 	signedIn.add(http.MethodGet, "/venues/:venueId/slots", s.venueSlots)
 	signedIn.add(http.MethodGet, "/venues/:venueId/equipment", s.venueEquipment)
 
@@ -129,6 +141,13 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer.add(http.MethodPost, "/bookings/:id/cancel", s.cancelBooking)
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
 	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, s.holdRateLimits()...)
+
+	// Agents sell through their channel, and see only the bookings they sold.
+	agent := routes{v1.Group("/agent"), []echo.MiddlewareFunc{authn, allow(domain.RoleAgent)}}
+	agent.add(http.MethodPost, "/bookings", s.createAgentBooking, s.holdRateLimits()...)
+	agent.add(http.MethodGet, "/bookings/:id", s.getAgentBooking)
+	agent.add(http.MethodPost, "/bookings/:id/cancel", s.cancelAgentBooking)
+	agent.add(http.MethodGet, "/notifications", s.agentNotifications)
 
 	// Staff act for the hotels their token names (front desk) or for every hotel (finance,
 	// admin); the roles per route are narrowed below.
@@ -165,6 +184,30 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodPost, "/venues/:venueId/resources/:resourceId/schedule", s.applySchedule)
 	admin.add(http.MethodPost, "/venues/:venueId/closures", s.closeUnits)
 	admin.add(http.MethodPost, "/venues/:venueId/reopenings", s.reopenUnits)
+	admin.add(http.MethodPut, "/suppliers/:supplierId", s.putSupplier)
+	admin.add(http.MethodGet, "/suppliers", s.listSuppliers)
+	admin.add(http.MethodPut, "/hotels/:hotelId/supplier", s.setHotelSupplier)
+	admin.add(http.MethodPut, "/channels/:channelId", s.putChannel)
+	admin.add(http.MethodGet, "/channels", s.listChannels)
+	admin.add(http.MethodPut, "/agents/:agentId", s.putAgent)
+	admin.add(http.MethodGet, "/agents", s.listAgents)
+	admin.add(http.MethodGet, "/stock-alerts", s.listStockAlerts)
+	admin.add(http.MethodPost, "/stock-alerts/:alertId/resolve", s.resolveStockAlert)
+
+	// Sale rules, allocations and low-stock thresholds: admins for every hotel, supplier staff
+	// for their suppliers' hotels (each handler checks the hotels it touches).
+	rules := routes{v1.Group("/admin"), []echo.MiddlewareFunc{authn, allow(domain.RoleAdmin, domain.RoleSupplier)}}
+	rules.add(http.MethodGet, "/hotels/:hotelId/sale-rules", s.listSaleRules)
+	rules.add(http.MethodPost, "/hotels/:hotelId/sale-rules", s.createSaleRule)
+	rules.add(http.MethodPost, "/sale-rules/batch", s.createSaleRulesBatch)
+	rules.add(http.MethodPut, "/sale-rules/:ruleId", s.replaceSaleRule)
+	rules.add(http.MethodDelete, "/sale-rules/:ruleId", s.endSaleRule)
+	rules.add(http.MethodGet, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.listAllocations)
+	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.setAllocation)
+	rules.add(http.MethodPost, "/allocations/batch", s.setAllocationsBatch)
+	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", s.setStockAlertThreshold)
+	rules.add(http.MethodPost, "/stock-alert-thresholds/batch", s.setStockAlertThresholdsBatch)
+	rules.add(http.MethodGet, "/hotels/:hotelId/stock", s.hotelStock)
 	return e
 }
 

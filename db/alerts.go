@@ -32,20 +32,35 @@ type StockAlert struct {
 	ResolvedAt *time.Time  `json:"resolvedAt,omitempty"`
 }
 
-// SetStockAlertThreshold raises a low-stock alert whenever a sale leaves fewer than threshold
-// rooms of the room type on a night; 0 removes the threshold.
-func (s *Store) SetStockAlertThreshold(ctx context.Context, hotelID, roomTypeID string, threshold int) error {
-	if threshold == 0 {
-		_, err := s.pool.Exec(ctx, `DELETE FROM stock_alert_thresholds WHERE hotel_id = $1 AND room_type = $2`, hotelID, roomTypeID)
-		return err
-	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO stock_alert_thresholds (hotel_id, room_type, threshold)
-		SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2)
-		ON CONFLICT (hotel_id, room_type) DO UPDATE SET threshold = EXCLUDED.threshold`, hotelID, roomTypeID, threshold)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, hotelID, roomTypeID)
-	}
-	return err
+// SetStockAlertThresholds raises a low-stock alert whenever a sale leaves fewer than threshold
+// rooms of each room type of each hotel on a night; 0 removes the thresholds. All or none: a
+// hotel without one of the room types is ErrNotFound and changes nothing.
+func (s *Store) SetStockAlertThresholds(ctx context.Context, hotels, roomTypes []string, threshold int) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		for _, h := range hotels {
+			for _, rt := range roomTypes {
+				var exists bool
+				if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2)`,
+					h, rt).Scan(&exists); err != nil {
+					return err
+				}
+				if !exists {
+					return fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, h, rt)
+				}
+				var err error
+				if threshold == 0 {
+					_, err = tx.Exec(ctx, `DELETE FROM stock_alert_thresholds WHERE hotel_id = $1 AND room_type = $2`, h, rt)
+				} else {
+					_, err = tx.Exec(ctx, `INSERT INTO stock_alert_thresholds (hotel_id, room_type, threshold) VALUES ($1, $2, $3)
+						ON CONFLICT (hotel_id, room_type) DO UPDATE SET threshold = EXCLUDED.threshold`, h, rt, threshold)
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // StockAlertThresholds lists a hotel's thresholds by room type.

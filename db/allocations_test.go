@@ -177,7 +177,7 @@ func TestUnlimitedStockSellsWithoutEnd(t *testing.T) {
 		require.Equal(t, domain.StatusHold, b.Status)
 	}
 	assert.Equal(t, []int{600, 600, 600}, d.Reserved(t, "h1", "double", soonStay), "what is sold is still counted")
-	avail, err := d.Store.Availability(ctx, "h1", soonStay)
+	avail, err := d.Store.Availability(ctx, "h1", "", soonStay)
 	require.NoError(t, err)
 	require.Len(t, avail, 1)
 	assert.True(t, avail[0].Unlimited)

@@ -525,14 +525,18 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			return nil // the last night, or already shortened: nothing to give back
 		}
 		released := line{from: checkOut.Time(), to: b.CheckOut.Time(), quantity: b.Quantity}
-		if err := tx.QueryRow(ctx, `SELECT resource_id FROM bookings WHERE id = $1`, bookingID).Scan(&released.resourceID); err != nil {
+		var elsewhere bool // a direct_connect supplier holds the rooms: nothing to give back here
+		if err := tx.QueryRow(ctx, `SELECT resource_id, supplier_held FROM bookings WHERE id = $1`, bookingID).Scan(
+			&released.resourceID, &elsewhere); err != nil {
 			return err
 		}
-		if err := lockLines(ctx, tx, []line{released}); err != nil {
-			return err
-		}
-		if err := giveBackLine(ctx, tx, bookingID, released); err != nil {
-			return err
+		if !elsewhere {
+			if err := lockLines(ctx, tx, []line{released}); err != nil {
+				return err
+			}
+			if err := giveBackLine(ctx, tx, bookingID, released); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, updated_at = now() WHERE id = $1`,
 			bookingID, checkOut.Time()); err != nil {

@@ -135,17 +135,25 @@ type RoomTypeAvailability struct {
 	// UnavailableBecause names the sale rule that refuses the stay (the hotel availability
 	// endpoint fills it in; Available is then 0).
 	UnavailableBecause string `json:"unavailableBecause,omitempty"`
+	// SupplierPrice is a direct_connect supplier's quote for one room over the stay.
+	SupplierPrice *domain.Price `json:"supplierPrice,omitempty"`
 }
 
-// Availability returns, for every room type of the hotel, the rooms left over the stay.
-func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.Stay) ([]RoomTypeAvailability, error) {
+// Availability returns, for every room type of the hotel, the rooms left over the stay for a
+// sale through channel (empty: a direct sale): on a night split between channels, what the
+// channel's allocation and the shared pool have left (the pool alone for a direct sale).
+func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay domain.Stay) ([]RoomTypeAvailability, error) {
 	rows, err := s.pool.Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0), i.unit_start IS NOT NULL AND i.total IS NULL
-			AND i.closed_at IS NULL
+			AND i.closed_at IS NULL, a.allotted IS NOT NULL AND i.total IS NOT NULL,
+			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - (i.reserved - a.used), 0)
 		FROM resources r
 		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 		LEFT JOIN inventory i ON i.resource_id = r.id AND i.unit_start = d
+		LEFT JOIN LATERAL (SELECT sum(allotted) AS allotted, sum(used) AS used,
+				COALESCE(sum(allotted - used) FILTER (WHERE channel_id = $4), 0) AS own
+			FROM allocations x WHERE x.resource_id = i.resource_id AND x.unit_start = i.unit_start) a ON true
 		WHERE r.hotel_id = $1
-		ORDER BY r.code, d`, hotelID, stay.CheckIn.Time(), stay.CheckOut.Time())
+		ORDER BY r.code, d`, hotelID, stay.CheckIn.Time(), stay.CheckOut.Time(), channel)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +162,13 @@ func (s *Store) Availability(ctx context.Context, hotelID string, stay domain.St
 	for rows.Next() {
 		var roomType string
 		var night time.Time
-		var left int
-		var unlimited bool
-		if err := rows.Scan(&roomType, &night, &left, &unlimited); err != nil {
+		var left, own, pool int
+		var unlimited, split bool
+		if err := rows.Scan(&roomType, &night, &left, &unlimited, &split, &own, &pool); err != nil {
 			return nil, err
+		}
+		if split {
+			left = min(left, max(own, 0)+max(pool, 0))
 		}
 		if len(out) == 0 || out[len(out)-1].RoomTypeID != roomType {
 			out = append(out, RoomTypeAvailability{RoomTypeID: roomType, Available: left, Unlimited: true})

@@ -232,7 +232,7 @@ func TestLoweringTotalBelowReservedIsRefused(t *testing.T) {
 	err = d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double", From: dec10, To: dec13, TotalRooms: 2})
 	assert.ErrorIs(t, err, domain.ErrConflict)
 
-	avail, err := d.Store.Availability(ctx, "h1", stay3)
+	avail, err := d.Store.Availability(ctx, "h1", "", stay3)
 	require.NoError(t, err)
 	require.Len(t, avail, 1)
 	assert.Equal(t, 2, avail[0].Available, "the minimum over the nights, totals unchanged")

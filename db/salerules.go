@@ -181,6 +181,11 @@ func (s *Store) ExpireStopSells(ctx context.Context) (int, error) {
 	return int(tag.RowsAffected()), err
 }
 
+// SaleRulesInForce returns the rules in force at a hotel.
+func (s *Store) SaleRulesInForce(ctx context.Context, hotelID string) ([]domain.SaleRule, error) {
+	return activeSaleRules(ctx, s.pool, hotelID)
+}
+
 // activeSaleRules returns the rules in force at a hotel.
 func activeSaleRules(ctx context.Context, q querier, hotelID string) ([]domain.SaleRule, error) {
 	rows, err := q.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules

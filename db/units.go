@@ -25,9 +25,9 @@ type line struct {
 }
 
 // bookingLines returns every line of a booking in (resource, start) order, the order units are
-// locked in.
+// locked in; none when a direct_connect supplier holds its rooms (it takes no stock here).
 func bookingLines(ctx context.Context, tx pgx.Tx, bookingID string) ([]line, error) {
-	rows, err := tx.Query(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1
+	rows, err := tx.Query(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1 AND NOT supplier_held
 		UNION ALL SELECT resource_id, unit_from, unit_to, quantity FROM booking_lines WHERE booking_id = $1
 		ORDER BY 1, 2`, bookingID)
 	if err != nil {

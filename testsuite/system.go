@@ -138,6 +138,10 @@ type SystemOptions struct {
 	RefundBackoff time.Duration
 	// Temporal is the server to run on; the shared dev server when nil.
 	Temporal client.Client
+	// SupplierHoldTTL replaces every supplier's hold time, SupplierStuckAfter when a booking
+	// its supplier leaves unanswered shows SUPPLIER_STUCK.
+	SupplierHoldTTL    time.Duration
+	SupplierStuckAfter time.Duration
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
@@ -219,7 +223,8 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
-		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger()})
+		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger(),
+		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

@@ -49,7 +49,8 @@ func NewReconciliation(c client.Client, store *db.Store, provider payments.Provi
 }
 
 // EnsureSchedules makes the schedules the worker keeps: the invariant checker, with repairs,
-// every CheckInterval, and the payment reconciliation every ReconcileInterval, on taskQueue. It
+// every CheckInterval, the payment reconciliation every ReconcileInterval, and the expiry of
+// past stop-sells hourly, on taskQueue. It
 // creates them, or brings existing ones up to date (a newer worker may run another interval or
 // task queue); a paused schedule stays paused.
 func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) error {
@@ -63,6 +64,8 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) err
 		ensureSchedule(ctx, c, workflows.ReconcileScheduleID, ReconcileInterval, &client.ScheduleWorkflowAction{
 			ID: "reconcile-payments", Workflow: workflows.ReconcilePaymentsWorkflowName, TaskQueue: taskQueue,
 			Args: []any{activities.ReconcileInput{}}}),
+		ensureSchedule(ctx, c, workflows.ExpireStopSellsScheduleID, time.Hour, &client.ScheduleWorkflowAction{
+			ID: "expire-stop-sells", Workflow: workflows.ExpireStopSellsWorkflowName, TaskQueue: taskQueue}),
 	)
 }
 

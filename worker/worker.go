@@ -22,7 +22,11 @@ const ActivitiesPerConnection = 4
 // with the booking workflows and their activities registered, running at most
 // ActivitiesPerConnection activities per connection of the store's pool. Start it with Run or
 // Start.
-func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue string) sdkworker.Worker {
+func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue string, opts ...Option) sdkworker.Worker {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
@@ -31,8 +35,20 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	})
 	workflows.RegisterAll(w)
 	w.RegisterActivity(&activities.Bookings{Store: store})
+	w.RegisterActivity(&activities.Suppliers{Store: store, SyncDays: o.supplierSyncDays})
 	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
 	w.RegisterActivity(NewChecks(c, store, taskQueue))
 	w.RegisterActivity(NewReconciliation(c, store, provider, taskQueue))
 	return w
 }
+
+// Option tunes a worker.
+type Option func(*options)
+
+type options struct {
+	supplierSyncDays int
+}
+
+// WithSupplierSyncDays sets how many nights ahead a supplier stock pull reads
+// (SUPPLIER_SYNC_DAYS).
+func WithSupplierSyncDays(days int) Option { return func(o *options) { o.supplierSyncDays = days } }

@@ -39,6 +39,11 @@ type BookingInput struct {
 	// first.
 	ChannelID string `json:",omitempty"`
 	AgentID   string `json:",omitempty"`
+	// SupplierID names the supplier of the hotel: it confirms the stay after the reservation
+	// (see supplier.go), and is told when the booking is off. SupplierStuckAfter is how long it
+	// may leave the booking unanswered before operators see SUPPLIER_STUCK.
+	SupplierID         string        `json:",omitempty"`
+	SupplierStuckAfter time.Duration `json:",omitempty"`
 	// MaxActiveHolds, when above zero, refuses the reservation while the customer already has
 	// that many holds: nothing is written, the hold update answers ErrTypeTooManyHolds and the
 	// workflow closes.
@@ -100,6 +105,8 @@ type booking struct {
 	// then closes.
 	refused  error
 	stayOver bool // a confirmed booking is past its stay
+	// supplierStuck: the supplier has left the booking unanswered for SupplierStuckAfter.
+	supplierStuck bool
 	departed bool // an early departure: the guest stayed, so no no-show
 	closing  bool // the main loop takes no more commands
 	commands workflow.Channel
@@ -256,6 +263,9 @@ func withDefaults(in BookingInput) BookingInput {
 	if in.RefundWait <= 0 {
 		in.RefundWait = DefaultRefundWait
 	}
+	if in.SupplierStuckAfter <= 0 {
+		in.SupplierStuckAfter = DefaultSupplierStuckAfter
+	}
 	return in
 }
 
@@ -267,6 +277,10 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		}
 	} else if err := b.reserve(ctx); err != nil {
 		return b.state, err
+	} else if b.in.SupplierID != "" && b.status() == domain.StatusHold {
+		if err := b.confirmWithSupplier(ctx); err != nil {
+			return b.state, err
+		}
 	}
 	if b.refused != nil {
 		// Nothing is held for the client (refused at the hold limit, or abandoned): there is no
@@ -404,7 +418,7 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	in := activities.ReserveInput{
 		BookingID: b.in.BookingID, IdempotencyKey: b.in.IdempotencyKey, Request: b.in.Request, Order: b.in.Order,
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
-		ChannelID: b.in.ChannelID, AgentID: b.in.AgentID,
+		ChannelID: b.in.ChannelID, AgentID: b.in.AgentID, SupplierID: b.in.SupplierID,
 	}
 	err := workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
@@ -445,7 +459,10 @@ func (b *booking) reserve(ctx workflow.Context) error {
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
 	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
-		return b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed")
+		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed"); err != nil || b.in.SupplierID == "" {
+			return err
+		}
+		return b.supplierOff(ctx, EventExpired, b.state.Reason)
 	})
 }
 
@@ -569,11 +586,17 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 			return err
 		}
 	}
+	var err error
 	if b.state.Booking.Paid > 0 {
-		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
+		err = b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
 			CancelledAt: at}, reason)
+	} else {
+		err = b.release(ctx, domain.StatusCancelled, reason)
 	}
-	return b.release(ctx, domain.StatusCancelled, reason)
+	if err != nil || b.in.SupplierID == "" {
+		return err
+	}
+	return b.supplierOff(ctx, EventCancelled, reason)
 }
 
 // versionNoShow marks the workflows that wait for a check-in until their no-show deadline.
@@ -708,8 +731,11 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 func (b *booking) publish(ctx workflow.Context) error {
 	status := string(b.status())
 	b.state.Stuck = len(b.stuck) > 0
-	if b.state.Stuck {
+	switch {
+	case b.state.Stuck:
 		status = StatusPaymentStuck
+	case b.supplierStuck:
+		status = StatusSupplierStuck
 	}
 	updates := []temporal.SearchAttributeUpdate{SearchBookingStatus.ValueSet(status)}
 	if b.status() == domain.StatusHold {

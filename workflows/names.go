@@ -45,6 +45,14 @@ const (
 	ReconcilePaymentsWorkflowName = "ReconcilePayments"
 	// ReconcileScheduleID is the daily schedule of the payment reconciliation.
 	ReconcileScheduleID = "bookflow-reconcile-payments"
+	// SupplierSyncWorkflowName pulls one supplier's stock; each supplier's schedule
+	// (SupplierSyncScheduleID) starts it.
+	SupplierSyncWorkflowName = "SupplierSync"
+	// ExpireStopSellsWorkflowName marks past stop-sells expired; ExpireStopSellsScheduleID starts
+	// it hourly.
+	ExpireStopSellsWorkflowName = "ExpireStopSells"
+	ExpireStopSellsScheduleID   = "bookflow-expire-stop-sells"
+
 	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
 	RecoverRefundWorkflowName = "RecoverRefund"
 
@@ -76,6 +84,9 @@ const (
 	// workflow closes.
 	ErrTypeAlreadyOrdered = activities.ErrTypeAlreadyOrdered
 )
+
+// SupplierSyncScheduleID is the id of a supplier's stock sync schedule.
+func SupplierSyncScheduleID(supplierID string) string { return "bookflow-supplier-sync-" + supplierID }
 
 // Search attributes that let operators filter bookings in the Temporal UI. They must be
 // registered on the server (the dev scripts pass them to `temporal server start-dev`).

@@ -17,6 +17,8 @@ func RegisterAll(r Registry) {
 	r.RegisterWorkflowWithOptions(InvariantCheckWorkflow, workflow.RegisterOptions{Name: InvariantCheckWorkflowName})
 	r.RegisterWorkflowWithOptions(RecoverRefundWorkflow, workflow.RegisterOptions{Name: RecoverRefundWorkflowName})
 	r.RegisterWorkflowWithOptions(ReconcilePaymentsWorkflow, workflow.RegisterOptions{Name: ReconcilePaymentsWorkflowName})
+	r.RegisterWorkflowWithOptions(SupplierSyncWorkflow, workflow.RegisterOptions{Name: SupplierSyncWorkflowName})
+	r.RegisterWorkflowWithOptions(ExpireStopSellsWorkflow, workflow.RegisterOptions{Name: ExpireStopSellsWorkflowName})
 }
 
 // NewReplayer returns a workflow replayer with every workflow registered under its name, for

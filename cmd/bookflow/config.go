@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -46,6 +48,9 @@ type Config struct {
 	StripeAPIKey        string
 	StripeAPIBase       string // empty: Stripe's own API
 	StripeWebhookSecret string
+
+	SupplierSyncInterval time.Duration
+	SupplierSyncDays     int
 }
 
 // LoadConfig reads the environment; see the README for every variable.
@@ -84,6 +89,7 @@ func LoadConfig() (Config, error) {
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
 		{"AUTH_CLOCK_SKEW", auth.DefaultClockSkew, &c.AuthClockSkew},
 		{"REFUND_BACKOFF", workflows.DefaultRefundBackoff, &c.RefundBackoff},
+		{"SUPPLIER_SYNC_INTERVAL", worker.DefaultSupplierSyncInterval, &c.SupplierSyncInterval},
 	}
 	for _, d := range durations {
 		if *d.dst, err = envDuration(d.name, d.def); err != nil {
@@ -99,6 +105,7 @@ func LoadConfig() (Config, error) {
 		{"MAX_ROOMS_PER_BOOKING", domain.DefaultLimits.MaxQuantity, 1, &c.Limits.MaxQuantity},
 		{"SALE_HORIZON_DAYS", domain.DefaultLimits.SaleHorizonDays, 1, &c.Limits.SaleHorizonDays},
 		{"REFUND_ATTEMPTS", workflows.DefaultMaxRefundAttempts, 1, &c.RefundAttempts},
+		{"SUPPLIER_SYNC_DAYS", activities.DefaultSyncDays, 1, &c.SupplierSyncDays},
 		// 0 turns a hold limit off.
 		{"MAX_ACTIVE_HOLDS", DefaultHoldLimits.MaxActive, 0, &c.HoldLimits.MaxActive},
 		{"HOLD_RATE_PER_CUSTOMER", DefaultHoldLimits.PerCustomerPerMinute, 0, &c.HoldLimits.PerCustomerPerMinute},

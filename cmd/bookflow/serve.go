@@ -105,6 +105,8 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
 		RefundBackoff: cfg.RefundBackoff, MaxRefundAttempts: cfg.RefundAttempts,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
+		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
+			Interval: cfg.SupplierSyncInterval}.Ensure,
 	}
 	if gateway, err := paymentProvider(cfg); err == nil {
 		apiCfg.Checkouts = gateway
@@ -152,7 +154,11 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err := worker.EnsureSchedules(ctx, d.temporal, cfg.TaskQueue); err != nil {
 		slog.Warn("the checker's and the reconciliation's schedules could not be made; run `bookflow check` and `bookflow reconcile` by hand", "err", err)
 	}
-	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue)
+	if err := (worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
+		Interval: cfg.SupplierSyncInterval}).EnsureAll(ctx, d.store); err != nil {
+		slog.Warn("some suppliers' stock sync schedules could not be made", "err", err)
+	}
+	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays))
 	if err := w.Start(); err != nil {
 		return err
 	}

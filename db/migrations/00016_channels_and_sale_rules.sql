@@ -115,7 +115,9 @@ ALTER TABLE bookings
     ADD COLUMN agent_id     text REFERENCES agents (id),
     ADD COLUMN supplier_ref text,
     ADD COLUMN discount     bigint NOT NULL DEFAULT 0,
-    ADD COLUMN refusal      text;
+    ADD COLUMN refusal      text,
+    -- supplier_held: a direct_connect supplier holds the rooms; the booking takes no stock here.
+    ADD COLUMN supplier_held boolean NOT NULL DEFAULT false;
 
 -- Below threshold rooms left on a night, a low-stock alert is raised (once per night until
 -- resolved).
@@ -159,7 +161,7 @@ CREATE TABLE agent_notifications (
 DROP TABLE agent_notifications;
 DROP TABLE stock_alerts;
 DROP TABLE stock_alert_thresholds;
-ALTER TABLE bookings DROP COLUMN refusal, DROP COLUMN discount, DROP COLUMN supplier_ref, DROP COLUMN agent_id, DROP COLUMN channel_id;
+ALTER TABLE bookings DROP COLUMN supplier_held, DROP COLUMN refusal, DROP COLUMN discount, DROP COLUMN supplier_ref, DROP COLUMN agent_id, DROP COLUMN channel_id;
 DROP TABLE booking_allocations;
 DROP TABLE allocations;
 DROP TABLE sale_rules;

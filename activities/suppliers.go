@@ -1,0 +1,246 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/suppliers"
+)
+
+// ErrTypeSupplierRefused: the supplier refused the request itself (a 4xx); asking again will
+// not help. The booking workflow treats it as a rejection.
+const ErrTypeSupplierRefused = "SupplierRefused"
+
+// Suppliers runs the steps that involve an outside supplier: confirming and cancelling its
+// bookings, pulling its stock, and telling agents what became of their bookings.
+type Suppliers struct {
+	Store  *db.Store
+	Client suppliers.Client
+	// SyncDays is how many nights ahead a pull reads (DefaultSyncDays when zero).
+	SyncDays int
+	Now      func() time.Time // time.Now when nil
+}
+
+// DefaultSyncDays is how far ahead a stock pull reads by default.
+const DefaultSyncDays = 90
+
+func (a *Suppliers) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// reserveAtSupplier reserves a stay at a direct_connect supplier's hotel: the sale rules first
+// (a stay they refuse never reaches the supplier), then the supplier's quote, which becomes the
+// price (see db.Store.ReserveAtSupplier).
+func (a *Bookings) reserveAtSupplier(ctx context.Context, in ReserveInput, sup db.Supplier) (domain.Booking, error) {
+	req := in.Request
+	v, err := a.Store.JudgeSale(ctx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
+		ChannelID: in.ChannelID, AgentID: in.AgentID, Stay: req.Stay})
+	if err != nil {
+		return domain.Booking{}, err
+	}
+	var price *domain.Price
+	if v.Allowed {
+		q, err := a.Suppliers.Quote(ctx, sup.Endpoint, suppliers.QuoteRequest{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
+			CheckIn: req.CheckIn, CheckOut: req.CheckOut, Quantity: req.Quantity})
+		if err != nil {
+			return domain.Booking{}, fmt.Errorf("quote from supplier %s: %w", sup.ID, err)
+		}
+		if q.Available {
+			p := q.Price()
+			price = &p
+		}
+	}
+	return a.Store.ReserveAtSupplier(ctx, in.stay(), price)
+}
+
+// SupplierOutcome is the supplier's word on a booking, and the booking as it stands after it.
+type SupplierOutcome struct {
+	Confirmed bool
+	Reason    string // why it was rejected
+	Booking   domain.Booking
+}
+
+// ConfirmWithSupplier asks the hotel's supplier to confirm a booking on hold (the booking id
+// makes the request idempotent at the supplier) and keeps its confirmation number. A supplier
+// that does not answer fails the attempt, to be retried; one that refuses the request itself
+// fails with type SupplierRefused.
+func (a *Suppliers) ConfirmWithSupplier(ctx context.Context, bookingID string) (SupplierOutcome, error) {
+	b, err := a.Store.GetBooking(ctx, bookingID)
+	if err != nil {
+		return SupplierOutcome{}, classify(err)
+	}
+	sup, err := a.Store.HotelSupplier(ctx, b.HotelID)
+	if err != nil {
+		return SupplierOutcome{}, err
+	}
+	if sup.Endpoint == "" {
+		// A direct_procure supplier without an endpoint confirms through its stock alone.
+		b, err = a.Store.RecordSupplierConfirmation(ctx, bookingID, "stock:"+sup.ID)
+		return SupplierOutcome{Confirmed: true, Booking: b}, err
+	}
+	ans, err := a.Client.Hold(ctx, sup.Endpoint, suppliers.HoldRequest{Reference: bookingID, QuoteRequest: suppliers.QuoteRequest{
+		HotelID: b.HotelID, RoomTypeID: b.RoomTypeID, CheckIn: b.CheckIn, CheckOut: b.CheckOut, Quantity: b.Quantity}})
+	if errors.Is(err, suppliers.ErrRefused) {
+		return SupplierOutcome{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSupplierRefused, err)
+	}
+	if err != nil {
+		activity.GetLogger(ctx).Warn("Supplier did not confirm", "supplier", sup.ID, "bookingId", bookingID, "error", err)
+		return SupplierOutcome{}, err
+	}
+	if ans.Status == suppliers.HoldRejected {
+		return SupplierOutcome{Reason: "the supplier rejected the booking: " + ans.Reason, Booking: b}, nil
+	}
+	b, err = a.Store.RecordSupplierConfirmation(ctx, bookingID, ans.Confirmation)
+	return SupplierOutcome{Confirmed: true, Booking: b}, err
+}
+
+// CancelWithSupplier tells the hotel's supplier a booking is off, whether or not it had
+// confirmed it (a confirmation whose answer was lost is undone this way).
+func (a *Suppliers) CancelWithSupplier(ctx context.Context, bookingID string) error {
+	b, err := a.Store.GetBooking(ctx, bookingID)
+	if err != nil {
+		return classify(err)
+	}
+	sup, err := a.Store.HotelSupplier(ctx, b.HotelID)
+	if err != nil || sup.Endpoint == "" {
+		return err
+	}
+	err = a.Client.Cancel(ctx, sup.Endpoint, bookingID)
+	if errors.Is(err, suppliers.ErrRefused) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSupplierRefused, err)
+	}
+	return err
+}
+
+// NotifyInput is what to tell an agent about one of its bookings.
+type NotifyInput struct {
+	BookingID string
+	AgentID   string
+	Event     string // confirmed, rejected, supplier_timeout, cancelled, expired
+	Detail    string
+}
+
+// agentEvent is the body of an agent's webhook.
+type agentEvent struct {
+	ID        int64     `json:"id"`
+	Event     string    `json:"event"`
+	BookingID string    `json:"bookingId"`
+	Detail    string    `json:"detail"`
+	At        time.Time `json:"at"`
+}
+
+// NotifyAgent records the notification (once per booking and event) and, when the agent has a
+// webhook, posts it there signed with the agent's secret; a failed delivery is recorded and
+// retried.
+func (a *Suppliers) NotifyAgent(ctx context.Context, in NotifyInput) error {
+	n, err := a.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: in.AgentID, BookingID: in.BookingID,
+		Event: in.Event, Detail: in.Detail})
+	if err != nil || n.DeliveredAt != nil {
+		return err
+	}
+	agent, err := a.Store.GetAgent(ctx, in.AgentID)
+	if err != nil || agent.WebhookURL == "" {
+		return classify(err)
+	}
+	body, err := json.Marshal(agentEvent{ID: n.ID, Event: n.Event, BookingID: n.BookingID, Detail: n.Detail, At: n.CreatedAt})
+	if err != nil {
+		return err
+	}
+	deliveryErr := a.post(ctx, agent, body)
+	if err := a.Store.MarkNotification(ctx, n.ID, deliveryErr); err != nil {
+		return err
+	}
+	return deliveryErr
+}
+
+func (a *Suppliers) post(ctx context.Context, agent db.Agent, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, agent.WebhookURL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(suppliers.SignatureHeader, suppliers.Sign(body, agent.WebhookSecret, a.now()))
+	client := a.Client.HTTP
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("agent %s webhook: %w", agent.ID, err)
+	}
+	res.Body.Close()
+	if res.StatusCode >= 300 {
+		return fmt.Errorf("agent %s webhook answered %s", agent.ID, res.Status)
+	}
+	return nil
+}
+
+// PullResult says what a stock pull changed, per hotel.
+type PullResult struct {
+	Hotels []db.SyncResult
+	Failed []string // hotels whose pull failed, with why
+}
+
+// PullStock reads the stock of every hotel of a supplier for the next SyncDays nights and
+// writes it (see db.Store.ApplySupplierStock). A hotel whose report is invalid is skipped and
+// named; the others are still written.
+func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResult, error) {
+	var out PullResult
+	sup, err := a.Store.GetSupplier(ctx, supplierID)
+	if err != nil {
+		return out, classify(err)
+	}
+	if sup.Endpoint == "" {
+		return out, nil
+	}
+	hotels, err := a.Store.SupplierHotels(ctx, supplierID)
+	if err != nil {
+		return out, err
+	}
+	days := a.SyncDays
+	if days <= 0 {
+		days = DefaultSyncDays
+	}
+	from := domain.DateOf(a.now(), time.UTC).AddDays(-1) // the day before, for zones west of UTC
+	for _, h := range hotels {
+		activity.RecordHeartbeat(ctx, h)
+		report, err := a.Client.Stock(ctx, sup.Endpoint, h, from, from.AddDays(days+1))
+		if err == nil && report.HotelID != h {
+			err = fmt.Errorf("%w: asked for hotel %s, the supplier answered for %q", domain.ErrInvalid, h, report.HotelID)
+		}
+		if err == nil {
+			err = report.Validate()
+		}
+		var res db.SyncResult
+		if err == nil {
+			res, err = a.Store.ApplySupplierStock(ctx, supplierID, "pull", report)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			out.Failed = append(out.Failed, h+": "+err.Error())
+			continue
+		}
+		out.Hotels = append(out.Hotels, res)
+	}
+	return out, nil
+}
+
+// ExpireStopSells marks the stop-sells whose last night is over expired.
+func (a *Suppliers) ExpireStopSells(ctx context.Context) (int, error) {
+	return a.Store.ExpireStopSells(ctx)
+}

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// agentParty is the channel and agent an agent's token sells as, checked against the agents
+// stored: an agent token naming another channel than the agent's own is refused.
+func (s *Server) agentParty(c echo.Context) (party, error) {
+	channel, agentID := principal(c).SellsThrough()
+	a, err := s.store.GetAgent(c.Request().Context(), agentID)
+	if err != nil || a.ChannelID != channel {
+		return party{}, newError(http.StatusForbidden, "forbidden", "the token's agent %q is not an agent of channel %q", agentID, channel)
+	}
+	return party{channel, agentID}, nil
+}
+
+// createAgentBooking holds rooms through the agent's channel: the hotel's sale rules are judged
+// for the channel and agent, the channel sells from its allocation first, and a supplier's hotel
+// confirms with the supplier (the agent is notified of the outcome). The booking's customer is
+// the token's subject.
+func (s *Server) createAgentBooking(c echo.Context) error {
+	pty, err := s.agentParty(c)
+	if err != nil {
+		return err
+	}
+	req, err := decodeHoldRequest(c)
+	if err != nil {
+		return err
+	}
+	if req.CustomerID, err = callerAsCustomer(c, req.CustomerID); err != nil {
+		return err
+	}
+	if err := req.Validate(s.cfg.Limits); err != nil {
+		return err
+	}
+	return s.holdThrough(c, req, pty, 0, staffView)
+}
+
+// agentBooking loads the booking in the path for the agent that sold it; any other booking
+// answers 404, as one that does not exist.
+func (s *Server) agentBooking(c echo.Context) (domain.Booking, error) {
+	b, err := s.bookingInPath(c)
+	if err == nil && (b.AgentID == "" || b.AgentID != principal(c).Agent) {
+		return domain.Booking{}, errNoBooking(c.Param("id"))
+	}
+	return b, err
+}
+
+// getAgentBooking answers one of the agent's bookings.
+func (s *Server) getAgentBooking(c echo.Context) error {
+	b, err := s.agentBooking(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, staffView(b, ""))
+}
+
+// cancelAgentBooking cancels one of the agent's bookings before its stay begins; its supplier is
+// told and the agent notified.
+func (s *Server) cancelAgentBooking(c echo.Context) error {
+	b, err := s.agentBooking(c)
+	if err != nil {
+		return err
+	}
+	if b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory() {
+		return newError(http.StatusConflict, "stay_started", "the stay has begun: an early departure is arranged at the front desk")
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, cancelled...)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, staffView(state.Booking, state.Reason))
+}
+
+// agentNotifications lists what the agent was told about its bookings, newest first.
+func (s *Server) agentNotifications(c echo.Context) error {
+	list, err := s.store.AgentNotifications(c.Request().Context(), principal(c).Agent, 200)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"notifications": list})
+}

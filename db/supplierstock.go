@@ -1,0 +1,175 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/suppliers"
+)
+
+// SyncResult says what applying a supplier's report changed.
+type SyncResult struct {
+	HotelID string `json:"hotelId"`
+	Nights  int    `json:"nights"` // nights written
+	// Conflicts are the nights the supplier reported fewer rooms on than are sold or held here:
+	// their totals stay at what is sold or held, and an alert is raised for each.
+	Conflicts int `json:"conflicts"`
+}
+
+// ApplySupplierStock writes a validated report from supplierID (source "pull" or "push") in one
+// transaction: room types it does not know yet are added; for a direct_procure supplier every
+// night's total, rate and currency are set, recording when and from where. A total is never
+// lowered below what is sold or held: such a night keeps that many and raises a sync_conflict
+// alert for operators. A direct_connect supplier keeps no stock here: only its room types are
+// recorded. A hotel that is not the supplier's is ErrInvalid and writes nothing.
+func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source string, r suppliers.StockReport) (SyncResult, error) {
+	res := SyncResult{HotelID: r.HotelID}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var mode string
+		var owner *string
+		err := tx.QueryRow(ctx, `SELECT s.mode, h.supplier_id FROM suppliers s LEFT JOIN hotels h ON h.id = $2 WHERE s.id = $1`,
+			supplierID, r.HotelID).Scan(&mode, &owner)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
+		}
+		if err != nil {
+			return err
+		}
+		if owner == nil || *owner != supplierID {
+			return fmt.Errorf("%w: hotel %s is not supplied by %s", domain.ErrInvalid, r.HotelID, supplierID)
+		}
+		type roomType struct {
+			id    int64
+			stock suppliers.RoomTypeStock
+		}
+		var rts []roomType
+		for _, rt := range r.RoomTypes {
+			var id int64
+			if err := tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', $1, $2)
+				ON CONFLICT (hotel_id, code) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`, r.HotelID, rt.RoomTypeID).Scan(&id); err != nil {
+				return err
+			}
+			rts = append(rts, roomType{id, rt})
+		}
+		if mode == ModeDirectConnect {
+			return nil
+		}
+		// One resource at a time, in id order, each night in date order: the order every writer
+		// of inventory rows locks in.
+		slices.SortFunc(rts, func(a, b roomType) int { return int(a.id - b.id) })
+		for _, rt := range rts {
+			n, conflicts, err := applyRoomTypeStock(ctx, tx, rt.id, r.HotelID, source, rt.stock)
+			if err != nil {
+				return err
+			}
+			res.Nights, res.Conflicts = res.Nights+n, res.Conflicts+conflicts
+		}
+		return nil
+	})
+	return res, err
+}
+
+func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelID, source string, rt suppliers.RoomTypeStock) (nights, conflicts int, err error) {
+	n := len(rt.Nights)
+	if n == 0 {
+		return 0, 0, nil
+	}
+	nightsSorted := slices.Clone(rt.Nights)
+	slices.SortFunc(nightsSorted, func(a, b suppliers.StockNight) int { return a.Date.Time().Compare(b.Date.Time()) })
+	dates, totals, rates, currencies := make([]time.Time, n), make([]*int, n), make([]int64, n), make([]string, n)
+	for i, night := range nightsSorted {
+		dates[i], totals[i], rates[i], currencies[i] = night.Date.Time(), night.Total, night.Rate, night.Currency
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM inventory WHERE resource_id = $1 AND unit_start = ANY($2)
+		ORDER BY unit_start FOR UPDATE`, resourceID, dates); err != nil {
+		return 0, 0, err
+	}
+	// On the locked rows: the nights the supplier reports fewer rooms on than are sold or held.
+	rows, err := tx.Query(ctx, `SELECT t.d, t.total, i.reserved FROM unnest($2::timestamp[], $3::int[]) AS t(d, total)
+		JOIN inventory i ON i.resource_id = $1 AND i.unit_start = t.d WHERE t.total < i.reserved ORDER BY t.d`,
+		resourceID, dates, totals)
+	if err != nil {
+		return 0, 0, err
+	}
+	type conflict struct {
+		night             time.Time
+		reported, reserve int
+	}
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (conflict, error) {
+		var c conflict
+		err := r.Scan(&c.night, &c.reported, &c.reserve)
+		return c, err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, c := range found {
+		if err := raiseAlert(ctx, tx, StockAlert{Kind: AlertSyncConflict, HotelID: hotelID, RoomTypeID: rt.RoomTypeID,
+			Night: domain.DateOf(c.night, time.UTC), Detail: fmt.Sprintf("the supplier (%s) reports %d rooms, %d are sold or held here: "+
+				"the total stays at %d until this is settled with the supplier", source, c.reported, c.reserve, c.reserve)}); err != nil {
+			return 0, 0, err
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from)
+		SELECT $1, t.d, t.total, t.rate, t.currency, now(), $6
+		FROM unnest($2::timestamp[], $3::int[], $4::bigint[], $5::text[]) AS t(d, total, rate, currency) ORDER BY t.d
+		ON CONFLICT (resource_id, unit_start) DO UPDATE SET
+			total = CASE WHEN EXCLUDED.total IS NULL THEN NULL ELSE GREATEST(EXCLUDED.total, inventory.reserved) END,
+			rate = EXCLUDED.rate, currency = EXCLUDED.currency, synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from`,
+		resourceID, dates, totals, rates, currencies, source)
+	return n, len(found), err
+}
+
+// SupplierHotels lists the hotels a supplier supplies.
+func (s *Store) SupplierHotels(ctx context.Context, supplierID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM hotels WHERE supplier_id = $1 ORDER BY id`, supplierID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// StockNightView is one night of supplier stock as operators see it: total (nil: unlimited),
+// what is sold (confirmed), held (awaiting payment or the supplier), closed, available (Unlimited
+// when the total is), and when and from where the total last came.
+type StockNightView struct {
+	RoomTypeID string      `json:"roomTypeId"`
+	Date       domain.Date `json:"date"`
+	Total      *int        `json:"total"`
+	Sold       int         `json:"sold"`
+	Held       int         `json:"held"`
+	Blocked    bool        `json:"blocked"`
+	Available  int         `json:"available"`
+	Unlimited  bool        `json:"unlimited,omitempty"`
+	SyncedAt   *time.Time  `json:"syncedAt,omitempty"`
+	SyncedFrom string      `json:"syncedFrom,omitempty"`
+}
+
+// HotelStock lists a hotel's nights in [from, to) with what is sold and held of each.
+func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.Date) ([]StockNightView, error) {
+	rows, err := s.pool.Query(ctx, `SELECT r.code, i.unit_start, i.total,
+			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status IN ('CONFIRMED', 'COMPLETED')
+				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
+			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status = 'HOLD'
+				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
+			i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, '')
+		FROM resources r JOIN inventory i ON i.resource_id = r.id
+		WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
+		ORDER BY r.code, i.unit_start`, hotelID, from.Time(), to.Time())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (StockNightView, error) {
+		var v StockNightView
+		var night time.Time
+		err := r.Scan(&v.RoomTypeID, &night, &v.Total, &v.Sold, &v.Held, &v.Blocked, &v.Available, &v.SyncedAt, &v.SyncedFrom)
+		v.Date, v.Unlimited = domain.DateOf(night, time.UTC), v.Total == nil && !v.Blocked
+		return v, err
+	})
+}

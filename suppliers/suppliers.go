@@ -1,0 +1,290 @@
+// Package suppliers talks to the outside suppliers of hotel rooms: it reads their stock, asks
+// them for quotes, asks them to confirm or cancel a booking, and verifies the stock they push.
+// The protocol is JSON over HTTP; testsuite's simulated supplier serves it.
+package suppliers
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// StockNight is a supplier's stock and rate of a room type on one night. Total nil is unlimited
+// ("a price means a room").
+type StockNight struct {
+	Date     domain.Date `json:"date"`
+	Total    *int        `json:"total"`
+	Rate     int64       `json:"rate"`
+	Currency string      `json:"currency"`
+}
+
+// RoomTypeStock is a room type's nights.
+type RoomTypeStock struct {
+	RoomTypeID string       `json:"roomTypeId"`
+	Nights     []StockNight `json:"nights"`
+}
+
+// StockReport is a hotel's stock as a supplier reports it, pulled or pushed.
+type StockReport struct {
+	HotelID   string          `json:"hotelId"`
+	RoomTypes []RoomTypeStock `json:"roomTypes"`
+}
+
+// Bounds of one report.
+const (
+	MaxReportRoomTypes = 50
+	MaxReportNights    = 2*366 + 1
+	maxTotal           = 100_000
+	maxRate            = 1_000_000_000
+)
+
+// Validate checks a report whole, before anything of it is written: ids, unique room types and
+// dates, totals and rates in range, one currency per room type.
+func (r StockReport) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: stock report: "+format, append([]any{domain.ErrInvalid}, args...)...)
+	}
+	if err := domain.ValidateID("hotelId", r.HotelID); err != nil {
+		return err
+	}
+	if len(r.RoomTypes) == 0 || len(r.RoomTypes) > MaxReportRoomTypes {
+		return bad("between 1 and %d room types", MaxReportRoomTypes)
+	}
+	seen := map[string]bool{}
+	for _, rt := range r.RoomTypes {
+		if err := domain.ValidateID("roomTypeId", rt.RoomTypeID); err != nil {
+			return err
+		}
+		if seen[rt.RoomTypeID] {
+			return bad("room type %s appears twice", rt.RoomTypeID)
+		}
+		seen[rt.RoomTypeID] = true
+		if len(rt.Nights) > MaxReportNights {
+			return bad("at most %d nights per room type", MaxReportNights)
+		}
+		dates := map[domain.Date]bool{}
+		for _, n := range rt.Nights {
+			switch {
+			case n.Date.IsZero():
+				return bad("%s: every night needs its date", rt.RoomTypeID)
+			case dates[n.Date]:
+				return bad("%s: %s appears twice", rt.RoomTypeID, n.Date)
+			case n.Total != nil && (*n.Total < 0 || *n.Total > maxTotal):
+				return bad("%s on %s: total must be between 0 and %d, or null for unlimited", rt.RoomTypeID, n.Date, maxTotal)
+			case n.Rate < 0 || n.Rate > maxRate:
+				return bad("%s on %s: rate must be between 0 and %d minor units", rt.RoomTypeID, n.Date, maxRate)
+			case n.Currency != rt.Nights[0].Currency:
+				return bad("%s: every night is priced in one currency", rt.RoomTypeID)
+			}
+			if err := domain.ValidateCurrency(n.Currency); err != nil {
+				return bad("%s on %s: %v", rt.RoomTypeID, n.Date, err)
+			}
+			dates[n.Date] = true
+		}
+	}
+	return nil
+}
+
+// QuoteRequest asks a supplier what a stay costs and whether it has the rooms.
+type QuoteRequest struct {
+	HotelID    string      `json:"hotelId"`
+	RoomTypeID string      `json:"roomTypeId"`
+	CheckIn    domain.Date `json:"checkIn"`
+	CheckOut   domain.Date `json:"checkOut"`
+	Quantity   int         `json:"quantity"`
+}
+
+// Quote is a supplier's answer: available, and the price of the whole quantity per night.
+type Quote struct {
+	Available bool               `json:"available"`
+	Currency  string             `json:"currency,omitempty"`
+	Nights    []domain.NightRate `json:"nights,omitempty"`
+	Total     int64              `json:"total,omitempty"`
+}
+
+// Price is the quote as a booking's price snapshot.
+func (q Quote) Price() domain.Price {
+	return domain.Price{Currency: q.Currency, Total: q.Total, Nights: q.Nights}
+}
+
+// HoldRequest asks a supplier to confirm a booking; Reference (the booking id) makes it
+// idempotent: asking again answers the first outcome.
+type HoldRequest struct {
+	Reference string `json:"reference"`
+	QuoteRequest
+}
+
+// Hold outcomes.
+const (
+	HoldConfirmed = "confirmed"
+	HoldRejected  = "rejected"
+)
+
+// HoldAnswer is the supplier's word on a booking: confirmed (with its confirmation number) or
+// rejected (with a reason).
+type HoldAnswer struct {
+	Status       string `json:"status"`
+	Confirmation string `json:"confirmation,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+// Client calls suppliers' endpoints.
+type Client struct {
+	HTTP *http.Client // http.Client with a 10 s timeout when nil
+}
+
+// ErrRefused marks an answer the supplier will give again however often it is asked (a 4xx):
+// retrying does not help.
+var ErrRefused = errors.New("the supplier refused the request")
+
+func (c Client) http() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return &http.Client{Timeout: 10 * time.Second}
+}
+
+// Stock reads a hotel's stock for the nights [from, to).
+func (c Client) Stock(ctx context.Context, endpoint, hotelID string, from, to domain.Date) (StockReport, error) {
+	var r StockReport
+	q := url.Values{"hotelId": {hotelID}, "from": {from.String()}, "to": {to.String()}}
+	err := c.call(ctx, http.MethodGet, endpoint+"/stock?"+q.Encode(), nil, &r)
+	return r, err
+}
+
+// Quote asks what a stay costs and whether the supplier has the rooms.
+func (c Client) Quote(ctx context.Context, endpoint string, q QuoteRequest) (Quote, error) {
+	var out Quote
+	err := c.call(ctx, http.MethodPost, endpoint+"/quotes", q, &out)
+	return out, err
+}
+
+// Hold asks the supplier to confirm a booking.
+func (c Client) Hold(ctx context.Context, endpoint string, h HoldRequest) (HoldAnswer, error) {
+	var out HoldAnswer
+	err := c.call(ctx, http.MethodPost, endpoint+"/holds", h, &out)
+	if err == nil && out.Status != HoldConfirmed && out.Status != HoldRejected {
+		err = fmt.Errorf("the supplier answered hold status %q", out.Status)
+	}
+	return out, err
+}
+
+// Cancel tells the supplier a booking is off; cancelling one it never confirmed, or twice, is
+// not an error.
+func (c Client) Cancel(ctx context.Context, endpoint, reference string) error {
+	return c.call(ctx, http.MethodPost, endpoint+"/holds/"+url.PathEscape(reference)+"/cancel", nil, nil)
+}
+
+func (c Client) call(ctx context.Context, method, u string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		raw, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http().Do(req)
+	if err != nil {
+		return fmt.Errorf("supplier %s %s: %w", method, redact(u), err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests:
+		return fmt.Errorf("supplier %s %s: %s", method, redact(u), res.Status)
+	case res.StatusCode >= 400:
+		return fmt.Errorf("%w: %s %s: %s: %.200s", ErrRefused, method, redact(u), res.Status, raw)
+	case out == nil:
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("supplier %s %s: malformed answer: %w", method, redact(u), err)
+	}
+	return nil
+}
+
+// redact drops a URL's query and credentials from error messages.
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(endpoint)"
+	}
+	p.User, p.RawQuery = nil, ""
+	return p.String()
+}
+
+// SignatureHeader carries a pushed report's signature: "t=<unix seconds>,v1=<hex HMAC-SHA256 of
+// "<t>.<body>" under the supplier's push secret>". Agents' webhooks are signed the same way.
+const SignatureHeader = "Bookflow-Signature"
+
+// DefaultTolerance is how old a signed timestamp may be.
+const DefaultTolerance = 5 * time.Minute
+
+// Sign returns the signature header value for body at instant at.
+func Sign(body []byte, secret string, at time.Time) string {
+	t := strconv.FormatInt(at.Unix(), 10)
+	return "t=" + t + ",v1=" + mac(body, secret, t)
+}
+
+func mac(body []byte, secret, t string) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(t + "."))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// ErrBadSignature: the signature is missing, malformed, too old or not made with the secret.
+var ErrBadSignature = errors.New("bad signature")
+
+// Verify checks a signature header for body against secret, at now, within tolerance.
+func Verify(body []byte, header, secret string, now time.Time, tolerance time.Duration) error {
+	if secret == "" {
+		return fmt.Errorf("%w: no secret is set to verify it with", ErrBadSignature)
+	}
+	var t string
+	var sigs []string
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			t = v
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	sec, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || len(sigs) == 0 {
+		return fmt.Errorf("%w: want %s: t=<unix seconds>,v1=<hex>", ErrBadSignature, SignatureHeader)
+	}
+	if age := now.Sub(time.Unix(sec, 0)); age > tolerance || age < -tolerance {
+		return fmt.Errorf("%w: the timestamp is outside the %s tolerance", ErrBadSignature, tolerance)
+	}
+	want := mac(body, secret, t)
+	if !slices.ContainsFunc(sigs, func(s string) bool { return hmac.Equal([]byte(s), []byte(want)) }) {
+		return fmt.Errorf("%w: no signature matches", ErrBadSignature)
+	}
+	return nil
+}

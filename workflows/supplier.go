@@ -1,0 +1,222 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// A stay at a supplier's hotel is confirmed by the supplier: after the reservation (local stock,
+// or a direct_connect supplier's quote) the workflow asks the supplier to confirm, retrying
+// while it does not answer, until the hold runs out. A stay sold through a channel is then
+// confirmed on the channel's account; a direct sale waits for payment as any hold does. A
+// rejection, a cancel or the hold running out releases everything, tells the supplier the
+// booking is off, and notifies the agent.
+
+// DefaultSupplierStuckAfter is how long a supplier may leave a booking unanswered before the
+// booking shows as SUPPLIER_STUCK to operators.
+const DefaultSupplierStuckAfter = 2 * time.Minute
+
+// StatusSupplierStuck is the BookingStatus search attribute of a booking whose supplier has not
+// answered for SupplierStuckAfter.
+const StatusSupplierStuck = "SUPPLIER_STUCK"
+
+// Agent notification events.
+const (
+	EventConfirmed       = "confirmed"
+	EventRejected        = "rejected"
+	EventSupplierTimeout = "supplier_timeout"
+	EventCancelled       = "cancelled"
+	EventExpired         = "expired"
+)
+
+// confirmWithSupplier asks the supplier to confirm the booking on hold, racing the hold's expiry
+// and the guest's or agent's cancel.
+func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
+	b.state.Reason = "waiting for the supplier to confirm"
+	actCtx, abort := workflow.WithCancel(supplierActivity(ctx, until(ctx, b.state.Booking.ExpiresAt)))
+	defer abort()
+	answer := workflow.ExecuteActivity(actCtx, supplierSteps.ConfirmWithSupplier, b.in.BookingID)
+	stuckCtx, stopStuck := workflow.WithCancel(ctx)
+	defer stopStuck()
+	stuck := workflow.NewTimer(stuckCtx, b.in.SupplierStuckAfter)
+
+	var out activities.SupplierOutcome
+	var err error
+	var cancelledBy *command
+	answered, cancelled := false, false
+	for !answered && !cancelled {
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(answer, func(f workflow.Future) {
+			answered, err = true, f.Get(ctx, &out)
+		})
+		if stuck != nil {
+			sel.AddFuture(stuck, func(workflow.Future) {
+				stuck, b.supplierStuck = nil, true
+				b.logger.Warn("The supplier has not answered", "after", b.in.SupplierStuckAfter)
+				err = b.publish(ctx)
+			})
+		}
+		sel.AddReceive(b.commands, func(c workflow.ReceiveChannel, _ bool) {
+			var cmd *command
+			c.Receive(ctx, &cmd)
+			if cmd.name == UpdateCancel {
+				cancelled, cancelledBy = true, cmd
+			} else {
+				cmd.done = true // only the supplier confirms, and nothing is checked in yet
+			}
+		})
+		if !b.cancelSeen {
+			sel.AddReceive(b.cancelled, func(workflow.ReceiveChannel, bool) { b.cancelSeen, cancelled = true, true })
+		}
+		sel.Select(ctx)
+		if err != nil && !answered {
+			return err
+		}
+	}
+	b.supplierStuck = false
+	if cancelled {
+		abort()
+		_ = answer.Get(ctx, nil) // settled either way: the supplier is told the booking is off below
+		b.busy = true
+		defer func() {
+			b.busy = false
+			if cancelledBy != nil {
+				cancelledBy.done = true
+			}
+		}()
+		if err := b.release(ctx, domain.StatusCancelled, "cancelled while the supplier was confirming"); err != nil {
+			return err
+		}
+		return b.supplierOff(ctx, EventCancelled, b.state.Reason)
+	}
+	var appErr *temporal.ApplicationError
+	switch {
+	case err == nil && out.Confirmed:
+		return b.supplierConfirmed(ctx, out.Booking)
+	case err == nil, errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeSupplierRefused:
+		reason := out.Reason
+		if err != nil {
+			reason = "the supplier refused the booking: " + appErr.Message()
+		}
+		if err := b.release(ctx, domain.StatusCancelled, reason); err != nil {
+			return err
+		}
+		return b.notifyAgent(ctx, EventRejected, reason)
+	}
+	// Out of time: the supplier did not answer before the hold ran out.
+	b.logger.Warn("The supplier did not confirm before the hold ran out", "error", err)
+	if err := b.release(ctx, domain.StatusExpired, "the supplier did not confirm before the hold ran out"); err != nil {
+		return err
+	}
+	return b.supplierOff(ctx, EventSupplierTimeout, b.state.Reason)
+}
+
+// supplierConfirmed records the supplier's confirmation: a stay sold through a channel is
+// confirmed on the channel's account at once; a direct sale goes on waiting for payment.
+func (b *booking) supplierConfirmed(ctx workflow.Context, stored domain.Booking) error {
+	b.state.Booking, b.state.Reason = stored, ""
+	b.logger.Info("The supplier confirmed", "confirmation", stored.SupplierRef)
+	if b.in.ChannelID == "" && b.in.AgentID == "" {
+		return b.publish(ctx)
+	}
+	if err := b.confirm(ctx, nil); err != nil {
+		return err
+	}
+	if b.status() != domain.StatusConfirmed {
+		return b.supplierOff(ctx, EventExpired, b.state.Reason) // the hold ran out as it was confirmed
+	}
+	return b.notifyAgent(ctx, EventConfirmed, "confirmed by the supplier: "+stored.SupplierRef)
+}
+
+// supplierOff tells the supplier the booking is off (it may have confirmed it, or may still) and
+// notifies the agent. A supplier that cannot be told is flagged for operators; the booking
+// itself is already settled here.
+func (b *booking) supplierOff(ctx workflow.Context, event, detail string) error {
+	err := workflow.ExecuteActivity(supplierCleanupActivity(ctx), supplierSteps.CancelWithSupplier, b.in.BookingID).Get(ctx, nil)
+	if err != nil {
+		b.logger.Error("The supplier could not be told the booking is off", "error", err)
+		b.state.Issue = "supplier_not_told"
+		if err := b.publish(ctx); err != nil {
+			return err
+		}
+	}
+	return b.notifyAgent(ctx, event, detail)
+}
+
+// notifyAgent tells the booking's agent, if it has one, what became of it. A notification that
+// cannot be delivered stays recorded for the agent to read; the booking does not wait for it.
+func (b *booking) notifyAgent(ctx workflow.Context, event, detail string) error {
+	if b.in.AgentID == "" {
+		return nil
+	}
+	err := workflow.ExecuteActivity(notifyActivity(ctx), supplierSteps.NotifyAgent, activities.NotifyInput{
+		BookingID: b.in.BookingID, AgentID: b.in.AgentID, Event: event, Detail: detail}).Get(ctx, nil)
+	if err != nil {
+		b.logger.Warn("The agent's webhook was not delivered; the notification stays recorded", "event", event, "error", err)
+	}
+	return nil
+}
+
+var supplierSteps *activities.Suppliers
+
+// supplierActivity bounds asking the supplier by the time left on the hold; each attempt has
+// 15 seconds, and attempts go on (backing off to 30 s) while the supplier does not answer.
+func supplierActivity(ctx workflow.Context, left time.Duration) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ScheduleToCloseTimeout: left,
+		StartToCloseTimeout:    min(15*time.Second, left),
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			NonRetryableErrorTypes: []string{activities.ErrTypeSupplierRefused}},
+	})
+}
+
+// supplierCleanupActivity tells a supplier a booking is off, trying for up to two minutes.
+func supplierCleanupActivity(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ScheduleToCloseTimeout: 2 * time.Minute,
+		StartToCloseTimeout:    15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			NonRetryableErrorTypes: []string{activities.ErrTypeSupplierRefused}},
+	})
+}
+
+// notifyActivity delivers an agent's notification, a few times at most.
+func notifyActivity(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			MaximumAttempts: 5},
+	})
+}
+
+// SupplierSyncWorkflow pulls a supplier's stock once (its schedule starts it every
+// SUPPLIER_SYNC_INTERVAL) and answers what changed, per hotel.
+func SupplierSyncWorkflow(ctx workflow.Context, supplierID string) (activities.PullResult, error) {
+	var out activities.PullResult
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    2 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	}), supplierSteps.PullStock, supplierID).Get(ctx, &out)
+	if err == nil && len(out.Failed) > 0 {
+		workflow.GetLogger(ctx).Warn("Some hotels' stock was not pulled", "supplier", supplierID, "failed", out.Failed)
+	}
+	return out, err
+}
+
+// ExpireStopSellsWorkflow marks the stop-sells whose last night is over expired (its schedule
+// starts it hourly).
+func ExpireStopSellsWorkflow(ctx workflow.Context) (int, error) {
+	var n int
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	}), supplierSteps.ExpireStopSells).Get(ctx, &n)
+	return n, err
+}
