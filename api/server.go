@@ -66,7 +66,7 @@ type Config struct {
 	// when a booking unanswered by its supplier shows SUPPLIER_STUCK (tests).
 	SupplierHoldTTL    time.Duration
 	SupplierStuckAfter time.Duration
-	Now              func() time.Time // the clock for "today at the hotel"; time.Now when nil
+	Now                func() time.Time // the clock for "today at the hotel"; time.Now when nil
 }
 
 // Server holds the API's dependencies.
@@ -121,7 +121,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 
 	v1 := e.Group("/api/v1")
 	v1.POST("/webhooks/payments", s.paymentWebhook) // signed by the provider, not a bearer token
-	e.POST(supplierPushPath, s.pushStock)             // signed by the supplier
+	e.POST(supplierPushPath, s.pushStock)           // signed by the supplier
 
 	// Every route below needs a bearer token with one of bookflow's roles; each group then says
 	// which roles it serves.

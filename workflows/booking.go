@@ -107,11 +107,11 @@ type booking struct {
 	stayOver bool // a confirmed booking is past its stay
 	// supplierStuck: the supplier has left the booking unanswered for SupplierStuckAfter.
 	supplierStuck bool
-	departed bool // an early departure: the guest stayed, so no no-show
-	closing  bool // the main loop takes no more commands
-	commands workflow.Channel
-	payments workflow.ReceiveChannel
-	seen     map[string]bool // payment ids already acted on
+	departed      bool // an early departure: the guest stayed, so no no-show
+	closing       bool // the main loop takes no more commands
+	commands      workflow.Channel
+	payments      workflow.ReceiveChannel
+	seen          map[string]bool // payment ids already acted on
 	// cancelled is the workflow's own cancellation; cancelSeen once the booking was cancelled
 	// for it.
 	cancelled  workflow.ReceiveChannel
