@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -84,21 +85,30 @@ func (s *Server) listSuppliers(c echo.Context) error {
 }
 
 // setHotelSupplier makes a hotel's stock come from a supplier (supplierId "" makes it the
-// hotel's own again).
+// hotel's own again), adding the hotel, in timeZone, when it is not in the catalogue yet.
 func (s *Server) setHotelSupplier(c echo.Context) error {
 	var body struct {
 		SupplierID string `json:"supplierId"`
+		TimeZone   string `json:"timeZone"`
 	}
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
 	hotelID := c.Param("hotelId")
+	if err := domain.ValidateID("hotelId", hotelID); err != nil {
+		return err
+	}
 	if body.SupplierID != "" {
 		if err := domain.ValidateID("supplierId", body.SupplierID); err != nil {
 			return err
 		}
 	}
-	if err := s.store.SetHotelSupplier(c.Request().Context(), hotelID, body.SupplierID); err != nil {
+	if body.TimeZone != "" {
+		if _, err := time.LoadLocation(body.TimeZone); err != nil || body.TimeZone == "Local" {
+			return fmt.Errorf("%w: timeZone %q is not an IANA time zone name", domain.ErrInvalid, body.TimeZone)
+		}
+	}
+	if err := s.store.SetHotelSupplier(c.Request().Context(), hotelID, body.SupplierID, body.TimeZone); err != nil {
 		return err
 	}
 	if err := s.audit(c, "set-hotel-supplier", "", "", map[string]any{"hotelId": hotelID, "supplierId": body.SupplierID}); err != nil {

@@ -81,14 +81,24 @@ func (s *Store) HotelSupplier(ctx context.Context, hotelID string) (Supplier, er
 	return sup, err
 }
 
-// SetHotelSupplier makes a hotel's stock come from a supplier (empty: the hotel's own again).
-func (s *Store) SetHotelSupplier(ctx context.Context, hotelID, supplierID string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE hotels SET supplier_id = $2 WHERE id = $1`, hotelID, nullable(supplierID))
+// SetHotelSupplier makes a hotel's stock come from a supplier (empty: the hotel's own again). A
+// hotel not in the catalogue yet is added in timeZone (UTC when empty), as a direct_connect
+// supplier's hotel, which has no stock here, must be; an existing hotel keeps its zone, and
+// naming another is a conflict.
+func (s *Store) SetHotelSupplier(ctx context.Context, hotelID, supplierID, timeZone string) error {
+	tz := timeZone
+	if tz == "" {
+		tz = "UTC"
+	}
+	var stored string
+	err := s.pool.QueryRow(ctx, `INSERT INTO hotels (id, time_zone, supplier_id) VALUES ($1, $3, $2)
+		ON CONFLICT (id) DO UPDATE SET supplier_id = EXCLUDED.supplier_id RETURNING time_zone`,
+		hotelID, nullable(supplierID), tz).Scan(&stored)
 	switch {
 	case pgCode(err) == codeForeignKeyViolation:
 		return fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
-	case err == nil && tag.RowsAffected() == 0:
-		return fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
+	case err == nil && timeZone != "" && stored != timeZone:
+		return fmt.Errorf("%w: hotel %s already exists with time zone %s", domain.ErrConflict, hotelID, stored)
 	}
 	return err
 }

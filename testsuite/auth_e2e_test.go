@@ -26,6 +26,8 @@ var (
 	money     = []domain.Role{domain.RoleFinance, domain.RoleAdmin}
 	anyStaff  = []domain.Role{domain.RoleFrontDesk, domain.RoleFinance, domain.RoleAdmin}
 	adminOnly = []domain.Role{domain.RoleAdmin}
+	agentOnly = []domain.Role{domain.RoleAgent}
+	ruleMaker = []domain.Role{domain.RoleAdmin, domain.RoleSupplier}
 	everyone  = domain.Roles
 )
 
@@ -39,6 +41,8 @@ var routeRoles = []struct {
 	{"GET", "/readyz", nil},
 	{"POST", "/api/v1/webhooks/payments", nil},
 	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
+	{"GET", "/api/v1/hotels/:hotelId/availability/explain", everyone},
+	{"POST", "/api/v1/suppliers/:supplierId/stock", nil},
 	{"GET", "/api/v1/venues/:venueId/slots", everyone},
 	{"GET", "/api/v1/venues/:venueId/equipment", everyone},
 	{"POST", "/api/v1/bookings", customer},
@@ -47,6 +51,10 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/bookings/:id/cancel", customer},
 	{"GET", "/api/v1/me/bookings", customer},
 	{"POST", "/api/v1/venues/:venueId/bookings", customer},
+	{"POST", "/api/v1/agent/bookings", agentOnly},
+	{"GET", "/api/v1/agent/bookings/:id", agentOnly},
+	{"POST", "/api/v1/agent/bookings/:id/cancel", agentOnly},
+	{"GET", "/api/v1/agent/notifications", agentOnly},
 	{"POST", "/api/v1/staff/bookings", desk},
 	{"POST", "/api/v1/staff/venues/:venueId/bookings", desk},
 	{"GET", "/api/v1/staff/bookings", anyStaff},
@@ -74,6 +82,26 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/admin/venues/:venueId/resources/:resourceId/schedule", adminOnly},
 	{"POST", "/api/v1/admin/venues/:venueId/closures", adminOnly},
 	{"POST", "/api/v1/admin/venues/:venueId/reopenings", adminOnly},
+	{"PUT", "/api/v1/admin/suppliers/:supplierId", adminOnly},
+	{"GET", "/api/v1/admin/suppliers", adminOnly},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/supplier", adminOnly},
+	{"PUT", "/api/v1/admin/channels/:channelId", adminOnly},
+	{"GET", "/api/v1/admin/channels", adminOnly},
+	{"PUT", "/api/v1/admin/agents/:agentId", adminOnly},
+	{"GET", "/api/v1/admin/agents", adminOnly},
+	{"GET", "/api/v1/admin/stock-alerts", adminOnly},
+	{"POST", "/api/v1/admin/stock-alerts/:alertId/resolve", adminOnly},
+	{"GET", "/api/v1/admin/hotels/:hotelId/sale-rules", ruleMaker},
+	{"POST", "/api/v1/admin/hotels/:hotelId/sale-rules", ruleMaker},
+	{"POST", "/api/v1/admin/sale-rules/batch", ruleMaker},
+	{"PUT", "/api/v1/admin/sale-rules/:ruleId", ruleMaker},
+	{"DELETE", "/api/v1/admin/sale-rules/:ruleId", ruleMaker},
+	{"GET", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
+	{"POST", "/api/v1/admin/allocations/batch", ruleMaker},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", ruleMaker},
+	{"POST", "/api/v1/admin/stock-alert-thresholds/batch", ruleMaker},
+	{"GET", "/api/v1/admin/hotels/:hotelId/stock", ruleMaker},
 }
 
 // unsignedToken is a token with "alg": "none" and no signature.
@@ -104,12 +132,30 @@ func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
 	require.ElementsMatch(t, listed, served, "every route needs a row in routeRoles (and in the README's table)")
 
 	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id, ":venueId", "v-auth",
-		":resourceId", "court-1").Replace
+		":resourceId", "court-1", ":supplierId", "acme-auth", ":channelId", "ota-auth", ":agentId", "agent-auth",
+		":ruleId", "1", ":alertId", "1").Replace
+	// The agent and supplier callers act for an agent and a supplier that exist.
+	for _, r := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/api/v1/admin/suppliers/acme-auth", map[string]any{"mode": "direct_procure"}},
+		{"/api/v1/admin/hotels/h-auth/supplier", map[string]any{"supplierId": "acme-auth"}},
+		{"/api/v1/admin/channels/ota-auth", map[string]any{}},
+		{"/api/v1/admin/agents/agent-auth", map[string]any{"channelId": "ota-auth"}},
+	} {
+		res := sys.Admin(t, http.MethodPut, r.path, r.body)
+		require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	}
 	callers := map[domain.Role]testsuite.Caller{
 		domain.RoleCustomer:  sys.Guest(t, owner),
 		domain.RoleFrontDesk: sys.As(t, domain.Principal{Subject: "desk-1", Roles: []domain.Role{domain.RoleFrontDesk}, Hotels: []string{"h-auth"}}),
 		domain.RoleFinance:   sys.As(t, domain.Principal{Subject: "fin-1", Roles: []domain.Role{domain.RoleFinance}}),
 		domain.RoleAdmin:     sys.As(t, domain.Principal{Subject: "admin-1", Roles: []domain.Role{domain.RoleAdmin}}),
+		domain.RoleAgent: sys.As(t, domain.Principal{Subject: "agent-1", Roles: []domain.Role{domain.RoleAgent},
+			Agent: "agent-auth", Channel: "ota-auth"}),
+		domain.RoleSupplier: sys.As(t, domain.Principal{Subject: "sup-1", Roles: []domain.Role{domain.RoleSupplier},
+			Suppliers: []string{"acme-auth"}}),
 	}
 	expired, err := auth.Mint(sys.JWTSecret, domain.Principal{Subject: "admin-1", Roles: domain.Roles}, time.Hour,
 		auth.MintOptions{Now: time.Now().Add(-3 * time.Hour)})

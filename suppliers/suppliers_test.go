@@ -1,0 +1,56 @@
+package suppliers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+func TestSignaturesVerifyOnlyWithTheSecretWithinTheTolerance(t *testing.T) {
+	body := []byte(`{"hotelId":"h1"}`)
+	now := time.Unix(1_900_000_000, 0)
+	header := Sign(body, "a-push-secret-of-some-length", now)
+
+	assert.NoError(t, Verify(body, header, "a-push-secret-of-some-length", now.Add(time.Minute), DefaultTolerance))
+	for name, err := range map[string]error{
+		"another secret": Verify(body, header, "another-secret-of-some-length", now, DefaultTolerance),
+		"another body":   Verify([]byte(`{"hotelId":"h2"}`), header, "a-push-secret-of-some-length", now, DefaultTolerance),
+		"too old":        Verify(body, header, "a-push-secret-of-some-length", now.Add(6*time.Minute), DefaultTolerance),
+		"from the future": Verify(body, header, "a-push-secret-of-some-length", now.Add(-6*time.Minute),
+			DefaultTolerance),
+		"no header":    Verify(body, "", "a-push-secret-of-some-length", now, DefaultTolerance),
+		"no timestamp": Verify(body, "v1=00", "a-push-secret-of-some-length", now, DefaultTolerance),
+		"no secret":    Verify(body, header, "", now, DefaultTolerance),
+	} {
+		assert.ErrorIs(t, err, ErrBadSignature, name)
+	}
+}
+
+func TestStockReportValidation(t *testing.T) {
+	five, minus := 5, -1
+	d := domain.NewDate(2027, 5, 1)
+	night := func(date domain.Date, total *int, rate int64, currency string) StockNight {
+		return StockNight{Date: date, Total: total, Rate: rate, Currency: currency}
+	}
+	valid := StockReport{HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl",
+		Nights: []StockNight{night(d, &five, 100, "EUR"), night(d.AddDays(1), nil, 100, "EUR")}}}}
+	assert.NoError(t, valid.Validate())
+
+	for name, r := range map[string]StockReport{
+		"no room types":      {HotelID: "h1"},
+		"bad hotel id":       {HotelID: "h 1", RoomTypes: valid.RoomTypes},
+		"room type twice":    {HotelID: "h1", RoomTypes: []RoomTypeStock{valid.RoomTypes[0], valid.RoomTypes[0]}},
+		"night twice":        {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 1, "EUR"), night(d, &five, 1, "EUR")}}}},
+		"negative total":     {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &minus, 1, "EUR")}}}},
+		"negative rate":      {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, -1, "EUR")}}}},
+		"no date":            {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(domain.Date{}, &five, 1, "EUR")}}}},
+		"bad currency":       {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 1, "euro")}}}},
+		"two currencies":     {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 1, "EUR"), night(d.AddDays(1), &five, 1, "USD")}}}},
+		"room type id empty": {HotelID: "h1", RoomTypes: []RoomTypeStock{{Nights: []StockNight{night(d, &five, 1, "EUR")}}}},
+	} {
+		assert.ErrorIs(t, r.Validate(), domain.ErrInvalid, name)
+	}
+}
