@@ -173,6 +173,7 @@ func TestAgentBookingConfirmedByTheSupplierAndCancelledEverywhere(t *testing.T) 
 	w.notified(t, id, workflows.EventCancelled)
 	assert.Equal(t, 10, roomsLeft(t, sys, w.hotel, "double", w.stay))
 	checkInvariants(t, sys)
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "agent-supplier-confirmed-cancelled")
 }
 
 func TestSupplierRejectionReleasesEverythingAndTheWorkflowEnds(t *testing.T) {
@@ -189,6 +190,7 @@ func TestSupplierRejectionReleasesEverythingAndTheWorkflowEnds(t *testing.T) {
 	assert.Contains(t, w.webhook.detail(id, workflows.EventRejected), "the supplier rejected the booking")
 	awaitClosed(t, w.sys, id)
 	checkInvariants(t, w.sys)
+	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-supplier-rejected")
 }
 
 func TestSupplierThatNeverAnswersIsStuckThenExpires(t *testing.T) {
@@ -209,6 +211,7 @@ func TestSupplierThatNeverAnswersIsStuckThenExpires(t *testing.T) {
 	w.notified(t, id, workflows.EventSupplierTimeout)
 	awaitClosed(t, w.sys, id)
 	checkInvariants(t, w.sys)
+	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-supplier-stuck-expired")
 }
 
 func TestSlowSupplierAnsweringAfterTheHoldIsUndone(t *testing.T) {
