@@ -58,7 +58,7 @@ type ReserveInput struct {
 func (in ReserveInput) stay() db.ReserveParams {
 	return db.ReserveParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey, Request: in.Request,
 		CreatedBy: in.CreatedBy, MaxActiveHolds: in.MaxActiveHolds, HoldTTL: in.HoldTTL,
-		ChannelID: in.ChannelID, AgentID: in.AgentID}
+		ChannelID: in.ChannelID, AgentID: in.AgentID, SupplierID: in.SupplierID}
 }
 
 func (in ReserveInput) order() db.OrderParams {

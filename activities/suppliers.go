@@ -55,10 +55,13 @@ func (a *Bookings) reserveAtSupplier(ctx context.Context, in ReserveInput, sup d
 	if v.Allowed {
 		q, err := a.Suppliers.Quote(ctx, sup.Endpoint, suppliers.QuoteRequest{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
 			CheckIn: req.CheckIn, CheckOut: req.CheckOut, Quantity: req.Quantity})
-		if err != nil {
+		switch {
+		case errors.Is(err, suppliers.ErrRefused):
+			// A malformed quote, or a refusal of the request: no room to sell from it.
+			activity.GetLogger(ctx).Warn("Supplier quote refused", "supplier", sup.ID, "error", err)
+		case err != nil:
 			return domain.Booking{}, fmt.Errorf("quote from supplier %s: %w", sup.ID, err)
-		}
-		if q.Available {
+		case q.Available:
 			p := q.Price()
 			price = &p
 		}
@@ -223,6 +226,9 @@ func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResul
 		}
 		if err == nil {
 			err = report.Validate()
+		}
+		if err == nil {
+			err = report.Within(from, from.AddDays(suppliers.MaxReportNights))
 		}
 		var res db.SyncResult
 		if err == nil {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,11 +15,11 @@ import (
 
 // supplierBody is a supplier as an admin sends it.
 type supplierBody struct {
-	Name        string `json:"name"`
-	Mode        string `json:"mode"`
-	Endpoint    string `json:"endpoint"`
-	PushSecret  string `json:"pushSecret"`
-	HoldMinutes *int   `json:"holdMinutes"`
+	Name        string  `json:"name"`
+	Mode        string  `json:"mode"`
+	Endpoint    string  `json:"endpoint"`
+	PushSecret  *string `json:"pushSecret"` // left out: the stored one stays
+	HoldMinutes *int    `json:"holdMinutes"`
 }
 
 // putSupplier creates or changes a supplier, and keeps its stock sync schedule in step.
@@ -27,15 +28,22 @@ func (s *Server) putSupplier(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	sup := db.Supplier{ID: c.Param("supplierId"), Name: body.Name, Mode: body.Mode, Endpoint: body.Endpoint,
-		PushSecret: body.PushSecret, HoldMinutes: 30}
+	sup := db.Supplier{ID: c.Param("supplierId"), Name: body.Name, Mode: body.Mode, Endpoint: body.Endpoint, HoldMinutes: 30}
 	if body.HoldMinutes != nil {
 		sup.HoldMinutes = *body.HoldMinutes
+	}
+	ctx := c.Request().Context()
+	switch stored, err := s.store.GetSupplier(ctx, sup.ID); {
+	case body.PushSecret != nil:
+		sup.PushSecret = *body.PushSecret
+	case err == nil:
+		sup.PushSecret = stored.PushSecret
+	case !errors.Is(err, domain.ErrNotFound):
+		return err
 	}
 	if err := validateSupplier(sup); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	if err := s.store.PutSupplier(ctx, sup); err != nil {
 		return err
 	}

@@ -112,6 +112,10 @@ func (s *Server) createPayment(c echo.Context) error {
 	case s.cfg.Checkouts == nil:
 		return newError(http.StatusServiceUnavailable, "payments_not_configured", "this API takes no payments: ask the operator")
 	}
+	if b.SupplierID != "" && b.SupplierRef == "" {
+		return newError(http.StatusConflict, "supplier_pending", "the hotel's supplier has not confirmed booking %s yet: "+
+			"pay once it has", b.ID)
+	}
 	out, err := s.cfg.Checkouts.CreatePayment(c.Request().Context(), payments.PaymentRequest{BookingID: b.ID,
 		Amount: b.Price.Total, Currency: b.Price.Currency, IdempotencyKey: b.ID + "/payment"})
 	if err != nil {

@@ -33,7 +33,7 @@ func (s *Server) saleParty(c echo.Context) (party, error) {
 		if (qChannel != "" && qChannel != channel) || (qAgent != "" && qAgent != agent) {
 			return party{}, newError(http.StatusForbidden, "forbidden", "an agent sees its own channel's availability only")
 		}
-		return party{channel, agent}, nil
+		return s.agentParty(c)
 	}
 	if qChannel == "" && qAgent == "" {
 		return party{}, nil
@@ -139,6 +139,11 @@ func (s *Server) explainAvailability(c echo.Context) error {
 		Quantity: qty, ChannelID: pty.channel, AgentID: pty.agent, Rules: v.Findings, RefusedBy: v.Refusal}
 	if out.Rules == nil {
 		out.Rules = []domain.RuleFinding{}
+	}
+	if p := principal(c); !p.IsStaff() && !p.Has(domain.RoleSupplier) {
+		for i := range out.Rules { // who set a rule, and why, is for staff
+			out.Rules[i].Rule.SetBy, out.Rules[i].Rule.Note = "", ""
+		}
 	}
 	if !v.Allowed {
 		out.Because = "refused by a sale rule: " + v.Refusal.Why

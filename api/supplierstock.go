@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -55,6 +56,10 @@ func (s *Server) pushStock(c echo.Context) error {
 		return fmt.Errorf("%w: the body must be one stock report: %v", domain.ErrInvalid, err)
 	}
 	if err := report.Validate(); err != nil {
+		return err
+	}
+	yesterday := domain.DateOf(s.cfg.Now(), time.UTC).AddDays(-1) // today somewhere west of UTC
+	if err := report.Within(yesterday, yesterday.AddDays(suppliers.MaxReportNights)); err != nil {
 		return err
 	}
 	res, err := s.store.ApplySupplierStock(ctx, supplierID, "push", report)

@@ -63,15 +63,18 @@ func (s *Store) SetAllocations(ctx context.Context, sets []AllocationSet) error 
 
 // setAllocation applies one set to its locked nights.
 func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a AllocationSet) error {
-	var nights, missing, unlimited, over, belowUsed int
+	var nights, missing, unlimited, over, belowUsed, overPromised int
 	err := tx.QueryRow(ctx, `WITH night AS (SELECT d FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d),
-		state AS (SELECT n.d, i.total, i.unit_start IS NULL AS missing,
+		state AS (SELECT n.d, i.total, i.reserved, i.unit_start IS NULL AS missing,
 				COALESCE((SELECT sum(allotted) FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND o.channel_id <> $4), 0) AS others,
+				COALESCE((SELECT sum(allotted - used) FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND o.channel_id <> $4), 0) AS others_free,
 				COALESCE((SELECT used FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND o.channel_id = $4), 0) AS used
 			FROM night n LEFT JOIN inventory i ON i.resource_id = $1 AND i.unit_start = n.d)
 		SELECT count(*), count(*) FILTER (WHERE missing), count(*) FILTER (WHERE NOT missing AND total IS NULL),
-			count(*) FILTER (WHERE others + $5 > total), count(*) FILTER (WHERE used > $5)
-		FROM state`, resourceID, a.From.Time(), a.To.Time(), a.ChannelID, a.Allotted).Scan(&nights, &missing, &unlimited, &over, &belowUsed)
+			count(*) FILTER (WHERE others + $5 > total), count(*) FILTER (WHERE used > $5),
+			count(*) FILTER (WHERE others_free + $5 - used > total - reserved)
+		FROM state`, resourceID, a.From.Time(), a.To.Time(), a.ChannelID, a.Allotted).Scan(&nights, &missing, &unlimited, &over,
+		&belowUsed, &overPromised)
 	switch {
 	case err != nil:
 		return err
@@ -83,6 +86,8 @@ func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a Allocatio
 		return fmt.Errorf("%w: on %d nights of %s/%s the allocations would add up to more than the total", domain.ErrConflict, over, a.HotelID, a.RoomTypeID)
 	case belowUsed > 0:
 		return fmt.Errorf("%w: on %d nights channel %s already sold more than %d from its allocation", domain.ErrConflict, belowUsed, a.ChannelID, a.Allotted)
+	case overPromised > 0:
+		return fmt.Errorf("%w: on %d nights the unsold allocations would promise more rooms than are left unsold", domain.ErrConflict, overPromised)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO allocations (resource_id, unit_start, channel_id, allotted)
 		SELECT $1, d, $4, $5 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d ORDER BY d

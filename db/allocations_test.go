@@ -158,11 +158,24 @@ func TestAllocationsNeverAddUpToMoreThanTheStock(t *testing.T) {
 	}
 	err = d.Store.SetAllocations(ctx, []db.AllocationSet{{HotelID: "h1", RoomTypeID: "double", ChannelID: "B", From: soon, To: soonStay.CheckOut, Allotted: 2}})
 	assert.ErrorIs(t, err, domain.ErrConflict, "B already sold 3 from its allocation")
-	// Lowering the total below the allocations leaves the pool empty, never negative.
-	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 12)
-	n := shares(t, d)
-	assert.Equal(t, -3, n.Pool)
-	assert.Equal(t, 0, n.PoolLeft)
+	// The total is never set below what the nights promised their channels.
+	err = d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double", From: soon,
+		To: soonStay.CheckOut, TotalRooms: 14, Rate: &testsuite.TestRate})
+	assert.ErrorIs(t, err, domain.ErrConflict, "A 10 + B 5 = 15 rooms are allotted")
+	assert.Equal(t, 18, *shares(t, d).Total)
+	// Nor may an allocation promise more than is left unsold. Direct sales take the pool's 3:
+	// 18 - 6 sold leaves 12 unsold rooms, 7 of them promised to A and 2 to B... so A may have
+	// 10 (its 10 unsold) but not 13, although 13 + 5 allotted is still the total of 18.
+	for i := range 3 {
+		b, err := d.Store.Reserve(ctx, holdParams(fmt.Sprintf("direct%d", i), "k", soonStay, 1))
+		require.NoError(t, err)
+		require.Equal(t, domain.StatusHold, b.Status)
+	}
+	err = d.Store.SetAllocations(ctx, []db.AllocationSet{{HotelID: "h1", RoomTypeID: "double", ChannelID: "A", From: soon, To: soonStay.CheckOut, Allotted: 13}})
+	assert.ErrorIs(t, err, domain.ErrConflict)
+	assert.Contains(t, err.Error(), "promise more rooms than are left unsold")
+	require.NoError(t, d.Store.SetAllocations(ctx, []db.AllocationSet{{HotelID: "h1", RoomTypeID: "double", ChannelID: "A", From: soon, To: soonStay.CheckOut, Allotted: 10}}))
+	d.AssertInventoryMatchesBookings(t)
 }
 
 func TestUnlimitedStockSellsWithoutEnd(t *testing.T) {

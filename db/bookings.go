@@ -29,13 +29,16 @@ type ReserveParams struct {
 	// rules are judged for them, and a channel sells from its allocation first.
 	ChannelID string
 	AgentID   string
+	// SupplierID is the hotel's supplier, which confirms the stay.
+	SupplierID string
 }
 
 const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, ''), COALESCE(b.venue_id, ''), r.code,
 	b.unit_from, b.unit_to, b.quantity, b.status, b.expires_at, b.created_at, b.updated_at, b.fingerprint,
 	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, b.line_prices, COALESCE(b.payment_id, ''), b.paid,
 	b.refund_due, COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned,
-	COALESCE(b.channel_id, ''), COALESCE(b.agent_id, ''), b.discount, COALESCE(b.refusal, ''), COALESCE(b.supplier_ref, '')`
+	COALESCE(b.channel_id, ''), COALESCE(b.agent_id, ''), b.discount, COALESCE(b.refusal, ''), COALESCE(b.supplier_id, ''),
+	COALESCE(b.supplier_ref, '')`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
@@ -43,7 +46,7 @@ func scanBooking(row pgx.Row) (domain.Booking, error) {
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
-		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierRef)
+		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}
@@ -191,14 +194,14 @@ func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domai
 		return sale, false, err
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint,
-			resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy, channel_id, agent_id)
+			resource_id, unit_from, unit_to, quantity, status, expires_at, time_zone, policy, channel_id, agent_id, supplier_id)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, now() + $10 * interval '1 microsecond',
-			h.time_zone, `+policyJSON+`, $13, $14
+			h.time_zone, `+policyJSON+`, $13, $14, $15
 		FROM hotels h WHERE h.id = $11
 		ON CONFLICT DO NOTHING`,
 		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), sale.resourceID,
 		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID, status,
-		nullable(p.ChannelID), nullable(p.AgentID))
+		nullable(p.ChannelID), nullable(p.AgentID), nullable(p.SupplierID))
 	if pgCode(err) == codeForeignKeyViolation {
 		return sale, false, fmt.Errorf("%w: the channel %q or agent %q is not known", domain.ErrInvalid, p.ChannelID, p.AgentID)
 	}
@@ -391,8 +394,9 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
+		// A supplier's booking is never taken again: the supplier was told it is off.
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
-			WHERE id = $1 AND status = 'EXPIRED'`, bookingID, pay.ID, pay.Amount)
+			WHERE id = $1 AND status = 'EXPIRED' AND supplier_id IS NULL`, bookingID, pay.ID, pay.Amount)
 		if pgCode(err) == codeUniqueViolation {
 			// The customer holds another active order for the slot: this payment goes back.
 			return fmt.Errorf("%w: the customer holds another order for the slot of booking %s", domain.ErrUnavailable, bookingID)
@@ -402,6 +406,9 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 		}
 		if tag.RowsAffected() == 0 {
 			booking, err = getBooking(ctx, tx, bookingID)
+			if err == nil && booking.SupplierID != "" && booking.Status == domain.StatusExpired {
+				return fmt.Errorf("%w: booking %s's supplier was told it is off", domain.ErrUnavailable, bookingID)
+			}
 			if err == nil && (booking.Status != domain.StatusConfirmed || booking.PaymentID != pay.ID) {
 				err = fmt.Errorf("%w: booking %s is %s and cannot be taken again", domain.ErrConflict, bookingID, booking.Status)
 			}

@@ -90,15 +90,17 @@ func (s *Store) SetHotelSupplier(ctx context.Context, hotelID, supplierID, timeZ
 	if tz == "" {
 		tz = "UTC"
 	}
-	var stored string
-	err := s.pool.QueryRow(ctx, `INSERT INTO hotels (id, time_zone, supplier_id) VALUES ($1, $3, $2)
-		ON CONFLICT (id) DO UPDATE SET supplier_id = EXCLUDED.supplier_id RETURNING time_zone`,
-		hotelID, nullable(supplierID), tz).Scan(&stored)
+	// The update applies only when the zone matches (or none was named), so a refused change
+	// changes nothing.
+	tag, err := s.pool.Exec(ctx, `INSERT INTO hotels (id, time_zone, supplier_id) VALUES ($1, $3, $2)
+		ON CONFLICT (id) DO UPDATE SET supplier_id = EXCLUDED.supplier_id
+		WHERE $4 = '' OR hotels.time_zone = EXCLUDED.time_zone`,
+		hotelID, nullable(supplierID), tz, timeZone)
 	switch {
 	case pgCode(err) == codeForeignKeyViolation:
 		return fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
-	case err == nil && timeZone != "" && stored != timeZone:
-		return fmt.Errorf("%w: hotel %s already exists with time zone %s", domain.ErrConflict, hotelID, stored)
+	case err == nil && tag.RowsAffected() == 0:
+		return fmt.Errorf("%w: hotel %s already exists in another time zone than %s", domain.ErrConflict, hotelID, timeZone)
 	}
 	return err
 }
@@ -138,17 +140,17 @@ func (s *Store) Channels(ctx context.Context) ([]Channel, error) {
 // PutAgent creates or changes an agent; its channel must exist, and an agent never moves to
 // another channel (its bookings and rules belong to the first).
 func (s *Store) PutAgent(ctx context.Context, a Agent) error {
-	var channel string
-	err := s.pool.QueryRow(ctx, `INSERT INTO agents (id, channel_id, name, webhook_url, webhook_secret)
+	// The update applies only while the channel matches, so a refused change changes nothing.
+	tag, err := s.pool.Exec(ctx, `INSERT INTO agents (id, channel_id, name, webhook_url, webhook_secret)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, webhook_url = EXCLUDED.webhook_url,
 			webhook_secret = EXCLUDED.webhook_secret
-		RETURNING channel_id`, a.ID, a.ChannelID, a.Name, a.WebhookURL, a.WebhookSecret).Scan(&channel)
+		WHERE agents.channel_id = EXCLUDED.channel_id`, a.ID, a.ChannelID, a.Name, a.WebhookURL, a.WebhookSecret)
 	switch {
 	case pgCode(err) == codeForeignKeyViolation:
 		return fmt.Errorf("%w: no channel %q", domain.ErrNotFound, a.ChannelID)
-	case err == nil && channel != a.ChannelID:
-		return fmt.Errorf("%w: agent %s sells through channel %s, not %s", domain.ErrConflict, a.ID, channel, a.ChannelID)
+	case err == nil && tag.RowsAffected() == 0:
+		return fmt.Errorf("%w: agent %s sells through another channel than %s", domain.ErrConflict, a.ID, a.ChannelID)
 	}
 	return err
 }

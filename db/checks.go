@@ -28,6 +28,7 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 			FROM bookings b CROSS JOIN LATERAL generate_series(greatest(b.unit_from, current_date - 1),
 				b.unit_to - interval '1 day', interval '1 day') AS n(unit_start)
 			WHERE b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND b.unit_to > current_date - 1 AND b.venue_id IS NULL
+				AND NOT b.supplier_held -- a direct_connect supplier holds those rooms, not our stock
 			GROUP BY 1, 2
 			UNION ALL
 			SELECT i.resource_id, i.unit_start, sum(l.quantity)

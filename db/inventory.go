@@ -102,6 +102,21 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 		if source == "" {
 			source = "manual"
 		}
+		// Lock the nights first (ascending, as every writer does), then refuse a total below
+		// what the night promised its channels.
+		var promised int
+		err = tx.QueryRow(ctx, `WITH locked AS (SELECT unit_start FROM inventory WHERE resource_id = $1
+				AND unit_start >= $2 AND unit_start < $3 ORDER BY unit_start FOR UPDATE)
+			SELECT COALESCE(max(s), 0) FROM (SELECT sum(a.allotted) AS s FROM locked l JOIN allocations a
+				ON a.resource_id = $1 AND a.unit_start = l.unit_start GROUP BY l.unit_start) x`,
+			resourceID, p.From.Time(), p.To.Time()).Scan(&promised)
+		if err != nil {
+			return err
+		}
+		if promised > 0 && (p.Unlimited || p.TotalRooms < promised) {
+			return fmt.Errorf("%w: a night in [%s, %s) has %d rooms allotted to channels: lower or remove the allocations first",
+				domain.ErrConflict, p.From, p.To, promised)
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from)
 			SELECT $1, d, $4, $5, $6, now(), $7 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 			ORDER BY d

@@ -65,7 +65,8 @@ func TestLengthOfStayDiscountIsInThePriceSnapshot(t *testing.T) {
 	require.Equal(t, domain.StatusHold, b.Status)
 	assert.Equal(t, int64(2*3*10000*85/100), b.Price.Total, "15%% off 3 nights of 2 rooms")
 	assert.Equal(t, int64(9000), b.Discount)
-	assert.Len(t, b.Price.Nights, 3, "the nights keep their rates; the total carries the discount")
+	require.Len(t, b.Price.Nights, 3)
+	assert.Equal(t, int64(2*10000*85/100), b.Price.Nights[0].Amount, "each night carries its share of the discount")
 
 	short := domain.Stay{CheckIn: dec10, CheckOut: dec10.AddDays(1)}
 	b, err = d.Store.Reserve(ctx, holdParams("g2", "k", short, 1))

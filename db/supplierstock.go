@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -49,7 +50,10 @@ func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source strin
 			stock suppliers.RoomTypeStock
 		}
 		var rts []roomType
-		for _, rt := range r.RoomTypes {
+		// Room types in code order: two syncs of one hotel upsert its resources in one order.
+		sorted := slices.Clone(r.RoomTypes)
+		slices.SortFunc(sorted, func(a, b suppliers.RoomTypeStock) int { return strings.Compare(a.RoomTypeID, b.RoomTypeID) })
+		for _, rt := range sorted {
 			var id int64
 			if err := tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', $1, $2)
 				ON CONFLICT (hotel_id, code) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`, r.HotelID, rt.RoomTypeID).Scan(&id); err != nil {
@@ -123,6 +127,18 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 			total = CASE WHEN EXCLUDED.total IS NULL THEN NULL ELSE GREATEST(EXCLUDED.total, inventory.reserved) END,
 			rate = EXCLUDED.rate, currency = EXCLUDED.currency, synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from`,
 		resourceID, dates, totals, rates, currencies, source)
+	if err != nil {
+		return 0, 0, err
+	}
+	// Channels keep their allocations (they are contracts), but operators hear when the stock
+	// no longer covers them: the pool is then empty and the nights sell to their total only.
+	_, err = tx.Exec(ctx, `INSERT INTO stock_alerts (kind, hotel_id, room_type, night, detail)
+		SELECT 'sync_conflict', $3, $4, i.unit_start::date,
+			format('the supplier (%s) reports %s rooms, %s are allotted to channels', $5::text, i.total, sum(a.allotted))
+		FROM inventory i JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
+		WHERE i.resource_id = $1 AND i.unit_start = ANY($2) AND i.total IS NOT NULL
+		GROUP BY i.unit_start, i.total HAVING sum(a.allotted) > i.total
+		ON CONFLICT DO NOTHING`, resourceID, dates, hotelID, rt.RoomTypeID, source)
 	return n, len(found), err
 }
 

@@ -141,7 +141,9 @@ type Booking struct {
 	Discount int64 `json:"discount,omitempty"`
 	// Refusal says which sale rule refused a REJECTED booking (empty when stock did).
 	Refusal     string    `json:"refusal,omitempty"`
-	SupplierRef string    `json:"supplierRef,omitempty"` // the supplier's confirmation
+	// SupplierID is the supplier that confirms the stay, SupplierRef its confirmation.
+	SupplierID  string    `json:"supplierId,omitempty"`
+	SupplierRef string    `json:"supplierRef,omitempty"`
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 	Fingerprint string    `json:"-"`

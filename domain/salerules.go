@@ -132,8 +132,8 @@ func (r SaleRule) Validate() error {
 			return bad("give discountPercent or discountAmount, not both")
 		case r.DiscountFrom != nil && (*r.DiscountFrom < 1 || *r.DiscountFrom > 365):
 			return bad("discountFrom must be between 1 and 365 nights")
-		case r.DiscountPercent != nil && (*r.DiscountPercent < 1 || *r.DiscountPercent > 100):
-			return bad("discountPercent must be between 1 and 100")
+		case r.DiscountPercent != nil && (*r.DiscountPercent < 1 || *r.DiscountPercent > 99):
+			return bad("discountPercent must be between 1 and 99: a discount never makes a stay free")
 		case r.DiscountAmount != nil && (*r.DiscountAmount < 1 || *r.DiscountAmount > 1_000_000_000):
 			return bad("discountAmount must be between 1 and 1000000000 minor units per night")
 		}
@@ -142,6 +142,16 @@ func (r SaleRule) Validate() error {
 	}
 	if r.Kind != RuleStopSell && r.Reason != "" {
 		return bad("only a stop-sell has a reason")
+	}
+	if r.Kind != RuleBookingWindow && (r.MinAdvance != nil || r.MaxAdvance != nil) {
+		return bad("only a booking window has minAdvance and maxAdvance")
+	}
+	if r.Kind != RuleLengthOfStay && (r.MinLOS != nil || r.MaxLOS != nil || r.DiscountFrom != nil ||
+		r.DiscountPercent != nil || r.DiscountAmount != nil) {
+		return bad("only a length-of-stay rule has minLos, maxLos and a discount")
+	}
+	if r.Kind == RuleBookingWindow && (!r.From.IsZero() || !r.To.IsZero()) {
+		return bad("a booking window has no from and to: it counts days from today")
 	}
 	return nil
 }
@@ -333,19 +343,25 @@ func (r SaleRule) discountText() string {
 	return fmt.Sprintf("%d off every night from %d nights", *r.DiscountAmount, *r.DiscountFrom)
 }
 
-// Apply takes the rule's discount off a price snapshot of quantity rooms: a percentage of the
-// total (the discount rounded down to a whole minor unit) or a fixed amount per room and night,
-// never more than a night costs. It returns the discounted price and the discount.
+// Apply takes the rule's discount off every night of a price snapshot of quantity rooms: a
+// percentage of each night (rounded down to a whole minor unit) or a fixed amount per room and
+// night, leaving every night at least one minor unit (a discount never makes a night free). The
+// nights still add up to the total. It returns the discounted price and the discount.
 func (r SaleRule) Apply(p Price, quantity int) (Price, int64) {
 	var discount int64
-	switch {
-	case r.DiscountPercent != nil:
-		discount = p.Total * int64(*r.DiscountPercent) / 100
-	case r.DiscountAmount != nil:
-		for _, n := range p.Nights {
-			discount += min(n.Amount, *r.DiscountAmount*int64(quantity))
+	nights := make([]NightRate, len(p.Nights))
+	for i, n := range p.Nights {
+		var off int64
+		switch {
+		case r.DiscountPercent != nil:
+			off = n.Amount * int64(*r.DiscountPercent) / 100
+		case r.DiscountAmount != nil:
+			off = *r.DiscountAmount * int64(quantity)
 		}
+		off = max(min(off, n.Amount-1), 0)
+		nights[i] = NightRate{Date: n.Date, Amount: n.Amount - off}
+		discount += off
 	}
-	p.Total -= discount
+	p.Nights, p.Total = nights, p.Total-discount
 	return p, discount
 }

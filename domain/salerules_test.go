@@ -76,13 +76,20 @@ func TestLengthOfStayEdgesAndDiscounts(t *testing.T) {
 	require.NotNil(t, d)
 	price := Price{Currency: "EUR", Total: 50_005, Nights: []NightRate{{Amount: 10_001}, {Amount: 10_001}, {Amount: 10_001}, {Amount: 10_001}, {Amount: 10_001}}}
 	got, off := d.Apply(price, 1)
-	assert.Equal(t, int64(5_000), off, "10%% of 50005 rounds the discount down")
+	assert.Equal(t, int64(5_000), off, "10%% of each night of 10001, rounded down")
 	assert.Equal(t, int64(45_005), got.Total)
+	assert.Equal(t, int64(9_001), got.Nights[0].Amount)
+	assert.Equal(t, int64(10_001), price.Nights[0].Amount, "the price passed in is left as it was")
 
 	perNight := SaleRule{ID: 2, Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(1), DiscountFrom: ptr(3), DiscountAmount: ptr(int64(1_500))}
-	got, off = perNight.Apply(Price{Total: 2 * (4_000 + 1_000 + 4_000), Nights: []NightRate{{Amount: 8_000}, {Amount: 2_000}, {Amount: 8_000}}}, 2)
-	assert.Equal(t, int64(3_000+2_000+3_000), off, "1500 per room and night for 2 rooms, never more than a night costs")
-	assert.Equal(t, int64(10_000), got.Total)
+	got, off = perNight.Apply(Price{Total: 8_000 + 2_000 + 8_000, Nights: []NightRate{{Amount: 8_000}, {Amount: 2_000}, {Amount: 8_000}}}, 2)
+	assert.Equal(t, int64(3_000+1_999+3_000), off, "1500 per room and night for 2 rooms, never making a night free")
+	assert.Equal(t, int64(5_000+1+5_000), got.Total)
+	var sum int64
+	for _, n := range got.Nights {
+		sum += n.Amount
+	}
+	assert.Equal(t, got.Total, sum, "the nights add up to the total")
 
 	// Effective dates: a rule for check-ins from the 15th does not apply to the 11th.
 	later := SaleRule{ID: 3, Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(5), From: today.AddDays(14)}
@@ -153,7 +160,11 @@ func TestSaleRuleValidation(t *testing.T) {
 		{Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(3), MaxLOS: ptr(2)},
 		{Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(1), DiscountFrom: ptr(3)},
 		{Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(1), DiscountFrom: ptr(3), DiscountPercent: ptr(10), DiscountAmount: ptr(int64(5))},
-		{Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(1), DiscountFrom: ptr(3), DiscountPercent: ptr(101)},
+		{Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(1), DiscountFrom: ptr(3), DiscountPercent: ptr(100)},
+		{Kind: RuleStopSell, HotelID: "h1", From: today, To: today.AddDays(1), Reason: "full", MinLOS: ptr(0)},
+		{Kind: RuleSaleRange, HotelID: "h1", From: today, To: today, MinAdvance: ptr(-1)},
+		{Kind: RuleSaleRange, HotelID: "h1", From: today, To: today, DiscountPercent: ptr(0)},
+		{Kind: RuleBookingWindow, HotelID: "h1", MinAdvance: ptr(0), MaxAdvance: ptr(1), From: today},
 		{Kind: RuleBookingWindow, HotelID: "bad id", MinAdvance: ptr(0), MaxAdvance: ptr(1)},
 	}
 	for _, r := range invalid {

@@ -116,6 +116,45 @@ type Quote struct {
 	Total     int64              `json:"total,omitempty"`
 }
 
+// Validate checks an available quote against the stay it was asked for: one positive amount
+// per night of the stay, in order, in one currency, adding up to the total.
+func (q Quote) Validate(r QuoteRequest) error {
+	if !q.Available {
+		return nil
+	}
+	bad := func(why string) error { return fmt.Errorf("%w: the supplier's quote %s", ErrRefused, why) }
+	if err := domain.ValidateCurrency(q.Currency); err != nil {
+		return bad("has no valid currency")
+	}
+	if len(q.Nights) != r.CheckIn.DaysUntil(r.CheckOut) {
+		return bad("does not price every night of the stay")
+	}
+	var sum int64
+	for i, n := range q.Nights {
+		if n.Date != r.CheckIn.AddDays(i) || n.Amount <= 0 || n.Amount > maxRate*int64(r.Quantity) {
+			return bad("prices a night it was not asked for, or at no or an impossible price")
+		}
+		sum += n.Amount
+	}
+	if sum != q.Total {
+		return bad("does not add up to its total")
+	}
+	return nil
+}
+
+// Within checks that a report's nights lie in [from, to): a supplier may not write the past or
+// the far future.
+func (r StockReport) Within(from, to domain.Date) error {
+	for _, rt := range r.RoomTypes {
+		for _, n := range rt.Nights {
+			if n.Date.Before(from) || !n.Date.Before(to) {
+				return fmt.Errorf("%w: stock report: %s on %s is outside [%s, %s)", domain.ErrInvalid, rt.RoomTypeID, n.Date, from, to)
+			}
+		}
+	}
+	return nil
+}
+
 // Price is the quote as a booking's price snapshot.
 func (q Quote) Price() domain.Price {
 	return domain.Price{Currency: q.Currency, Total: q.Total, Nights: q.Nights}
@@ -166,10 +205,14 @@ func (c Client) Stock(ctx context.Context, endpoint, hotelID string, from, to do
 	return r, err
 }
 
-// Quote asks what a stay costs and whether the supplier has the rooms.
+// Quote asks what a stay costs and whether the supplier has the rooms. A quote that does not
+// price the stay it was asked for is refused (ErrRefused).
 func (c Client) Quote(ctx context.Context, endpoint string, q QuoteRequest) (Quote, error) {
 	var out Quote
 	err := c.call(ctx, http.MethodPost, endpoint+"/quotes", q, &out)
+	if err == nil {
+		err = out.Validate(q)
+	}
 	return out, err
 }
 

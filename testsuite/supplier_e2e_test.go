@@ -403,3 +403,29 @@ func awaitClosed(t *testing.T, sys *testsuite.System, id string) {
 	defer cancel()
 	require.NoError(t, sys.Temporal.GetWorkflow(ctx, id, "").Get(ctx, nil), "the workflow ends cleanly")
 }
+
+// TestALatePaymentForASupplierBookingIsRefunded: the supplier never confirmed, the hold ran out
+// and the supplier was told the booking is off; a payment arriving afterwards is refunded, never
+// used to take the rooms again.
+func TestALatePaymentForASupplierBookingIsRefunded(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{SupplierHoldTTL: 3 * time.Second})
+	w.sim.Set(suppliersim.Behaviour{Fail: true})
+	guest := w.sys.Customer("guest")
+	res := hold(t, w.sys, "late", holdBody(guest, w.hotel, "double", w.stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	total := int64(res.Body["price"].(map[string]any)["total"].(float64))
+	pay := w.sys.Guest(t, guest).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/payment", nil, nil)
+	assert.Equal(t, http.StatusConflict, pay.Status, pay.Raw)
+	assert.Equal(t, "supplier_pending", pay.ErrorCode(), "nobody pays before the supplier confirmed")
+
+	awaitStatus(t, w.sys, id, "EXPIRED")
+	w.sim.Set(suppliersim.Behaviour{})
+	require.Eventually(t, func() bool { return w.sim.Cancelled(id) }, 60*time.Second, 100*time.Millisecond)
+	res = w.sys.Webhook(t, testsuite.PaymentEvent("evt-late-"+w.sys.ID, "pi-late-"+w.sys.ID, id, total, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitStatus(t, w.sys, id, "REFUNDED")
+	assert.Equal(t, 10, roomsLeft(t, w.sys, w.hotel, "double", w.stay), "the rooms were not taken again")
+	checkInvariants(t, w.sys)
+}

@@ -105,13 +105,14 @@ type booking struct {
 	// then closes.
 	refused  error
 	stayOver bool // a confirmed booking is past its stay
-	// supplierStuck: the supplier has left the booking unanswered for SupplierStuckAfter.
-	supplierStuck bool
-	departed      bool // an early departure: the guest stayed, so no no-show
-	closing       bool // the main loop takes no more commands
-	commands      workflow.Channel
-	payments      workflow.ReceiveChannel
-	seen          map[string]bool // payment ids already acted on
+	// supplierPending while the supplier is asked to confirm; supplierStuck once it has left
+	// the booking unanswered for SupplierStuckAfter.
+	supplierPending, supplierStuck bool
+	departed                       bool // an early departure: the guest stayed, so no no-show
+	closing                        bool // the main loop takes no more commands
+	commands                       workflow.Channel
+	payments                       workflow.ReceiveChannel
+	seen                           map[string]bool // payment ids already acted on
 	// cancelled is the workflow's own cancellation; cancelSeen once the booking was cancelled
 	// for it.
 	cancelled  workflow.ReceiveChannel
@@ -277,10 +278,8 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		}
 	} else if err := b.reserve(ctx); err != nil {
 		return b.state, err
-	} else if b.in.SupplierID != "" && b.status() == domain.StatusHold {
-		if err := b.confirmWithSupplier(ctx); err != nil {
-			return b.state, err
-		}
+	} else if err := b.afterReserve(ctx); err != nil {
+		return b.state, err
 	}
 	if b.refused != nil {
 		// Nothing is held for the client (refused at the hold limit, or abandoned): there is no
@@ -355,6 +354,9 @@ func (b *booking) validateHold(fingerprint string) error {
 func (b *booking) validateConfirm() error {
 	if (b.closing && !b.busy) || (b.steady() && b.status() != domain.StatusHold) {
 		return b.noChange("only a booking on hold is confirmed")
+	}
+	if b.supplierPending {
+		return b.noChange("the supplier has not confirmed it yet")
 	}
 	return nil
 }
@@ -593,8 +595,8 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	} else {
 		err = b.release(ctx, domain.StatusCancelled, reason)
 	}
-	if err != nil || b.in.SupplierID == "" {
-		return err
+	if err != nil || b.in.SupplierID == "" || b.status().HoldsInventory() {
+		return err // a refund the database refused leaves the booking as it was: the supplier keeps it
 	}
 	return b.supplierOff(ctx, EventCancelled, reason)
 }
@@ -655,8 +657,16 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
 		b.logger.Info("Confirmation refused", "reason", appErr.Message())
-		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired"); err != nil || pay == nil {
+		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired"); err != nil {
 			return err
+		}
+		if b.in.SupplierID != "" {
+			if err := b.supplierOff(ctx, EventExpired, b.state.Reason); err != nil {
+				return err
+			}
+		}
+		if pay == nil {
+			return nil
 		}
 		return b.latePayment(ctx, *pay)
 	}

@@ -139,6 +139,12 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 // latePayment handles a payment for an expired hold: take the same nights again under the
 // normal lock and confirm, or give the whole payment back when they are gone.
 func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
+	if b.in.SupplierID != "" {
+		// The supplier was told the booking is off: its rooms are not ours to take again.
+		b.state.Issue = IssueLatePaymentRefunded
+		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
+			"the payment arrived after the supplier's hold ended")
+	}
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Retake, activities.RetakeInput{
 		BookingID: b.in.BookingID, Payment: pay}).Get(ctx, &stored)

@@ -35,10 +35,39 @@ const (
 	EventExpired         = "expired"
 )
 
+// afterReserve runs the steps a new hold takes before it waits for payment: the supplier's
+// confirmation at a supplier's hotel, and a sale through a channel is confirmed on the channel's
+// account (agents do not pay at checkout). A direct sale, or a booking that was not held, goes
+// on as it is.
+func (b *booking) afterReserve(ctx workflow.Context) error {
+	switch {
+	case b.status() != domain.StatusHold:
+		return nil
+	case b.in.SupplierID != "":
+		return b.confirmWithSupplier(ctx)
+	case b.in.ChannelID != "":
+		return b.confirmOnAccount(ctx, "")
+	}
+	return nil
+}
+
+// confirmOnAccount confirms a hold sold through a channel, which is invoiced, and tells the agent.
+func (b *booking) confirmOnAccount(ctx workflow.Context, detail string) error {
+	if err := b.confirm(ctx, nil); err != nil || b.status() != domain.StatusConfirmed {
+		return err // the hold ran out as it was confirmed: released (and the supplier told)
+	}
+	if detail == "" {
+		detail = "confirmed on the channel's account"
+	}
+	return b.notifyAgent(ctx, EventConfirmed, detail)
+}
+
 // confirmWithSupplier asks the supplier to confirm the booking on hold, racing the hold's expiry
 // and the guest's or agent's cancel.
 func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 	b.state.Reason = "waiting for the supplier to confirm"
+	b.supplierPending = true
+	defer func() { b.supplierPending = false }()
 	actCtx, abort := workflow.WithCancel(supplierActivity(ctx, until(ctx, b.state.Booking.ExpiresAt)))
 	defer abort()
 	answer := workflow.ExecuteActivity(actCtx, supplierSteps.ConfirmWithSupplier, b.in.BookingID)
@@ -68,7 +97,7 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 			if cmd.name == UpdateCancel {
 				cancelled, cancelledBy = true, cmd
 			} else {
-				cmd.done = true // only the supplier confirms, and nothing is checked in yet
+				cmd.done = true // only the supplier confirms (its validator says so), and nothing is checked in yet
 			}
 		})
 		if !b.cancelSeen {
@@ -81,8 +110,10 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 	}
 	b.supplierStuck = false
 	if cancelled {
+		// The attempt in flight is waited for (WaitForCancellation), so the supplier hears the
+		// cancel after the hold request, never before it.
 		abort()
-		_ = answer.Get(ctx, nil) // settled either way: the supplier is told the booking is off below
+		_ = answer.Get(ctx, nil)
 		b.busy = true
 		defer func() {
 			b.busy = false
@@ -121,17 +152,12 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 // confirmed on the channel's account at once; a direct sale goes on waiting for payment.
 func (b *booking) supplierConfirmed(ctx workflow.Context, stored domain.Booking) error {
 	b.state.Booking, b.state.Reason = stored, ""
+	b.supplierPending = false
 	b.logger.Info("The supplier confirmed", "confirmation", stored.SupplierRef)
-	if b.in.ChannelID == "" && b.in.AgentID == "" {
+	if b.in.ChannelID == "" {
 		return b.publish(ctx)
 	}
-	if err := b.confirm(ctx, nil); err != nil {
-		return err
-	}
-	if b.status() != domain.StatusConfirmed {
-		return b.supplierOff(ctx, EventExpired, b.state.Reason) // the hold ran out as it was confirmed
-	}
-	return b.notifyAgent(ctx, EventConfirmed, "confirmed by the supplier: "+stored.SupplierRef)
+	return b.confirmOnAccount(ctx, "confirmed by the supplier: "+stored.SupplierRef)
 }
 
 // supplierOff tells the supplier the booking is off (it may have confirmed it, or may still) and
@@ -166,11 +192,13 @@ func (b *booking) notifyAgent(ctx workflow.Context, event, detail string) error 
 var supplierSteps *activities.Suppliers
 
 // supplierActivity bounds asking the supplier by the time left on the hold; each attempt has
-// 15 seconds, and attempts go on (backing off to 30 s) while the supplier does not answer.
+// 12 seconds, and attempts go on (backing off to 30 s) while the supplier does not answer. A
+// cancelled attempt is waited for, so a cancel sent afterwards reaches the supplier after it.
 func supplierActivity(ctx workflow.Context, left time.Duration) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		WaitForCancellation:    true,
 		ScheduleToCloseTimeout: left,
-		StartToCloseTimeout:    min(15*time.Second, left),
+		StartToCloseTimeout:    min(12*time.Second, left),
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			NonRetryableErrorTypes: []string{activities.ErrTypeSupplierRefused}},
 	})

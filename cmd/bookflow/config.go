@@ -51,6 +51,7 @@ type Config struct {
 
 	SupplierSyncInterval time.Duration
 	SupplierSyncDays     int
+	SupplierSimAddr      string // dev only: where the simulated supplier listens
 }
 
 // LoadConfig reads the environment; see the README for every variable.
@@ -74,6 +75,7 @@ func LoadConfig() (Config, error) {
 		StripeAPIKey:        os.Getenv("STRIPE_API_KEY"),
 		StripeAPIBase:       os.Getenv("STRIPE_API_BASE"),
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
+		SupplierSimAddr:     env("SUPPLIER_SIM_ADDR", "127.0.0.1:8091"),
 	}
 	if c.PaymentProvider != "stripe" && c.PaymentProvider != "fake" {
 		return c, fmt.Errorf("PAYMENT_PROVIDER=%q: want stripe or fake", c.PaymentProvider)

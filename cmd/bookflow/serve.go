@@ -233,6 +233,13 @@ func runDev(ctx context.Context, cfg Config) error {
 	if err := seed(ctx, d.store); err != nil {
 		return err
 	}
+	sim, simURL, err := startSupplierSim(ctx, cfg.SupplierSimAddr)
+	if err != nil {
+		return fmt.Errorf("the simulated supplier (SUPPLIER_SIM_ADDR=%s): %w", cfg.SupplierSimAddr, err)
+	}
+	if err := seedSuppliers(ctx, d.store, sim, simURL); err != nil {
+		return err
+	}
 	// dev owns its Temporal: a file store kept from an older version gets the attributes added
 	// since (the worker refuses to run without them).
 	if err := worker.RegisterSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
@@ -251,14 +258,17 @@ bookflow is running. Ctrl-C stops it.
   Temporal UI  %s/namespaces/%s/workflows
   Hold TTL     %s
   Payments     provider %s; pay a hold with: .data/bookflow pay <bookingId>
+  Supplier     simulated at %s: lisbon-lofts (direct_procure, pulled every %s), porto-live (direct_connect)
 
 Tokens for each role (valid %s; mint more with: .data/bookflow token --sub <id> --role <role> [--hotel <id>]):
 %s
   Break-glass  ADMIN_TOKEN=%s   (admin, for bootstrapping only)
 
 Try: curl -H "Authorization: Bearer $CUSTOMER_TOKEN" 'http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s'
+     curl -H "Authorization: Bearer $AGENT_TOKEN" 'http://%s/api/v1/hotels/lisbon-lofts/availability?checkIn=%s&checkOut=%s'
 
-`, cfg.HTTPAddr, cfg.TemporalUIURL, cfg.TemporalNamespace, cfg.HoldTTL, cfg.PaymentProvider,
-		devTokenTTL, tokens, cfg.AdminToken, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3))
+`, cfg.HTTPAddr, cfg.TemporalUIURL, cfg.TemporalNamespace, cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
+		devTokenTTL, tokens, cfg.AdminToken, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3),
+		cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3))
 	return g.Wait()
 }

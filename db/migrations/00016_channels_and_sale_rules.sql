@@ -113,6 +113,7 @@ CREATE TABLE booking_allocations (
 ALTER TABLE bookings
     ADD COLUMN channel_id   text REFERENCES channels (id),
     ADD COLUMN agent_id     text REFERENCES agents (id),
+    ADD COLUMN supplier_id  text REFERENCES suppliers (id), -- the supplier that confirms it
     ADD COLUMN supplier_ref text,
     ADD COLUMN discount     bigint NOT NULL DEFAULT 0,
     ADD COLUMN refusal      text,
@@ -161,7 +162,7 @@ CREATE TABLE agent_notifications (
 DROP TABLE agent_notifications;
 DROP TABLE stock_alerts;
 DROP TABLE stock_alert_thresholds;
-ALTER TABLE bookings DROP COLUMN supplier_held, DROP COLUMN refusal, DROP COLUMN discount, DROP COLUMN supplier_ref, DROP COLUMN agent_id, DROP COLUMN channel_id;
+ALTER TABLE bookings DROP COLUMN supplier_id, DROP COLUMN supplier_held, DROP COLUMN refusal, DROP COLUMN discount, DROP COLUMN supplier_ref, DROP COLUMN agent_id, DROP COLUMN channel_id;
 DROP TABLE booking_allocations;
 DROP TABLE allocations;
 DROP TABLE sale_rules;
