@@ -140,7 +140,7 @@ type Booking struct {
 	// Discount is what a length-of-stay rule took off the price's total (minor units).
 	Discount int64 `json:"discount,omitempty"`
 	// Refusal says which sale rule refused a REJECTED booking (empty when stock did).
-	Refusal     string    `json:"refusal,omitempty"`
+	Refusal string `json:"refusal,omitempty"`
 	// SupplierID is the supplier that confirms the stay, SupplierRef its confirmation.
 	SupplierID  string    `json:"supplierId,omitempty"`
 	SupplierRef string    `json:"supplierRef,omitempty"`
