@@ -78,6 +78,17 @@ func (s *Server) cancelAgentBooking(c echo.Context) error {
 	return c.JSON(http.StatusOK, staffView(state.Booking, state.Reason))
 }
 
+// agentBookings lists what the agent sold, newest first, a page at a time: ?limit (1-100, 20),
+// ?cursor (the previous page's next), ?status.
+func (s *Server) agentBookings(c echo.Context) error {
+	f, err := listFilter(c)
+	if err != nil {
+		return err
+	}
+	f.AgentID = principal(c).Agent
+	return s.listBookings(c, f, staffView)
+}
+
 // agentNotifications lists what the agent was told about its bookings, newest first.
 func (s *Server) agentNotifications(c echo.Context) error {
 	list, err := s.store.AgentNotifications(c.Request().Context(), principal(c).Agent, 200)

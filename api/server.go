@@ -145,6 +145,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	// Agents sell through their channel, and see only the bookings they sold.
 	agent := routes{v1.Group("/agent"), []echo.MiddlewareFunc{authn, allow(domain.RoleAgent)}}
 	agent.add(http.MethodPost, "/bookings", s.createAgentBooking, s.holdRateLimits()...)
+	agent.add(http.MethodGet, "/bookings", s.agentBookings)
 	agent.add(http.MethodGet, "/bookings/:id", s.getAgentBooking)
 	agent.add(http.MethodPost, "/bookings/:id/cancel", s.cancelAgentBooking)
 	agent.add(http.MethodGet, "/notifications", s.agentNotifications)

@@ -32,6 +32,7 @@ func activeHolds(ctx context.Context, q querier, customerID, bookingID string) (
 // BookingFilter selects bookings for a list, newest first.
 type BookingFilter struct {
 	CustomerID string // only this customer's, when set
+	AgentID    string // only what this agent sold, when set
 	// HotelIDs and VenueIDs: only these hotels' and venues' bookings, when either is not nil.
 	HotelIDs []string
 	VenueIDs []string
@@ -58,6 +59,9 @@ func (s *Store) ListBookings(ctx context.Context, f BookingFilter) ([]domain.Boo
 	}
 	if f.CustomerID != "" {
 		where = append(where, "b.customer_id = "+arg(f.CustomerID))
+	}
+	if f.AgentID != "" {
+		where = append(where, "b.agent_id = "+arg(f.AgentID))
 	}
 	if f.HotelIDs != nil || f.VenueIDs != nil {
 		where = append(where, "(r.hotel_id = ANY("+arg(orEmpty(f.HotelIDs))+") OR b.venue_id = ANY("+arg(orEmpty(f.VenueIDs))+"))")

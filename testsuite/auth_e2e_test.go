@@ -52,6 +52,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/me/bookings", customer},
 	{"POST", "/api/v1/venues/:venueId/bookings", customer},
 	{"POST", "/api/v1/agent/bookings", agentOnly},
+	{"GET", "/api/v1/agent/bookings", agentOnly},
 	{"GET", "/api/v1/agent/bookings/:id", agentOnly},
 	{"POST", "/api/v1/agent/bookings/:id/cancel", agentOnly},
 	{"GET", "/api/v1/agent/notifications", agentOnly},

@@ -165,6 +165,10 @@ func TestAgentBookingConfirmedByTheSupplierAndCancelledEverywhere(t *testing.T) 
 		map[string]any{"hotelId": w.hotel, "roomTypeId": "double", "checkIn": w.stay.CheckIn, "checkOut": w.stay.CheckOut,
 			"quantity": 1}).Status, "a token for an agent that does not exist sells nothing")
 	assert.Equal(t, http.StatusOK, w.agent.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
+	list := w.agent.Do(t, http.MethodGet, "/api/v1/agent/bookings", nil, nil)
+	require.Equal(t, http.StatusOK, list.Status, list.Raw)
+	require.Len(t, list.Body["bookings"], 1)
+	assert.Empty(t, other.Do(t, http.MethodGet, "/api/v1/agent/bookings", nil, nil).Body["bookings"], "another agent's list is its own")
 
 	res = w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings/"+id+"/cancel", nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
