@@ -395,6 +395,19 @@ func (s *Server) setStockAlertThreshold(c echo.Context) error {
 	return s.applyThresholds(c, []string{hotelID}, []string{roomTypeID}, *body.Threshold)
 }
 
+// listStockAlertThresholds lists a hotel's low-stock thresholds by room type.
+func (s *Server) listStockAlertThresholds(c echo.Context) error {
+	hotelID := c.Param("hotelId")
+	if err := s.mayManageRules(c, hotelID); err != nil {
+		return err
+	}
+	thresholds, err := s.store.StockAlertThresholds(c.Request().Context(), hotelID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "thresholds": thresholds})
+}
+
 // setStockAlertThresholdsBatch sets one threshold on every hotel and room type named.
 func (s *Server) setStockAlertThresholdsBatch(c echo.Context) error {
 	var body struct {

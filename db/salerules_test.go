@@ -178,6 +178,7 @@ func TestSyncNeverLowersStockBelowWhatIsSoldAndRaisesAnAlert(t *testing.T) {
 	_, err = d.Store.Reserve(ctx, holdParams("g1", "k", stay3, 3))
 	require.NoError(t, err)
 
+	require.NoError(t, d.Store.SetStockAlertThresholds(ctx, []string{"h1"}, []string{"double"}, 2))
 	// The supplier now says 1 room on the first night, 4 on the second, and unlimited on the third.
 	res, err = d.Store.ApplySupplierStock(ctx, "sup", "push", report("h1", intp(1), intp(4), nil))
 	require.NoError(t, err)
@@ -193,10 +194,15 @@ func TestSyncNeverLowersStockBelowWhatIsSoldAndRaisesAnAlert(t *testing.T) {
 	assert.NotNil(t, stock[0].SyncedAt)
 	alerts, err := d.Store.StockAlerts(ctx, "h1", false, 10)
 	require.NoError(t, err)
-	require.Len(t, alerts, 1)
-	assert.Equal(t, db.AlertSyncConflict, alerts[0].Kind)
-	assert.Equal(t, dec10, alerts[0].Night)
-	assert.Contains(t, alerts[0].Detail, "reports 1 rooms, 3 are sold or held")
+	byKind := map[string][]db.StockAlert{}
+	for _, a := range alerts {
+		byKind[a.Kind] = append(byKind[a.Kind], a)
+	}
+	require.Len(t, byKind[db.AlertSyncConflict], 1)
+	conflict := byKind[db.AlertSyncConflict][0]
+	assert.Equal(t, dec10, conflict.Night)
+	assert.Contains(t, conflict.Detail, "reports 1 rooms, 3 are sold or held")
+	assert.Len(t, byKind[db.AlertLowStock], 2, "0 and 1 rooms left are below 2; the unlimited night is not")
 
 	// Nothing more can be sold on the first night: the alert did not "fix" anything by selling.
 	b, err := d.Store.Reserve(ctx, holdParams("g2", "k", stay3, 1))

@@ -139,6 +139,16 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 		WHERE i.resource_id = $1 AND i.unit_start = ANY($2) AND i.total IS NOT NULL
 		GROUP BY i.unit_start, i.total HAVING sum(a.allotted) > i.total
 		ON CONFLICT DO NOTHING`, resourceID, dates, hotelID, rt.RoomTypeID, source)
+	if err != nil {
+		return 0, 0, err
+	}
+	// A sync that leaves a watched night below its threshold is low stock like a sale is.
+	_, err = tx.Exec(ctx, `INSERT INTO stock_alerts (kind, hotel_id, room_type, night, detail)
+		SELECT 'low_stock', $3, $4, i.unit_start::date,
+			format('%s rooms left after a %s sync, below the threshold of %s', i.total - i.reserved, $5::text, t.threshold)
+		FROM inventory i JOIN stock_alert_thresholds t ON t.hotel_id = $3 AND t.room_type = $4
+		WHERE i.resource_id = $1 AND i.unit_start = ANY($2) AND i.total IS NOT NULL AND i.total - i.reserved < t.threshold
+		ON CONFLICT DO NOTHING`, resourceID, dates, hotelID, rt.RoomTypeID, source)
 	return n, len(found), err
 }
 
