@@ -81,15 +81,16 @@ type SupplierOutcome struct {
 // that does not answer fails the attempt, to be retried; one that refuses the request itself
 // fails with type SupplierRefused.
 func (a *Suppliers) ConfirmWithSupplier(ctx context.Context, bookingID string) (SupplierOutcome, error) {
-	b, err := a.Store.GetBooking(ctx, bookingID)
-	if err != nil {
-		return SupplierOutcome{}, classify(err)
-	}
-	sup, err := a.Store.HotelSupplier(ctx, b.HotelID)
+	b, sup, err := a.bookingSupplier(ctx, bookingID)
 	if err != nil {
 		return SupplierOutcome{}, err
 	}
 	if sup.Endpoint == "" {
+		held, err := a.Store.SupplierHolds(ctx, bookingID)
+		if err != nil || held {
+			// Nobody to ask, and no stock of ours behind it: never confirmed.
+			return SupplierOutcome{Reason: "the supplier " + sup.ID + " has no endpoint to confirm with", Booking: b}, err
+		}
 		// A direct_procure supplier without an endpoint confirms through its stock alone.
 		b, err = a.Store.RecordSupplierConfirmation(ctx, bookingID, "stock:"+sup.ID)
 		return SupplierOutcome{Confirmed: true, Booking: b}, err
@@ -110,14 +111,24 @@ func (a *Suppliers) ConfirmWithSupplier(ctx context.Context, bookingID string) (
 	return SupplierOutcome{Confirmed: true, Booking: b}, err
 }
 
+// bookingSupplier loads a booking and the supplier it was held with (not whichever supplies its
+// hotel now).
+func (a *Suppliers) bookingSupplier(ctx context.Context, bookingID string) (domain.Booking, db.Supplier, error) {
+	b, err := a.Store.GetBooking(ctx, bookingID)
+	if err != nil {
+		return b, db.Supplier{}, classify(err)
+	}
+	if b.SupplierID == "" {
+		return b, db.Supplier{}, classify(fmt.Errorf("%w: booking %s has no supplier", domain.ErrInvalid, bookingID))
+	}
+	sup, err := a.Store.GetSupplier(ctx, b.SupplierID)
+	return b, sup, classify(err)
+}
+
 // CancelWithSupplier tells the hotel's supplier a booking is off, whether or not it had
 // confirmed it (a confirmation whose answer was lost is undone this way).
 func (a *Suppliers) CancelWithSupplier(ctx context.Context, bookingID string) error {
-	b, err := a.Store.GetBooking(ctx, bookingID)
-	if err != nil {
-		return classify(err)
-	}
-	sup, err := a.Store.HotelSupplier(ctx, b.HotelID)
+	_, sup, err := a.bookingSupplier(ctx, bookingID)
 	if err != nil || sup.Endpoint == "" {
 		return err
 	}

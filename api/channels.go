@@ -18,8 +18,8 @@ type supplierBody struct {
 	Name        string  `json:"name"`
 	Mode        string  `json:"mode"`
 	Endpoint    string  `json:"endpoint"`
-	PushSecret  *string `json:"pushSecret"` // left out: the stored one stays
-	HoldMinutes *int    `json:"holdMinutes"`
+	PushSecret  *string `json:"pushSecret"`  // left out: the stored one stays
+	HoldMinutes *int    `json:"holdMinutes"` // left out: the stored one stays (30 for a new supplier)
 }
 
 // putSupplier creates or changes a supplier, and keeps its stock sync schedule in step.
@@ -29,17 +29,19 @@ func (s *Server) putSupplier(c echo.Context) error {
 		return err
 	}
 	sup := db.Supplier{ID: c.Param("supplierId"), Name: body.Name, Mode: body.Mode, Endpoint: body.Endpoint, HoldMinutes: 30}
-	if body.HoldMinutes != nil {
-		sup.HoldMinutes = *body.HoldMinutes
-	}
 	ctx := c.Request().Context()
-	switch stored, err := s.store.GetSupplier(ctx, sup.ID); {
-	case body.PushSecret != nil:
-		sup.PushSecret = *body.PushSecret
-	case err == nil:
-		sup.PushSecret = stored.PushSecret
+	stored, err := s.store.GetSupplier(ctx, sup.ID)
+	switch {
+	case err == nil: // what is left out stays as stored
+		sup.PushSecret, sup.HoldMinutes = stored.PushSecret, stored.HoldMinutes
 	case !errors.Is(err, domain.ErrNotFound):
 		return err
+	}
+	if body.PushSecret != nil {
+		sup.PushSecret = *body.PushSecret
+	}
+	if body.HoldMinutes != nil {
+		sup.HoldMinutes = *body.HoldMinutes
 	}
 	if err := validateSupplier(sup); err != nil {
 		return err

@@ -40,7 +40,7 @@ func (s *Server) availability(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	party, err := s.saleParty(c)
+	party, err := s.saleParty(c, hotelID)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) availability(c echo.Context) error {
 		case !v.Allowed:
 			room.Available, room.UnavailableBecause = 0, v.Refusal.Why
 		case sup.Mode == db.ModeDirectConnect:
-			if err := s.askSupplier(ctx, sup, hotelID, stay, room); err != nil {
+			if err := s.askSupplier(ctx, sup, hotelID, stay, 1, room); err != nil {
 				return err
 			}
 		}
@@ -94,7 +94,10 @@ type inventoryRequest struct {
 	From       domain.Date `json:"from"`
 	To         domain.Date `json:"to"`
 	TotalRooms *int        `json:"totalRooms"`
-	TimeZone   string      `json:"timeZone,omitempty"`
+	// Unlimited sells the nights without a total ("a price means a room"); totalRooms is then
+	// left out.
+	Unlimited bool   `json:"unlimited,omitempty"`
+	TimeZone  string `json:"timeZone,omitempty"`
 	// Rate (minor units) and Currency optionally set the nightly rate for the range.
 	Rate     *int64 `json:"rate,omitempty"`
 	Currency string `json:"currency,omitempty"`
@@ -106,7 +109,8 @@ type inventoryView struct {
 	From       domain.Date `json:"from"`
 	To         domain.Date `json:"to"`
 	Nights     int         `json:"nights"`
-	TotalRooms int         `json:"totalRooms"`
+	TotalRooms *int        `json:"totalRooms"` // null: unlimited
+	Unlimited  bool        `json:"unlimited,omitempty"`
 }
 
 // setInventory sets a room type's total rooms for the nights [from, to), creating the hotel
@@ -127,8 +131,12 @@ func (s *Server) setInventory(c echo.Context) error {
 		"request": req}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, inventoryView{HotelID: p.HotelID, RoomTypeID: p.RoomTypeID, From: p.From,
-		To: p.To, Nights: domain.Stay{CheckIn: p.From, CheckOut: p.To}.Nights(), TotalRooms: p.TotalRooms})
+	v := inventoryView{HotelID: p.HotelID, RoomTypeID: p.RoomTypeID, From: p.From, To: p.To,
+		Nights: domain.Stay{CheckIn: p.From, CheckOut: p.To}.Nights(), TotalRooms: &p.TotalRooms, Unlimited: p.Unlimited}
+	if p.Unlimited {
+		v.TotalRooms = nil
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 // params checks an inventory request for a hotel's room type and turns it into the store's
@@ -152,8 +160,13 @@ func (req inventoryRequest) params(hotelID, roomTypeID string) (db.SetInventoryP
 		p.Rate = &rate
 	}
 	switch {
+	case req.Unlimited && req.TotalRooms != nil:
+		return p, fmt.Errorf("%w: give totalRooms or unlimited, not both", domain.ErrInvalid)
+	case req.Unlimited:
+		p.Unlimited = true
+		req.TotalRooms = new(int)
 	case req.TotalRooms == nil:
-		return p, fmt.Errorf("%w: totalRooms is required", domain.ErrInvalid)
+		return p, fmt.Errorf("%w: totalRooms (or unlimited: true) is required", domain.ErrInvalid)
 	case *req.TotalRooms < 0 || *req.TotalRooms > maxTotalRooms:
 		return p, fmt.Errorf("%w: totalRooms must be between 0 and %d", domain.ErrInvalid, maxTotalRooms)
 	}

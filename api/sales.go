@@ -24,9 +24,10 @@ func (p party) sale(hotelID, roomTypeID string, stay domain.Stay, today domain.D
 		Stay: stay, Today: today}
 }
 
-// saleParty is the channel and agent a search is made for: an agent's own (from its token);
-// the ?channelId= or ?agentId= staff ask about; nobody for a customer.
-func (s *Server) saleParty(c echo.Context) (party, error) {
+// saleParty is the channel and agent a search at hotelID is made for: an agent's own (from its
+// token); the ?channelId= or ?agentId= staff ask about (supplier staff at their suppliers'
+// hotels); nobody for a customer.
+func (s *Server) saleParty(c echo.Context, hotelID string) (party, error) {
 	p := principal(c)
 	qChannel, qAgent := c.QueryParam("channelId"), c.QueryParam("agentId")
 	if channel, agent := p.SellsThrough(); agent != "" {
@@ -38,8 +39,11 @@ func (s *Server) saleParty(c echo.Context) (party, error) {
 	if qChannel == "" && qAgent == "" {
 		return party{}, nil
 	}
-	if !p.IsStaff() && !p.Has(domain.RoleSupplier) {
-		return party{}, newError(http.StatusForbidden, "forbidden", "only staff look through another channel or agent")
+	if ok, err := s.seesRules(c, hotelID); err != nil || !ok {
+		if err == nil {
+			err = newError(http.StatusForbidden, "forbidden", "only staff look through another channel or agent")
+		}
+		return party{}, err
 	}
 	if qAgent != "" {
 		if err := domain.ValidateID("agentId", qAgent); err != nil {
@@ -57,12 +61,26 @@ func (s *Server) saleParty(c echo.Context) (party, error) {
 	return party{qChannel, ""}, domain.ValidateID("channelId", qChannel)
 }
 
-// askSupplier asks a direct_connect supplier, which keeps no stock here, for one room of a room
+// seesRules reports whether the caller may see a hotel's rules as they are set (who set them,
+// their notes) and its sales through any channel: staff, and supplier staff of its supplier.
+func (s *Server) seesRules(c echo.Context, hotelID string) (bool, error) {
+	p := principal(c)
+	if p.IsStaff() {
+		return true, nil
+	}
+	if !p.Has(domain.RoleSupplier) {
+		return false, nil
+	}
+	sup, err := s.store.HotelSupplier(c.Request().Context(), hotelID)
+	return p.CanManageRules(sup.ID), err
+}
+
+// askSupplier asks a direct_connect supplier, which keeps no stock here, for qty rooms of a room
 // type over the stay. A supplier that does not answer makes the room type unavailable, not the
 // search fail.
-func (s *Server) askSupplier(ctx context.Context, sup db.Supplier, hotelID string, stay domain.Stay, room *db.RoomTypeAvailability) error {
+func (s *Server) askSupplier(ctx context.Context, sup db.Supplier, hotelID string, stay domain.Stay, qty int, room *db.RoomTypeAvailability) error {
 	q, err := s.cfg.Suppliers.Quote(ctx, sup.Endpoint, suppliers.QuoteRequest{HotelID: hotelID, RoomTypeID: room.RoomTypeID,
-		CheckIn: stay.CheckIn, CheckOut: stay.CheckOut, Quantity: 1})
+		CheckIn: stay.CheckIn, CheckOut: stay.CheckOut, Quantity: qty})
 	room.Available = 0
 	switch {
 	case ctx.Err() != nil:
@@ -74,7 +92,7 @@ func (s *Server) askSupplier(ctx context.Context, sup db.Supplier, hotelID strin
 		room.UnavailableBecause = "the supplier has no room"
 	default:
 		price := q.Price()
-		room.Available, room.SupplierPrice = 1, &price
+		room.Available, room.SupplierPrice = qty, &price
 	}
 	for i := range room.Nights {
 		room.Nights[i].Available = room.Available
@@ -121,7 +139,7 @@ func (s *Server) explainAvailability(c echo.Context) error {
 			return fmt.Errorf("%w: quantity must be between 1 and %d", domain.ErrInvalid, s.cfg.Limits.MaxQuantity)
 		}
 	}
-	pty, err := s.saleParty(c)
+	pty, err := s.saleParty(c, hotelID)
 	if err != nil {
 		return err
 	}
@@ -140,8 +158,10 @@ func (s *Server) explainAvailability(c echo.Context) error {
 	if out.Rules == nil {
 		out.Rules = []domain.RuleFinding{}
 	}
-	if p := principal(c); !p.IsStaff() && !p.Has(domain.RoleSupplier) {
-		for i := range out.Rules { // who set a rule, and why, is for staff
+	if sees, err := s.seesRules(c, hotelID); err != nil {
+		return err
+	} else if !sees {
+		for i := range out.Rules { // who set a rule, and why, is for the hotel's staff
 			out.Rules[i].Rule.SetBy, out.Rules[i].Rule.Note = "", ""
 		}
 	}
@@ -169,7 +189,7 @@ func (s *Server) explainAvailability(c echo.Context) error {
 	case out.Stock == nil:
 		out.Because = "the room type is not on sale"
 	case sup.Mode == db.ModeDirectConnect:
-		if err := s.askSupplier(ctx, sup, hotelID, stay, out.Stock); err != nil {
+		if err := s.askSupplier(ctx, sup, hotelID, stay, qty, out.Stock); err != nil {
 			return err
 		}
 		out.Available = out.Stock.Available > 0

@@ -163,6 +163,7 @@ func TestAllocationsNeverAddUpToMoreThanTheStock(t *testing.T) {
 		To: soonStay.CheckOut, TotalRooms: 14, Rate: &testsuite.TestRate})
 	assert.ErrorIs(t, err, domain.ErrConflict, "A 10 + B 5 = 15 rooms are allotted")
 	assert.Equal(t, 18, *shares(t, d).Total)
+
 	// Nor may an allocation promise more than is left unsold. Direct sales take the pool's 3:
 	// 18 - 6 sold leaves 12 unsold rooms, 7 of them promised to A and 2 to B... so A may have
 	// 10 (its 10 unsold) but not 13, although 13 + 5 allotted is still the total of 18.
@@ -175,6 +176,12 @@ func TestAllocationsNeverAddUpToMoreThanTheStock(t *testing.T) {
 	assert.ErrorIs(t, err, domain.ErrConflict)
 	assert.Contains(t, err.Error(), "promise more rooms than are left unsold")
 	require.NoError(t, d.Store.SetAllocations(ctx, []db.AllocationSet{{HotelID: "h1", RoomTypeID: "double", ChannelID: "A", From: soon, To: soonStay.CheckOut, Allotted: 10}}))
+	// Likewise the total: 6 sold and 12 unsold rooms promised need 18, although the allotments
+	// (15) would fit in 17.
+	err = d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double", From: soon,
+		To: soonStay.CheckOut, TotalRooms: 17, Rate: &testsuite.TestRate})
+	assert.ErrorIs(t, err, domain.ErrConflict)
+	assert.Equal(t, 18, *shares(t, d).Total)
 	d.AssertInventoryMatchesBookings(t)
 }
 
@@ -197,4 +204,34 @@ func TestUnlimitedStockSellsWithoutEnd(t *testing.T) {
 	err = d.Store.SetAllocations(ctx, []db.AllocationSet{{HotelID: "h1", RoomTypeID: "double", ChannelID: "A", From: soon, To: soonStay.CheckOut, Allotted: 1}})
 	assert.ErrorIs(t, err, domain.ErrConflict, "unlimited stock is not split")
 	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestCheckerReportsUnlimitedNightsAndSkipsSupplierHeldBookings: a mismatch on a night without a
+// total is reported (not a crash), and a booking a direct_connect supplier holds is no mismatch.
+func TestCheckerReportsUnlimitedNightsAndSkipsSupplierHeldBookings(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double",
+		From: soon, To: soonStay.CheckOut, Unlimited: true, Rate: &testsuite.TestRate}))
+	supplierHotel(t, d, "live", db.ModeDirectConnect, "h2")
+	_, err := d.Pool.Exec(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', 'h2', 'double')`)
+	require.NoError(t, err)
+	p := holdParams("g", "k", soonStay, 2)
+	p.Request.HotelID, p.SupplierID = "h2", "live"
+	price := domain.Price{Currency: "EUR", Total: 300, Nights: []domain.NightRate{{Date: soon, Amount: 100},
+		{Date: soon.AddDays(1), Amount: 100}, {Date: soon.AddDays(2), Amount: 100}}}
+	b, err := d.Store.ReserveAtSupplier(ctx, p, &price)
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, b.Status)
+
+	findings, err := d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, findings, "a supplier-held booking takes no stock here")
+	_, err = d.Pool.Exec(ctx, `UPDATE inventory SET reserved = 5 WHERE unit_start = $1`, soon.Time())
+	require.NoError(t, err)
+	findings, err = d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Detail, "total unlimited")
 }

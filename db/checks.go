@@ -56,8 +56,12 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 		}
 		detail := fmt.Sprintf("%s %s on %s: held by bookings %d, and no inventory row", hotel, roomType, when, held)
 		if reserved != nil {
-			detail = fmt.Sprintf("%s %s on %s: reserved %d, held by bookings %d, total %d",
-				hotel, roomType, when, *reserved, held, *total)
+			totalText := "unlimited"
+			if total != nil {
+				totalText = fmt.Sprint(*total)
+			}
+			detail = fmt.Sprintf("%s %s on %s: reserved %d, held by bookings %d, total %s",
+				hotel, roomType, when, *reserved, held, totalText)
 		}
 		return domain.Finding{Check: domain.CheckInventory, Detail: detail}, err
 	})

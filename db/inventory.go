@@ -102,20 +102,25 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 		if source == "" {
 			source = "manual"
 		}
-		// Lock the nights first (ascending, as every writer does), then refuse a total below
-		// what the night promised its channels.
-		var promised int
-		err = tx.QueryRow(ctx, `WITH locked AS (SELECT unit_start FROM inventory WHERE resource_id = $1
-				AND unit_start >= $2 AND unit_start < $3 ORDER BY unit_start FOR UPDATE)
-			SELECT COALESCE(max(s), 0) FROM (SELECT sum(a.allotted) AS s FROM locked l JOIN allocations a
-				ON a.resource_id = $1 AND a.unit_start = l.unit_start GROUP BY l.unit_start) x`,
-			resourceID, p.From.Time(), p.To.Time()).Scan(&promised)
+		// Lock the nights first (ascending, as every writer does), then, in a statement that
+		// sees what the lock holders committed, refuse a total below what a night promised its
+		// channels: all their allotments, and their unsold rooms besides what is sold.
+		if err := lockLines(ctx, tx, []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}); err != nil {
+			return err
+		}
+		var short int
+		err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT i.unit_start FROM inventory i
+				JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
+				WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
+				GROUP BY i.unit_start, i.reserved
+				HAVING $4 OR sum(a.allotted) > $5 OR i.reserved + sum(a.allotted - a.used) > $5) x`,
+			resourceID, p.From.Time(), p.To.Time(), p.Unlimited, p.TotalRooms).Scan(&short)
 		if err != nil {
 			return err
 		}
-		if promised > 0 && (p.Unlimited || p.TotalRooms < promised) {
-			return fmt.Errorf("%w: a night in [%s, %s) has %d rooms allotted to channels: lower or remove the allocations first",
-				domain.ErrConflict, p.From, p.To, promised)
+		if short > 0 {
+			return fmt.Errorf("%w: %d nights in [%s, %s) promise channels more rooms than %d (or stock split between "+
+				"channels cannot be unlimited): lower or remove the allocations first", domain.ErrConflict, short, p.From, p.To, p.TotalRooms)
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from)
 			SELECT $1, d, $4, $5, $6, now(), $7 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d

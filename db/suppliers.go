@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,6 +63,17 @@ func (s *Store) ReserveAtSupplier(ctx context.Context, p ReserveParams, quote *d
 		return err
 	})
 	return booking, err
+}
+
+// SupplierHolds reports whether a direct_connect supplier holds the booking's rooms (it took no
+// stock here).
+func (s *Store) SupplierHolds(ctx context.Context, bookingID string) (bool, error) {
+	var held bool
+	err := s.pool.QueryRow(ctx, `SELECT supplier_held FROM bookings WHERE id = $1`, bookingID).Scan(&held)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fmt.Errorf("%w: no booking %s", domain.ErrNotFound, bookingID)
+	}
+	return held, err
 }
 
 // RecordSupplierConfirmation keeps the supplier's confirmation number on the booking.

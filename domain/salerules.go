@@ -345,7 +345,7 @@ func (r SaleRule) discountText() string {
 
 // Apply takes the rule's discount off every night of a price snapshot of quantity rooms: a
 // percentage of each night (rounded down to a whole minor unit) or a fixed amount per room and
-// night, leaving every night at least one minor unit (a discount never makes a night free). The
+// night, leaving every room at least one minor unit a night (a discount never makes a night free). The
 // nights still add up to the total. It returns the discounted price and the discount.
 func (r SaleRule) Apply(p Price, quantity int) (Price, int64) {
 	var discount int64
@@ -358,7 +358,7 @@ func (r SaleRule) Apply(p Price, quantity int) (Price, int64) {
 		case r.DiscountAmount != nil:
 			off = *r.DiscountAmount * int64(quantity)
 		}
-		off = max(min(off, n.Amount-1), 0)
+		off = max(min(off, n.Amount-int64(quantity)), 0) // at least one minor unit per room
 		nights[i] = NightRate{Date: n.Date, Amount: n.Amount - off}
 		discount += off
 	}

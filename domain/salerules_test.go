@@ -83,8 +83,8 @@ func TestLengthOfStayEdgesAndDiscounts(t *testing.T) {
 
 	perNight := SaleRule{ID: 2, Kind: RuleLengthOfStay, HotelID: "h1", MinLOS: ptr(1), DiscountFrom: ptr(3), DiscountAmount: ptr(int64(1_500))}
 	got, off = perNight.Apply(Price{Total: 8_000 + 2_000 + 8_000, Nights: []NightRate{{Amount: 8_000}, {Amount: 2_000}, {Amount: 8_000}}}, 2)
-	assert.Equal(t, int64(3_000+1_999+3_000), off, "1500 per room and night for 2 rooms, never making a night free")
-	assert.Equal(t, int64(5_000+1+5_000), got.Total)
+	assert.Equal(t, int64(3_000+1_998+3_000), off, "1500 per room and night for 2 rooms, never making a room's night free")
+	assert.Equal(t, int64(5_000+2+5_000), got.Total)
 	var sum int64
 	for _, n := range got.Nights {
 		sum += n.Amount

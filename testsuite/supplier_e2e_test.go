@@ -433,3 +433,71 @@ func TestALatePaymentForASupplierBookingIsRefunded(t *testing.T) {
 	assert.Equal(t, 10, roomsLeft(t, w.sys, w.hotel, "double", w.stay), "the rooms were not taken again")
 	checkInvariants(t, w.sys)
 }
+
+func TestUnlimitedStockThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	stay := stayFromNow(5, 2)
+	path := "/api/v1/admin/hotels/h-open/room-types/double/inventory"
+	res := sys.Admin(t, http.MethodPut, path, map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 3,
+		"unlimited": true, "rate": 100, "currency": "EUR"})
+	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
+	res = sys.Admin(t, http.MethodPut, path, map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "unlimited": true,
+		"rate": 100, "currency": "EUR"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Nil(t, res.Body["totalRooms"])
+	res = hold(t, sys, "u1", holdBody(sys.Customer("g"), "h-open", "double", stay, 20))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = sys.Guest(t, "s").Do(t, http.MethodGet, fmt.Sprintf("/api/v1/hotels/h-open/availability?checkIn=%s&checkOut=%s",
+		stay.CheckIn, stay.CheckOut), nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, true, res.Body["roomTypes"].([]any)[0].(map[string]any)["unlimited"])
+	checkInvariants(t, sys)
+}
+
+// TestACancelWhileTheSupplierConfirmsIsAnsweredAtOnce: the supplier takes 3 s to answer; the
+// agent's cancel waits for that attempt (so the supplier hears the cancel last), is answered,
+// and the supplier and agent hear of it after.
+func TestACancelWhileTheSupplierConfirmsIsAnsweredAtOnce(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{})
+	w.sim.Set(suppliersim.Behaviour{Delay: 3 * time.Second})
+	res := w.book(t, "c1", 1)
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+
+	confirm := w.sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil)
+	assert.Equal(t, http.StatusConflict, confirm.Status, "only the supplier confirms: %s", confirm.Raw)
+	res = w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "CANCELLED", res.Body["status"])
+	require.Eventually(t, func() bool { return w.sim.Cancelled(id) }, 30*time.Second, 50*time.Millisecond)
+	answer, asked := w.sim.Hold(id)
+	require.True(t, asked, "the hold request was let finish first")
+	assert.Equal(t, "confirmed", answer.Status, "and then undone by the cancel")
+	w.notified(t, id, workflows.EventCancelled)
+	assert.Equal(t, 10, roomsLeft(t, w.sys, w.hotel, "double", w.stay))
+	checkInvariants(t, w.sys)
+	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-supplier-cancelled-while-confirming")
+}
+
+// TestAgentBookingAtAHotelWithItsOwnStockIsConfirmedOnAccount: no supplier to ask; the channel
+// is invoiced, so the hold is confirmed at once and the agent hears of it, and of the cancel.
+func TestAgentBookingAtAHotelWithItsOwnStockIsConfirmedOnAccount(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{})
+	stay := stayFromNow(15, 2)
+	openRooms(t, w.sys, "own-"+w.sys.ID, "double", stay, 4)
+	res := w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings", map[string]string{"Idempotency-Key": "own1"},
+		map[string]any{"hotelId": "own-" + w.sys.ID, "roomTypeId": "double", "checkIn": stay.CheckIn, "checkOut": stay.CheckOut, "quantity": 1})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	awaitStatus(t, w.sys, id, "CONFIRMED")
+	w.notified(t, id, workflows.EventConfirmed)
+	res = w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	w.notified(t, id, workflows.EventCancelled)
+	assert.Equal(t, 4, roomsLeft(t, w.sys, "own-"+w.sys.ID, "double", stay))
+	checkInvariants(t, w.sys)
+	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-own-stock-on-account-cancelled")
+}

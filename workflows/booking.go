@@ -108,11 +108,13 @@ type booking struct {
 	// supplierPending while the supplier is asked to confirm; supplierStuck once it has left
 	// the booking unanswered for SupplierStuckAfter.
 	supplierPending, supplierStuck bool
-	departed                       bool // an early departure: the guest stayed, so no no-show
-	closing                        bool // the main loop takes no more commands
-	commands                       workflow.Channel
-	payments                       workflow.ReceiveChannel
-	seen                           map[string]bool // payment ids already acted on
+	// offPending: the supplier and the agent are yet to hear that the booking is off.
+	offPending []offNotice
+	departed   bool // an early departure: the guest stayed, so no no-show
+	closing    bool // the main loop takes no more commands
+	commands   workflow.Channel
+	payments   workflow.ReceiveChannel
+	seen       map[string]bool // payment ids already acted on
 	// cancelled is the workflow's own cancellation; cancelSeen once the booking was cancelled
 	// for it.
 	cancelled  workflow.ReceiveChannel
@@ -279,6 +281,8 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 	} else if err := b.reserve(ctx); err != nil {
 		return b.state, err
 	} else if err := b.afterReserve(ctx); err != nil {
+		return b.state, err
+	} else if err := b.flushBookingOff(ctx); err != nil {
 		return b.state, err
 	}
 	if b.refused != nil {
@@ -461,10 +465,10 @@ func (b *booking) reserve(ctx workflow.Context) error {
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
 	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
-		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed"); err != nil || b.in.SupplierID == "" {
+		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed"); err != nil {
 			return err
 		}
-		return b.supplierOff(ctx, EventExpired, b.state.Reason)
+		return b.bookingOff(ctx, EventExpired, b.state.Reason)
 	})
 }
 
@@ -554,6 +558,10 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		}
 		sel.Select(ctx)
 		b.busy = false
+		if err == nil {
+			// Requests are answered first; the supplier and agent hear after.
+			err = b.flushBookingOff(ctx)
+		}
 	}
 	return err
 }
@@ -595,10 +603,10 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	} else {
 		err = b.release(ctx, domain.StatusCancelled, reason)
 	}
-	if err != nil || b.in.SupplierID == "" || b.status().HoldsInventory() {
+	if err != nil || b.status().HoldsInventory() {
 		return err // a refund the database refused leaves the booking as it was: the supplier keeps it
 	}
-	return b.supplierOff(ctx, EventCancelled, reason)
+	return b.bookingOff(ctx, EventCancelled, reason)
 }
 
 // versionNoShow marks the workflows that wait for a check-in until their no-show deadline.
@@ -660,10 +668,8 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
 		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired"); err != nil {
 			return err
 		}
-		if b.in.SupplierID != "" {
-			if err := b.supplierOff(ctx, EventExpired, b.state.Reason); err != nil {
-				return err
-			}
+		if err := b.bookingOff(ctx, EventExpired, b.state.Reason); err != nil {
+			return err
 		}
 		if pay == nil {
 			return nil
@@ -717,6 +723,9 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 			}
 		}
 		b.busy = false
+		if err := b.flushBookingOff(ctx); err != nil {
+			return false, err
+		}
 		if b.active() {
 			b.closing = false
 			return true, nil

@@ -330,6 +330,13 @@ func (b *booking) runSaga(ctx workflow.Context, s *Saga) error {
 				return err
 			}
 			s.Booking, s.Currency = stored, currency
+			if s.Start.ByPolicy && (b.in.SupplierID != "" || b.in.AgentID != "") {
+				// A cancel whose first refund step an operator retried: the booking is off now.
+				if err := b.bookingOff(ctx, EventCancelled, s.Reason); err != nil {
+					return err
+				}
+				b.wake.Send(ctx, nil)
+			}
 		}
 	}
 	return b.refundBooking(ctx, s)

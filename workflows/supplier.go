@@ -115,16 +115,15 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 		abort()
 		_ = answer.Get(ctx, nil)
 		b.busy = true
-		defer func() {
-			b.busy = false
-			if cancelledBy != nil {
-				cancelledBy.done = true
-			}
-		}()
-		if err := b.release(ctx, domain.StatusCancelled, "cancelled while the supplier was confirming"); err != nil {
+		err := b.release(ctx, domain.StatusCancelled, "cancelled while the supplier was confirming")
+		b.busy = false
+		if cancelledBy != nil {
+			cancelledBy.done = true
+		}
+		if err != nil {
 			return err
 		}
-		return b.supplierOff(ctx, EventCancelled, b.state.Reason)
+		return b.bookingOff(ctx, EventCancelled, b.state.Reason)
 	}
 	var appErr *temporal.ApplicationError
 	switch {
@@ -145,7 +144,7 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 	if err := b.release(ctx, domain.StatusExpired, "the supplier did not confirm before the hold ran out"); err != nil {
 		return err
 	}
-	return b.supplierOff(ctx, EventSupplierTimeout, b.state.Reason)
+	return b.bookingOff(ctx, EventSupplierTimeout, b.state.Reason)
 }
 
 // supplierConfirmed records the supplier's confirmation: a stay sold through a channel is
@@ -160,19 +159,51 @@ func (b *booking) supplierConfirmed(ctx workflow.Context, stored domain.Booking)
 	return b.confirmOnAccount(ctx, "confirmed by the supplier: "+stored.SupplierRef)
 }
 
-// supplierOff tells the supplier the booking is off (it may have confirmed it, or may still) and
-// notifies the agent. A supplier that cannot be told is flagged for operators; the booking
-// itself is already settled here.
-func (b *booking) supplierOff(ctx workflow.Context, event, detail string) error {
-	err := workflow.ExecuteActivity(supplierCleanupActivity(ctx), supplierSteps.CancelWithSupplier, b.in.BookingID).Get(ctx, nil)
-	if err != nil {
-		b.logger.Error("The supplier could not be told the booking is off", "error", err)
-		b.state.Issue = "supplier_not_told"
-		if err := b.publish(ctx); err != nil {
+// offNotice is a booking that went off (cancelled, expired), for its supplier and agent to hear.
+type offNotice struct {
+	event, detail string
+}
+
+// bookingOff queues telling the supplier (it may have confirmed the booking, or may still) and
+// the agent that the booking is off. The main loop does it once the request that ended the
+// booking is answered, so a slow supplier or webhook never holds that answer up (histories from
+// before versionNoticeAfterAnswer told them at once).
+func (b *booking) bookingOff(ctx workflow.Context, event, detail string) error {
+	if b.in.SupplierID == "" && b.in.AgentID == "" {
+		return nil
+	}
+	b.offPending = append(b.offPending, offNotice{event, detail})
+	if workflow.GetVersion(ctx, versionNoticeAfterAnswer, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return b.flushBookingOff(ctx)
+	}
+	return nil
+}
+
+// versionNoticeAfterAnswer marks the workflows that answer a cancel before telling the supplier
+// and the agent.
+const versionNoticeAfterAnswer = "notice-after-answer"
+
+// flushBookingOff tells the supplier and the agent what bookingOff queued. A supplier that
+// cannot be told is flagged for operators; the booking itself is already settled here.
+func (b *booking) flushBookingOff(ctx workflow.Context) error {
+	for len(b.offPending) > 0 {
+		n := b.offPending[0]
+		b.offPending = b.offPending[1:]
+		if b.in.SupplierID != "" {
+			err := workflow.ExecuteActivity(supplierCleanupActivity(ctx), supplierSteps.CancelWithSupplier, b.in.BookingID).Get(ctx, nil)
+			if err != nil {
+				b.logger.Error("The supplier could not be told the booking is off", "error", err)
+				b.state.Issue = "supplier_not_told"
+				if err := b.publish(ctx); err != nil {
+					return err
+				}
+			}
+		}
+		if err := b.notifyAgent(ctx, n.event, n.detail); err != nil {
 			return err
 		}
 	}
-	return b.notifyAgent(ctx, event, detail)
+	return nil
 }
 
 // notifyAgent tells the booking's agent, if it has one, what became of it. A notification that
