@@ -76,11 +76,17 @@ func validateSupplier(sup db.Supplier) error {
 	case sup.PushSecret != "" && len(sup.PushSecret) < 16:
 		return fmt.Errorf("%w: pushSecret must be at least 16 characters", domain.ErrInvalid)
 	}
-	if sup.Endpoint != "" {
-		u, err := url.Parse(sup.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%w: endpoint must be an http(s) URL", domain.ErrInvalid)
-		}
+	return validateHTTPURL("endpoint", sup.Endpoint)
+}
+
+// validateHTTPURL checks an optional http(s) URL an admin gives bookflow to call.
+func validateHTTPURL(field, v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: %s must be an http(s) URL", domain.ErrInvalid, field)
 	}
 	return nil
 }
@@ -187,11 +193,8 @@ func (s *Server) putAgent(c echo.Context) error {
 	case a.WebhookSecret != "" && len(a.WebhookSecret) < 16:
 		return fmt.Errorf("%w: webhookSecret must be at least 16 characters", domain.ErrInvalid)
 	}
-	if a.WebhookURL != "" {
-		u, err := url.Parse(a.WebhookURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%w: webhookUrl must be an http(s) URL", domain.ErrInvalid)
-		}
+	if err := validateHTTPURL("webhookUrl", a.WebhookURL); err != nil {
+		return err
 	}
 	if err := s.store.PutAgent(c.Request().Context(), a); err != nil {
 		return err

@@ -141,7 +141,7 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 type NightAvailability struct {
 	Date      domain.Date `json:"date"`
 	Available int         `json:"available"`
-	// Unlimited: the night has no total ("a price means a room"); Available is then Unlimited.
+	// Unlimited: the night has no total ("a price means a room"); Available is then a billion.
 	Unlimited bool `json:"unlimited,omitempty"`
 }
 
@@ -200,13 +200,9 @@ func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay 
 	return out, rows.Err()
 }
 
-// unitsLeft is what an inventory row i has left to sell: nothing while it is closed, and
-// Unlimited when it has no total.
+// unitsLeft is what an inventory row i has left to sell: nothing while it is closed, and a
+// billion (more than any request) when it has no total: unlimited stock.
 const unitsLeft = `CASE WHEN i.closed_at IS NOT NULL THEN 0 WHEN i.total IS NULL THEN 1000000000 ELSE i.total - i.reserved END`
-
-// Unlimited is what a night with unlimited stock (no total: "a price means a room") shows as
-// left.
-const Unlimited = 1_000_000_000
 
 // SetRates sets the nightly rate of a room type for the nights of [from, to) that are open for
 // sale and returns how many nights it changed. Bookings keep the price they were held at.
