@@ -158,13 +158,33 @@ func (s *Server) hold(c echo.Context, req domain.HoldRequest, maxHolds int, view
 // supplier's hotel the supplier confirms the stay, and the hold lasts the supplier's hold time.
 func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, maxHolds int, view viewer, checked ...func() error) error {
 	ctx := c.Request().Context()
-	hotel, err := s.checkRoomType(ctx, req.HotelID, req.RoomTypeID, req.Stay)
+	m, err := s.hotelMeta(ctx, req.HotelID)
 	if err != nil {
 		return err
 	}
-	sup, err := s.store.HotelSupplier(ctx, req.HotelID)
-	if err != nil {
+	room, ok := m.room(req.RoomTypeID)
+	if !ok {
+		// Perhaps added since the process read the hotel: the database decides.
+		if _, err := s.checkRoomType(ctx, req.HotelID, req.RoomTypeID, req.Stay); err != nil {
+			return err
+		}
+	}
+	if err := req.ValidateWindow(domain.DateOf(s.cfg.Now(), m.hotel.Location), s.cfg.Limits.SaleHorizonDays); err != nil {
 		return err
+	}
+	hotel, sup := m.hotel, m.supplier
+	if ok && sup.Mode != db.ModeDirectConnect {
+		if s.soldOut(ctx, room.ResourceID, req.Stay, req.Quantity) {
+			// No workflow, no transaction: the cache is current and a night is short.
+			return newError(http.StatusConflict, "unavailable", "not enough rooms left on every night of the stay")
+		}
+		done, admitted := s.admit(ctx, room.ResourceID, req.Stay, req.Quantity)
+		if !admitted {
+			c.Response().Header().Set("Retry-After", "1")
+			return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
+				"for this stay; some may still be released: retry shortly")
+		}
+		defer done()
 	}
 	for _, f := range checked {
 		if err := f(); err != nil {

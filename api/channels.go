@@ -49,6 +49,7 @@ func (s *Server) putSupplier(c echo.Context) error {
 	if err := s.store.PutSupplier(ctx, sup); err != nil {
 		return err
 	}
+	s.meta.forget()
 	if s.cfg.SupplierSync != nil {
 		if err := s.cfg.SupplierSync(ctx, sup); err != nil {
 			return err
@@ -127,6 +128,7 @@ func (s *Server) setHotelSupplier(c echo.Context) error {
 	if err := s.store.SetHotelSupplier(c.Request().Context(), hotelID, body.SupplierID, body.TimeZone); err != nil {
 		return err
 	}
+	s.meta.forget()
 	if err := s.audit(c, "set-hotel-supplier", "", "", map[string]any{"hotelId": hotelID, "supplierId": body.SupplierID}); err != nil {
 		return err
 	}

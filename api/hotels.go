@@ -44,25 +44,23 @@ func (s *Server) availability(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	hotel, err := s.store.GetHotel(ctx, hotelID)
+	m, err := s.hotelMeta(ctx, hotelID)
 	if err != nil {
 		return err
 	}
-	rooms, err := s.store.Availability(ctx, hotelID, party.channel, stay)
-	if err != nil {
-		return err
+	sup := m.supplier
+	rooms, cached := []db.RoomTypeAvailability(nil), false
+	if party.channel == "" && sup.Mode != db.ModeDirectConnect {
+		rooms, cached = s.cachedAvailability(ctx, m, stay)
 	}
-	rules, err := s.store.SaleRulesInForce(ctx, hotelID)
-	if err != nil {
-		return err
-	}
-	sup, err := s.store.HotelSupplier(ctx, hotelID)
-	if err != nil {
-		return err
+	if !cached {
+		if rooms, err = s.store.Availability(ctx, hotelID, party.channel, stay); err != nil {
+			return err
+		}
 	}
 	for i := range rooms {
 		room := &rooms[i]
-		v := domain.EvaluateSale(rules, party.sale(hotelID, room.RoomTypeID, stay, domain.DateOf(s.cfg.Now(), hotel.Location)))
+		v := domain.EvaluateSale(m.rules, party.sale(hotelID, room.RoomTypeID, stay, domain.DateOf(s.cfg.Now(), m.hotel.Location)))
 		switch {
 		case !v.Allowed:
 			room.Available, room.UnavailableBecause = 0, v.Refusal.Why
@@ -127,6 +125,7 @@ func (s *Server) setInventory(c echo.Context) error {
 	if err := s.store.SetInventory(c.Request().Context(), p); err != nil {
 		return err
 	}
+	s.meta.forget()
 	if err := s.audit(c, "set-inventory", "", "", map[string]any{"hotelId": p.HotelID, "roomTypeId": p.RoomTypeID,
 		"request": req}); err != nil {
 		return err

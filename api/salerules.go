@@ -100,6 +100,7 @@ func (s *Server) createSaleRule(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.meta.forget()
 	if err := s.audit(c, "create-sale-rule", "", "", map[string]any{"rule": stored[0]}); err != nil {
 		return err
 	}
@@ -177,6 +178,7 @@ func (s *Server) createSaleRulesBatch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.meta.forget()
 	if err := s.audit(c, "create-sale-rules", "", "", map[string]any{"rule": body.Rule, "scope": body.batchScope,
 		"created": len(stored)}); err != nil {
 		return err
@@ -237,6 +239,7 @@ func (s *Server) replaceSaleRule(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.meta.forget()
 	if err := s.audit(c, "replace-sale-rule", "", "", map[string]any{"before": old, "after": stored}); err != nil {
 		return err
 	}
@@ -253,6 +256,7 @@ func (s *Server) endSaleRule(c echo.Context) error {
 	if err := s.store.EndSaleRule(c.Request().Context(), r.ID); err != nil {
 		return err
 	}
+	s.meta.forget()
 	if err := s.audit(c, "end-sale-rule", "", "", map[string]any{"rule": r}); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
@@ -66,7 +67,12 @@ type Config struct {
 	// when a booking unanswered by its supplier shows SUPPLIER_STUCK (tests).
 	SupplierHoldTTL    time.Duration
 	SupplierStuckAfter time.Duration
-	Now                func() time.Time // the clock for "today at the hotel"; time.Now when nil
+	// Cache is the availability cache searches read and the sold-out gate consults; nil: every
+	// search reads the database and no hold is refused early. GateWait bounds how long the gate
+	// waits for a change on its way to the cache (DefaultGateWait when zero).
+	Cache    *cache.Units
+	GateWait time.Duration
+	Now      func() time.Time // the clock for "today at the hotel"; time.Now when nil
 }
 
 // Server holds the API's dependencies.
@@ -74,6 +80,7 @@ type Server struct {
 	store    *db.Store
 	temporal client.Client
 	cfg      Config
+	meta     metaCache
 }
 
 // DefaultWorkflowTimeout is how long a request waits for a workflow's answer by default.

@@ -66,6 +66,7 @@ func (s *Server) pushStock(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.meta.forget()
 	s.cfg.Logger.Info("supplier stock pushed", "supplier", supplierID, "hotelId", res.HotelID, "nights", res.Nights,
 		"conflicts", res.Conflicts)
 	return c.JSON(http.StatusOK, res)

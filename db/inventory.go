@@ -244,3 +244,18 @@ func (s *Store) SetCancellationPolicy(ctx context.Context, hotelID string, p dom
 	}
 	return nil
 }
+
+// RoomTypeRef is a hotel's room type and the resource that holds its nights.
+type RoomTypeRef struct {
+	Code       string
+	ResourceID int64
+}
+
+// RoomTypes lists a hotel's room types, by code.
+func (s *Store) RoomTypes(ctx context.Context, hotelID string) ([]RoomTypeRef, error) {
+	rows, err := s.pool.Query(ctx, `SELECT code, id FROM resources WHERE hotel_id = $1 ORDER BY code`, hotelID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[RoomTypeRef])
+}

@@ -7,6 +7,7 @@ TEMPORAL_CLI_VERSION=v1.5.1 # Temporal server 1.29.1 with web UI 2.42.1
 TOOLS_DIR=${BOOKFLOW_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/bookflow/tools}
 PG_PORT=${BOOKFLOW_PG_PORT:-54329}
 PG_DIR=$DATA_DIR/postgres
+REDIS_PORT=${BOOKFLOW_REDIS_PORT:-63790}
 
 BOOKFLOW_BIN=$DATA_DIR/bookflow
 
@@ -136,6 +137,39 @@ ensure_postgres() {
 
 # port_taken PORT: something listens on 127.0.0.1:PORT.
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# ensure_redis starts a private Redis (installed from the distribution's packages if missing) on
+# REDIS_PORT, keeping nothing on disk, unless one of ours already runs there; REDIS_STARTED says
+# this run started it. It exports REDIS_ADMIN_URL.
+ensure_redis() {
+  command -v redis-server >/dev/null || apt_install redis-server
+  mkdir -p "$DATA_DIR"
+  local pidfile=$DATA_DIR/redis.pid
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && [ -f "$DATA_DIR/redis.port" ]; then
+    REDIS_PORT=$(cat "$DATA_DIR/redis.port") # ours, still running
+  else
+    local wanted=$REDIS_PORT
+    while port_taken "$REDIS_PORT"; do
+      REDIS_PORT=$((REDIS_PORT + 1))
+      [ "$REDIS_PORT" -lt $((wanted + 50)) ] || die "no free port from $wanted on; set BOOKFLOW_REDIS_PORT"
+    done
+    say "Starting Redis on 127.0.0.1:$REDIS_PORT"
+    REDIS_STARTED=1
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+      --pidfile "$pidfile" --logfile "$DATA_DIR/redis.log" >/dev/null || die "Redis did not start (see $DATA_DIR/redis.log)"
+    for _ in $(seq 50); do port_taken "$REDIS_PORT" && break; sleep 0.1; done
+    port_taken "$REDIS_PORT" || die "Redis did not start (see $DATA_DIR/redis.log)"
+    echo "$REDIS_PORT" >"$DATA_DIR/redis.port"
+  fi
+  REDIS_ADMIN_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  export REDIS_ADMIN_URL
+}
+
+stop_redis() {
+  local pidfile=$DATA_DIR/redis.pid
+  [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+  rm -f "$pidfile" "$DATA_DIR/redis.port"
+}
 
 stop_postgres() {
   local bin

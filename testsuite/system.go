@@ -25,6 +25,7 @@ import (
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
@@ -142,6 +143,10 @@ type SystemOptions struct {
 	// its supplier leaves unanswered shows SUPPLIER_STUCK.
 	SupplierHoldTTL    time.Duration
 	SupplierStuckAfter time.Duration
+	// Cache puts the availability cache (on the tests' Redis, or CacheURL) in front of searches
+	// and holds, with the outbox relay running.
+	Cache    bool
+	CacheURL string
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
@@ -162,6 +167,10 @@ type System struct {
 	// ID is unique to this System; Customer uses it so that booking (and so workflow) ids of
 	// tests sharing one Temporal namespace never collide.
 	ID string
+	// Cache and Relay, with SystemOptions.Cache.
+	Cache     *cache.Units
+	Relay     *cache.Relay
+	stopRelay func()
 }
 
 // StartWorker starts a worker for the system's task queue, as a restarted worker process would.
@@ -219,12 +228,20 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		opts.Auth, err = auth.NewVerifier(context.Background(), auth.Config{Secret: s.JWTSecret})
 		require.NoError(t, err)
 	}
+	if opts.Cache {
+		url := opts.CacheURL
+		if url == "" {
+			url = RedisURL()
+		}
+		s.Cache = NewCache(t, url)
+		s.StartRelay(t)
+	}
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger(),
-		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter})
+		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter, Cache: s.Cache})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

@@ -52,6 +52,8 @@ type Config struct {
 	SupplierSyncInterval time.Duration
 	SupplierSyncDays     int
 	SupplierSimAddr      string // dev only: where the simulated supplier listens
+
+	RedisURL string // the availability cache; none: searches read PostgreSQL, no sold-out gate
 }
 
 // LoadConfig reads the environment; see the README for every variable.
@@ -76,6 +78,7 @@ func LoadConfig() (Config, error) {
 		StripeAPIBase:       os.Getenv("STRIPE_API_BASE"),
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
 		SupplierSimAddr:     env("SUPPLIER_SIM_ADDR", "127.0.0.1:8091"),
+		RedisURL:            os.Getenv("REDIS_URL"),
 	}
 	if c.PaymentProvider != "stripe" && c.PaymentProvider != "fake" {
 		return c, fmt.Errorf("PAYMENT_PROVIDER=%q: want stripe or fake", c.PaymentProvider)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bookflow/bookflow/api"
+	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
@@ -24,6 +25,7 @@ import (
 type deps struct {
 	store    *db.Store
 	temporal client.Client
+	cache    *cache.Units // nil without REDIS_URL
 }
 
 func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
@@ -39,7 +41,21 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 		pool.Close()
 		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
-	return &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}, func() { tc.Close(); pool.Close() }, nil
+	d := &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}
+	if cfg.RedisURL != "" {
+		if d.cache, err = cache.New(cfg.RedisURL, ""); err != nil {
+			tc.Close()
+			pool.Close()
+			return nil, nil, err
+		}
+	}
+	return d, func() {
+		if d.cache != nil {
+			_ = d.cache.Redis.Close()
+		}
+		tc.Close()
+		pool.Close()
+	}, nil
 }
 
 // connectAndMigrate connects and brings the schema up to date, for the commands that own their
@@ -107,6 +123,10 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
 			Interval: cfg.SupplierSyncInterval}.Ensure,
+		Cache: d.cache,
+	}
+	if d.cache == nil {
+		slog.Warn("no REDIS_URL: searches read PostgreSQL and no hold is refused before its workflow starts")
 	}
 	if gateway, err := paymentProvider(cfg); err == nil {
 		apiCfg.Checkouts = gateway
@@ -158,6 +178,9 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 		Interval: cfg.SupplierSyncInterval}).EnsureAll(ctx, d.store); err != nil {
 		slog.Warn("some suppliers' stock sync schedules could not be made", "err", err)
 	}
+	// The worker relays the availability outbox to the cache (or, without one, drains it).
+	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
+	go relay.Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays))
 	if err := w.Start(); err != nil {
 		return err

@@ -1,0 +1,234 @@
+package api
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// The read path and the sold-out gate. A search for a direct sale reads what is left of each
+// night from the availability cache (Redis, fed by the outbox relay) and the hotel's terms from a
+// short-lived copy in the process; a miss, a night split between channels, or Redis down sends it
+// to the database. The gate refuses a hold before any workflow starts only when the cache says a
+// night is short and no change of those nights is still on its way to the cache.
+
+// metaTTL is how long a process keeps a hotel's terms (time zone, supplier, sale rules, room
+// types): a search may show a rule up to this late; a reservation always judges the rules as
+// they stand.
+const metaTTL = 2 * time.Second
+
+// hotelMeta is a hotel's terms as a search reads them.
+type hotelMeta struct {
+	hotel    db.Hotel
+	supplier db.Supplier
+	rules    []domain.SaleRule
+	rooms    []db.RoomTypeRef
+	loaded   time.Time
+}
+
+func (m hotelMeta) room(code string) (db.RoomTypeRef, bool) {
+	for _, r := range m.rooms {
+		if r.Code == code {
+			return r, true
+		}
+	}
+	return db.RoomTypeRef{}, false
+}
+
+// metaCache keeps hotels' terms for metaTTL.
+type metaCache struct {
+	mu     sync.Mutex
+	hotels map[string]hotelMeta
+}
+
+// forget drops every hotel's terms: a change made through this process (a rule, a supplier, a
+// room type) shows in its next search. Other API processes see it within metaTTL.
+func (c *metaCache) forget() {
+	c.mu.Lock()
+	c.hotels = nil
+	c.mu.Unlock()
+}
+
+// hotelMeta returns a hotel's terms, from the process's copy when it is fresh.
+func (s *Server) hotelMeta(ctx context.Context, hotelID string) (hotelMeta, error) {
+	s.meta.mu.Lock()
+	m, ok := s.meta.hotels[hotelID]
+	s.meta.mu.Unlock()
+	if ok && time.Since(m.loaded) < metaTTL {
+		return m, nil
+	}
+	var err error
+	m = hotelMeta{loaded: time.Now()}
+	if m.hotel, err = s.store.GetHotel(ctx, hotelID); err != nil {
+		return m, err
+	}
+	if m.supplier, err = s.store.HotelSupplier(ctx, hotelID); err != nil {
+		return m, err
+	}
+	if m.rules, err = s.store.SaleRulesInForce(ctx, hotelID); err != nil {
+		return m, err
+	}
+	if m.rooms, err = s.store.RoomTypes(ctx, hotelID); err != nil {
+		return m, err
+	}
+	s.meta.mu.Lock()
+	if s.meta.hotels == nil || len(s.meta.hotels) > 10_000 {
+		s.meta.hotels = map[string]hotelMeta{}
+	}
+	s.meta.hotels[hotelID] = m
+	s.meta.mu.Unlock()
+	return m, nil
+}
+
+// unitKeys are the keys of a room type's nights over a stay.
+func unitKeys(resourceID int64, stay domain.Stay) []db.UnitKey {
+	nights := stay.NightDates()
+	keys := make([]db.UnitKey, len(nights))
+	for i, n := range nights {
+		keys[i] = db.UnitKey{ResourceID: resourceID, Start: n.Time()}
+	}
+	return keys
+}
+
+// unlimitedLeft is what the cache and the database show as left on a night without a total.
+const unlimitedLeft = 1_000_000_000
+
+// cachedAvailability answers a direct sale's search from the cache. ok is false when the cache
+// cannot answer (no cache, Redis down, a night split between channels): the caller asks the
+// database. A miss is read through: read from the database and written to the cache.
+func (s *Server) cachedAvailability(ctx context.Context, m hotelMeta, stay domain.Stay) ([]db.RoomTypeAvailability, bool) {
+	if s.cfg.Cache == nil || len(m.rooms) == 0 {
+		return nil, false
+	}
+	var keys []db.UnitKey
+	for _, r := range m.rooms {
+		keys = append(keys, unitKeys(r.ResourceID, stay)...)
+	}
+	states, found, err := s.cfg.Cache.Get(ctx, keys)
+	if err != nil {
+		s.cfg.Logger.Warn("availability cache unreachable: searching the database", "err", err)
+		return nil, false
+	}
+	if !found {
+		if states, err = s.store.UnitStates(ctx, keys); err != nil {
+			return nil, false
+		}
+		if err := s.cfg.Cache.Fill(ctx, states); err != nil {
+			s.cfg.Logger.Warn("availability cache: read-through failed", "err", err)
+		}
+	}
+	out := make([]db.RoomTypeAvailability, 0, len(m.rooms))
+	per := stay.Nights()
+	for i, r := range m.rooms {
+		room := db.RoomTypeAvailability{RoomTypeID: r.Code, Unlimited: true, Nights: make([]db.NightAvailability, per)}
+		for j, st := range states[i*per : (i+1)*per] {
+			if st.Split {
+				return nil, false // a channel's share of a night is the database's to say
+			}
+			unlimited := st.Left >= unlimitedLeft
+			room.Nights[j] = db.NightAvailability{Date: domain.DateOf(st.Start, time.UTC), Available: st.Left, Unlimited: unlimited}
+			if j == 0 || st.Left < room.Available {
+				room.Available = st.Left
+			}
+			room.Unlimited = room.Unlimited && unlimited
+		}
+		out = append(out, room)
+	}
+	return out, true
+}
+
+// DefaultGateWait bounds how long the gate waits for a change on its way to the cache before it
+// lets the hold through to the database.
+const DefaultGateWait = 250 * time.Millisecond
+
+// soldOut reports whether the cache shows a night of the stay with fewer than qty rooms left
+// while no change of those nights is on its way to it: the database would refuse the hold too.
+// When a change is on its way (a release, say), it waits for the relay up to GateWait, then lets
+// the hold through. Any doubt (no cache, a miss, Redis down) lets it through: the gate fails
+// open to the database, never to "sold out".
+func (s *Server) soldOut(ctx context.Context, resourceID int64, stay domain.Stay, qty int) bool {
+	if s.cfg.Cache == nil {
+		return false
+	}
+	keys := unitKeys(resourceID, stay)
+	short := func() bool {
+		states, found, err := s.cfg.Cache.Get(ctx, keys)
+		if err != nil || !found {
+			return false
+		}
+		for _, st := range states {
+			if st.Left < qty {
+				return true
+			}
+		}
+		return false
+	}
+	if !short() {
+		return false
+	}
+	wait := s.cfg.GateWait
+	if wait <= 0 {
+		wait = DefaultGateWait
+	}
+	deadline := time.Now().Add(wait)
+	from, to := stay.CheckIn.Time(), stay.CheckOut.Time()
+	for {
+		// Nothing on its way at this moment, and still short afterwards: every change
+		// committed before the check is in the cache, so the shortage is real.
+		pending, err := s.store.OutboxPending(ctx, resourceID, from, to)
+		if err != nil || !short() {
+			return false
+		}
+		if !pending {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// admissionMargin is how many holds may race for a room type's stay beyond the rooms the cache
+// shows left: a release may be on its way.
+const admissionMargin = 2
+
+// admit lets at most as many holds race for a room type's stay as the cache shows rooms left
+// (plus admissionMargin); the rest are told to retry shortly (429), since a hold in flight may
+// still be released. It returns the function to call once the hold's outcome is known. Any doubt
+// (no cache, a miss, Redis down) admits.
+func (s *Server) admit(ctx context.Context, resourceID int64, stay domain.Stay, qty int) (done func(), ok bool) {
+	done = func() {}
+	if s.cfg.Cache == nil {
+		return done, true
+	}
+	states, found, err := s.cfg.Cache.Get(ctx, unitKeys(resourceID, stay))
+	if err != nil || !found {
+		return done, true
+	}
+	left := unlimitedLeft
+	for _, st := range states {
+		left = min(left, st.Left)
+	}
+	if left >= unlimitedLeft {
+		return done, true
+	}
+	key := s.cfg.Cache.RacingKey(resourceID, stay.CheckIn.Time())
+	racing, err := s.cfg.Cache.Race(ctx, key)
+	if err != nil {
+		return done, true
+	}
+	done = func() { s.cfg.Cache.Finish(context.WithoutCancel(ctx), key) }
+	if racing > int64(left/qty+admissionMargin) {
+		done()
+		return func() {}, false
+	}
+	return done, true
+}

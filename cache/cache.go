@@ -1,0 +1,162 @@
+// Package cache keeps the availability of units in Redis for the read path and the sold-out
+// gate. PostgreSQL stays the truth: every change reaches Redis through the transactional outbox
+// (see Relay), each value carries the version that wrote it so a late write never overwrites a
+// newer one, a TTL is the safety net, and a miss or an unreachable Redis sends the reader to the
+// database.
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bookflow/bookflow/db"
+)
+
+// DefaultTTL is how long a unit's value lives in Redis without a change.
+const DefaultTTL = 10 * time.Minute
+
+// Units is the availability cache.
+type Units struct {
+	Redis *redis.Client
+	// Prefix starts every key (tests give each system its own).
+	Prefix string
+	TTL    time.Duration // DefaultTTL when zero
+}
+
+// New connects to the Redis at url (redis://host:port/db).
+func New(url, prefix string) (*Units, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	// Short timeouts: Redis down must slow a search by milliseconds, not seconds.
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+	opts.MaxRetries = 0
+	return &Units{Redis: redis.NewClient(opts), Prefix: prefix}, nil
+}
+
+func (u *Units) ttl() time.Duration {
+	if u.TTL > 0 {
+		return u.TTL
+	}
+	return DefaultTTL
+}
+
+// key is a unit's key: the resource and the unit's start in Unix seconds.
+func (u *Units) key(k db.UnitKey) string {
+	return u.Prefix + "bf:u:" + strconv.FormatInt(k.ResourceID, 10) + ":" + strconv.FormatInt(k.Start.Unix(), 10)
+}
+
+// A value is "version|left|split".
+func encode(st db.CachedUnit) string {
+	split := "0"
+	if st.Split {
+		split = "1"
+	}
+	return strconv.FormatInt(st.Version, 10) + "|" + strconv.Itoa(st.Left) + "|" + split
+}
+
+func decode(k db.UnitKey, v string) (db.CachedUnit, error) {
+	parts := strings.Split(v, "|")
+	st := db.CachedUnit{UnitKey: k}
+	if len(parts) != 3 {
+		return st, fmt.Errorf("malformed cached unit %q", v)
+	}
+	var err1, err2 error
+	st.Version, err1 = strconv.ParseInt(parts[0], 10, 64)
+	st.Left, err2 = strconv.Atoi(parts[1])
+	st.Split = parts[2] == "1"
+	return st, errors.Join(err1, err2)
+}
+
+// setNewer writes a value only when the stored one is older (or absent), and renews the TTL.
+var setNewer = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local v = tonumber(string.match(cur, '^(%d+)|'))
+  if v and v >= tonumber(ARGV[1]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`)
+
+// Apply writes relayed states, each only over an older version.
+func (u *Units) Apply(ctx context.Context, states []db.CachedUnit) error {
+	pipe := u.Redis.Pipeline()
+	for _, st := range states {
+		// Eval, not Run: a pipeline learns of a missing cached script only when it is too late.
+		setNewer.Eval(ctx, pipe, []string{u.key(st.UnitKey)}, st.Version, encode(st), u.ttl().Milliseconds())
+	}
+	_, err := pipe.Exec(ctx)
+	if errors.Is(err, redis.Nil) {
+		err = nil
+	}
+	return err
+}
+
+// Fill writes states read from the database on a miss, only where Redis has no value: a value
+// read through has version 0, so any relayed change replaces it, and it never replaces one.
+func (u *Units) Fill(ctx context.Context, states []db.CachedUnit) error {
+	pipe := u.Redis.Pipeline()
+	for _, st := range states {
+		st.Version = 0
+		pipe.SetNX(ctx, u.key(st.UnitKey), encode(st), u.ttl())
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+// Get reads units; found is false when any of them is not cached (the caller asks the database).
+func (u *Units) Get(ctx context.Context, keys []db.UnitKey) (states []db.CachedUnit, found bool, err error) {
+	if len(keys) == 0 {
+		return nil, true, nil
+	}
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = u.key(k)
+	}
+	vals, err := u.Redis.MGet(ctx, names...).Result()
+	if err != nil {
+		return nil, false, err
+	}
+	states = make([]db.CachedUnit, len(keys))
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false, nil
+		}
+		if states[i], err = decode(keys[i], s); err != nil {
+			return nil, false, err
+		}
+	}
+	return states, true, nil
+}
+
+// racingTTL bounds how long a hold counts as racing if its API process never says it finished.
+const racingTTL = 30 * time.Second
+
+// RacingKey names the count of holds racing for a resource's stay starting at start.
+func (u *Units) RacingKey(resourceID int64, start time.Time) string {
+	return u.Prefix + "bf:race:" + strconv.FormatInt(resourceID, 10) + ":" + strconv.FormatInt(start.Unix(), 10)
+}
+
+// Race counts one more hold racing under key and returns how many now race.
+func (u *Units) Race(ctx context.Context, key string) (int64, error) {
+	pipe := u.Redis.TxPipeline()
+	n := pipe.Incr(ctx, key)
+	pipe.Expire(ctx, key, racingTTL)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, err
+	}
+	return n.Val(), nil
+}
+
+// Finish counts one racing hold less.
+func (u *Units) Finish(ctx context.Context, key string) {
+	u.Redis.Decr(ctx, key)
+}

@@ -1,0 +1,134 @@
+package cache
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bookflow/bookflow/db"
+)
+
+// Relay applies the availability outbox to Redis, in version order per unit, at least once: it
+// is woken by NOTIFY when a change commits and polls as the fallback. With no cache it only
+// drains the outbox, so a deployment without Redis does not let it grow. Several relays may
+// run: each claims its own rows.
+type Relay struct {
+	Store *db.Store
+	Pool  *pgxpool.Pool // for LISTEN
+	Cache *Units        // nil: drain only
+	// Poll is the fallback interval (DefaultPoll when zero); Batch the rows per round.
+	Poll   time.Duration
+	Batch  int
+	Logger *slog.Logger
+
+	mu   sync.Mutex
+	lags []time.Duration // the latest relayed changes' lag, for Lag
+}
+
+// Defaults of Relay.
+const (
+	DefaultPoll  = time.Second
+	DefaultBatch = 500
+	lagSamples   = 10_000
+)
+
+// Run relays until ctx ends.
+func (r *Relay) Run(ctx context.Context) {
+	if r.Poll <= 0 {
+		r.Poll = DefaultPoll
+	}
+	if r.Batch <= 0 {
+		r.Batch = DefaultBatch
+	}
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	wake := make(chan struct{}, 1)
+	go r.listen(ctx, wake)
+	for ctx.Err() == nil {
+		if n, err := r.Once(ctx); err != nil {
+			if ctx.Err() == nil {
+				r.Logger.Warn("availability relay: round failed; retrying", "err", err)
+			}
+		} else if n == r.Batch {
+			continue // more waiting
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-time.After(r.Poll):
+		}
+	}
+}
+
+// Once relays one batch and returns how many outbox rows it applied.
+func (r *Relay) Once(ctx context.Context) (int, error) {
+	batch := r.Batch
+	if batch <= 0 {
+		batch = DefaultBatch
+	}
+	return r.Store.DrainOutbox(ctx, batch, func(states []db.CachedUnit) error {
+		if r.Cache != nil {
+			if err := r.Cache.Apply(ctx, states); err != nil {
+				return err
+			}
+		}
+		r.record(states)
+		return nil
+	})
+}
+
+// listen turns NOTIFY bookflow_availability into wake-ups, on a connection of its own (not one
+// of the pool's, which the activities share), reconnecting while ctx lasts.
+func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
+	for ctx.Err() == nil {
+		conn, err := pgx.ConnectConfig(ctx, r.Pool.Config().ConnConfig.Copy())
+		if err == nil {
+			_, err = conn.Exec(ctx, "LISTEN bookflow_availability")
+			for err == nil {
+				if _, err = conn.WaitForNotification(ctx); err == nil {
+					select {
+					case wake <- struct{}{}:
+					default:
+					}
+				}
+			}
+			_ = conn.Close(context.Background())
+		}
+		select { // the poll goes on meanwhile
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (r *Relay) record(states []db.CachedUnit) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, st := range states {
+		r.lags = append(r.lags, now.Sub(st.Changed))
+	}
+	if over := len(r.lags) - lagSamples; over > 0 {
+		r.lags = slices.Delete(r.lags, 0, over)
+	}
+}
+
+// Lag is how far the cache trailed the database over the latest relayed changes: from a change
+// being written to it being in Redis, at the median and the 99th percentile, and how many
+// changes were measured.
+func (r *Relay) Lag() (p50, p99 time.Duration, n int) {
+	r.mu.Lock()
+	lags := slices.Clone(r.lags)
+	r.mu.Unlock()
+	if len(lags) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(lags)
+	return lags[len(lags)/2], lags[len(lags)*99/100], len(lags)
+}
