@@ -19,6 +19,7 @@ import (
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
@@ -51,6 +52,15 @@ func runBench(ctx context.Context, cfg Config) error {
 	}
 	defer closeDeps()
 	run := randomToken()
+	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
+	relayCtx, stopRelay := context.WithCancel(ctx)
+	defer stopRelay()
+	go relay.Run(relayCtx)
+	defer func() {
+		if p50, p99, n := relay.Lag(); n > 0 {
+			fmt.Printf("  relay lag over the run's last %d changes: p50 %s, p99 %s\n", n, p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
+		}
+	}()
 	fmt.Printf("bookflow bench (run %s): %d database clients for %s each; %d Temporal clients, %d workflows each\n\n",
 		run, o.clients, o.duration, o.temporalClients, o.holds)
 	if err := benchDatabase(ctx, d.store, o, run); err != nil {
@@ -262,6 +272,123 @@ func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run
 		}
 		return nil
 	}).print(&base)
+	fmt.Println()
+	if d.cache == nil {
+		fmt.Println("Availability cache: not measured (no REDIS_URL)")
+		return nil
+	}
+	return benchCache(ctx, d, queue, verifier, token, o, run)
+}
+
+// benchCache measures searches through the availability cache against the database's own query
+// of the same nights, and a flash sale through the sold-out gate; the relay's lag over the whole
+// run is printed last.
+func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verifier, token string, o benchOptions, run string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	e := api.New(d.store, d.temporal, api.Config{Auth: verifier, BookingIDKey: benchIDKey, TaskQueue: queue,
+		HoldTTL: time.Minute, LateWindow: time.Second, Cache: d.cache})
+	srv := &http.Server{Handler: e}
+	go srv.Serve(ln) //nolint:errcheck // closed below
+	defer srv.Close()
+	base := "http://" + ln.Addr().String() + "/api/v1"
+	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	call := func(ctx context.Context, method, path, key, body string) (int, error) {
+		req, _ := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		res, err := httpc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		res.Body.Close()
+		return res.StatusCode, nil
+	}
+
+	fmt.Println("Availability cache (Redis) and the sold-out gate")
+	// Search: a hotel of the spread measurement, 5 room types over 3 nights.
+	first := domain.DateOf(time.Now(), time.UTC).AddDays(30)
+	stay := domain.Stay{CheckIn: first.AddDays(10), CheckOut: first.AddDays(13)}
+	hotel := fmt.Sprintf("bench-%s-%d", run, 0)
+	search := "/hotels/" + hotel + "/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String()
+	if code, err := call(ctx, http.MethodGet, search, "", ""); err != nil || code != http.StatusOK {
+		return fmt.Errorf("warming the search: %d %v", code, err)
+	}
+	pool := d.store.Pool()
+	raw := measure(ctx, "baseline: PostgreSQL query of the same nights", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
+		rows, err := pool.Query(ctx, `SELECT r.code, i.unit_start, i.total - i.reserved FROM resources r
+			JOIN inventory i ON i.resource_id = r.id WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
+			hotel, stay.CheckIn.Time(), stay.CheckOut.Time())
+		if err != nil {
+			return err
+		}
+		rows.Close()
+		return rows.Err()
+	})
+	raw.print(nil)
+	measure(ctx, "search through the API, cached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
+		code, err := call(ctx, http.MethodGet, search, "", "")
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("status %d", code)
+		}
+		return err
+	}).print(&raw)
+
+	// Flash sale: 1,000 buyers at once for 10 rooms.
+	const buyers, rooms = 1000, 10
+	flash := "bench-flash-" + run
+	if err := d.store.SetInventory(ctx, db.SetInventoryParams{HotelID: flash, RoomTypeID: "double",
+		From: stay.CheckIn, To: stay.CheckOut, TotalRooms: rooms, Rate: &benchRate}); err != nil {
+		return err
+	}
+	if code, err := call(ctx, http.MethodGet, "/hotels/"+flash+"/availability?checkIn="+stay.CheckIn.String()+
+		"&checkOut="+stay.CheckOut.String(), "", ""); err != nil || code != http.StatusOK {
+		return fmt.Errorf("warming the flash sale: %d %v", code, err)
+	}
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var refusals []time.Duration
+	body := fmt.Sprintf(`{"hotelId":%q,"roomTypeId":"double","checkIn":%q,"checkOut":%q,"quantity":1}`, flash, stay.CheckIn, stay.CheckOut)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range buyers {
+		wg.Go(func() {
+			t0 := time.Now()
+			code, err := call(ctx, http.MethodPost, "/bookings", fmt.Sprintf("flash-%d", i), body)
+			lat := time.Since(t0)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				code = -1
+			}
+			codes[code]++
+			if code == http.StatusConflict || code == http.StatusTooManyRequests {
+				refusals = append(refusals, lat)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var started int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE r.hotel_id = $1`,
+		flash).Scan(&started); err != nil {
+		return err
+	}
+	slices.Sort(refusals)
+	p99 := time.Duration(0)
+	if len(refusals) > 0 {
+		p99 = refusals[len(refusals)*99/100]
+	}
+	fmt.Printf("  flash sale: %d buyers for %d rooms in %s: %d held, %d workflows started, %d refused (409 %d, 429 %d) at %.0f/s, p99 %s\n",
+		buyers, rooms, elapsed.Round(time.Millisecond), codes[http.StatusCreated], started, len(refusals),
+		codes[http.StatusConflict], codes[http.StatusTooManyRequests], float64(len(refusals))/elapsed.Seconds(), p99.Round(10*time.Microsecond))
+	if codes[http.StatusCreated] != rooms {
+		return fmt.Errorf("the flash sale held %d rooms, not %d", codes[http.StatusCreated], rooms)
+	}
 	return nil
 }
 
