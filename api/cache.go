@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -153,6 +154,9 @@ func (s *Server) soldOut(ctx context.Context, resourceID int64, stay domain.Stay
 	if s.cfg.Cache == nil {
 		return false
 	}
+	if alive, err := s.cfg.Cache.RelayAlive(ctx); err != nil || !alive {
+		return false // no relay has applied the outbox lately: the cache may be stale with nothing pending
+	}
 	keys := unitKeys(resourceID, stay)
 	short := func() bool {
 		states, found, err := s.cfg.Cache.Get(ctx, keys)
@@ -200,11 +204,12 @@ func (s *Server) soldOut(ctx context.Context, resourceID int64, stay domain.Stay
 // shows left: a release may be on its way.
 const admissionMargin = 2
 
-// admit lets at most as many holds race for a room type's stay as the cache shows rooms left
-// (plus admissionMargin); the rest are told to retry shortly (429), since a hold in flight may
-// still be released. It returns the function to call once the hold's outcome is known. Any doubt
-// (no cache, a miss, Redis down) admits.
-func (s *Server) admit(ctx context.Context, resourceID int64, stay domain.Stay, qty int) (done func(), ok bool) {
+// admit lets at most as many holds race for a room type's stay (by its check-in date) as the
+// cache shows rooms left, plus admissionMargin; the rest are told to retry shortly (429), since
+// a hold in flight may still be released. It returns the function to call once the hold's
+// outcome is known; a hold whose process never calls it stops counting after 30 s. Any doubt (no
+// cache, a miss, Redis down) admits.
+func (s *Server) admit(ctx context.Context, bookingID string, resourceID int64, stay domain.Stay, qty int) (done func(), ok bool) {
 	done = func() {}
 	if s.cfg.Cache == nil {
 		return done, true
@@ -221,14 +226,13 @@ func (s *Server) admit(ctx context.Context, resourceID int64, stay domain.Stay, 
 		return done, true
 	}
 	key := s.cfg.Cache.RacingKey(resourceID, stay.CheckIn.Time())
-	racing, err := s.cfg.Cache.Race(ctx, key)
-	if err != nil {
+	member := bookingID + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	admitted, err := s.cfg.Cache.Race(ctx, key, member, left/qty+admissionMargin)
+	switch {
+	case err != nil:
 		return done, true
+	case !admitted:
+		return done, false
 	}
-	done = func() { s.cfg.Cache.Finish(context.WithoutCancel(ctx), key) }
-	if racing > int64(left/qty+admissionMargin) {
-		done()
-		return func() {}, false
-	}
-	return done, true
+	return func() { s.cfg.Cache.Finish(context.WithoutCancel(ctx), key, member) }, true
 }

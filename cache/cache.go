@@ -140,23 +140,47 @@ func (u *Units) Get(ctx context.Context, keys []db.UnitKey) (states []db.CachedU
 // racingTTL bounds how long a hold counts as racing if its API process never says it finished.
 const racingTTL = 30 * time.Second
 
-// RacingKey names the count of holds racing for a resource's stay starting at start.
+// RacingKey names the holds racing for a resource's stay starting at start.
 func (u *Units) RacingKey(resourceID int64, start time.Time) string {
 	return u.Prefix + "bf:race:" + strconv.FormatInt(resourceID, 10) + ":" + strconv.FormatInt(start.Unix(), 10)
 }
 
-// Race counts one more hold racing under key and returns how many now race.
-func (u *Units) Race(ctx context.Context, key string) (int64, error) {
-	pipe := u.Redis.TxPipeline()
-	n := pipe.Incr(ctx, key)
-	pipe.Expire(ctx, key, racingTTL)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, err
-	}
-	return n.Val(), nil
+// race admits a hold (a member scored by when it started) while fewer than the limit race;
+// members older than the TTL are dropped first, so a hold whose process died, or whose finish
+// was lost, stops counting after it.
+var race = redis.NewScript(`
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`)
+
+// Race admits hold under key while fewer than limit holds race there.
+func (u *Units) Race(ctx context.Context, key, hold string, limit int) (bool, error) {
+	n, err := race.Run(ctx, u.Redis, []string{key}, time.Now().UnixMilli(), racingTTL.Milliseconds(), hold, limit).Int()
+	return n == 1, err
 }
 
-// Finish counts one racing hold less.
-func (u *Units) Finish(ctx context.Context, key string) {
-	u.Redis.Decr(ctx, key)
+// Finish stops counting hold as racing.
+func (u *Units) Finish(ctx context.Context, key, hold string) {
+	u.Redis.ZRem(ctx, key, hold)
+}
+
+// relayAliveKey is set by a relay that applies the outbox to Redis, each round: without it the
+// cache may be stale with nothing pending (a relay that only drains), and the gate lets
+// everything through.
+const relayAliveKey = "bf:relay"
+
+// relayAliveTTL is how long a relay's round vouches for the cache.
+const relayAliveTTL = 5 * time.Second
+
+// MarkRelayAlive records that a relay applying the outbox ran just now.
+func (u *Units) MarkRelayAlive(ctx context.Context) error {
+	return u.Redis.Set(ctx, u.Prefix+relayAliveKey, "1", relayAliveTTL).Err()
+}
+
+// RelayAlive reports whether a relay applying the outbox ran within relayAliveTTL.
+func (u *Units) RelayAlive(ctx context.Context) (bool, error) {
+	n, err := u.Redis.Exists(ctx, u.Prefix+relayAliveKey).Result()
+	return n == 1, err
 }

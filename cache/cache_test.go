@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -36,7 +37,7 @@ func TestRelayAppliesOnlyNewerVersions(t *testing.T) {
 
 	require.NoError(t, c.Apply(ctx, []db.CachedUnit{{UnitKey: night, Left: 7, Version: 3}}))
 	assert.Equal(t, 4, get(night).Left, "an older version, arriving late, is ignored")
-	require.NoError(t, c.Apply(ctx, []db.CachedUnit{{UnitKey: night, Left: 4, Version: 5}}))
+	require.NoError(t, c.Apply(ctx, []db.CachedUnit{{UnitKey: night, Left: 6, Version: 5}}))
 	assert.Equal(t, 4, get(night).Left, "the same version again changes nothing")
 	require.NoError(t, c.Apply(ctx, []db.CachedUnit{{UnitKey: night, Left: 1, Version: 8}}))
 	assert.Equal(t, db.CachedUnit{UnitKey: night, Left: 1, Version: 8}, get(night))
@@ -45,4 +46,29 @@ func TestRelayAppliesOnlyNewerVersions(t *testing.T) {
 	_, found, err := c.Get(ctx, []db.UnitKey{night, {ResourceID: 8, Start: night.Start}})
 	require.NoError(t, err)
 	assert.False(t, found, "one unit missing is a miss for the whole read")
+}
+
+// TestRacingHoldsAreCountedOnceAndFinish: admission counts each racing hold once, a
+// finished one no longer, and (by its score) one whose process died only for racingTTL.
+func TestRacingHoldsAreCountedOnceAndFinish(t *testing.T) {
+	c := testsuite.NewCache(t, testsuite.RedisURL())
+	ctx := context.Background()
+	key := c.RacingKey(1, time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC))
+	for _, hold := range []string{"a", "b"} {
+		ok, err := c.Race(ctx, key, hold, 2)
+		require.NoError(t, err)
+		assert.True(t, ok)
+	}
+	ok, err := c.Race(ctx, key, "c", 2)
+	require.NoError(t, err)
+	assert.False(t, ok, "two race already")
+	c.Finish(ctx, key, "a")
+	ok, err = c.Race(ctx, key, "c", 2)
+	require.NoError(t, err)
+	assert.True(t, ok, "a finished")
+	// A hold that started long ago (its process died) no longer counts.
+	require.NoError(t, c.Redis.ZAdd(ctx, key, redis.Z{Score: float64(time.Now().Add(-time.Minute).UnixMilli()), Member: "b"}).Err())
+	ok, err = c.Race(ctx, key, "d", 2)
+	require.NoError(t, err)
+	assert.True(t, ok, "b's place was given up after 30 s")
 }

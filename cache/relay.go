@@ -72,7 +72,7 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	if batch <= 0 {
 		batch = DefaultBatch
 	}
-	return r.Store.DrainOutbox(ctx, batch, func(states []db.CachedUnit) error {
+	n, err := r.Store.DrainOutbox(ctx, batch, func(states []db.CachedUnit) error {
 		if r.Cache != nil {
 			if err := r.Cache.Apply(ctx, states); err != nil {
 				return err
@@ -81,6 +81,11 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 		r.record(states)
 		return nil
 	})
+	if err == nil && r.Cache != nil {
+		// Everything committed before this round is in Redis: the gate may trust it.
+		err = r.Cache.MarkRelayAlive(ctx)
+	}
+	return n, err
 }
 
 // listen turns NOTIFY bookflow_availability into wake-ups, on a connection of its own (not one

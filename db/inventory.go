@@ -200,9 +200,11 @@ func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay 
 	return out, rows.Err()
 }
 
-// unitsLeft is what an inventory row i has left to sell: nothing while it is closed, and a
-// billion (more than any request) when it has no total: unlimited stock.
-const unitsLeft = `CASE WHEN i.closed_at IS NOT NULL THEN 0 WHEN i.total IS NULL THEN 1000000000 ELSE i.total - i.reserved END`
+// unitsLeft is what an inventory row i has left to sell: nothing while it is closed or missing
+// (a left join found no row: not on sale), and a billion (more than any request) when it has no
+// total: unlimited stock.
+const unitsLeft = `CASE WHEN i.unit_start IS NULL OR i.closed_at IS NOT NULL THEN 0
+	WHEN i.total IS NULL THEN 1000000000 ELSE i.total - i.reserved END`
 
 // SetRates sets the nightly rate of a room type for the nights of [from, to) that are open for
 // sale and returns how many nights it changed. Bookings keep the price they were held at.

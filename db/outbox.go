@@ -74,15 +74,17 @@ func (s *Store) DrainOutbox(ctx context.Context, limit int, apply func([]CachedU
 	return n, err
 }
 
-// UnitStates reads the units named as they stand (version 0), for a cache miss.
+// UnitStates reads the units named as they stand (version 0), in the keys' order, for a cache
+// miss.
 func (s *Store) UnitStates(ctx context.Context, keys []UnitKey) ([]CachedUnit, error) {
 	ids, starts := make([]int64, len(keys)), make([]time.Time, len(keys))
 	for i, k := range keys {
 		ids[i], starts[i] = k.ResourceID, k.Start
 	}
 	rows, err := s.pool.Query(ctx, `SELECT k.resource_id, k.unit_start, `+unitStateColumns+`
-		FROM unnest($1::bigint[], $2::timestamp[]) AS k(resource_id, unit_start)
-		LEFT JOIN inventory i ON i.resource_id = k.resource_id AND i.unit_start = k.unit_start`, ids, starts)
+		FROM unnest($1::bigint[], $2::timestamp[]) WITH ORDINALITY AS k(resource_id, unit_start, n)
+		LEFT JOIN inventory i ON i.resource_id = k.resource_id AND i.unit_start = k.unit_start
+		ORDER BY k.n`, ids, starts)
 	if err != nil {
 		return nil, err
 	}

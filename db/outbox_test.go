@@ -39,3 +39,25 @@ func TestEveryInventoryChangeIsInTheOutbox(t *testing.T) {
 	assert.Equal(t, 3, n)
 	assert.Equal(t, 4, got[0].Left)
 }
+
+// TestANightNotOnSaleHasNothingLeft: a night without an inventory row shows 0, in a search and
+// in the cache's read-through, never as unlimited.
+func TestANightNotOnSaleHasNothingLeft(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13.AddDays(-1), 4)
+	avail, err := d.Store.Availability(ctx, "h1", "", stay3)
+	require.NoError(t, err)
+	require.Len(t, avail, 1)
+	assert.Equal(t, 0, avail[0].Available)
+	assert.Equal(t, 0, avail[0].Nights[2].Available)
+	assert.False(t, avail[0].Nights[2].Unlimited)
+	rooms, err := d.Store.RoomTypes(ctx, "h1")
+	require.NoError(t, err)
+	states, err := d.Store.UnitStates(ctx, []db.UnitKey{{ResourceID: rooms[0].ResourceID, Start: dec13.AddDays(-1).Time()},
+		{ResourceID: rooms[0].ResourceID, Start: dec10.Time()}})
+	require.NoError(t, err)
+	assert.Equal(t, 0, states[0].Left, "in the keys' order: the missing night first")
+	assert.Equal(t, 4, states[1].Left)
+}

@@ -50,6 +50,33 @@ func TestSearchesReadTheCacheWhichFollowsEveryChange(t *testing.T) {
 	p50, p99, n := sys.Relay.Lag()
 	assert.Positive(t, n)
 	t.Logf("relay lag over %d changes: p50 %s, p99 %s", n, p50, p99)
+
+	// The answer is the cache's: a (made-up) newer value in Redis is what the search shows.
+	var id64 int64
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT id FROM resources WHERE hotel_id = 'h-c'`).Scan(&id64))
+	var planted []db.CachedUnit
+	for _, n := range stay.NightDates() {
+		planted = append(planted, db.CachedUnit{UnitKey: db.UnitKey{ResourceID: id64, Start: n.Time()}, Left: 42, Version: 1 << 40})
+	}
+	require.NoError(t, sys.Cache.Apply(context.Background(), planted))
+	assert.Equal(t, 42, roomsLeft(t, sys, "h-c", "double", stay))
+}
+
+// TestReadThroughKeepsEachRoomTypesNights: several room types, a night not on sale, read
+// through from the database on a miss and then from the cache, each with its own counts.
+func TestReadThroughKeepsEachRoomTypesNights(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Cache: true})
+	stay := stayFromNow(10, 3)
+	sys.StopRelay() // a miss: nothing relayed yet
+	openRooms(t, sys, "h-rt", "suite", stay, 1)
+	openRooms(t, sys, "h-rt", "double", stay, 7)
+	openRooms(t, sys, "h-rt", "single", domain.Stay{CheckIn: stay.CheckIn, CheckOut: stay.CheckOut.AddDays(-1)}, 4)
+	for range 2 { // read through, then from the cache
+		assert.Equal(t, 1, roomsLeft(t, sys, "h-rt", "suite", stay))
+		assert.Equal(t, 7, roomsLeft(t, sys, "h-rt", "double", stay))
+		assert.Equal(t, 0, roomsLeft(t, sys, "h-rt", "single", stay), "its last night is not on sale")
+	}
 }
 
 func TestRedisDownSearchesAndHoldsGoToTheDatabase(t *testing.T) {
