@@ -181,15 +181,25 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
 		// A retry of a hold already made is answered by its booking, never refused by the gate.
 		retry := func() bool { _, err := s.store.GetBooking(ctx, id); return err == nil }
-		if s.soldOut(ctx, room.ResourceID, req.Stay, req.Quantity) && !retry() {
-			// No workflow, no transaction: the cache is current and a night is short.
-			return newError(http.StatusConflict, "unavailable", "not enough rooms left on every night of the stay")
+		busy := func() error {
+			c.Response().Header().Set("Retry-After", "1")
+			return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
+				"for this stay, or rooms are being released: retry shortly")
+		}
+		switch s.gate(ctx, room.ResourceID, req.Stay, req.Quantity) {
+		case gateSoldOut:
+			if !retry() {
+				// No workflow, no transaction: the cache is current and a night is short.
+				return newError(http.StatusConflict, "unavailable", "not enough rooms left on every night of the stay")
+			}
+		case gateBusy:
+			if !retry() {
+				return busy()
+			}
 		}
 		done, admitted := s.admit(ctx, id, room.ResourceID, req.Stay, req.Quantity)
 		if !admitted && !retry() {
-			c.Response().Header().Set("Retry-After", "1")
-			return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
-				"for this stay; some may still be released: retry shortly")
+			return busy()
 		}
 		defer done()
 	}

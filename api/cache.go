@@ -142,20 +142,27 @@ func (s *Server) cachedAvailability(ctx context.Context, m hotelMeta, stay domai
 }
 
 // DefaultGateWait bounds how long the gate waits for a change on its way to the cache before it
-// lets the hold through to the database.
-const DefaultGateWait = 250 * time.Millisecond
+// answers "retry shortly".
+const DefaultGateWait = 100 * time.Millisecond
 
-// soldOut reports whether the cache shows a night of the stay with fewer than qty rooms left
-// while no change of those nights is on its way to it: the database would refuse the hold too.
-// When a change is on its way (a release, say), it waits for the relay up to GateWait, then lets
-// the hold through. Any doubt (no cache, a miss, Redis down) lets it through: the gate fails
-// open to the database, never to "sold out".
-func (s *Server) soldOut(ctx context.Context, resourceID int64, stay domain.Stay, qty int) bool {
+// gateVerdict is what the sold-out gate makes of a hold.
+type gateVerdict int
+
+const (
+	gateOpen    gateVerdict = iota // let it through to the workflow and the database
+	gateSoldOut                    // the database would refuse it too: 409 at once
+	gateBusy                       // short, but a change is on its way: 429, retry shortly
+)
+
+// gate reads the stay's nights from the cache. A night with fewer than qty rooms left while no
+// change of those nights is on its way to the cache means the database would refuse the hold too
+// (sold out). When a change is on its way (a release, say), it waits for the relay up to
+// GateWait, then answers busy: the client retries, and a relay that stays down stops vouching
+// for the cache within seconds, when the gate opens. Any doubt (no cache, a miss, Redis down, no
+// live relay) opens it: the gate fails open to the database, never to "sold out".
+func (s *Server) gate(ctx context.Context, resourceID int64, stay domain.Stay, qty int) gateVerdict {
 	if s.cfg.Cache == nil {
-		return false
-	}
-	if alive, err := s.cfg.Cache.RelayAlive(ctx); err != nil || !alive {
-		return false // no relay has applied the outbox lately: the cache may be stale with nothing pending
+		return gateOpen
 	}
 	keys := unitKeys(resourceID, stay)
 	short := func() bool {
@@ -171,7 +178,10 @@ func (s *Server) soldOut(ctx context.Context, resourceID int64, stay domain.Stay
 		return false
 	}
 	if !short() {
-		return false
+		return gateOpen
+	}
+	if alive, err := s.cfg.Cache.RelayAlive(ctx); err != nil || !alive {
+		return gateOpen // no relay has applied the outbox lately: the cache may be stale with nothing pending
 	}
 	wait := s.cfg.GateWait
 	if wait <= 0 {
@@ -183,18 +193,17 @@ func (s *Server) soldOut(ctx context.Context, resourceID int64, stay domain.Stay
 		// Nothing on its way at this moment, and still short afterwards: every change
 		// committed before the check is in the cache, so the shortage is real.
 		pending, err := s.store.OutboxPending(ctx, resourceID, from, to)
-		if err != nil || !short() {
-			return false
-		}
-		if !pending {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
+		switch {
+		case err != nil, !short():
+			return gateOpen
+		case !pending:
+			return gateSoldOut
+		case time.Now().After(deadline):
+			return gateBusy
 		}
 		select {
 		case <-ctx.Done():
-			return false
+			return gateOpen
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
