@@ -173,11 +173,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return err
 	}
 	hotel := m.hotel
-	sup, err := s.store.HotelSupplier(ctx, req.HotelID) // as it stands: the workflow keeps it
-	if err != nil {
-		return err
-	}
-	if ok && sup.Mode != db.ModeDirectConnect {
+	if ok && m.supplier.Mode != db.ModeDirectConnect {
 		id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
 		// A retry of a hold already made is answered by its booking, never refused by the gate.
 		retry := func() bool { _, err := s.store.GetBooking(ctx, id); return err == nil }
@@ -202,6 +198,11 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 			return busy()
 		}
 		defer done()
+	}
+	// Read as it stands, not from the process's copy: the workflow keeps it.
+	sup, err := s.store.HotelSupplier(ctx, req.HotelID)
+	if err != nil {
+		return err
 	}
 	for _, f := range checked {
 		if err := f(); err != nil {
