@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -173,6 +175,14 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return err
 	}
 	hotel := m.hotel
+	if n := s.cfg.HoldLimits.PerHotelPerSecond; n > 0 && s.cfg.Cache != nil {
+		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
+		if err == nil && !allowed {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(after.Seconds())))))
+			return newError(http.StatusTooManyRequests, "rate_limited", "too many holds at hotel %s: at most %d a second",
+				req.HotelID, n)
+		}
+	}
 	if ok && m.supplier.Mode != db.ModeDirectConnect {
 		id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
 		// A retry of a hold already made is answered by its booking, never refused by the gate.

@@ -28,6 +28,9 @@ type HoldLimits struct {
 	// HOLD_RATE_PER_ADDRESS). They are counted per API process.
 	PerCustomerPerMinute int
 	PerAddressPerMinute  int
+	// PerHotelPerSecond bounds how fast holds are made at one hotel, across every API process
+	// (in Redis; HOLD_RATE_PER_HOTEL). Without the cache, or with Redis down, it is not applied.
+	PerHotelPerSecond int
 }
 
 // holdRateLimits are the rate limits on creating holds, per customer and per client address.

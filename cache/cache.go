@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/bookflow/bookflow/db"
@@ -183,4 +184,15 @@ func (u *Units) MarkRelayAlive(ctx context.Context) error {
 func (u *Units) RelayAlive(ctx context.Context) (bool, error) {
 	n, err := u.Redis.Exists(ctx, u.Prefix+relayAliveKey).Result()
 	return n == 1, err
+}
+
+// HotelRate counts a hold at a hotel against its rate of perSecond holds a second (bursts of the
+// same size), shared by every API process; retryAfter is how long until the next is allowed when
+// this one is not.
+func (u *Units) HotelRate(ctx context.Context, hotelID string, perSecond int) (allowed bool, retryAfter time.Duration, err error) {
+	res, err := redis_rate.NewLimiter(u.Redis).Allow(ctx, u.Prefix+"bf:rate:hotel:"+hotelID, redis_rate.PerSecond(perSecond))
+	if err != nil {
+		return true, 0, err
+	}
+	return res.Allowed > 0, res.RetryAfter, nil
 }

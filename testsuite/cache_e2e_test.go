@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
@@ -193,4 +194,26 @@ func TestWithoutTheGateEveryBuyerStartsAWorkflow(t *testing.T) {
 	assert.Equal(t, 3, n, "the database alone never oversells")
 	assert.Greater(t, count(t, sys, `SELECT count(*) FROM bookings`), 3+10,
 		"without the gate far more than a handful of workflows reach the database, or the test above proves nothing")
+}
+
+// TestHoldsAtOneHotelAreRateLimitedAcrossProcesses: the per-hotel rate (counted in Redis, so
+// shared by every API process) answers 429 past it, and another hotel is not affected.
+func TestHoldsAtOneHotelAreRateLimitedAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Cache: true, HoldLimits: api.HoldLimits{PerHotelPerSecond: 2}})
+	stay := stayFromNow(10, 2)
+	openRooms(t, sys, "h-rate", "double", stay, 20)
+	openRooms(t, sys, "h-calm", "double", stay, 20)
+	limited := 0
+	for i := range 6 {
+		res := hold(t, sys, fmt.Sprintf("r%d", i), holdBody(sys.Customer(fmt.Sprintf("g%d", i)), "h-rate", "double", stay, 1))
+		if res.Status == http.StatusTooManyRequests {
+			limited++
+			assert.Equal(t, "rate_limited", res.ErrorCode())
+			assert.NotEmpty(t, res.Header.Get("Retry-After"))
+		}
+	}
+	assert.Positive(t, limited, "6 holds in well under 3 s at 2 a second")
+	res := hold(t, sys, "calm", holdBody(sys.Customer("calm"), "h-calm", "double", stay, 1))
+	assert.Equal(t, http.StatusCreated, res.Status, res.Raw)
 }

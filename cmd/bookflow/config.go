@@ -115,6 +115,7 @@ func LoadConfig() (Config, error) {
 		{"MAX_ACTIVE_HOLDS", DefaultHoldLimits.MaxActive, 0, &c.HoldLimits.MaxActive},
 		{"HOLD_RATE_PER_CUSTOMER", DefaultHoldLimits.PerCustomerPerMinute, 0, &c.HoldLimits.PerCustomerPerMinute},
 		{"HOLD_RATE_PER_ADDRESS", DefaultHoldLimits.PerAddressPerMinute, 0, &c.HoldLimits.PerAddressPerMinute},
+		{"HOLD_RATE_PER_HOTEL", DefaultHoldLimits.PerHotelPerSecond, 0, &c.HoldLimits.PerHotelPerSecond},
 	}
 	for _, i := range ints {
 		if *i.dst, err = envInt(i.name, i.def, i.min); err != nil {
@@ -169,7 +170,7 @@ func envInt(name string, def, min int) (int, error) {
 const minSecretBytes = 32
 
 // DefaultHoldLimits are the limits on holds when the environment sets none.
-var DefaultHoldLimits = api.HoldLimits{MaxActive: 5, PerCustomerPerMinute: 10, PerAddressPerMinute: 60}
+var DefaultHoldLimits = api.HoldLimits{MaxActive: 5, PerCustomerPerMinute: 10, PerAddressPerMinute: 60, PerHotelPerSecond: 50}
 
 // verifier returns the token verifier the configuration asks for, or nil when it names no
 // secret and no JWKS URL (then only the break-glass ADMIN_TOKEN gets in). Local development
