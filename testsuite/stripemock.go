@@ -1,11 +1,13 @@
 package testsuite
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,14 +37,35 @@ func StartStripeMock(t testing.TB) string {
 	require.NoError(t, ln.Close())
 
 	cmd := exec.Command(path, "-http-addr", addr)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	// It loads Stripe's whole API description first: seconds on a loaded two-core machine.
 	require.Eventually(t, func() bool {
 		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
 		if err == nil {
 			_ = c.Close()
 		}
 		return err == nil
-	}, 20*time.Second, 50*time.Millisecond, "stripe-mock did not start")
+	}, time.Minute, 50*time.Millisecond, "stripe-mock did not start: %s", out)
 	return fmt.Sprintf("http://%s", addr)
+}
+
+// syncBuffer collects a process's output while it runs, for a failure message.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
