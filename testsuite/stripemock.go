@@ -36,7 +36,9 @@ func StartStripeMock(t testing.TB) string {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 
-	cmd := exec.Command(path, "-http-addr", addr)
+	// Its HTTPS listener would take the fixed port 12112 and stop a second stripe-mock (a test
+	// running in parallel): the system picks a free one.
+	cmd := exec.Command(path, "-http-addr", addr, "-https-addr", "127.0.0.1:")
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
