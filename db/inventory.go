@@ -168,7 +168,10 @@ func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay 
 			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - (i.reserved - a.used), 0)
 		FROM resources r
 		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
-		LEFT JOIN inventory i ON i.resource_id = r.id AND i.unit_start = d
+		-- One primary-key lookup per night (LIMIT 1 keeps the planner from flattening it): a
+		-- plain join let it, guessing 1,000 rows for generate_series, hash the whole inventory
+		-- of a small catalogue (100 ms a search at 100k rows instead of 1 ms).
+		LEFT JOIN LATERAL (SELECT * FROM inventory x WHERE x.resource_id = r.id AND x.unit_start = d LIMIT 1) i ON true
 		LEFT JOIN LATERAL (SELECT sum(allotted) AS allotted, sum(used) AS used,
 				COALESCE(sum(allotted - used) FILTER (WHERE channel_id = $4), 0) AS own
 			FROM allocations x WHERE x.resource_id = i.resource_id AND x.unit_start = i.unit_start) a ON true

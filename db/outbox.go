@@ -45,7 +45,8 @@ func (s *Store) DrainOutbox(ctx context.Context, limit int, apply func([]CachedU
 			k AS (SELECT resource_id, unit_start, max(id) AS version, min(created_at) AS changed, count(*) AS n
 				FROM gone GROUP BY resource_id, unit_start)
 			SELECT k.resource_id, k.unit_start, k.version, k.changed, k.n, `+unitStateColumns+`
-			FROM k LEFT JOIN inventory i ON i.resource_id = k.resource_id AND i.unit_start = k.unit_start`, limit)
+			FROM k LEFT JOIN LATERAL (SELECT * FROM inventory x
+				WHERE x.resource_id = k.resource_id AND x.unit_start = k.unit_start LIMIT 1) i ON true`, limit)
 		if err != nil {
 			return err
 		}
@@ -83,7 +84,7 @@ func (s *Store) UnitStates(ctx context.Context, keys []UnitKey) ([]CachedUnit, e
 	}
 	rows, err := s.pool.Query(ctx, `SELECT k.resource_id, k.unit_start, `+unitStateColumns+`
 		FROM unnest($1::bigint[], $2::timestamp[]) WITH ORDINALITY AS k(resource_id, unit_start, n)
-		LEFT JOIN inventory i ON i.resource_id = k.resource_id AND i.unit_start = k.unit_start
+		LEFT JOIN LATERAL (SELECT * FROM inventory x WHERE x.resource_id = k.resource_id AND x.unit_start = k.unit_start LIMIT 1) i ON true
 		ORDER BY k.n`, ids, starts)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/bookflow/bookflow/db"
@@ -33,13 +36,41 @@ type demoRoom struct {
 // demoCheckIn is a check-in date a week from today, used in the printed examples.
 func demoCheckIn() domain.Date { return domain.DateOf(time.Now(), time.UTC).AddDays(7) }
 
+// runSeed loads the demo data, or, with --hotels N, a synthetic catalogue at scale (N hotels of
+// 5 room types, --days nights each) with COPY, and says how long it took.
 func runSeed(ctx context.Context, cfg Config) error {
+	fs := flag.NewFlagSet("seed", flag.ExitOnError)
+	hotels := fs.Int("hotels", 0, "load a synthetic catalogue of this many hotels instead of the demo data")
+	days := fs.Int("days", 365, "nights open per room type, from tomorrow (with --hotels)")
+	roomTypes := fs.Int("room-types", 5, "room types per hotel (with --hotels)")
+	prefix := fs.String("prefix", "scale", "the synthetic hotels' id prefix (with --hotels)")
+	_ = fs.Parse(os.Args[2:])
 	pool, err := db.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	return seed(ctx, db.NewStore(pool, cfg.LockTimeout))
+	store := db.NewStore(pool, cfg.LockTimeout)
+	if *hotels <= 0 {
+		return seed(ctx, store)
+	}
+	if err := db.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	start := time.Now()
+	n, err := store.LoadCatalogue(ctx, db.CatalogueParams{Prefix: *prefix, Hotels: *hotels, RoomTypes: *roomTypes, Days: *days,
+		Rooms: 20, From: domain.DateOf(time.Now(), time.UTC).AddDays(1), Rate: domain.Money{Amount: 10000, Currency: "EUR"}})
+	if err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	analyzed, err := store.AnalyzeInventory(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("loaded %d hotels, %d inventory rows in %s (%.0f rows/s); ANALYZE %s\n", *hotels, n,
+		loaded.Round(time.Millisecond), float64(n)/loaded.Seconds(), analyzed.Round(time.Millisecond))
+	return nil
 }
 
 // seed opens every demo room type for the next 365 nights. A hotel that already exists is left
