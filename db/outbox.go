@@ -104,11 +104,3 @@ func (s *Store) OutboxPending(ctx context.Context, resourceID int64, from, to ti
 		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3)`, resourceID, from, to).Scan(&pending)
 	return pending, err
 }
-
-// OutboxBacklog is how many changes wait for the relay, and how old the oldest is.
-func (s *Store) OutboxBacklog(ctx context.Context) (n int, oldest time.Duration, err error) {
-	var seconds float64
-	err = s.pool.QueryRow(ctx, `SELECT count(*), COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)), 0)::float8
-		FROM availability_outbox`).Scan(&n, &seconds)
-	return n, time.Duration(seconds * float64(time.Second)), err
-}
