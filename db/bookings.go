@@ -75,6 +75,11 @@ func getBooking(ctx context.Context, q querier, id string) (domain.Booking, erro
 // exists for a different request, and ErrTooManyHolds when the customer is at
 // p.MaxActiveHolds.
 func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, error) {
+	if p.ChannelID == "" && p.AgentID == "" {
+		if b, done, err := s.reserveDirect(ctx, p); done || err != nil {
+			return b, err
+		}
+	}
 	req := p.Request
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
@@ -105,6 +110,56 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 	})
 	return booking, err
 }
+
+// reserveDirect makes a direct sale's reservation in one round trip: the reserve_stay function
+// (migration 00018) does what Reserve's statements do, and the booking is read back in the same
+// implicit transaction (one pipelined batch). done is false, with nothing written, when the
+// sale needs the full path: the hotel has sale rules or a low-stock threshold, or a night is
+// split between channels.
+func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Booking, done bool, err error) {
+	req := p.Request
+	batch := &pgx.Batch{}
+	var outcome string
+	batch.Queue(`SELECT reserve_stay($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), req.HotelID, req.RoomTypeID,
+		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), p.SupplierID, p.MaxActiveHolds,
+		s.lockTimeout.Milliseconds()).QueryRow(func(row pgx.Row) error { return row.Scan(&outcome) })
+	batch.Queue(`SELECT `+bookingColumns+` FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1`,
+		p.BookingID).QueryRow(func(row pgx.Row) error {
+		b, err = scanBooking(row)
+		if errors.Is(err, domain.ErrNotFound) && outcome != "held" && outcome != "rejected" && outcome != "exists" {
+			err = nil // nothing was written
+		}
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		switch pgCode(err) {
+		case codeNeedsFullPath:
+			return domain.Booking{}, false, nil
+		case codeTooManyHolds:
+			return domain.Booking{}, true, fmt.Errorf("%w: %s", domain.ErrTooManyHolds, pgMessage(err))
+		}
+		return domain.Booking{}, true, err
+	}
+	switch outcome {
+	case "unknown":
+		return domain.Booking{}, true, fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
+	case "full_path":
+		return domain.Booking{}, false, nil
+	case "exists":
+		if b.Fingerprint != req.Fingerprint() {
+			return domain.Booking{}, true, fmt.Errorf("%w: booking %s", domain.ErrIdempotencyMismatch, p.BookingID)
+		}
+	}
+	return b, true, nil
+}
+
+// The SQLSTATEs reserve_stay raises: the customer is at their hold limit, and the stay has
+// nights split between channels.
+const (
+	codeTooManyHolds  = "BF001"
+	codeNeedsFullPath = "BF002"
+)
 
 // reserveStay judges a new booking's stay by the hotel's sale rules, then takes its nights: it
 // stores the booking REJECTED (with the refusing rule) or priced, and returns it.

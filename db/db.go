@@ -105,6 +105,15 @@ const codeUniqueViolation = "23505"
 // codeForeignKeyViolation is the PostgreSQL error code of a reference to a row that is not there.
 const codeForeignKeyViolation = "23503"
 
+// pgMessage is the message of a PostgreSQL error, without its code.
+func pgMessage(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Message
+	}
+	return err.Error()
+}
+
 func pgCode(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
@@ -30,6 +33,7 @@ import (
 type benchOptions struct {
 	clients, temporalClients, holds, hotels int
 	duration                                time.Duration
+	only                                    string // "database" or "temporal": run only that part
 }
 
 // runBench measures, in one run on one machine, each figure next to its baseline:
@@ -44,7 +48,11 @@ func runBench(ctx context.Context, cfg Config) error {
 	fs.IntVar(&o.hotels, "hotels", 200, "hotels (5 room types each) for the spread measurement")
 	fs.IntVar(&o.temporalClients, "temporal-clients", 32, "concurrent clients for the Temporal measurements")
 	fs.IntVar(&o.holds, "holds", 400, "workflows per Temporal measurement")
+	fs.StringVar(&o.only, "only", "", `run only one part: "database" (reservations) or "temporal" (holds, cache, gate)`)
 	_ = fs.Parse(os.Args[2:])
+	if o.only != "" && o.only != "database" && o.only != "temporal" {
+		return fmt.Errorf(`-only is "database" or "temporal", not %q`, o.only)
+	}
 
 	d, closeDeps, err := connectAndMigrate(ctx, cfg)
 	if err != nil {
@@ -63,8 +71,13 @@ func runBench(ctx context.Context, cfg Config) error {
 	}()
 	fmt.Printf("bookflow bench (run %s): %d database clients for %s each; %d Temporal clients, %d workflows each\n\n",
 		run, o.clients, o.duration, o.temporalClients, o.holds)
-	if err := benchDatabase(ctx, d.store, o, run); err != nil {
-		return err
+	if o.only != "temporal" {
+		if err := benchDatabase(ctx, d.store, o, run); err != nil {
+			return err
+		}
+	}
+	if o.only == "database" {
+		return nil
 	}
 	return benchTemporal(ctx, cfg, d, o, run)
 }
@@ -78,6 +91,7 @@ var benchRate = domain.Money{Amount: 10000, Currency: "EUR"}
 // result is one measurement.
 type result struct {
 	name      string
+	label     string // how ratios against it name it; "baseline" when empty
 	ok, fails int
 	elapsed   time.Duration
 	latencies []time.Duration
@@ -85,7 +99,8 @@ type result struct {
 
 func (r result) rate() float64 { return float64(r.ok) / r.elapsed.Seconds() }
 
-func (r result) print(baseline *result) {
+// print prints the measurement and its rate as a ratio of each baseline's.
+func (r result) print(baselines ...*result) {
 	slices.Sort(r.latencies)
 	pct := func(p float64) time.Duration {
 		if len(r.latencies) == 0 {
@@ -94,8 +109,11 @@ func (r result) print(baseline *result) {
 		return r.latencies[int(p*float64(len(r.latencies)-1))]
 	}
 	ratio := ""
-	if baseline != nil {
-		ratio = fmt.Sprintf("  %.2fx of baseline", r.rate()/baseline.rate())
+	for i, b := range baselines {
+		if i > 0 {
+			ratio += ","
+		}
+		ratio += fmt.Sprintf("  %.2fx of %s", r.rate()/b.rate(), cmp.Or(b.label, "baseline"))
 	}
 	fmt.Printf("  %-44s %8.0f/s  p50 %7s  p99 %7s  ok %6d  failed %d%s\n", r.name, r.rate(),
 		pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), r.ok, r.fails, ratio)
@@ -146,6 +164,19 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 		From: first, To: first.AddDays(openNights), TotalRooms: big, Rate: &benchRate}); err != nil {
 		return err
 	}
+	// A twin of the hot hotel with a sale rule in force (on another room type): its direct
+	// sales take the full path, the statements judged in Go, as before reserve_stay.
+	hotRuled := "bench-hot-ruled-" + run
+	for _, rt := range []string{"double", "suite"} {
+		if err := store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotRuled, RoomTypeID: rt,
+			From: first, To: first.AddDays(openNights), TotalRooms: big, Rate: &benchRate}); err != nil {
+			return err
+		}
+	}
+	if _, err := store.CreateSaleRules(ctx, []domain.SaleRule{{Kind: domain.RuleStopSell, HotelID: hotRuled,
+		RoomTypeID: "suite", From: first, To: first.AddDays(1), Reason: "other"}}); err != nil {
+		return err
+	}
 	roomTypes := []string{"single", "double", "twin", "family", "suite"}
 	for h := range o.hotels {
 		for _, rt := range roomTypes {
@@ -167,7 +198,7 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 			WHERE resource_id = $1 AND unit_start = $2 AND total - reserved >= 1`, hotResource, first.Time())
 		return err
 	})
-	rawHot.print(nil)
+	rawHot.print()
 	hold := func(hotel, roomType, key string, stay domain.Stay) error {
 		req := domain.HoldRequest{CustomerID: "bench", HotelID: hotel, RoomTypeID: roomType, Stay: stay, Quantity: 1}
 		b, err := store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID(benchIDKey, "bench", "bench", key),
@@ -178,9 +209,18 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 		return err
 	}
 	hotStay := domain.Stay{CheckIn: first, CheckOut: first.AddDays(3)}
+	rawHot.label = "raw UPDATE"
+	byHand := measure(ctx, "baseline: by hand, 3 hot nights + booking", o.clients, 0, o.duration, func(ctx context.Context, i int) error {
+		return reserveByHand(ctx, pool, hotResource, hotStay, fmt.Sprintf("%s-byhand-%d", run, i))
+	})
+	byHand.label = "by hand"
+	byHand.print(&rawHot)
 	measure(ctx, "reserve 3 nights, 1 hot room type", o.clients, 0, o.duration, func(_ context.Context, i int) error {
 		return hold(hot, "double", fmt.Sprintf("%s-hot-%d", run, i), hotStay)
-	}).print(&rawHot)
+	}).print(&rawHot, &byHand)
+	measure(ctx, "  the same, full path (hotel with sale rules)", o.clients, 0, o.duration, func(_ context.Context, i int) error {
+		return hold(hotRuled, "double", fmt.Sprintf("%s-ruled-%d", run, i), hotStay)
+	}).print(&rawHot, &byHand)
 
 	rawSpread := measure(ctx, fmt.Sprintf("baseline: raw conditional UPDATE, %d rows", o.hotels*5*openNights), o.clients, 0, o.duration,
 		func(ctx context.Context, _ int) error {
@@ -191,7 +231,7 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 				first.AddDays(rand.IntN(openNights)).Time())
 			return err
 		})
-	rawSpread.print(nil)
+	rawSpread.print()
 	measure(ctx, fmt.Sprintf("reserve 1-3 nights, %d hotels x 5 types", o.hotels), o.clients, 0, o.duration, func(_ context.Context, i int) error {
 		in := first.AddDays(rand.IntN(openNights - 3))
 		stay := domain.Stay{CheckIn: in, CheckOut: in.AddDays(1 + rand.IntN(3))}
@@ -199,6 +239,22 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 	}).print(&rawSpread)
 	fmt.Println()
 	return nil
+}
+
+// reserveByHand is the hand-written equivalent of a reservation, the baseline of our own
+// overhead: in one round trip (a pipelined batch, one implicit transaction), lock the stay's
+// nights in order, take one room on each where one is left, and insert a booking row.
+func reserveByHand(ctx context.Context, pool *pgxpool.Pool, resource int64, stay domain.Stay, id string) error {
+	from, to := stay.CheckIn.Time(), stay.CheckOut.Time()
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT 1 FROM inventory WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+		ORDER BY unit_start FOR UPDATE`, resource, from, to)
+	batch.Queue(`UPDATE inventory SET reserved = reserved + 1
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3 AND total - reserved >= 1`, resource, from, to)
+	batch.Queue(`INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id,
+			unit_from, unit_to, quantity, status, expires_at)
+		VALUES ($1, 'bench', 'bench', $1, '', $2, $3, $4, 1, 'HOLD', now() + interval '10 minutes')`, id, resource, from, to)
+	return pool.SendBatch(ctx, batch).Close()
 }
 
 // benchBaselineWorkflow is the bare Temporal baseline: it waits for one signal and completes.
@@ -255,7 +311,7 @@ func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run
 		}
 		return run.Get(ctx, nil)
 	})
-	base.print(nil)
+	base.print()
 	measure(ctx, "hold through HTTP API (Update-with-Start)", o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
 		body := fmt.Sprintf(`{"hotelId":%q,"roomTypeId":"double","checkIn":%q,"checkOut":%q,"quantity":1}`,
 			hotel, stay.CheckIn, stay.CheckOut)
@@ -329,7 +385,7 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 		rows.Close()
 		return rows.Err()
 	})
-	raw.print(nil)
+	raw.print()
 	measure(ctx, "search through the API, cached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
 		code, err := call(ctx, http.MethodGet, search, "", "")
 		if err == nil && code != http.StatusOK {

@@ -1,0 +1,128 @@
+-- +goose Up
+
+-- reserve_stay is a direct sale's whole reservation as one statement, so the client makes one
+-- round trip while the nights are locked (on a hot room type, lock hold time is throughput). It
+-- does what db.Store.Reserve's statements do for a sale without a channel, and returns:
+--
+--   'unknown'    no such room type; nothing written
+--   'full_path'  the hotel has sale rules in force or a low-stock threshold on the room type:
+--                the caller judges them in Go; nothing written
+--   'exists'     a booking with this id exists (a retry): nothing changed
+--   'rejected'   a night is missing, closed, unpriced or short: the booking is stored REJECTED
+--   'held'       the nights were taken and the booking stored priced
+--
+-- It raises SQLSTATE BF001 when the customer is at their hold limit, and BF002 when a night is
+-- split between channels (allocations, found under the lock): the caller's full path handles
+-- those; the raise rolls everything back.
+--
+-- The nights are locked first and decided on as the lock returns them: in READ COMMITTED, a
+-- row locked FOR UPDATE is read in its latest committed version. The booking row is then
+-- written once, priced; a concurrent attempt with the same id waits for the nights, then finds
+-- the committed row on the primary key and takes nothing.
+-- +goose StatementBegin
+CREATE FUNCTION reserve_stay(
+    p_booking text, p_customer text, p_created_by text, p_idempotency_key text, p_fingerprint text,
+    p_hotel text, p_room_type text, p_from timestamp, p_to timestamp, p_quantity integer,
+    p_hold_us bigint, p_supplier text, p_max_holds integer, p_lock_timeout_ms bigint)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    v_resource bigint;
+    v_rules    boolean;
+    v_watched  boolean;
+    v_held     integer;
+    n          record;
+    v_ok       boolean := true;
+    v_next     timestamp := p_from; -- where the next night must start for the nights to tile the stay
+    v_currency text;
+    v_units    integer := 0;
+    v_total    bigint := 0;
+    v_nights   jsonb := '[]';
+    v_taken    integer;
+BEGIN
+    PERFORM set_config('lock_timeout', p_lock_timeout_ms::text, true),
+        set_config('bookflow.booking_id', p_booking, true);
+
+    SELECT r.id,
+        EXISTS (SELECT 1 FROM sale_rules s WHERE s.hotel_id = p_hotel AND s.cancelled_at IS NULL AND s.expired_at IS NULL),
+        EXISTS (SELECT 1 FROM stock_alert_thresholds t WHERE t.hotel_id = p_hotel AND t.room_type = p_room_type)
+    INTO v_resource, v_rules, v_watched
+    FROM resources r WHERE r.hotel_id = p_hotel AND r.code = p_room_type;
+    IF NOT FOUND THEN
+        RETURN 'unknown';
+    END IF;
+    IF v_rules OR v_watched THEN
+        RETURN 'full_path';
+    END IF;
+
+    -- One new hold at a time per customer under a limit (as lockCustomerHolds), taken before
+    -- any row lock.
+    IF p_max_holds > 0 THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || p_customer, 0));
+    END IF;
+
+    -- Lock the nights in ascending order, the order every writer of inventory rows uses, and
+    -- decide: every night there, open, priced in one currency, with the quantity left (a NULL
+    -- total is unlimited).
+    FOR n IN SELECT i.unit_start, COALESCE(i.unit_end, i.unit_start + interval '1 day') AS unit_end,
+            i.total, i.reserved, i.closed_at, i.rate, i.currency
+        FROM inventory i
+        WHERE i.resource_id = v_resource AND i.unit_start >= p_from AND i.unit_start < p_to
+        ORDER BY i.unit_start FOR UPDATE
+    LOOP
+        IF n.unit_start <> v_next OR n.closed_at IS NOT NULL OR n.rate IS NULL
+            OR n.total - n.reserved < p_quantity OR n.currency IS DISTINCT FROM COALESCE(v_currency, n.currency) THEN
+            v_ok := false;
+        END IF;
+        v_next := n.unit_end;
+        v_currency := n.currency;
+        v_units := v_units + 1;
+        v_total := v_total + n.rate * p_quantity;
+        v_nights := v_nights || jsonb_build_object('date', to_char(n.unit_start, 'YYYY-MM-DD'), 'amount', n.rate * p_quantity);
+    END LOOP;
+    v_ok := v_ok AND v_units > 0 AND v_next = p_to;
+
+    INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
+        unit_to, quantity, status, expires_at, time_zone, policy, supplier_id, currency, total, nightly_rates)
+    SELECT p_booking, p_customer, p_created_by, p_idempotency_key, p_fingerprint, v_resource, p_from, p_to,
+        p_quantity, CASE WHEN v_ok THEN 'HOLD' ELSE 'REJECTED' END, now() + p_hold_us * interval '1 microsecond',
+        h.time_zone,
+        jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+            'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
+        NULLIF(p_supplier, ''),
+        CASE WHEN v_ok THEN v_currency END, CASE WHEN v_ok THEN v_total END, CASE WHEN v_ok THEN v_nights END
+    FROM hotels h WHERE h.id = p_hotel
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN 'exists';
+    END IF;
+
+    IF p_max_holds > 0 THEN
+        SELECT count(*) INTO v_held FROM bookings
+        WHERE customer_id = p_customer AND created_by = p_customer AND status = 'HOLD' AND expires_at > now()
+            AND id <> p_booking;
+        IF v_held >= p_max_holds THEN
+            RAISE EXCEPTION USING ERRCODE = 'BF001', MESSAGE = format('customer already has %s unexpired holds', v_held);
+        END IF;
+    END IF;
+    IF NOT v_ok THEN
+        RETURN 'rejected';
+    END IF;
+
+    -- A new statement, so a fresh snapshot: allocations are written under the nights' lock.
+    UPDATE inventory SET reserved = reserved + p_quantity
+    WHERE resource_id = v_resource AND unit_start >= p_from AND unit_start < p_to
+        AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = v_resource AND a.unit_start >= p_from AND a.unit_start < p_to);
+    GET DIAGNOSTICS v_taken = ROW_COUNT;
+    IF v_taken = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BF002', MESSAGE = 'the stay has nights split between channels';
+    ELSIF v_taken <> v_units THEN
+        -- The nights are locked, so this cannot happen; if it does, roll back rather than keep
+        -- part of a stay.
+        RAISE EXCEPTION 'took % of % nights of resource %: refusing a partial reservation', v_taken, v_units, v_resource;
+    END IF;
+    RETURN 'held';
+END $$;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP FUNCTION reserve_stay(text, text, text, text, text, text, text, timestamp, timestamp, integer, bigint, text, integer, bigint);

@@ -1,0 +1,134 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// A direct sale is reserved in one round trip (the reserve_stay function) unless its hotel has
+// sale rules; then the full path's statements, judged in Go, do it. These tests run every
+// outcome through both, on two hotels set up alike, and require the same result.
+
+// twinHotels sets up "fast" and "full" alike; "full" gets a sale rule that never applies to
+// them (a stop-sell of another room type), which sends its direct sales down the full path.
+func twinHotels(t *testing.T, d *testsuite.Database, setup func(hotel string)) {
+	t.Helper()
+	for _, h := range []string{"fast", "full"} {
+		setup(h)
+	}
+	d.SetInventory(t, "full", "suite", dec10, dec13, 1)
+	createRule(t, d, domain.SaleRule{Kind: domain.RuleStopSell, HotelID: "full", RoomTypeID: "suite",
+		From: dec10, To: dec13, Reason: "other"}) // any rule in force sends direct sales down the full path
+}
+
+// sameOutcome reserves p on both hotels and requires the same booking (apart from its id and
+// times), the same error, and the same counts afterwards.
+func sameOutcome(t *testing.T, d *testsuite.Database, name string, p db.ReserveParams, roomType string) (domain.Booking, error) {
+	t.Helper()
+	ctx := context.Background()
+	var got [2]domain.Booking
+	var errs [2]error
+	var counts [2][]int
+	for i, h := range []string{"fast", "full"} {
+		q := p
+		q.Request.HotelID = h
+		// Customers of their own, so a hold limit counts one hotel's holds.
+		q.Request.CustomerID, q.CreatedBy = h+"-"+p.Request.CustomerID, h+"-"+p.CreatedBy
+		q.BookingID = domain.BookingID(idKey, q.Request.CustomerID, q.CreatedBy, q.IdempotencyKey)
+		got[i], errs[i] = d.Store.Reserve(ctx, q)
+		counts[i] = d.Reserved(t, h, roomType, p.Request.Stay)
+	}
+	if errs[0] != nil || errs[1] != nil {
+		require.Error(t, errs[0], "%s: the full path gave %v", name, errs[1])
+		require.Error(t, errs[1], "%s: the one round trip gave %v", name, errs[0])
+		for _, target := range []error{domain.ErrNotFound, domain.ErrIdempotencyMismatch, domain.ErrTooManyHolds} {
+			assert.Equal(t, errors.Is(errs[1], target), errors.Is(errs[0], target), "%s: %v against %v", name, errs[0], errs[1])
+		}
+	}
+	assert.Equal(t, counts[1], counts[0], "%s: counts", name)
+	fast, full := got[0], got[1]
+	if !fast.CreatedAt.IsZero() {
+		assert.WithinDuration(t, fast.CreatedAt.Add(10*time.Minute), fast.ExpiresAt, time.Second, name)
+	}
+	for _, b := range []*domain.Booking{&fast, &full} {
+		// The fingerprint covers the hotel and customer.
+		b.CustomerID, b.CreatedBy = strings.TrimPrefix(b.CustomerID, b.HotelID+"-"), strings.TrimPrefix(b.CreatedBy, b.HotelID+"-")
+		b.ID, b.HotelID, b.Fingerprint, b.CreatedAt, b.UpdatedAt, b.ExpiresAt = "", "", "", time.Time{}, time.Time{}, time.Time{}
+	}
+	if errs[0] == nil {
+		assert.Equal(t, full, fast, name)
+	}
+	return got[0], errs[0]
+}
+
+func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	eur := func(v int64) *domain.Money { return &domain.Money{Amount: v, Currency: "EUR"} }
+	twinHotels(t, d, func(h string) {
+		d.SetInventory(t, h, "double", dec10, dec13, 3)
+		require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: h, RoomTypeID: "double",
+			From: dec10.AddDays(1), To: dec10.AddDays(2), TotalRooms: 3, Rate: eur(12550)}))
+		d.SetInventory(t, h, "gap", dec10, dec10.AddDays(1), 3) // the second night is missing
+		d.SetInventory(t, h, "gap", dec10.AddDays(2), dec13, 3)
+		d.SetInventory(t, h, "shut", dec10, dec13, 3)
+		_, err := d.Pool.Exec(ctx, `UPDATE inventory i SET closed_reason = 'maintenance', closed_at = now()
+			FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.code = 'shut' AND i.unit_start = $2`,
+			h, dec10.AddDays(1).Time())
+		require.NoError(t, err)
+		require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: h, RoomTypeID: "unpriced",
+			From: dec10, To: dec13, TotalRooms: 3}))
+		require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: h, RoomTypeID: "open",
+			From: dec10, To: dec13, Unlimited: true, Rate: eur(5000)}))
+	})
+
+	held, _ := sameOutcome(t, d, "two rooms over nights at two rates", holdParams("c1", "k1", stay3, 2), "double")
+	assert.Equal(t, domain.StatusHold, held.Status)
+	assert.Equal(t, int64(2*(10000+12550+10000)), held.Price.Total)
+	assert.Equal(t, []domain.NightRate{{Date: dec10, Amount: 20000}, {Date: dec10.AddDays(1), Amount: 25100},
+		{Date: dec10.AddDays(2), Amount: 20000}}, held.Price.Nights)
+
+	sameOutcome(t, d, "the retry", holdParams("c1", "k1", stay3, 2), "double")
+	_, err := sameOutcome(t, d, "the key reused for another stay", holdParams("c1", "k1", stay3, 1), "double")
+	assert.ErrorIs(t, err, domain.ErrIdempotencyMismatch)
+	short, _ := sameOutcome(t, d, "more than is left", holdParams("c2", "k2", stay3, 2), "double")
+	assert.Equal(t, domain.StatusRejected, short.Status)
+	sameOutcome(t, d, "the last room", holdParams("c2", "k3", stay3, 1), "double")
+
+	for _, rt := range []string{"gap", "shut", "unpriced", "nowhere"} {
+		p := holdParams("c3", "k-"+rt, stay3, 1)
+		p.Request.RoomTypeID = rt
+		b, err := sameOutcome(t, d, rt, p, rt)
+		if rt == "nowhere" {
+			assert.ErrorIs(t, err, domain.ErrNotFound)
+		} else {
+			assert.Equal(t, domain.StatusRejected, b.Status, rt)
+		}
+	}
+	open := holdParams("c4", "k4", stay3, 500)
+	open.Request.RoomTypeID = "open"
+	b, _ := sameOutcome(t, d, "unlimited", open, "open")
+	assert.Equal(t, domain.StatusHold, b.Status)
+
+	limited := holdParams("c5", "k5", stay3, 1)
+	limited.Request.RoomTypeID, limited.MaxActiveHolds = "open", 1
+	sameOutcome(t, d, "a first hold under a limit of one", limited, "open")
+	limited.IdempotencyKey = "k6"
+	_, err = sameOutcome(t, d, "a second hold under a limit of one", limited, "open")
+	assert.ErrorIs(t, err, domain.ErrTooManyHolds)
+	var written int
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM bookings WHERE idempotency_key LIKE '%k6'`).Scan(&written))
+	assert.Zero(t, written, "a hold refused by the limit writes nothing")
+	d.AssertInventoryMatchesBookings(t)
+}
