@@ -175,15 +175,25 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return err
 	}
 	hotel := m.hotel
-	if n := s.cfg.HoldLimits.PerHotelPerSecond; n > 0 && s.cfg.Cache != nil {
+	// The hotel's rate counts holds that may start a workflow: after the gate's refusals.
+	rateLimit := func() error {
+		n := s.cfg.HoldLimits.PerHotelPerSecond
+		if n <= 0 || s.cfg.Cache == nil {
+			return nil
+		}
 		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
 		if err == nil && !allowed {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(after.Seconds())))))
 			return newError(http.StatusTooManyRequests, "rate_limited", "too many holds at hotel %s: at most %d a second",
 				req.HotelID, n)
 		}
+		return nil
 	}
-	if ok && m.supplier.Mode != db.ModeDirectConnect {
+	if !ok || m.supplier.Mode == db.ModeDirectConnect {
+		if err := rateLimit(); err != nil {
+			return err
+		}
+	} else {
 		id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
 		// A retry of a hold already made is answered by its booking, never refused by the gate.
 		retry := func() bool { _, err := s.store.GetBooking(ctx, id); return err == nil }
@@ -202,6 +212,9 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 			if !retry() {
 				return busy()
 			}
+		}
+		if err := rateLimit(); err != nil {
+			return err
 		}
 		done, admitted := s.admit(ctx, id, room.ResourceID, req.Stay, req.Quantity)
 		if !admitted && !retry() {
@@ -253,6 +266,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	}
 	in.BookingID, in.IdempotencyKey, in.CreatedBy = id, key, createdBy
 	in.ReserveTimeout, in.LateWindow = reserveTimeout(s.cfg.WorkflowTimeout), s.cfg.LateWindow
+	in.ReserveLocally = s.cfg.ReserveLocally
 	in.MaxRefundAttempts, in.RefundBackoff = s.cfg.MaxRefundAttempts, s.cfg.RefundBackoff
 	if s.cfg.NoShowAfter > 0 {
 		in.NoShowAt = s.cfg.Now().Add(s.cfg.NoShowAfter).UTC()

@@ -164,6 +164,19 @@ func (s *Server) gate(ctx context.Context, resourceID int64, stay domain.Stay, q
 	if s.cfg.Cache == nil {
 		return gateOpen
 	}
+	gen, listening := s.cfg.Changes.Generation() // noted before the check: a change during it voids the note
+	if listening && s.soldOut.holds(resourceID, stay, qty, gen) {
+		return gateSoldOut
+	}
+	v := s.checkGate(ctx, resourceID, stay, qty)
+	if v == gateSoldOut && listening {
+		s.soldOut.note(resourceID, stay, qty, gen)
+	}
+	return v
+}
+
+// checkGate is the gate's check against the cache and the outbox.
+func (s *Server) checkGate(ctx context.Context, resourceID int64, stay domain.Stay, qty int) gateVerdict {
 	keys := unitKeys(resourceID, stay)
 	short := func() bool {
 		states, found, err := s.cfg.Cache.Get(ctx, keys)
@@ -207,6 +220,54 @@ func (s *Server) gate(ctx context.Context, resourceID int64, stay domain.Stay, q
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// soldOutMemo keeps the stays the gate found sold out, each with the count of inventory
+// changes (cache.Changes) when the check began. While no change has committed since, and for
+// soldOutMemoTTL at most (a listener that stalls without an error), the same stay is sold out for
+// the same quantity or more without a round trip: a flash sale's thousands of late buyers cost
+// the process their HTTP handling only. The memo is as fresh as the commit notifications, which
+// arrive within milliseconds of a release.
+type soldOutMemo struct {
+	mu    sync.Mutex
+	stays map[soldOutKey]soldOutNote
+}
+
+type soldOutKey struct {
+	resourceID int64
+	from, to   domain.Date
+}
+
+type soldOutNote struct {
+	qty        int // the smallest quantity found short
+	generation uint64
+	at         time.Time
+}
+
+// soldOutMemoTTL bounds how long a sold-out is repeated without a check, whatever the listener
+// says.
+const soldOutMemoTTL = 250 * time.Millisecond
+
+// holds reports whether qty of the stay was found short with no change since generation gen.
+func (m *soldOutMemo) holds(resourceID int64, stay domain.Stay, qty int, gen uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.stays[soldOutKey{resourceID, stay.CheckIn, stay.CheckOut}]
+	return ok && n.generation == gen && qty >= n.qty && time.Since(n.at) < soldOutMemoTTL
+}
+
+// note records that qty of the stay was found short, by a check begun at generation gen.
+func (m *soldOutMemo) note(resourceID int64, stay domain.Stay, qty int, gen uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stays == nil || len(m.stays) > 10_000 {
+		m.stays = map[soldOutKey]soldOutNote{} // notes older than a change are worthless anyway
+	}
+	k := soldOutKey{resourceID, stay.CheckIn, stay.CheckOut}
+	if n, ok := m.stays[k]; ok && n.generation == gen && time.Since(n.at) < soldOutMemoTTL {
+		qty = min(qty, n.qty)
+	}
+	m.stays[k] = soldOutNote{qty: qty, generation: gen, at: time.Now()}
 }
 
 // admissionMargin is how many holds may race for a room type's stay beyond the rooms the cache

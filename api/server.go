@@ -45,6 +45,8 @@ type Config struct {
 	// made (tests).
 	NoShowAfter time.Duration
 	LateWindow  time.Duration // how long an ended booking's workflow keeps answering
+	// ReserveLocally runs new bookings' reservations as local activities (workflows.BookingInput).
+	ReserveLocally bool
 	// MaxRefundAttempts and RefundBackoff tune the refund saga (workflow defaults when zero).
 	MaxRefundAttempts int
 	RefundBackoff     time.Duration
@@ -72,7 +74,10 @@ type Config struct {
 	// waits for a change on its way to the cache (DefaultGateWait when zero).
 	Cache    *cache.Units
 	GateWait time.Duration
-	Now      func() time.Time // the clock for "today at the hotel"; time.Now when nil
+	// Changes, when running, lets the gate repeat a sold-out it verified without reading the
+	// cache and the outbox again, until the next inventory change commits (see soldOutMemo).
+	Changes *cache.Changes
+	Now     func() time.Time // the clock for "today at the hotel"; time.Now when nil
 }
 
 // Server holds the API's dependencies.
@@ -81,6 +86,7 @@ type Server struct {
 	temporal client.Client
 	cfg      Config
 	meta     metaCache
+	soldOut  soldOutMemo
 }
 
 // DefaultWorkflowTimeout is how long a request waits for a workflow's answer by default.

@@ -88,24 +88,37 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// listen turns NOTIFY bookflow_availability into wake-ups, on a connection of its own (not one
-// of the pool's, which the activities share), reconnecting while ctx lasts.
+// listen turns NOTIFY bookflow_availability into wake-ups.
 func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
+	listenChanges(ctx, r.Pool, func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}, func(bool) {})
+}
+
+// listenChanges calls notified for every NOTIFY bookflow_availability (one per transaction that
+// changed inventory, at its commit), on a connection of its own (not one of the pool's, which
+// the activities share), reconnecting while ctx lasts. listening(true) follows each LISTEN, and
+// listening(false) each lost connection: changes committed meanwhile were not notified.
+func listenChanges(ctx context.Context, pool *pgxpool.Pool, notified func(), listening func(bool)) {
 	for ctx.Err() == nil {
-		conn, err := pgx.ConnectConfig(ctx, r.Pool.Config().ConnConfig.Copy())
+		conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
 		if err == nil {
 			_, err = conn.Exec(ctx, "LISTEN bookflow_availability")
+			if err == nil {
+				listening(true)
+			}
 			for err == nil {
 				if _, err = conn.WaitForNotification(ctx); err == nil {
-					select {
-					case wake <- struct{}{}:
-					default:
-					}
+					notified()
 				}
 			}
+			listening(false)
 			_ = conn.Close(context.Background())
 		}
-		select { // the poll goes on meanwhile
+		select { // a relay's poll goes on meanwhile
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/bookflow/bookflow/domain"
@@ -410,6 +411,50 @@ func TestACancelMidStayReleasesOnlyTheNightsAfterToday(t *testing.T) {
 // TestAHoldNeverCommitsAfterTheAPIGaveUp: a night locked by someone else keeps the reservation
 // retrying past the API's wait (503 pending). When the lock goes, the abandoned reservation must
 // not take the room for nobody: it ends without a hold, and the room stays on sale.
+// The reservation runs as a local activity by default, and as an activity with
+// RESERVE_LOCAL_ACTIVITY=false; both hold, confirm and give back the same.
+func TestTheReservationRunsAsALocalActivityOrAsAnActivity(t *testing.T) {
+	t.Parallel()
+	for _, asActivity := range []bool{false, true} {
+		t.Run(fmt.Sprintf("as an activity %v", asActivity), func(t *testing.T) {
+			t.Parallel()
+			sys := testsuite.NewSystem(t, testsuite.SystemOptions{ReserveAsActivity: asActivity})
+			stay := stayFromNow(20, 2)
+			openRooms(t, sys, "h-mode", "double", stay, 3)
+
+			res := hold(t, sys, "key-1", holdBody(sys.Customer("guest-1"), "h-mode", "double", stay, 2))
+			require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+			id := res.Body["id"].(string)
+			assert.Equal(t, 1, roomsLeft(t, sys, "h-mode", "double", stay))
+			res = sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil)
+			require.Equal(t, http.StatusOK, res.Status, res.Raw)
+			res = cancel(t, sys, sys.Customer("guest-1"), id)
+			require.Equal(t, http.StatusOK, res.Status, res.Raw)
+			assert.Equal(t, 3, roomsLeft(t, sys, "h-mode", "double", stay))
+			sys.DB.AssertInventoryMatchesBookings(t)
+
+			scheduled, markers := 0, 0
+			iter := sys.Temporal.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for iter.HasNext() {
+				ev, err := iter.Next()
+				require.NoError(t, err)
+				if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.ActivityType.GetName() == "Reserve" {
+					scheduled++
+				}
+				if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+					markers++
+				}
+			}
+			if asActivity {
+				assert.Equal(t, []int{1, 0}, []int{scheduled, markers}, "Reserve scheduled as an activity")
+			} else {
+				assert.Equal(t, []int{0, 1}, []int{scheduled, markers}, "Reserve run as a local activity")
+			}
+			testsuite.ReplayAndRecord(t, sys.Temporal, id, fmt.Sprintf("hold-confirm-cancel-reserve-as-activity-%v", asActivity))
+		})
+	}
+}
+
 func TestAHoldNeverCommitsAfterTheAPIGaveUp(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{WorkflowTimeout: 2 * time.Second})

@@ -147,6 +147,9 @@ type SystemOptions struct {
 	// and holds, with the outbox relay running.
 	Cache    bool
 	CacheURL string
+	// ReserveAsActivity runs reservations as activities (RESERVE_LOCAL_ACTIVITY=false); by
+	// default they run as local activities, as in production.
+	ReserveAsActivity bool
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
@@ -228,6 +231,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		opts.Auth, err = auth.NewVerifier(context.Background(), auth.Config{Secret: s.JWTSecret})
 		require.NoError(t, err)
 	}
+	var changes *cache.Changes
 	if opts.Cache {
 		url := opts.CacheURL
 		if url == "" {
@@ -235,13 +239,18 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		}
 		s.Cache = NewCache(t, url)
 		s.StartRelay(t)
+		changes = &cache.Changes{Pool: d.Pool}
+		ctx, stop := context.WithCancel(context.Background())
+		t.Cleanup(stop)
+		go changes.Run(ctx)
 	}
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger(),
-		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter, Cache: s.Cache})
+		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter, Cache: s.Cache,
+		ReserveLocally: !opts.ReserveAsActivity, Changes: changes})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

@@ -68,6 +68,9 @@ type BookingInput struct {
 	// back, its payment is kept): the end of a venue order's last line plus the venue's grace,
 	// or a hotel's check-in cut-off. Zero: never.
 	NoShowAt time.Time `json:",omitzero"`
+	// ReserveLocally runs the reservation as a local activity (see startReserve); absent in
+	// the inputs of workflows started before it existed, which keep the activity.
+	ReserveLocally bool `json:",omitempty"`
 	// Resume, set when the workflow continued as new, is where the run before it left off.
 	Resume *Resume `json:",omitempty"`
 }
@@ -426,7 +429,7 @@ func (b *booking) reserve(ctx workflow.Context) error {
 		CreatedBy: b.in.CreatedBy, MaxActiveHolds: b.in.MaxActiveHolds, HoldTTL: b.in.HoldTTL,
 		ChannelID: b.in.ChannelID, AgentID: b.in.AgentID, SupplierID: b.in.SupplierID,
 	}
-	err := workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in).Get(ctx, &stored)
+	err := b.startReserve(ctx, in).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
 	refusal := errors.As(err, &appErr) && slices.Contains([]string{activities.ErrTypeTooManyHolds,
 		activities.ErrTypeAlreadyOrdered, activities.ErrTypeUnavailable, activities.ErrTypeInvalid}, appErr.Type())
@@ -460,6 +463,23 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	b.state.Booking = stored
 	b.logger.Info("Rooms held", "expiresAt", stored.ExpiresAt, "price", stored.Price.Total, "currency", stored.Price.Currency)
 	return b.publish(ctx)
+}
+
+// startReserve starts the reservation. Asked to (b.in.ReserveLocally), it runs as a local
+// activity: the reservation is one short idempotent transaction, and run by the worker that
+// holds the workflow task it answers the hold in that task, without the round trips of an
+// activity task through the server. A supplier's hotel keeps the activity: the supplier may be
+// asked over the network.
+func (b *booking) startReserve(ctx workflow.Context, in activities.ReserveInput) workflow.Future {
+	if !b.in.ReserveLocally || b.in.SupplierID != "" {
+		return workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in)
+	}
+	opts := workflow.LocalActivityOptions{StartToCloseTimeout: dbStepTimeout, RetryPolicy: dbRetryPolicy()}
+	if b.in.ReserveTimeout > 0 {
+		opts.ScheduleToCloseTimeout = b.in.ReserveTimeout
+		opts.StartToCloseTimeout = min(opts.StartToCloseTimeout, b.in.ReserveTimeout)
+	}
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, opts), bookings.Reserve, in)
 }
 
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
@@ -791,11 +811,15 @@ func reserveActivity(ctx workflow.Context, timeout time.Duration) workflow.Conte
 // one); business refusals are non-retryable errors and end the retries at once.
 func dbActivity(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    200 * time.Millisecond,
-			BackoffCoefficient: 2,
-			MaximumInterval:    30 * time.Second,
-		},
+		StartToCloseTimeout: dbStepTimeout,
+		RetryPolicy:         dbRetryPolicy(),
 	})
+}
+
+// dbStepTimeout bounds one attempt of a booking database step.
+const dbStepTimeout = 10 * time.Second
+
+// dbRetryPolicy retries a booking database step without limit.
+func dbRetryPolicy() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second}
 }

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -135,6 +136,23 @@ func (s *BookingSuite) TestNoPaymentExpiresAt10mAndReleases() {
 	s.Equal(10*time.Minute, s.releasAt[0], "the release runs when the hold timer fires")
 }
 
+func (s *BookingSuite) TestALocalReservationHoldsThenExpires() {
+	s.input.ReserveLocally = true
+	s.expectHold()
+	s.expectRelease()
+	var answer workflows.BookingState
+	var answerErr error
+	s.update(0, workflows.UpdateHold, &answer, &answerErr, s.input.Request.Fingerprint())
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.StatusHold, answer.Booking.Status, "the hold update answers with the hold")
+	s.Equal(domain.StatusExpired, s.result().Booking.Status)
+	s.Require().Len(s.released, 1)
+	s.Equal(10*time.Minute, s.releasAt[0])
+}
+
 func (s *BookingSuite) TestCancelDuringHoldReleases() {
 	s.expectHold()
 	s.expectRelease()
@@ -176,27 +194,29 @@ func (s *BookingSuite) TestAReservationSlowerThanTheAPIWaitsIsAbandoned() {
 		// ...or with the last failure, when no further retry fits in the bound.
 		"failing fast": errors.New("canceling statement due to lock timeout"),
 	} {
-		s.Run(name, func() {
-			s.SetupTest()
-			s.input.ReserveTimeout = 10 * time.Second
-			s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{}, failure)
-			var abandoned []activities.ReserveInput
-			s.env.OnActivity(s.acts.AbandonReservation, mock.Anything, mock.Anything).Return(
-				func(_ context.Context, in activities.ReserveInput) (domain.Booking, error) {
-					abandoned = append(abandoned, in)
-					return s.stored(domain.StatusRejected), nil
-				}).Once()
-			var answerErr error
-			s.update(0, workflows.UpdateHold, &workflows.BookingState{}, &answerErr, s.input.Request.Fingerprint())
+		for _, local := range []bool{false, true} {
+			s.Run(fmt.Sprintf("%s, local activity %v", name, local), func() {
+				s.SetupTest()
+				s.input.ReserveTimeout, s.input.ReserveLocally = 10*time.Second, local
+				s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{}, failure)
+				var abandoned []activities.ReserveInput
+				s.env.OnActivity(s.acts.AbandonReservation, mock.Anything, mock.Anything).Return(
+					func(_ context.Context, in activities.ReserveInput) (domain.Booking, error) {
+						abandoned = append(abandoned, in)
+						return s.stored(domain.StatusRejected), nil
+					}).Once()
+				var answerErr error
+				s.update(0, workflows.UpdateHold, &workflows.BookingState{}, &answerErr, s.input.Request.Fingerprint())
 
-			s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+				s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
-			var appErr *temporal.ApplicationError
-			s.Require().ErrorAs(answerErr, &appErr, "the hold update says nothing is held")
-			s.Equal(workflows.ErrTypeReservationAbandoned, appErr.Type())
-			s.Require().Len(abandoned, 1, "the reservation is ended, not left to commit later")
-			s.Equal(domain.StatusRejected, s.result().Booking.Status, "and the workflow closes")
-		})
+				var appErr *temporal.ApplicationError
+				s.Require().ErrorAs(answerErr, &appErr, "the hold update says nothing is held")
+				s.Equal(workflows.ErrTypeReservationAbandoned, appErr.Type())
+				s.Require().Len(abandoned, 1, "the reservation is ended, not left to commit later")
+				s.Equal(domain.StatusRejected, s.result().Booking.Status, "and the workflow closes")
+			})
+		}
 	}
 }
 

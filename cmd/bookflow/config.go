@@ -54,6 +54,8 @@ type Config struct {
 	SupplierSimAddr      string // dev only: where the simulated supplier listens
 
 	RedisURL string // the availability cache; none: searches read PostgreSQL, no sold-out gate
+	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
+	ReserveLocally bool
 }
 
 // LoadConfig reads the environment; see the README for every variable.
@@ -129,10 +131,25 @@ func LoadConfig() (Config, error) {
 		}
 		c.TrustedProxies = append(c.TrustedProxies, ipNet)
 	}
+	if c.ReserveLocally, err = envBool("RESERVE_LOCAL_ACTIVITY", true); err != nil {
+		return c, err
+	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("LOG_LEVEL: %w", err)
 	}
 	return c, nil
+}
+
+func envBool(name string, def bool) (bool, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, fmt.Errorf("%s=%q: want true or false", name, v)
+	}
+	return b, nil
 }
 
 func env(name, def string) string {

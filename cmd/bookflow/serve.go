@@ -123,10 +123,13 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
 			Interval: cfg.SupplierSyncInterval}.Ensure,
-		Cache: d.cache,
+		Cache: d.cache, ReserveLocally: cfg.ReserveLocally,
 	}
 	if d.cache == nil {
 		slog.Warn("no REDIS_URL: searches read PostgreSQL and no hold is refused before its workflow starts")
+	} else {
+		apiCfg.Changes = &cache.Changes{Pool: d.store.Pool()}
+		go apiCfg.Changes.Run(ctx)
 	}
 	if gateway, err := paymentProvider(cfg); err == nil {
 		apiCfg.Checkouts = gateway

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// processNames are the metered processes, in the order they are printed.
+var processNames = []string{"API", "worker", "Temporal", "PostgreSQL", "Redis"}
+
+// holdMode is how the reservation runs: as an activity, or as a local activity.
+type holdMode struct {
+	name  string
+	local bool
+}
+
+var holdModes = []holdMode{{"activity", false}, {"local activity", true}}
+
+// benchHolds measures holds through the HTTP API and Temporal against a bare
+// start-signal-complete workflow on the same server, with the reservation as an activity and
+// as a local activity. Single runs swing by a third on a small machine, so the three alternate
+// for o.rounds rounds and the ratios are reported as their median and range. The API and the
+// worker run as processes of their own (bookflow serve and bookflow worker, as deployed), so
+// the CPU time each process spends per hold can be read from /proc.
+func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, bareQueue, token string) error {
+	resume := o.pauseRelay() // the worker process relays the outbox, and is metered doing it
+	defer resume()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logs, err := os.MkdirTemp("", "bookflow-bench-")
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), "TASK_QUEUE="+bareQueue+"-processes", "PAYMENT_PROVIDER=fake", "LOG_LEVEL=warn",
+		"AUTH_JWT_SECRET="+string(benchIDKey), "BOOKING_ID_KEY="+string(benchIDKey),
+		// One customer makes every hold: the limits are not what is measured. Holds outlast
+		// the run, so no expiry adds work to a later measurement.
+		"MAX_ACTIVE_HOLDS=0", "HOLD_RATE_PER_CUSTOMER=0", "HOLD_RATE_PER_ADDRESS=0", "HOLD_RATE_PER_HOTEL=0", "HOLD_TTL=1h")
+	var children []*exec.Cmd
+	defer func() { stopChildren(children) }()
+	start := func(command string, extra ...string) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, self, command)
+		cmd.Env = append(slices.Clone(env), extra...)
+		out, err := os.Create(filepath.Join(logs, fmt.Sprintf("%s-%d.log", command, len(children))))
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = 10 * time.Second
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		children = append(children, cmd)
+		return cmd, nil
+	}
+	workerProc, err := start("worker")
+	if err != nil {
+		return err
+	}
+	apis := map[bool]struct {
+		url string
+		pid int
+	}{}
+	for _, m := range holdModes {
+		addr, err := freeLoopbackAddr()
+		if err != nil {
+			return err
+		}
+		cmd, err := start("serve", "HTTP_ADDR="+addr, "RESERVE_LOCAL_ACTIVITY="+strconv.FormatBool(m.local))
+		if err != nil {
+			return err
+		}
+		if err := waitHealthy(ctx, "http://"+addr+"/healthz", time.Minute); err != nil {
+			return fmt.Errorf("bookflow serve on %s: %w (its log is in %s)", addr, err, logs)
+		}
+		apis[m.local] = struct {
+			url string
+			pid int
+		}{"http://" + addr + "/api/v1/bookings", cmd.Process.Pid}
+	}
+	shared := []meteredProcess{{"worker", workerProc.Process.Pid}}
+	if pid, _ := strconv.Atoi(os.Getenv("BENCH_TEMPORAL_PID")); pid > 0 {
+		shared = append(shared, meteredProcess{"Temporal", pid})
+	}
+	if pid := postgresPID(ctx, d.store.Pool()); pid > 0 {
+		shared = append(shared, meteredProcess{"PostgreSQL", pid})
+	}
+	if pid := redisPID(ctx, cfg.RedisURL); pid > 0 {
+		shared = append(shared, meteredProcess{"Redis", pid})
+	}
+
+	stay := domain.Stay{CheckIn: domain.DateOf(time.Now(), time.UTC).AddDays(30)}
+	stay.CheckOut = stay.CheckIn.AddDays(2)
+	hotel := "bench-api-" + run
+	if err := d.store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotel, RoomTypeID: "double",
+		From: stay.CheckIn, To: stay.CheckOut, TotalRooms: 1_000_000, Rate: &benchRate}); err != nil {
+		return err
+	}
+	body := fmt.Sprintf(`{"hotelId":%q,"roomTypeId":"double","checkIn":%q,"checkOut":%q,"quantity":1}`, hotel, stay.CheckIn, stay.CheckOut)
+	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.temporalClients}}
+	hold := func(url, key string) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Idempotency-Key", key)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := httpc.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			return fmt.Errorf("status %d", res.StatusCode)
+		}
+		return nil
+	}
+
+	type modeRound struct {
+		res result
+		cpu map[string]time.Duration
+	}
+	bares := make([]result, 0, o.rounds)
+	byMode := map[bool][]modeRound{}
+	for round := 1; round <= o.rounds; round++ {
+		bare := measure(ctx, fmt.Sprintf("round %d  baseline: bare workflow", round), o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
+			r, err := d.temporal.SignalWithStartWorkflow(ctx, fmt.Sprintf("bench-%s-%d-%d", run, round, i), "go", nil,
+				client.StartWorkflowOptions{TaskQueue: bareQueue}, "BenchBaseline")
+			if err != nil {
+				return err
+			}
+			return r.Get(ctx, nil)
+		})
+		bare.print()
+		bares = append(bares, bare)
+		for _, m := range holdModes {
+			procs := append([]meteredProcess{{"API", apis[m.local].pid}}, shared...)
+			before := snapshotCPU(procs)
+			res := measure(ctx, fmt.Sprintf("         hold via HTTP, reserve as %s", m.name), o.temporalClients, o.holds, 0,
+				func(_ context.Context, i int) error {
+					return hold(apis[m.local].url, fmt.Sprintf("%s-%d-%v-%d", run, round, m.local, i))
+				})
+			res.print(&bare)
+			byMode[m.local] = append(byMode[m.local], modeRound{res, before.perOp(snapshotCPU(procs), res.ok)})
+		}
+	}
+
+	fmt.Printf("\n  over %d rounds, as the median (and range) of each round's ratio to its baseline:\n", o.rounds)
+	for _, m := range holdModes {
+		var rate, p50, p99 []float64
+		for i, mr := range byMode[m.local] {
+			rate = append(rate, mr.res.rate()/bares[i].rate())
+			p50 = append(p50, float64(mr.res.pct(0.5))/float64(bares[i].pct(0.5)))
+			p99 = append(p99, float64(mr.res.pct(0.99))/float64(bares[i].pct(0.99)))
+		}
+		fmt.Printf("    reserve as %-15s holds/s %s, p50 %s, p99 %s of the bare workflow's\n", m.name+":",
+			medianRange(rate), medianRange(p50), medianRange(p99))
+	}
+
+	fmt.Printf("\n  CPU ms per hold, median of %d rounds (the bench's own client not counted):\n", o.rounds)
+	fmt.Printf("    %-22s", "")
+	for _, name := range processNames {
+		fmt.Printf("%11s", name)
+	}
+	fmt.Printf("%11s\n", "total")
+	totals := map[bool]map[string]float64{}
+	for _, m := range holdModes {
+		totals[m.local] = map[string]float64{}
+		fmt.Printf("    %-22s", "reserve as "+m.name)
+		sum := 0.0
+		for _, name := range processNames {
+			var per []float64
+			for _, mr := range byMode[m.local] {
+				if v, ok := mr.cpu[name]; ok {
+					per = append(per, float64(v)/float64(time.Millisecond))
+				}
+			}
+			if len(per) == 0 {
+				fmt.Printf("%11s", "-")
+				continue
+			}
+			v := median(per)
+			totals[m.local][name] = v
+			sum += v
+			fmt.Printf("%11.2f", v)
+		}
+		fmt.Printf("%11.2f\n", sum)
+	}
+	for _, m := range holdModes {
+		for _, rate := range []float64{50, 1000} {
+			fmt.Printf("    cores at %4.0f holds/s, reserve as %-15s", rate, m.name+":")
+			for _, name := range processNames {
+				if v, ok := totals[m.local][name]; ok {
+					fmt.Printf(" %s %.2f", name, v*rate/1000)
+				}
+			}
+			fmt.Println()
+		}
+	}
+	fmt.Printf("  (the API's and worker's logs: %s)\n", logs)
+	return nil
+}
+
+// pct is the latency at percentile p (0-1) of the measurement's successful calls.
+func (r result) pct(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	l := slices.Sorted(slices.Values(r.latencies))
+	return l[int(p*float64(len(l)-1))]
+}
+
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// medianRange prints ratios as "0.80x (0.71-0.86x)".
+func medianRange(v []float64) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx (%.2f-%.2fx)", median(v), slices.Min(v), slices.Max(v))
+}
+
+// freeLoopbackAddr picks a free loopback port for a child process to listen on.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// waitHealthy polls url until it answers 200.
+func waitHealthy(ctx context.Context, url string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("status %d", res.StatusCode)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return cmp.Or(ctx.Err(), fmt.Errorf("not healthy after %s: %w", within, err))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stopChildren asks each child process to stop (SIGTERM) and waits for it.
+func stopChildren(children []*exec.Cmd) {
+	for _, c := range children {
+		_ = c.Process.Signal(syscall.SIGTERM)
+	}
+	for _, c := range children {
+		if err := c.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				fmt.Fprintf(os.Stderr, "bench: %s: %v\n", strings.Join(c.Args, " "), err)
+			}
+		}
+	}
+}
