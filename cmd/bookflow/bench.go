@@ -331,23 +331,47 @@ func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run
 // of the same nights, and a flash sale through the sold-out gate; the relay's lag over the whole
 // run is printed last.
 func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verifier, token string, o benchOptions, run string) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
 	changes := &cache.Changes{Pool: d.store.Pool()}
 	changesCtx, stopChanges := context.WithCancel(ctx)
 	defer stopChanges()
 	go changes.Run(changesCtx)
-	e := api.New(d.store, d.temporal, api.Config{Auth: verifier, BookingIDKey: benchIDKey, TaskQueue: queue,
-		HoldTTL: time.Minute, LateWindow: time.Second, Cache: d.cache, Changes: changes, ReserveLocally: true})
-	srv := &http.Server{Handler: e}
-	go srv.Serve(ln) //nolint:errcheck // closed below
-	defer srv.Close()
-	base := "http://" + ln.Addr().String() + "/api/v1"
+	// The API as a checkout front end reaches it, on a loopback port: with the cache, and
+	// without it (every search reads PostgreSQL).
+	serve := func(c *cache.Units) (base string, err error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		e := api.New(d.store, d.temporal, api.Config{Auth: verifier, BookingIDKey: benchIDKey, TaskQueue: queue,
+			HoldTTL: time.Minute, LateWindow: time.Second, Cache: c, Changes: changes, ReserveLocally: true})
+		srv := &http.Server{Handler: e}
+		go srv.Serve(ln) //nolint:errcheck // closed when the bench ends
+		go func() { <-ctx.Done(); srv.Close() }()
+		return "http://" + ln.Addr().String(), nil
+	}
+	root, err := serve(d.cache)
+	if err != nil {
+		return err
+	}
+	uncachedRoot, err := serve(nil)
+	if err != nil {
+		return err
+	}
 	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	get := func(ctx context.Context, url string, authorized bool) (int, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if authorized {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := httpc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		drain(res)
+		return res.StatusCode, nil
+	}
 	call := func(ctx context.Context, method, path, key, body string) (int, error) {
-		req, _ := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, method, root+"/api/v1"+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
 		if key != "" {
 			req.Header.Set("Idempotency-Key", key)
@@ -356,8 +380,14 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 		if err != nil {
 			return 0, err
 		}
-		res.Body.Close()
+		drain(res)
 		return res.StatusCode, nil
+	}
+	ok200 := func(code int, err error) error {
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("status %d", code)
+		}
+		return err
 	}
 
 	fmt.Println("Availability cache (Redis) and the sold-out gate")
@@ -376,6 +406,11 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 		return fmt.Errorf("warming the search: %d %v", code, err)
 	}
 	pool := d.store.Pool()
+	health := measure(ctx, "baseline: GET /healthz (the HTTP stack)", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
+		return ok200(get(ctx, root+"/healthz", false))
+	})
+	health.label = "/healthz"
+	health.print()
 	raw := measure(ctx, "baseline: PostgreSQL query of the same nights", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
 		rows, err := pool.Query(ctx, `SELECT r.code, i.unit_start, i.total - i.reserved FROM resources r
 			JOIN inventory i ON i.resource_id = r.id WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
@@ -386,14 +421,14 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 		rows.Close()
 		return rows.Err()
 	})
+	raw.label = "the query"
 	raw.print()
 	measure(ctx, "search through the API, cached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
-		code, err := call(ctx, http.MethodGet, search, "", "")
-		if err == nil && code != http.StatusOK {
-			err = fmt.Errorf("status %d", code)
-		}
-		return err
-	}).print(&raw)
+		return ok200(get(ctx, root+"/api/v1"+search, true))
+	}).print(&raw, &health)
+	measure(ctx, "search through the API, uncached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
+		return ok200(get(ctx, uncachedRoot+"/api/v1"+search, true))
+	}).print(&raw, &health)
 
 	// Flash sale: 1,000 buyers at once for 10 rooms, each retrying on 429 as told, until each
 	// has a hold or a sold-out.
@@ -444,19 +479,8 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 	if codes[http.StatusCreated] != rooms || codes[http.StatusConflict] != buyers-rooms {
 		return fmt.Errorf("the flash sale ended %v, not %d held and %d sold out", codes, rooms, buyers-rooms)
 	}
-	// Then late buyers find it sold out: the gate's answer, against the same HTTP stack's
-	// cheapest round trip.
-	health := measure(ctx, "baseline: GET /healthz", o.temporalClients, 0, o.duration, func(ctx context.Context, _ int) error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/api/v1")+"/healthz", nil)
-		res, err := httpc.Do(req)
-		if err != nil {
-			return err
-		}
-		res.Body.Close()
-		return nil
-	})
-	health.print()
-	measure(ctx, "sold out: hold refused by the gate (409)", o.temporalClients, 0, o.duration, func(ctx context.Context, i int) error {
+	// Then late buyers find it sold out: the gate's answer.
+	measure(ctx, "sold out: hold refused by the gate (409)", o.clients, 0, o.duration, func(ctx context.Context, i int) error {
 		code, err := call(ctx, http.MethodPost, "/bookings", fmt.Sprintf("late-%d", i), body)
 		if err == nil && code != http.StatusConflict {
 			err = fmt.Errorf("status %d", code)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -126,7 +127,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 		if err != nil {
 			return err
 		}
-		res.Body.Close()
+		drain(res)
 		if res.StatusCode != http.StatusCreated {
 			return fmt.Errorf("status %d", res.StatusCode)
 		}
@@ -241,6 +242,13 @@ func medianRange(v []float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx (%.2f-%.2fx)", median(v), slices.Min(v), slices.Max(v))
+}
+
+// drain reads a response to its end and closes it, so its connection is used again: a body
+// closed unread costs the next request a new TCP connection.
+func drain(res *http.Response) {
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
 }
 
 // freeLoopbackAddr picks a free loopback port for a child process to listen on.
