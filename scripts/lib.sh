@@ -62,6 +62,34 @@ ensure_temporal() {
   export TEMPORAL_CLI
 }
 
+# ensure_temporal_server sets TEMPORAL_SERVER and TEMPORAL_SQL_TOOL to the Temporal server itself
+# (the engine a production cluster runs, the same release as the pinned dev server) and its schema
+# tool, building them through the Go module proxy the first time (about 8 minutes on 2 cores).
+# Only the production-like profile needs them.
+TEMPORAL_SERVER_VERSION=v1.29.1
+ensure_temporal_server() {
+  local dir=$TOOLS_DIR/temporal-server-$TEMPORAL_SERVER_VERSION
+  TEMPORAL_SERVER=$dir/server TEMPORAL_SQL_TOOL=$dir/sql
+  if [ -x "$TEMPORAL_SERVER" ] && [ -x "$TEMPORAL_SQL_TOOL" ]; then return; fi
+  require_go
+  say "Building the Temporal server $TEMPORAL_SERVER_VERSION and its schema tool into $dir"
+  say "First time only: this takes about 8 minutes on 2 cores."
+  mkdir -p "$dir"
+  local log start pid
+  log=$(mktemp)
+  start=$(date +%s)
+  GOBIN=$dir go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" \
+    "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 15
+    kill -0 "$pid" 2>/dev/null && printf '    ... still building the Temporal server (%ds elapsed)\n' $(($(date +%s) - start)) >&2
+  done
+  if ! wait "$pid"; then cat "$log" >&2; rm -f "$log"; die "building the Temporal server failed"; fi
+  rm -f "$log"
+  say "Temporal server built in $(($(date +%s) - start))s"
+}
+
 # ensure_stripe_mock sets STRIPE_MOCK to the pinned stripe-mock (a local Stripe API for the
 # payment tests), building it through the Go module proxy the first time (seconds).
 STRIPE_MOCK_VERSION=v0.203.0
@@ -194,6 +222,87 @@ create_database() {
   if ! "$bin/psql" -qtA "$PG_ADMIN_URL" -c "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; then
     "$bin/psql" -q "$PG_ADMIN_URL" -c "CREATE DATABASE \"$1\"" >/dev/null
   fi
+}
+
+# start_temporal_server PORT starts the Temporal server as production runs it, not the dev server:
+# every service in one process, 4 history shards, persistence and visibility on the private
+# PostgreSQL (databases temporal_PORT and temporal_visibility_PORT, kept between runs), frontend
+# on 127.0.0.1:PORT and the other services on PORT+1 to PORT+3 (membership on PORT+101 to
+# PORT+103, frontend HTTP on PORT+200). It has no web UI. Sets TEMPORAL_PID, creates the default
+# namespace and bookflow's search attributes (build_bookflow and ensure_postgres first).
+start_temporal_server() {
+  local port=$1 dir db store sa name type
+  dir=$DATA_DIR/temporal-server-$port
+  ensure_temporal
+  ensure_temporal_server
+  mkdir -p "$dir/config/dynamicconfig"
+  for db in "temporal_$port:temporal" "temporal_visibility_$port:visibility"; do
+    store=${db#*:} db=${db%%:*}
+    # Each step is safe to repeat: an existing database or schema version is kept.
+    "$TEMPORAL_SQL_TOOL" --plugin postgres12 --ep 127.0.0.1 -p "$PG_PORT" -u postgres --db "$db" create-database >/dev/null 2>&1 || true
+    "$TEMPORAL_SQL_TOOL" --plugin postgres12 --ep 127.0.0.1 -p "$PG_PORT" -u postgres --db "$db" setup-schema -v 0.0 >/dev/null 2>&1 || true
+    "$TEMPORAL_SQL_TOOL" --plugin postgres12 --ep 127.0.0.1 -p "$PG_PORT" -u postgres --db "$db" \
+      update-schema -s "postgresql/v12/$store" >"$dir/schema-$store.log" 2>&1 ||
+      { cat "$dir/schema-$store.log" >&2; die "setting up the Temporal $store schema in $db failed"; }
+  done
+  # Update-with-Start and updates are on in the dev server; on here too. A new search attribute
+  # is accepted by queries at once.
+  cat >"$dir/config/dynamicconfig/bookflow.yaml" <<'YAML'
+frontend.enableExecuteMultiOperation:
+  - value: true
+frontend.enableUpdateWorkflowExecution:
+  - value: true
+system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+YAML
+  cat >"$dir/config/bookflow.yaml" <<YAML
+log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: 4
+  datastores:
+    default:
+      sql: {pluginName: postgres12, databaseName: temporal_$port, connectAddr: "127.0.0.1:$PG_PORT", connectProtocol: tcp, user: postgres, maxConns: 20, maxIdleConns: 20, maxConnLifetime: 1h}
+    visibility:
+      sql: {pluginName: postgres12, databaseName: temporal_visibility_$port, connectAddr: "127.0.0.1:$PG_PORT", connectProtocol: tcp, user: postgres, maxConns: 4, maxIdleConns: 4, maxConnLifetime: 1h}
+global:
+  membership: {maxJoinDuration: 30s, broadcastAddress: 127.0.0.1}
+services:
+  frontend: {rpc: {grpcPort: $port, membershipPort: $((port + 100)), bindOnLocalHost: true, httpPort: $((port + 200))}}
+  history: {rpc: {grpcPort: $((port + 1)), membershipPort: $((port + 101)), bindOnLocalHost: true}}
+  matching: {rpc: {grpcPort: $((port + 2)), membershipPort: $((port + 102)), bindOnLocalHost: true}}
+  worker: {rpc: {grpcPort: $((port + 3)), membershipPort: $((port + 103)), bindOnLocalHost: true}}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active: {enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "127.0.0.1:$port"}
+dcRedirectionPolicy: {policy: noop}
+dynamicConfigClient: {filepath: "$dir/config/dynamicconfig/bookflow.yaml", pollInterval: 10s}
+YAML
+  say "Starting the Temporal server $TEMPORAL_SERVER_VERSION on 127.0.0.1:$port (PostgreSQL persistence, 4 history shards, no web UI)"
+  "$TEMPORAL_SERVER" --root "$dir" --config config --env bookflow --allow-no-auth start >"$dir/server.log" 2>&1 &
+  TEMPORAL_PID=$!
+  for _ in $(seq 1 120); do
+    if "$TEMPORAL_CLI" operator cluster health --address "127.0.0.1:$port" >/dev/null 2>&1; then break; fi
+    kill -0 "$TEMPORAL_PID" 2>/dev/null || { tail -50 "$dir/server.log" >&2; die "the Temporal server exited"; }
+    sleep 0.5
+  done
+  "$TEMPORAL_CLI" operator cluster health --address "127.0.0.1:$port" >/dev/null 2>&1 ||
+    die "the Temporal server did not answer within 60s (see $dir/server.log)"
+  # Unlike the dev server it makes no namespace, and registers no search attribute.
+  "$TEMPORAL_CLI" operator namespace describe --address "127.0.0.1:$port" -n default >/dev/null 2>&1 ||
+    "$TEMPORAL_CLI" operator namespace create --address "127.0.0.1:$port" -n default --retention 72h >/dev/null
+  for sa in $("$BOOKFLOW_BIN" search-attributes); do
+    name=${sa%%=*} type=${sa#*=}
+    "$TEMPORAL_CLI" operator search-attribute list --address "127.0.0.1:$port" -n default 2>/dev/null | grep -qw "$name" ||
+      "$TEMPORAL_CLI" operator search-attribute create --address "127.0.0.1:$port" -n default --name "$name" --type "$type" >/dev/null
+  done
 }
 
 # start_temporal PORT UI_PORT [DB_FILE] starts the Temporal dev server in the background (sets

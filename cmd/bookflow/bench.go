@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/api"
@@ -33,7 +36,8 @@ import (
 type benchOptions struct {
 	clients, temporalClients, holds, hotels int
 	duration                                time.Duration
-	only                                    string // "database" or "temporal": run only that part
+	only                                    string // "database", "holds" or "cache": run only that part
+	serverAddress                           string // a Temporal server to measure holds on, after the dev server
 	rounds                                  int    // rounds of the alternating hold measurements
 	// pauseRelay stops the bench's own relay until resume is called.
 	pauseRelay func() (resume func())
@@ -53,6 +57,7 @@ func runBench(ctx context.Context, cfg Config) error {
 	fs.IntVar(&o.holds, "holds", 400, "workflows per Temporal measurement")
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds of the hold measurements, each alternating the baseline and the holds")
 	fs.StringVar(&o.only, "only", "", `run only one part: "database" (reservations), "holds" (through Temporal) or "cache" (searches, the gate)`)
+	fs.StringVar(&o.serverAddress, "temporal-server", "", "also measure holds on this Temporal server (scripts/bench --temporal-server starts one)")
 	cpuProfile := fs.String("cpuprofile", "", "write the bench process's CPU profile (its API, client and relay) to this file")
 	_ = fs.Parse(os.Args[2:])
 	if o.only != "" && !slices.Contains([]string{"database", "holds", "cache"}, o.only) {
@@ -294,7 +299,6 @@ func benchBaselineWorkflow(ctx workflow.Context) error {
 func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run string) error {
 	queue := "bookflow-bench-" + run
 	w := worker.New(d.temporal, d.store, payments.Fake{}, queue)
-	w.RegisterWorkflowWithOptions(benchBaselineWorkflow, workflow.RegisterOptions{Name: "BenchBaseline"})
 	if err := w.Start(); err != nil {
 		return err
 	}
@@ -311,11 +315,25 @@ func benchTemporal(ctx context.Context, cfg Config, d *deps, o benchOptions, run
 		return err
 	}
 	if o.only != "cache" {
-		fmt.Printf("Temporal (%s)\n", cfg.TemporalAddress)
-		if err := benchHolds(ctx, cfg, d, o, run, queue, token); err != nil {
-			return err
+		targets := []temporalTarget{{name: "the dev server", address: cfg.TemporalAddress, client: d.temporal,
+			pidEnv: "BENCH_TEMPORAL_PID"}}
+		if o.serverAddress != "" {
+			c, err := client.DialContext(ctx, client.Options{HostPort: o.serverAddress, Namespace: cfg.TemporalNamespace,
+				Logger: log.NewStructuredLogger(slog.Default())})
+			if err != nil {
+				return fmt.Errorf("the Temporal server at %s: %w", o.serverAddress, err)
+			}
+			defer c.Close()
+			targets = append(targets, temporalTarget{name: "the Temporal server", address: o.serverAddress, client: c,
+				pidEnv: "BENCH_TEMPORAL_SERVER_PID"})
 		}
-		fmt.Println()
+		for _, target := range targets {
+			fmt.Printf("Holds on %s (%s)\n", target.name, target.address)
+			if err := benchHolds(ctx, cfg, d, o, run, target, token); err != nil {
+				return err
+			}
+			fmt.Println()
+		}
 	}
 	if o.only == "holds" {
 		return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
@@ -26,13 +29,16 @@ import (
 // processNames are the metered processes, in the order they are printed.
 var processNames = []string{"API", "worker", "Temporal", "PostgreSQL", "Redis"}
 
-// holdMode is how the reservation runs: as an activity, or as a local activity.
+// holdMode is what is measured: a hold with the reservation as an activity or as a local
+// activity, or a whole booking (a hold, then its confirmation through the API, as a payment's
+// webhook would confirm it).
 type holdMode struct {
-	name  string
-	local bool
+	name           string
+	local, confirm bool
 }
 
-var holdModes = []holdMode{{"activity", false}, {"local activity", true}}
+var holdModes = []holdMode{{"hold, activity", false, false}, {"hold, local activity", true, false},
+	{"hold + confirm, local", true, true}}
 
 // benchHolds measures holds through the HTTP API and Temporal against a bare
 // start-signal-complete workflow on the same server, with the reservation as an activity and
@@ -40,7 +46,21 @@ var holdModes = []holdMode{{"activity", false}, {"local activity", true}}
 // for o.rounds rounds and the ratios are reported as their median and range. The API and the
 // worker run as processes of their own (bookflow serve and bookflow worker, as deployed), so
 // the CPU time each process spends per hold can be read from /proc.
-func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, bareQueue, token string) error {
+// temporalTarget is a Temporal server holds are measured on.
+type temporalTarget struct {
+	name, address string
+	client        client.Client
+	pidEnv        string // the environment variable naming its process, for its CPU time
+}
+
+func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run string, target temporalTarget, token string) error {
+	bareQueue := fmt.Sprintf("bookflow-bench-%s-%s", run, strings.ReplaceAll(target.address, ":", "-"))
+	bare := sdkworker.New(target.client, bareQueue, sdkworker.Options{})
+	bare.RegisterWorkflowWithOptions(benchBaselineWorkflow, workflow.RegisterOptions{Name: "BenchBaseline"})
+	if err := bare.Start(); err != nil {
+		return err
+	}
+	defer bare.Stop()
 	resume := o.pauseRelay() // the worker process relays the outbox, and is metered doing it
 	defer resume()
 	self, err := os.Executable()
@@ -51,7 +71,8 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 	if err != nil {
 		return err
 	}
-	env := append(os.Environ(), "TASK_QUEUE="+bareQueue+"-processes", "PAYMENT_PROVIDER=fake", "LOG_LEVEL=warn",
+	adminToken := "bench-admin-token-" + run + "-of-at-least-32-bytes"
+	env := append(os.Environ(), "TASK_QUEUE="+bareQueue+"-processes", "TEMPORAL_ADDRESS="+target.address, "ADMIN_TOKEN="+adminToken, "PAYMENT_PROVIDER=fake", "LOG_LEVEL=warn",
 		"AUTH_JWT_SECRET="+string(benchIDKey), "BOOKING_ID_KEY="+string(benchIDKey),
 		// One customer makes every hold: the limits are not what is measured. Holds outlast
 		// the run, so no expiry adds work to a later measurement.
@@ -82,25 +103,25 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 		url string
 		pid int
 	}{}
-	for _, m := range holdModes {
+	for _, local := range []bool{false, true} {
 		addr, err := freeLoopbackAddr()
 		if err != nil {
 			return err
 		}
-		cmd, err := start("serve", "HTTP_ADDR="+addr, "RESERVE_LOCAL_ACTIVITY="+strconv.FormatBool(m.local))
+		cmd, err := start("serve", "HTTP_ADDR="+addr, "RESERVE_LOCAL_ACTIVITY="+strconv.FormatBool(local))
 		if err != nil {
 			return err
 		}
 		if err := waitHealthy(ctx, "http://"+addr+"/healthz", time.Minute); err != nil {
 			return fmt.Errorf("bookflow serve on %s: %w (its log is in %s)", addr, err, logs)
 		}
-		apis[m.local] = struct {
+		apis[local] = struct {
 			url string
 			pid int
-		}{"http://" + addr + "/api/v1/bookings", cmd.Process.Pid}
+		}{"http://" + addr + "/api/v1", cmd.Process.Pid}
 	}
 	shared := []meteredProcess{{"worker", workerProc.Process.Pid}}
-	if pid, _ := strconv.Atoi(os.Getenv("BENCH_TEMPORAL_PID")); pid > 0 {
+	if pid, _ := strconv.Atoi(os.Getenv(target.pidEnv)); pid > 0 {
 		shared = append(shared, meteredProcess{"Temporal", pid})
 	}
 	if pid := postgresPID(ctx, d.store.Pool()); pid > 0 {
@@ -112,26 +133,38 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 
 	stay := domain.Stay{CheckIn: domain.DateOf(time.Now(), time.UTC).AddDays(30)}
 	stay.CheckOut = stay.CheckIn.AddDays(2)
-	hotel := "bench-api-" + run
+	hotel := "bench-api-" + bareQueue
 	if err := d.store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotel, RoomTypeID: "double",
 		From: stay.CheckIn, To: stay.CheckOut, TotalRooms: 1_000_000, Rate: &benchRate}); err != nil {
 		return err
 	}
 	body := fmt.Sprintf(`{"hotelId":%q,"roomTypeId":"double","checkIn":%q,"checkOut":%q,"quantity":1}`, hotel, stay.CheckIn, stay.CheckOut)
 	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.temporalClients}}
-	hold := func(url, key string) error {
+	post := func(url, bearer, key, body string, want int) (map[string]any, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Idempotency-Key", key)
-		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
 		res, err := httpc.Do(req)
 		if err != nil {
+			return nil, err
+		}
+		defer drain(res)
+		if res.StatusCode != want {
+			return nil, fmt.Errorf("status %d", res.StatusCode)
+		}
+		var out map[string]any
+		return out, json.NewDecoder(res.Body).Decode(&out)
+	}
+	book := func(m holdMode, key string) error {
+		api := apis[m.local].url
+		held, err := post(api+"/bookings", token, key, body, http.StatusCreated)
+		if err != nil || !m.confirm {
 			return err
 		}
-		drain(res)
-		if res.StatusCode != http.StatusCreated {
-			return fmt.Errorf("status %d", res.StatusCode)
-		}
-		return nil
+		_, err = post(api+"/staff/bookings/"+fmt.Sprint(held["id"])+"/confirm", adminToken, "", "", http.StatusOK)
+		return err
 	}
 
 	type modeRound struct {
@@ -139,10 +172,10 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 		cpu map[string]time.Duration
 	}
 	bares := make([]result, 0, o.rounds)
-	byMode := map[bool][]modeRound{}
+	byMode := map[string][]modeRound{}
 	for round := 1; round <= o.rounds; round++ {
 		bare := measure(ctx, fmt.Sprintf("round %d  baseline: bare workflow", round), o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
-			r, err := d.temporal.SignalWithStartWorkflow(ctx, fmt.Sprintf("bench-%s-%d-%d", run, round, i), "go", nil,
+			r, err := target.client.SignalWithStartWorkflow(ctx, fmt.Sprintf("bench-%s-%s-%d-%d", run, bareQueue, round, i), "go", nil,
 				client.StartWorkflowOptions{TaskQueue: bareQueue}, "BenchBaseline")
 			if err != nil {
 				return err
@@ -154,41 +187,40 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 		for _, m := range holdModes {
 			procs := append([]meteredProcess{{"API", apis[m.local].pid}}, shared...)
 			before := snapshotCPU(procs)
-			res := measure(ctx, fmt.Sprintf("         hold via HTTP, reserve as %s", m.name), o.temporalClients, o.holds, 0,
-				func(_ context.Context, i int) error {
-					return hold(apis[m.local].url, fmt.Sprintf("%s-%d-%v-%d", run, round, m.local, i))
-				})
+			res := measure(ctx, "         "+m.name, o.temporalClients, o.holds, 0, func(_ context.Context, i int) error {
+				return book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.name, i))
+			})
 			res.print(&bare)
-			byMode[m.local] = append(byMode[m.local], modeRound{res, before.perOp(snapshotCPU(procs), res.ok)})
+			byMode[m.name] = append(byMode[m.name], modeRound{res, before.perOp(snapshotCPU(procs), res.ok)})
 		}
 	}
 
 	fmt.Printf("\n  over %d rounds, as the median (and range) of each round's ratio to its baseline:\n", o.rounds)
 	for _, m := range holdModes {
 		var rate, p50, p99 []float64
-		for i, mr := range byMode[m.local] {
+		for i, mr := range byMode[m.name] {
 			rate = append(rate, mr.res.rate()/bares[i].rate())
 			p50 = append(p50, float64(mr.res.pct(0.5))/float64(bares[i].pct(0.5)))
 			p99 = append(p99, float64(mr.res.pct(0.99))/float64(bares[i].pct(0.99)))
 		}
-		fmt.Printf("    reserve as %-15s holds/s %s, p50 %s, p99 %s of the bare workflow's\n", m.name+":",
+		fmt.Printf("    %-23s rate %s, p50 %s, p99 %s of the bare workflow's\n", m.name+":",
 			medianRange(rate), medianRange(p50), medianRange(p99))
 	}
 
-	fmt.Printf("\n  CPU ms per hold, median of %d rounds (the bench's own client not counted):\n", o.rounds)
-	fmt.Printf("    %-22s", "")
+	fmt.Printf("\n  CPU ms per hold (or booking), median of %d rounds (the bench's own client not counted):\n", o.rounds)
+	fmt.Printf("    %-23s", "")
 	for _, name := range processNames {
 		fmt.Printf("%11s", name)
 	}
 	fmt.Printf("%11s\n", "total")
-	totals := map[bool]map[string]float64{}
+	totals := map[string]map[string]float64{}
 	for _, m := range holdModes {
-		totals[m.local] = map[string]float64{}
-		fmt.Printf("    %-22s", "reserve as "+m.name)
+		totals[m.name] = map[string]float64{}
+		fmt.Printf("    %-23s", m.name)
 		sum := 0.0
 		for _, name := range processNames {
 			var per []float64
-			for _, mr := range byMode[m.local] {
+			for _, mr := range byMode[m.name] {
 				if v, ok := mr.cpu[name]; ok {
 					per = append(per, float64(v)/float64(time.Millisecond))
 				}
@@ -198,7 +230,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 				continue
 			}
 			v := median(per)
-			totals[m.local][name] = v
+			totals[m.name][name] = v
 			sum += v
 			fmt.Printf("%11.2f", v)
 		}
@@ -206,9 +238,9 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run, b
 	}
 	for _, m := range holdModes {
 		for _, rate := range []float64{50, 1000} {
-			fmt.Printf("    cores at %4.0f holds/s, reserve as %-15s", rate, m.name+":")
+			fmt.Printf("    cores at %4.0f/s, %-23s", rate, m.name+":")
 			for _, name := range processNames {
-				if v, ok := totals[m.local][name]; ok {
+				if v, ok := totals[m.name][name]; ok {
 					fmt.Printf(" %s %.2f", name, v*rate/1000)
 				}
 			}
