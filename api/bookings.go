@@ -175,6 +175,25 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return err
 	}
 	hotel := m.hotel
+	id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
+	// A retry of a hold already made is answered by its booking, never refused early. Unknown
+	// (the lookup failed, or the gate's reads are all busy): treated as one that may be.
+	retry := func() (yes, known bool) {
+		known = s.gateRead(func() error {
+			_, err := s.store.GetBooking(ctx, id)
+			yes = err == nil
+			if errors.Is(err, domain.ErrNotFound) {
+				err = nil
+			}
+			return err
+		})
+		return yes, known
+	}
+	busy := func() error {
+		c.Response().Header().Set("Retry-After", "1")
+		return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
+			"for this stay, or rooms are being released: retry shortly")
+	}
 	// The hotel's rate counts holds that may start a workflow: after the gate's refusals.
 	rateLimit := func() error {
 		n := s.cfg.HoldLimits.PerHotelPerSecond
@@ -183,6 +202,9 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		}
 		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
 		if err == nil && !allowed {
+			if yes, _ := retry(); yes {
+				return nil
+			}
 			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(after.Seconds())))))
 			return newError(http.StatusTooManyRequests, "rate_limited", "too many holds at hotel %s: at most %d a second",
 				req.HotelID, n)
@@ -194,22 +216,17 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 			return err
 		}
 	} else {
-		id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
-		// A retry of a hold already made is answered by its booking, never refused by the gate.
-		retry := func() bool { _, err := s.store.GetBooking(ctx, id); return err == nil }
-		busy := func() error {
-			c.Response().Header().Set("Retry-After", "1")
-			return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
-				"for this stay, or rooms are being released: retry shortly")
-		}
 		switch s.gate(ctx, room.ResourceID, req.Stay, req.Quantity) {
 		case gateSoldOut:
-			if !retry() {
+			switch yes, known := retry(); {
+			case !known:
+				return busy()
+			case !yes:
 				// No workflow, no transaction: the cache is current and a night is short.
 				return newError(http.StatusConflict, "unavailable", "not enough rooms left on every night of the stay")
 			}
 		case gateBusy:
-			if !retry() {
+			if yes, _ := retry(); !yes {
 				return busy()
 			}
 		}
@@ -217,8 +234,10 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 			return err
 		}
 		done, admitted := s.admit(ctx, id, room.ResourceID, req.Stay, req.Quantity)
-		if !admitted && !retry() {
-			return busy()
+		if !admitted {
+			if yes, _ := retry(); !yes {
+				return busy()
+			}
 		}
 		defer done()
 	}

@@ -205,9 +205,12 @@ func (s *Server) checkGate(ctx context.Context, resourceID int64, stay domain.St
 	for {
 		// Nothing on its way at this moment, and still short afterwards: every change
 		// committed before the check is in the cache, so the shortage is real.
-		pending, err := s.store.OutboxPending(ctx, resourceID, from, to)
+		var pending bool
+		if !s.gateRead(func() (err error) { pending, err = s.store.OutboxPending(ctx, resourceID, from, to); return err }) {
+			pending = true // not known: as if a change were on its way
+		}
 		switch {
-		case err != nil, !short():
+		case !short():
 			return gateOpen
 		case !pending:
 			return gateSoldOut
@@ -220,6 +223,20 @@ func (s *Server) checkGate(ctx context.Context, resourceID int64, stay domain.St
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// gateRead runs one of the gate's PostgreSQL reads (is a change on its way? is this request a
+// retry?) if fewer than the process's bound run at once, and reports whether it ran and
+// succeeded. Under a flood of requests for a sold-out stay the database's load stays bounded: a
+// request that finds the reads all busy is told to retry shortly, never "sold out".
+func (s *Server) gateRead(read func() error) bool {
+	select {
+	case s.gateReads <- struct{}{}:
+	default:
+		return false
+	}
+	defer func() { <-s.gateReads }()
+	return read() == nil
 }
 
 // soldOutMemo keeps the stays the gate found sold out, each with the count of inventory

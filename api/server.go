@@ -87,6 +87,8 @@ type Server struct {
 	cfg      Config
 	meta     metaCache
 	soldOut  soldOutMemo
+	// gateReads bounds the gate's PostgreSQL reads at once (see gateRead).
+	gateReads chan struct{}
 }
 
 // DefaultWorkflowTimeout is how long a request waits for a workflow's answer by default.
@@ -118,7 +120,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{store: store, temporal: tc, cfg: cfg}
+	s := &Server{store: store, temporal: tc, cfg: cfg,
+		gateReads: make(chan struct{}, max(2, int(store.Pool().Config().MaxConns)/2))}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

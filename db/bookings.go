@@ -134,7 +134,7 @@ func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Bo
 	})
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		switch pgCode(err) {
-		case codeNeedsFullPath:
+		case codeNeedsFullPath, codeForeignKeyViolation: // the full path says which reference is wrong
 			return domain.Booking{}, false, nil
 		case codeTooManyHolds:
 			return domain.Booking{}, true, fmt.Errorf("%w: %s", domain.ErrTooManyHolds, pgMessage(err))
@@ -151,6 +151,7 @@ func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Bo
 			return domain.Booking{}, true, fmt.Errorf("%w: booking %s", domain.ErrIdempotencyMismatch, p.BookingID)
 		}
 	}
+	s.oneTrips.Add(1)
 	return b, true, nil
 }
 

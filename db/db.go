@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,6 +30,7 @@ const DefaultLockTimeout = 2 * time.Second
 type Store struct {
 	pool        *pgxpool.Pool
 	lockTimeout time.Duration
+	oneTrips    atomic.Int64 // reservations reserveDirect made, for tests
 }
 
 // NewStore wraps a pool. A zero lockTimeout means DefaultLockTimeout.

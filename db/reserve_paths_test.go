@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func sameOutcome(t *testing.T, d *testsuite.Database, name string, p db.ReserveP
 	var errs [2]error
 	var counts [2][]int
 	for i, h := range []string{"fast", "full"} {
+		trips := db.OneRoundTrips(d.Store)
 		q := p
 		q.Request.HotelID = h
 		// Customers of their own, so a hold limit counts one hotel's holds.
@@ -47,6 +49,9 @@ func sameOutcome(t *testing.T, d *testsuite.Database, name string, p db.ReserveP
 		q.BookingID = domain.BookingID(idKey, q.Request.CustomerID, q.CreatedBy, q.IdempotencyKey)
 		got[i], errs[i] = d.Store.Reserve(ctx, q)
 		counts[i] = d.Reserved(t, h, roomType, p.Request.Stay)
+		if errs[i] == nil {
+			assert.Equal(t, h == "fast", db.OneRoundTrips(d.Store) == trips+1, "%s: %s in one round trip", name, h)
+		}
 	}
 	if errs[0] != nil || errs[1] != nil {
 		require.Error(t, errs[0], "%s: the full path gave %v", name, errs[1])
@@ -130,5 +135,67 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 	var written int
 	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM bookings WHERE idempotency_key LIKE '%k6'`).Scan(&written))
 	assert.Zero(t, written, "a hold refused by the limit writes nothing")
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// lockNights holds the nights of a room type locked, as a long transaction elsewhere would,
+// until the test ends.
+func lockNights(t *testing.T, d *testsuite.Database, hotel string) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(ctx) })
+	_, err = tx.Exec(ctx, `SELECT 1 FROM inventory i JOIN resources r ON r.id = i.resource_id WHERE r.hotel_id = $1 FOR UPDATE OF i`, hotel)
+	require.NoError(t, err)
+}
+
+// A retry of a committed reservation, and a customer over the hold limit, are answered from the
+// booking rows: neither waits for nights another transaction holds (it would time out, and the
+// workflow would abandon a hold that did commit, or retry a refusal).
+func TestRetriesAndHoldLimitsDoNotWaitForTheNights(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	p := holdParams("c1", "k1", stay3, 1)
+	p.MaxActiveHolds = 1
+	held, err := d.Store.Reserve(ctx, p)
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, held.Status)
+	lockNights(t, d, "h1")
+
+	began := time.Now()
+	again, err := d.Store.Reserve(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, held.ID, again.ID)
+	second := holdParams("c1", "k2", stay3, 1)
+	second.MaxActiveHolds = 1
+	_, err = d.Store.Reserve(ctx, second)
+	assert.ErrorIs(t, err, domain.ErrTooManyHolds)
+	assert.Less(t, time.Since(began), db.DefaultLockTimeout/2, "answered without waiting for the locked nights")
+}
+
+// A release of a booking racing a retry of its reservation: both take the booking's row before
+// the nights, so neither deadlocks.
+func TestAReleaseRacingARetryDoesNotDeadlock(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 100)
+	for i := range 30 {
+		p := holdParams(fmt.Sprintf("c%d", i), "k", stay3, 1)
+		_, err := d.Store.Reserve(ctx, p)
+		require.NoError(t, err)
+		errs := make([]error, 2)
+		testsuite.Race(2, func(j int) {
+			if j == 0 {
+				_, errs[j] = d.Store.Release(ctx, p.BookingID, domain.StatusCancelled)
+			} else {
+				_, errs[j] = d.Store.Reserve(ctx, p)
+			}
+		})
+		require.NoError(t, errors.Join(errs...), "round %d", i)
+	}
 	d.AssertInventoryMatchesBookings(t)
 }

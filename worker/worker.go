@@ -20,7 +20,8 @@ const ActivitiesPerConnection = 4
 
 // New returns a worker for the booking task queue (workflows.TaskQueue unless taskQueue is set),
 // with the booking workflows and their activities registered, running at most
-// ActivitiesPerConnection activities per connection of the store's pool. Start it with Run or
+// ActivitiesPerConnection activities, and as many local activities, per connection of the store's
+// pool. Start it with Run or
 // Start.
 func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue string, opts ...Option) sdkworker.Worker {
 	var o options
@@ -30,8 +31,12 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
+	perPool := ActivitiesPerConnection * int(store.Pool().Config().MaxConns)
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{
-		MaxConcurrentActivityExecutionSize: ActivitiesPerConnection * int(store.Pool().Config().MaxConns),
+		MaxConcurrentActivityExecutionSize: perPool,
+		// Reservations run as local activities: the same bound, or a flash sale queues a
+		// thousand of them on the pool and starves confirmations and releases.
+		MaxConcurrentLocalActivityExecutionSize: perPool,
 	})
 	workflows.RegisterAll(w)
 	w.RegisterActivity(&activities.Bookings{Store: store})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -469,18 +470,32 @@ func (b *booking) reserve(ctx workflow.Context) error {
 // activity: the reservation is one short idempotent transaction, and run by the worker that
 // holds the workflow task it answers the hold in that task, without the round trips of an
 // activity task through the server. A supplier's hotel keeps the activity: the supplier may be
-// asked over the network.
+// asked over the network. The version marker keeps a workflow that a worker of the previous
+// release started (ignoring the field) on the activity when a newer worker replays it.
 func (b *booking) startReserve(ctx workflow.Context, in activities.ReserveInput) workflow.Future {
-	if !b.in.ReserveLocally || b.in.SupplierID != "" {
+	if !b.in.ReserveLocally || b.in.SupplierID != "" ||
+		workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in)
 	}
 	opts := workflow.LocalActivityOptions{StartToCloseTimeout: dbStepTimeout, RetryPolicy: dbRetryPolicy()}
 	if b.in.ReserveTimeout > 0 {
-		opts.ScheduleToCloseTimeout = b.in.ReserveTimeout
-		opts.StartToCloseTimeout = min(opts.StartToCloseTimeout, b.in.ReserveTimeout)
+		// A local activity's bound counts from the workflow task that runs it, and would start
+		// again when another worker takes the task over after a failure: count it from the
+		// workflow's start instead, as the API's wait does.
+		left := b.in.ReserveTimeout - workflow.Now(ctx).Sub(workflow.GetInfo(ctx).WorkflowStartTime)
+		if left <= 0 {
+			f, settle := workflow.NewFuture(ctx)
+			settle.SetError(temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, nil))
+			return f
+		}
+		opts.ScheduleToCloseTimeout = left
+		opts.StartToCloseTimeout = min(opts.StartToCloseTimeout, left)
 	}
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, opts), bookings.Reserve, in)
 }
+
+// versionLocalReserve marks workflows whose reservation may run as a local activity.
+const versionLocalReserve = "local-reserve"
 
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {

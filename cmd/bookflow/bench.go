@@ -125,6 +125,7 @@ var benchRate = domain.Money{Amount: 10000, Currency: "EUR"}
 type result struct {
 	name      string
 	label     string // how ratios against it name it; "baseline" when empty
+	firstErr  error
 	ok, fails int
 	elapsed   time.Duration
 	latencies []time.Duration
@@ -150,6 +151,9 @@ func (r result) print(baselines ...*result) {
 	}
 	fmt.Printf("  %-44s %8.0f/s  p50 %7s  p99 %7s  ok %6d  failed %d%s\n", r.name, r.rate(),
 		pct(0.50).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), r.ok, r.fails, ratio)
+	if r.firstErr != nil {
+		fmt.Printf("    first failure: %v\n", r.firstErr)
+	}
 }
 
 // measure calls op from n goroutines until the deadline passes or total calls were made
@@ -174,6 +178,9 @@ func measure(ctx context.Context, name string, n, total int, d time.Duration, op
 				mu.Lock()
 				if err != nil {
 					r.fails++
+					if r.firstErr == nil {
+						r.firstErr = err
+					}
 				} else {
 					r.ok++
 					r.latencies = append(r.latencies, lat)

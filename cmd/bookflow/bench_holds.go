@@ -33,12 +33,12 @@ var processNames = []string{"API", "worker", "Temporal", "PostgreSQL", "Redis"}
 // activity, or a whole booking (a hold, then its confirmation through the API, as a payment's
 // webhook would confirm it).
 type holdMode struct {
-	name           string
+	name, key      string // key: in idempotency keys
 	local, confirm bool
 }
 
-var holdModes = []holdMode{{"hold, activity", false, false}, {"hold, local activity", true, false},
-	{"hold + confirm, local", true, true}}
+var holdModes = []holdMode{{"hold, activity", "activity", false, false}, {"hold, local activity", "local", true, false},
+	{"hold + confirm, local", "confirm", true, true}}
 
 // benchHolds measures holds through the HTTP API and Temporal against a bare
 // start-signal-complete workflow on the same server, with the reservation as an activity and
@@ -188,7 +188,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 			procs := append([]meteredProcess{{"API", apis[m.local].pid}}, shared...)
 			before := snapshotCPU(procs)
 			res := measure(ctx, "         "+m.name, o.temporalClients, o.holds, 0, func(_ context.Context, i int) error {
-				return book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.name, i))
+				return book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.key, i))
 			})
 			res.print(&bare)
 			byMode[m.name] = append(byMode[m.name], modeRound{res, before.perOp(snapshotCPU(procs), res.ok)})

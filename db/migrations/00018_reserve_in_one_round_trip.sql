@@ -15,10 +15,12 @@
 -- split between channels (allocations, found under the lock): the caller's full path handles
 -- those; the raise rolls everything back.
 --
--- The nights are locked first and decided on as the lock returns them: in READ COMMITTED, a
--- row locked FOR UPDATE is read in its latest committed version. The booking row is then
--- written once, priced; a concurrent attempt with the same id waits for the nights, then finds
--- the committed row on the primary key and takes nothing.
+-- The booking row is written first, as in the full path: a retry finds it on the primary key
+-- without waiting for the nights, a customer over the hold limit is refused before any night is
+-- locked, and like every other writer of a booking it takes the booking's row before the
+-- nights (no deadlock with a release or an abandonment). The nights are then locked and decided
+-- on as the lock returns them: in READ COMMITTED a row locked FOR UPDATE is read in its latest
+-- committed version.
 -- +goose StatementBegin
 CREATE FUNCTION reserve_stay(
     p_booking text, p_customer text, p_created_by text, p_idempotency_key text, p_fingerprint text,
@@ -60,6 +62,30 @@ BEGIN
         PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || p_customer, 0));
     END IF;
 
+    -- The booking row first: a concurrent attempt with the same id waits on the primary key and
+    -- then finds the committed row. The hotel's policy and time zone are copied onto it.
+    INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
+        unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
+    SELECT p_booking, p_customer, p_created_by, p_idempotency_key, p_fingerprint, v_resource, p_from, p_to,
+        p_quantity, 'HOLD', now() + p_hold_us * interval '1 microsecond', h.time_zone,
+        jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+            'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
+        NULLIF(p_supplier, '')
+    FROM hotels h WHERE h.id = p_hotel
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN 'exists';
+    END IF;
+
+    IF p_max_holds > 0 THEN
+        SELECT count(*) INTO v_held FROM bookings
+        WHERE customer_id = p_customer AND created_by = p_customer AND status = 'HOLD' AND expires_at > now()
+            AND id <> p_booking;
+        IF v_held >= p_max_holds THEN
+            RAISE EXCEPTION USING ERRCODE = 'BF001', MESSAGE = format('customer already has %s unexpired holds', v_held);
+        END IF;
+    END IF;
+
     -- Lock the nights in ascending order, the order every writer of inventory rows uses, and
     -- decide: every night there, open, priced in one currency, with the quantity left (a NULL
     -- total is unlimited).
@@ -79,32 +105,8 @@ BEGIN
         v_total := v_total + n.rate * p_quantity;
         v_nights := v_nights || jsonb_build_object('date', to_char(n.unit_start, 'YYYY-MM-DD'), 'amount', n.rate * p_quantity);
     END LOOP;
-    v_ok := v_ok AND v_units > 0 AND v_next = p_to;
-
-    INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
-        unit_to, quantity, status, expires_at, time_zone, policy, supplier_id, currency, total, nightly_rates)
-    SELECT p_booking, p_customer, p_created_by, p_idempotency_key, p_fingerprint, v_resource, p_from, p_to,
-        p_quantity, CASE WHEN v_ok THEN 'HOLD' ELSE 'REJECTED' END, now() + p_hold_us * interval '1 microsecond',
-        h.time_zone,
-        jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
-            'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
-        NULLIF(p_supplier, ''),
-        CASE WHEN v_ok THEN v_currency END, CASE WHEN v_ok THEN v_total END, CASE WHEN v_ok THEN v_nights END
-    FROM hotels h WHERE h.id = p_hotel
-    ON CONFLICT DO NOTHING;
-    IF NOT FOUND THEN
-        RETURN 'exists';
-    END IF;
-
-    IF p_max_holds > 0 THEN
-        SELECT count(*) INTO v_held FROM bookings
-        WHERE customer_id = p_customer AND created_by = p_customer AND status = 'HOLD' AND expires_at > now()
-            AND id <> p_booking;
-        IF v_held >= p_max_holds THEN
-            RAISE EXCEPTION USING ERRCODE = 'BF001', MESSAGE = format('customer already has %s unexpired holds', v_held);
-        END IF;
-    END IF;
-    IF NOT v_ok THEN
+    IF NOT (v_ok AND v_units > 0 AND v_next = p_to) THEN
+        UPDATE bookings SET status = 'REJECTED' WHERE id = p_booking;
         RETURN 'rejected';
     END IF;
 
@@ -120,6 +122,8 @@ BEGIN
         -- part of a stay.
         RAISE EXCEPTION 'took % of % nights of resource %: refusing a partial reservation', v_taken, v_units, v_resource;
     END IF;
+
+    UPDATE bookings SET currency = v_currency, total = v_total, nightly_rates = v_nights WHERE id = p_booking;
     RETURN 'held';
 END $$;
 -- +goose StatementEnd
