@@ -176,18 +176,20 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 	}
 	hotel := m.hotel
 	id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
-	// A retry of a hold already made is answered by its booking, never refused early. Unknown
-	// (the lookup failed, or the gate's reads are all busy): treated as one that may be.
-	retry := func() (yes, known bool) {
-		known = s.gateRead(func() error {
-			_, err := s.store.GetBooking(ctx, id)
-			yes = err == nil
-			if errors.Is(err, domain.ErrNotFound) {
-				err = nil
-			}
-			return err
-		})
-		return yes, known
+	// A retry of a hold already made is answered by its booking, never refused early. Whether
+	// this request is one: yes, no, unknown (the lookup failed: let the database decide), or no
+	// room for the lookup in time (retry shortly).
+	retry := func() retryCheck {
+		var err error
+		switch {
+		case !s.gateRead(ctx, func() { _, err = s.store.GetBooking(ctx, id) }):
+			return retryNoRoom
+		case err == nil:
+			return retryYes
+		case errors.Is(err, domain.ErrNotFound):
+			return retryNo
+		}
+		return retryUnknown
 	}
 	busy := func() error {
 		c.Response().Header().Set("Retry-After", "1")
@@ -202,7 +204,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		}
 		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
 		if err == nil && !allowed {
-			if yes, _ := retry(); yes {
+			if retry() == retryYes {
 				return nil
 			}
 			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(after.Seconds())))))
@@ -218,15 +220,15 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 	} else {
 		switch s.gate(ctx, room.ResourceID, req.Stay, req.Quantity) {
 		case gateSoldOut:
-			switch yes, known := retry(); {
-			case !known:
-				return busy()
-			case !yes:
+			switch retry() {
+			case retryNo:
 				// No workflow, no transaction: the cache is current and a night is short.
 				return newError(http.StatusConflict, "unavailable", "not enough rooms left on every night of the stay")
+			case retryNoRoom:
+				return busy()
 			}
 		case gateBusy:
-			if yes, _ := retry(); !yes {
+			if r := retry(); r == retryNo || r == retryNoRoom {
 				return busy()
 			}
 		}
@@ -235,7 +237,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		}
 		done, admitted := s.admit(ctx, id, room.ResourceID, req.Stay, req.Quantity)
 		if !admitted {
-			if yes, _ := retry(); !yes {
+			if r := retry(); r == retryNo || r == retryNoRoom {
 				return busy()
 			}
 		}
@@ -600,3 +602,13 @@ func workflowError(err error) error {
 	}
 	return err
 }
+
+// retryCheck is what the gate found of whether a hold request repeats one already made.
+type retryCheck int
+
+const (
+	retryNo      retryCheck = iota // no booking has its id
+	retryYes                       // its booking exists: answer with it
+	retryUnknown                   // the lookup failed: the database decides
+	retryNoRoom                    // no room for the lookup in time: retry shortly
+)

@@ -206,11 +206,12 @@ func (s *Server) checkGate(ctx context.Context, resourceID int64, stay domain.St
 		// Nothing on its way at this moment, and still short afterwards: every change
 		// committed before the check is in the cache, so the shortage is real.
 		var pending bool
-		if !s.gateRead(func() (err error) { pending, err = s.store.OutboxPending(ctx, resourceID, from, to); return err }) {
-			pending = true // not known: as if a change were on its way
+		var err error
+		if !s.gateRead(ctx, func() { pending, err = s.store.OutboxPending(ctx, resourceID, from, to) }) {
+			return gateBusy // no room for the read in time: retry shortly
 		}
 		switch {
-		case !short():
+		case err != nil, !short():
 			return gateOpen
 		case !pending:
 			return gateSoldOut
@@ -226,17 +227,27 @@ func (s *Server) checkGate(ctx context.Context, resourceID int64, stay domain.St
 }
 
 // gateRead runs one of the gate's PostgreSQL reads (is a change on its way? is this request a
-// retry?) if fewer than the process's bound run at once, and reports whether it ran and
-// succeeded. Under a flood of requests for a sold-out stay the database's load stays bounded: a
-// request that finds the reads all busy is told to retry shortly, never "sold out".
-func (s *Server) gateRead(read func() error) bool {
+// retry?) once fewer than the process's bound run at once, waiting up to GateWait for that. It
+// reports whether the read ran; the read's own error is the caller's. Under a flood of requests
+// for a sold-out stay the database's load stays bounded: a request that finds no room in time
+// is told to retry shortly, never "sold out".
+func (s *Server) gateRead(ctx context.Context, read func()) bool {
+	wait := s.cfg.GateWait
+	if wait <= 0 {
+		wait = DefaultGateWait
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	select {
 	case s.gateReads <- struct{}{}:
-	default:
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
 		return false
 	}
 	defer func() { <-s.gateReads }()
-	return read() == nil
+	read()
+	return true
 }
 
 // soldOutMemo keeps the stays the gate found sold out, each with the count of inventory

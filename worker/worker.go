@@ -18,10 +18,14 @@ import (
 // and time out waiting for one.
 const ActivitiesPerConnection = 4
 
+// LocalActivitiesPerConnection sizes a worker's local activity concurrency (the reservations) by
+// its database pool.
+const LocalActivitiesPerConnection = 2
+
 // New returns a worker for the booking task queue (workflows.TaskQueue unless taskQueue is set),
 // with the booking workflows and their activities registered, running at most
-// ActivitiesPerConnection activities, and as many local activities, per connection of the store's
-// pool. Start it with Run or
+// ActivitiesPerConnection activities and LocalActivitiesPerConnection local activities per
+// connection of the store's pool. Start it with Run or
 // Start.
 func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue string, opts ...Option) sdkworker.Worker {
 	var o options
@@ -31,12 +35,13 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
-	perPool := ActivitiesPerConnection * int(store.Pool().Config().MaxConns)
+	conns := int(store.Pool().Config().MaxConns)
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{
-		MaxConcurrentActivityExecutionSize: perPool,
-		// Reservations run as local activities: the same bound, or a flash sale queues a
-		// thousand of them on the pool and starves confirmations and releases.
-		MaxConcurrentLocalActivityExecutionSize: perPool,
+		MaxConcurrentActivityExecutionSize: ActivitiesPerConnection * conns,
+		// Reservations run as local activities and spend all their time in the database: two
+		// per connection keep the pool busy. Without a bound (the SDK's 1,000) a flash sale
+		// queues its reservations on the pool, and confirmations and releases wait behind them.
+		MaxConcurrentLocalActivityExecutionSize: LocalActivitiesPerConnection * conns,
 	})
 	workflows.RegisterAll(w)
 	w.RegisterActivity(&activities.Bookings{Store: store})
