@@ -298,10 +298,18 @@ YAML
   # Unlike the dev server it makes no namespace, and registers no search attribute.
   "$TEMPORAL_CLI" operator namespace describe --address "127.0.0.1:$port" -n default >/dev/null 2>&1 ||
     "$TEMPORAL_CLI" operator namespace create --address "127.0.0.1:$port" -n default --retention 72h >/dev/null
+  # A new namespace reaches every service's cache within seconds: retry until it has.
   for sa in $("$BOOKFLOW_BIN" search-attributes); do
     name=${sa%%=*} type=${sa#*=}
-    "$TEMPORAL_CLI" operator search-attribute list --address "127.0.0.1:$port" -n default 2>/dev/null | grep -qw "$name" ||
-      "$TEMPORAL_CLI" operator search-attribute create --address "127.0.0.1:$port" -n default --name "$name" --type "$type" >/dev/null
+    for attempt in $(seq 1 60); do
+      if "$TEMPORAL_CLI" operator search-attribute list --address "127.0.0.1:$port" -n default 2>/dev/null | grep -qw "$name" ||
+        "$TEMPORAL_CLI" operator search-attribute create --address "127.0.0.1:$port" -n default \
+          --name "$name" --type "$type" >/dev/null 2>&1; then
+        break
+      fi
+      [ "$attempt" = 60 ] && die "could not create the search attribute $name on the Temporal server"
+      sleep 0.5
+    done
   done
 }
 

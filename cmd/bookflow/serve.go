@@ -278,10 +278,14 @@ func runDev(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	ui := fmt.Sprintf("%s/namespaces/%s/workflows", cfg.TemporalUIURL, cfg.TemporalNamespace)
+	if cfg.TemporalUIURL == "none" {
+		ui = "none: the Temporal server runs without one (try: temporal workflow list --address " + cfg.TemporalAddress + ")"
+	}
 	fmt.Printf(`
 bookflow is running. Ctrl-C stops it.
   API          http://%s
-  Temporal UI  %s/namespaces/%s/workflows
+  Temporal UI  %s
   Hold TTL     %s
   Payments     provider %s; pay a hold with: .data/bookflow pay <bookingId>
   Supplier     simulated at %s: lisbon-lofts (direct_procure, pulled every %s), porto-live (direct_connect)
@@ -293,7 +297,7 @@ Tokens for each role (valid %s; mint more with: .data/bookflow token --sub <id> 
 Try: curl -H "Authorization: Bearer $CUSTOMER_TOKEN" 'http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s'
      curl -H "Authorization: Bearer $AGENT_TOKEN" 'http://%s/api/v1/hotels/lisbon-lofts/availability?checkIn=%s&checkOut=%s'
 
-`, cfg.HTTPAddr, cfg.TemporalUIURL, cfg.TemporalNamespace, cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
+`, cfg.HTTPAddr, ui, cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
 		devTokenTTL, tokens, cfg.AdminToken, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3),
 		cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3))
 	return g.Wait()
