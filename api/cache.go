@@ -253,9 +253,9 @@ func (s *Server) gateRead(ctx context.Context, read func()) bool {
 // soldOutMemo keeps the stays the gate found sold out, each with the count of inventory
 // changes (cache.Changes) when the check began. While no change has committed since, and for
 // soldOutMemoTTL at most (a listener that stalls without an error), the same stay is sold out for
-// the same quantity or more without a round trip: a flash sale's thousands of late buyers cost
-// the process their HTTP handling only. The memo is as fresh as the commit notifications, which
-// arrive within milliseconds of a release.
+// the same quantity or more without reading Redis and the outbox: a flash sale's late buyers cost
+// the process their HTTP handling and the primary-key read that tells a retry (gateRead). The
+// memo is as fresh as the commit notifications, which arrive within milliseconds of a release.
 type soldOutMemo struct {
 	mu    sync.Mutex
 	stays map[soldOutKey]soldOutNote
