@@ -37,6 +37,8 @@ type benchOptions struct {
 	clients, temporalClients, holds, hotels int
 	duration                                time.Duration
 	only                                    string // "database", "holds" or "cache": run only that part
+	searchPrefix                            string // with searchHotels: search PREFIX-0 .. PREFIX-(N-1) at random
+	searchHotels                            int
 	serverAddress                           string // a Temporal server to measure holds on, after the dev server
 	rounds                                  int    // rounds of the alternating hold measurements
 	// pauseRelay stops the bench's own relay until resume is called.
@@ -58,6 +60,8 @@ func runBench(ctx context.Context, cfg Config) error {
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds of the hold measurements, each alternating the baseline and the holds")
 	fs.StringVar(&o.only, "only", "", `run only one part: "database" (reservations), "holds" (through Temporal) or "cache" (searches, the gate)`)
 	fs.StringVar(&o.serverAddress, "temporal-server", "", "also measure holds on this Temporal server (scripts/bench --temporal-server starts one)")
+	fs.StringVar(&o.searchPrefix, "search-prefix", "scale", "with -search-hotels: the loaded catalogue's hotel id prefix")
+	fs.IntVar(&o.searchHotels, "search-hotels", 0, "search this many hotels of a loaded catalogue at random (scripts/scale/run: 5000)")
 	cpuProfile := fs.String("cpuprofile", "", "write the bench process's CPU profile (its API, client and relay) to this file")
 	_ = fs.Parse(os.Args[2:])
 	if o.only != "" && !slices.Contains([]string{"database", "holds", "cache"}, o.only) {
@@ -426,7 +430,16 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 			return err
 		}
 	}
-	search := "/hotels/" + hotel + "/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String()
+	// With -search-hotels, each search asks for one of a loaded catalogue's hotels at random
+	// (scripts/scale/run: prefix scale), as searches spread over a big inventory would.
+	searchHotel := func() string { return hotel }
+	if o.searchHotels > 0 {
+		searchHotel = func() string { return fmt.Sprintf("%s-%d", o.searchPrefix, rand.IntN(o.searchHotels)) }
+	}
+	searchPath := func(hotel string) string {
+		return "/hotels/" + hotel + "/availability?checkIn=" + stay.CheckIn.String() + "&checkOut=" + stay.CheckOut.String()
+	}
+	search := searchPath(hotel)
 	if code, err := call(ctx, http.MethodGet, search, "", ""); err != nil || code != http.StatusOK {
 		return fmt.Errorf("warming the search: %d %v", code, err)
 	}
@@ -439,7 +452,7 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 	raw := measure(ctx, "baseline: PostgreSQL query of the same nights", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
 		rows, err := pool.Query(ctx, `SELECT r.code, i.unit_start, i.total - i.reserved FROM resources r
 			JOIN inventory i ON i.resource_id = r.id WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
-			hotel, stay.CheckIn.Time(), stay.CheckOut.Time())
+			searchHotel(), stay.CheckIn.Time(), stay.CheckOut.Time())
 		if err != nil {
 			return err
 		}
@@ -449,10 +462,10 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 	raw.label = "the query"
 	raw.print()
 	measure(ctx, "search through the API, cached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
-		return ok200(get(ctx, root+"/api/v1"+search, true))
+		return ok200(get(ctx, root+"/api/v1"+searchPath(searchHotel()), true))
 	}).print(&raw, &health)
 	measure(ctx, "search through the API, uncached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
-		return ok200(get(ctx, uncachedRoot+"/api/v1"+search, true))
+		return ok200(get(ctx, uncachedRoot+"/api/v1"+searchPath(searchHotel()), true))
 	}).print(&raw, &health)
 
 	// Flash sale: 1,000 buyers at once for 10 rooms, each retrying on 429 as told, until each
