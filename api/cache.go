@@ -61,20 +61,11 @@ func (s *Server) hotelMeta(ctx context.Context, hotelID string) (hotelMeta, erro
 	if ok && time.Since(m.loaded) < metaTTL {
 		return m, nil
 	}
-	var err error
-	m = hotelMeta{loaded: time.Now()}
-	if m.hotel, err = s.store.GetHotel(ctx, hotelID); err != nil {
+	t, err := s.store.HotelTerms(ctx, hotelID)
+	if err != nil {
 		return m, err
 	}
-	if m.supplier, err = s.store.HotelSupplier(ctx, hotelID); err != nil {
-		return m, err
-	}
-	if m.rules, err = s.store.SaleRulesInForce(ctx, hotelID); err != nil {
-		return m, err
-	}
-	if m.rooms, err = s.store.RoomTypes(ctx, hotelID); err != nil {
-		return m, err
-	}
+	m = hotelMeta{hotel: t.Hotel, supplier: t.Supplier, rules: t.Rules, rooms: t.Rooms, loaded: time.Now()}
 	s.meta.mu.Lock()
 	if s.meta.hotels == nil || len(s.meta.hotels) > 10_000 {
 		s.meta.hotels = map[string]hotelMeta{}

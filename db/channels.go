@@ -69,11 +69,18 @@ func (s *Store) Suppliers(ctx context.Context) ([]Supplier, error) {
 // HotelSupplier returns the supplier of a hotel, or an empty one when the hotel sells its own
 // rooms.
 func (s *Store) HotelSupplier(ctx context.Context, hotelID string) (Supplier, error) {
-	rows, err := s.pool.Query(ctx, `SELECT s.id, s.name, s.mode, s.endpoint, s.push_secret, s.hold_minutes FROM hotels h
-		JOIN suppliers s ON s.id = h.supplier_id WHERE h.id = $1`, hotelID)
+	rows, err := s.pool.Query(ctx, hotelSupplierSQL, hotelID)
 	if err != nil {
 		return Supplier{}, err
 	}
+	return collectSupplier(rows)
+}
+
+const hotelSupplierSQL = `SELECT s.id, s.name, s.mode, s.endpoint, s.push_secret, s.hold_minutes FROM hotels h
+	JOIN suppliers s ON s.id = h.supplier_id WHERE h.id = $1`
+
+// collectSupplier reads a hotel's supplier, if any (none: zero).
+func collectSupplier(rows pgx.Rows) (Supplier, error) {
 	sup, err := pgx.CollectExactlyOneRow(rows, scanSupplier)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Supplier{}, nil

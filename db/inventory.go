@@ -24,9 +24,16 @@ func (s *Store) GetHotel(ctx context.Context, id string) (Hotel, error) {
 }
 
 func getHotel(ctx context.Context, q querier, id string) (Hotel, error) {
+	return scanHotel(id, q.QueryRow(ctx, hotelSQL, id))
+}
+
+// hotelSQL reads a hotel's zone and cancellation policy; scanHotel reads its row.
+const hotelSQL = `SELECT h.time_zone, ` + policyJSON + ` FROM hotels h WHERE h.id = $1`
+
+func scanHotel(id string, row pgx.Row) (Hotel, error) {
 	h := Hotel{ID: id}
 	var tz string
-	err := q.QueryRow(ctx, `SELECT h.time_zone, `+policyJSON+` FROM hotels h WHERE h.id = $1`, id).Scan(&tz, &h.Policy)
+	err := row.Scan(&tz, &h.Policy)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, id)
 	}
@@ -256,11 +263,37 @@ type RoomTypeRef struct {
 	ResourceID int64
 }
 
-// RoomTypes lists a hotel's room types, by code.
-func (s *Store) RoomTypes(ctx context.Context, hotelID string) ([]RoomTypeRef, error) {
-	rows, err := s.pool.Query(ctx, `SELECT code, id FROM resources WHERE hotel_id = $1 ORDER BY code`, hotelID)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[RoomTypeRef])
+const roomTypesSQL = `SELECT code, id FROM resources WHERE hotel_id = $1 ORDER BY code`
+
+// HotelTerms is what searches and holds read of a hotel: its zone and policy, its supplier
+// (none: zero), the sale rules in force and its room types.
+type HotelTerms struct {
+	Hotel    Hotel
+	Supplier Supplier
+	Rules    []domain.SaleRule
+	Rooms    []RoomTypeRef
+}
+
+// HotelTerms reads a hotel's terms in one round trip (a pipelined batch): ErrNotFound for an
+// unknown hotel.
+func (s *Store) HotelTerms(ctx context.Context, hotelID string) (HotelTerms, error) {
+	var t HotelTerms
+	b := &pgx.Batch{}
+	b.Queue(hotelSQL, hotelID).QueryRow(func(row pgx.Row) (err error) {
+		t.Hotel, err = scanHotel(hotelID, row)
+		return err
+	})
+	b.Queue(hotelSupplierSQL, hotelID).Query(func(rows pgx.Rows) (err error) {
+		t.Supplier, err = collectSupplier(rows)
+		return err
+	})
+	b.Queue(rulesInForceSQL, hotelID).Query(func(rows pgx.Rows) (err error) {
+		t.Rules, err = pgx.CollectRows(rows, scanSaleRule)
+		return err
+	})
+	b.Queue(roomTypesSQL, hotelID).Query(func(rows pgx.Rows) (err error) {
+		t.Rooms, err = pgx.CollectRows(rows, pgx.RowToStructByPos[RoomTypeRef])
+		return err
+	})
+	return t, s.pool.SendBatch(ctx, b).Close()
 }

@@ -53,8 +53,9 @@ func TestANightNotOnSaleHasNothingLeft(t *testing.T) {
 	assert.Equal(t, 0, avail[0].Available)
 	assert.Equal(t, 0, avail[0].Nights[2].Available)
 	assert.False(t, avail[0].Nights[2].Unlimited)
-	rooms, err := d.Store.RoomTypes(ctx, "h1")
+	terms, err := d.Store.HotelTerms(ctx, "h1")
 	require.NoError(t, err)
+	rooms := terms.Rooms
 	states, err := d.Store.UnitStates(ctx, []db.UnitKey{{ResourceID: rooms[0].ResourceID, Start: dec13.AddDays(-1).Time()},
 		{ResourceID: rooms[0].ResourceID, Start: dec10.Time()}})
 	require.NoError(t, err)

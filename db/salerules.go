@@ -188,13 +188,15 @@ func (s *Store) SaleRulesInForce(ctx context.Context, hotelID string) ([]domain.
 
 // activeSaleRules returns the rules in force at a hotel.
 func activeSaleRules(ctx context.Context, q querier, hotelID string) ([]domain.SaleRule, error) {
-	rows, err := q.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules
-		WHERE hotel_id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`, hotelID)
+	rows, err := q.Query(ctx, rulesInForceSQL, hotelID)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, scanSaleRule)
 }
+
+const rulesInForceSQL = `SELECT ` + saleRuleColumns + ` FROM sale_rules
+	WHERE hotel_id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`
 
 // hotelToday is the date at a hotel now, by the database's clock.
 func hotelToday(ctx context.Context, q querier, hotelID string) (domain.Date, error) {
