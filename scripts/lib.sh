@@ -38,27 +38,35 @@ build_bookflow() {
   go build -o "$BOOKFLOW_BIN" ./cmd/bookflow
 }
 
+# go_install_slowly WHAT DIR PACKAGE... builds packages into DIR with go install, printing a
+# progress line every 15 s (a first build takes minutes on 2 cores), and the log if it fails.
+go_install_slowly() {
+  local what=$1 dir=$2 log start pid
+  shift 2
+  require_go
+  mkdir -p "$dir"
+  log=$(mktemp)
+  start=$(date +%s)
+  GOBIN=$dir go install "$@" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 15
+    kill -0 "$pid" 2>/dev/null && printf '    ... still building the %s (%ds elapsed)\n' "$what" $(($(date +%s) - start)) >&2
+  done
+  if ! wait "$pid"; then cat "$log" >&2; rm -f "$log"; die "building the $what failed"; fi
+  rm -f "$log"
+  say "$what built in $(($(date +%s) - start))s"
+}
+
 # ensure_temporal sets TEMPORAL_CLI to the pinned Temporal CLI, building it through the Go
 # module proxy the first time (several minutes; later versions cannot be installed this way).
 ensure_temporal() {
   TEMPORAL_CLI=$TOOLS_DIR/temporal-$TEMPORAL_CLI_VERSION/temporal
-  if [ -x "$TEMPORAL_CLI" ]; then export TEMPORAL_CLI; return; fi
-  require_go
-  say "Building the Temporal CLI $TEMPORAL_CLI_VERSION (server + web UI) into $(dirname "$TEMPORAL_CLI")"
-  say "First time only: this takes about 5-7 minutes on 2 cores."
-  mkdir -p "$(dirname "$TEMPORAL_CLI")"
-  local log start pid
-  log=$(mktemp)
-  start=$(date +%s)
-  GOBIN=$(dirname "$TEMPORAL_CLI") go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >"$log" 2>&1 &
-  pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 15
-    kill -0 "$pid" 2>/dev/null && printf '    ... still building the Temporal CLI (%ds elapsed)\n' $(($(date +%s) - start)) >&2
-  done
-  if ! wait "$pid"; then cat "$log" >&2; rm -f "$log"; die "building the Temporal CLI failed"; fi
-  rm -f "$log"
-  say "Temporal CLI built in $(($(date +%s) - start))s"
+  if [ ! -x "$TEMPORAL_CLI" ]; then
+    say "Building the Temporal CLI $TEMPORAL_CLI_VERSION (server + web UI) into $(dirname "$TEMPORAL_CLI")"
+    say "First time only: this takes about 5-7 minutes on 2 cores."
+    go_install_slowly "Temporal CLI" "$(dirname "$TEMPORAL_CLI")" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION"
+  fi
   export TEMPORAL_CLI
 }
 
@@ -71,23 +79,10 @@ ensure_temporal_server() {
   local dir=$TOOLS_DIR/temporal-server-$TEMPORAL_SERVER_VERSION
   TEMPORAL_SERVER=$dir/server TEMPORAL_SQL_TOOL=$dir/sql
   if [ -x "$TEMPORAL_SERVER" ] && [ -x "$TEMPORAL_SQL_TOOL" ]; then return; fi
-  require_go
   say "Building the Temporal server $TEMPORAL_SERVER_VERSION and its schema tool into $dir"
   say "First time only: this takes about 8 minutes on 2 cores."
-  mkdir -p "$dir"
-  local log start pid
-  log=$(mktemp)
-  start=$(date +%s)
-  GOBIN=$dir go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" \
-    "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION" >"$log" 2>&1 &
-  pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    sleep 15
-    kill -0 "$pid" 2>/dev/null && printf '    ... still building the Temporal server (%ds elapsed)\n' $(($(date +%s) - start)) >&2
-  done
-  if ! wait "$pid"; then cat "$log" >&2; rm -f "$log"; die "building the Temporal server failed"; fi
-  rm -f "$log"
-  say "Temporal server built in $(($(date +%s) - start))s"
+  go_install_slowly "Temporal server" "$dir" "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" \
+    "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
 }
 
 # ensure_stripe_mock sets STRIPE_MOCK to the pinned stripe-mock (a local Stripe API for the
