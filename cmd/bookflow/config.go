@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -43,6 +44,7 @@ type Config struct {
 	AuthClockSkew time.Duration
 	LockTimeout   time.Duration
 	LogLevel      slog.Level
+	LogFormat     string // "json" or "text"; empty: text for dev, JSON otherwise (logHandler)
 
 	PaymentProvider     string // stripe or fake
 	StripeAPIKey        string
@@ -137,6 +139,9 @@ func LoadConfig() (Config, error) {
 	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("LOG_LEVEL: %w", err)
 	}
+	if c.LogFormat = os.Getenv("LOG_FORMAT"); c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
+		return c, fmt.Errorf("LOG_FORMAT=%q: want json or text", c.LogFormat)
+	}
 	return c, nil
 }
 
@@ -214,4 +219,14 @@ func (c Config) checkSecrets(local bool) error {
 		}
 	}
 	return nil
+}
+
+// logHandler writes the logs of command: JSON lines, one object each, for log collectors, or
+// text for a person at a terminal (dev's default).
+func (c Config) logHandler(command string, w io.Writer) slog.Handler {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "text" || (c.LogFormat == "" && command == "dev") {
+		return slog.NewTextHandler(w, opts)
+	}
+	return slog.NewJSONHandler(w, opts)
 }

@@ -53,7 +53,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "configuration:", err)
 		os.Exit(2)
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
+	slog.SetDefault(slog.New(cfg.logHandler(os.Args[1], os.Stderr)))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
