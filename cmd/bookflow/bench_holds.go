@@ -99,10 +99,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 	if err != nil {
 		return err
 	}
-	apis := map[bool]struct {
-		url string
-		pid int
-	}{}
+	apiURL, apiPID := map[bool]string{}, map[bool]int{} // by RESERVE_LOCAL_ACTIVITY
 	for _, local := range []bool{false, true} {
 		addr, err := freeLoopbackAddr()
 		if err != nil {
@@ -115,10 +112,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		if err := waitHealthy(ctx, "http://"+addr+"/healthz", time.Minute); err != nil {
 			return fmt.Errorf("bookflow serve on %s: %w (its log is in %s)", addr, err, logs)
 		}
-		apis[local] = struct {
-			url string
-			pid int
-		}{"http://" + addr + "/api/v1", cmd.Process.Pid}
+		apiURL[local], apiPID[local] = "http://"+addr+"/api/v1", cmd.Process.Pid
 	}
 	shared := []meteredProcess{{"worker", workerProc.Process.Pid}}
 	if pid, _ := strconv.Atoi(os.Getenv(target.pidEnv)); pid > 0 {
@@ -158,7 +152,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		return out, json.NewDecoder(res.Body).Decode(&out)
 	}
 	book := func(m holdMode, key string) error {
-		api := apis[m.local].url
+		api := apiURL[m.local]
 		held, err := post(api+"/bookings", token, key, body, http.StatusCreated)
 		if err != nil || !m.confirm {
 			return err
@@ -185,7 +179,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		bare.print()
 		bares = append(bares, bare)
 		for _, m := range holdModes {
-			procs := append([]meteredProcess{{"API", apis[m.local].pid}}, shared...)
+			procs := append([]meteredProcess{{"API", apiPID[m.local]}}, shared...)
 			before := snapshotCPU(procs)
 			res := measure(ctx, "         "+m.name, o.temporalClients, o.holds, 0, func(_ context.Context, i int) error {
 				return book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.key, i))
