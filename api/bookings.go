@@ -19,6 +19,7 @@ import (
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/telemetry"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -176,6 +177,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 	}
 	hotel := m.hotel
 	id := domain.BookingID(s.cfg.BookingIDKey, req.CustomerID, principal(c).Subject, c.Request().Header.Get("Idempotency-Key"))
+	aboutBooking(c, id)
 	// A retry of a hold already made is answered by its booking, never refused early. Whether
 	// this request is one: yes, no, unknown (the lookup failed: let the database decide), or no
 	// room for the lookup in time (retry shortly).
@@ -192,6 +194,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return retryUnknown
 	}
 	busy := func() error {
+		telemetry.GateRefusals.WithLabelValues("busy", req.HotelID).Inc()
 		c.Response().Header().Set("Retry-After", "1")
 		return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
 			"for this stay, or rooms are being released: retry shortly")
@@ -207,6 +210,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 			if retry() == retryYes {
 				return nil
 			}
+			telemetry.GateRefusals.WithLabelValues("rate_limited", req.HotelID).Inc()
 			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(after.Seconds())))))
 			return newError(http.StatusTooManyRequests, "rate_limited", "too many holds at hotel %s: at most %d a second",
 				req.HotelID, n)
@@ -223,6 +227,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 			switch retry() {
 			case retryNo:
 				// No workflow, no transaction: the cache is current and a night is short.
+				telemetry.GateRefusals.WithLabelValues("sold_out", req.HotelID).Inc()
 				return newError(http.StatusConflict, "unavailable", "not enough rooms left on every night of the stay")
 			case retryNoRoom:
 				return busy()
@@ -280,6 +285,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	ctx := c.Request().Context()
 	key, createdBy := c.Request().Header.Get("Idempotency-Key"), principal(c).Subject
 	id := domain.BookingID(s.cfg.BookingIDKey, customerID, createdBy, key)
+	aboutBooking(c, id)
 	if in.MaxActiveHolds > 0 {
 		if err := s.checkActiveHolds(c, customerID, id); err != nil {
 			return err

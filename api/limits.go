@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/telemetry"
 )
 
 // HoldLimits keep one customer or one client from hoarding rooms. Each refusal is 429 with
@@ -47,6 +48,7 @@ func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 			IdentifierExtractor: func(c echo.Context) (string, error) { return id(c), nil },
 			DenyHandler: func(c echo.Context, _ string, _ error) error {
 				c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
+				telemetry.GateRefusals.WithLabelValues("rate_limited_"+who, "").Inc()
 				return newError(http.StatusTooManyRequests, "rate_limited",
 					"too many holds created from this %s: at most %d a minute", who, n)
 			},
@@ -87,6 +89,7 @@ func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
 		wait = time.Until(first)
 	}
 	c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	telemetry.GateRefusals.WithLabelValues("too_many_holds", "").Inc()
 	return newError(http.StatusTooManyRequests, "too_many_holds",
 		"you already hold rooms in %d unpaid bookings: pay for or cancel one, or wait for one to expire",
 		s.cfg.HoldLimits.MaxActive)

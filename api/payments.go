@@ -13,6 +13,7 @@ import (
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
+	"github.com/bookflow/bookflow/telemetry"
 	"github.com/bookflow/bookflow/worker"
 )
 
@@ -35,6 +36,7 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 	ctx := c.Request().Context()
 	switch {
 	case errors.Is(err, payments.ErrUnsupportedEvent):
+		telemetry.PaymentWebhooks.WithLabelValues(ev.Type, "unsupported").Inc()
 		return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": false})
 	case errors.Is(err, payments.ErrUnprocessable):
 		// Refusing it would only make the provider send it again for days: keep it for finance.
@@ -44,15 +46,20 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 			Problem: err.Error(), Payload: payload}); err != nil {
 			return err // 5xx: the provider sends it again, and it is kept then
 		}
+		telemetry.PaymentWebhooks.WithLabelValues(ev.Type, "unprocessable").Inc()
 		return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": false, "problem": err.Error()})
 	case err != nil:
 		return err
+	}
+	if ev.BookingID != "" {
+		aboutBooking(c, ev.BookingID)
 	}
 	deliver, err := s.store.RecordPaymentEvent(ctx, ev, payload)
 	if err != nil {
 		return err
 	}
 	if !deliver {
+		telemetry.PaymentWebhooks.WithLabelValues(ev.Type, "duplicate").Inc()
 		return c.JSON(http.StatusOK, map[string]any{"received": true, "duplicate": true})
 	}
 	if err := s.deliver(ctx, ev); err != nil {
@@ -61,6 +68,7 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 	if err := s.store.MarkEventDelivered(ctx, ev.EventID); err != nil {
 		return err
 	}
+	telemetry.PaymentWebhooks.WithLabelValues(ev.Type, "delivered").Inc()
 	return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": true})
 }
 

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"go.opentelemetry.io/contrib/instrumentation/github.com/labstack/echo/otelecho"
 	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/auth"
@@ -19,6 +21,7 @@ import (
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/suppliers"
+	"github.com/bookflow/bookflow/telemetry"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -127,13 +130,20 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
+	// Outermost first: the trace, then the metrics and the log line, which see the status sent
+	// (logRequests answers errors, and Recover turns a panic into a 500 inside them).
+	e.Use(otelecho.Middleware("bookflow-api", otelecho.WithSkipper(func(c echo.Context) bool {
+		return c.Path() == "/healthz" || c.Path() == "/readyz"
+	})))
+	e.Use(telemetry.HTTPMetrics())
+	e.Use(s.logRequests())
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxBodyBytes,
 		Skipper: func(c echo.Context) bool { return c.Path() == webhookPath || c.Path() == supplierPushPath }}))
-	e.Use(s.logRequests())
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
+	e.GET(OpenAPIPath, serveOpenAPI) // the OpenAPI document (api/openapi.yaml), as JSON
 
 	v1 := e.Group("/api/v1")
 	v1.POST("/webhooks/payments", s.paymentWebhook) // signed by the provider, not a bearer token
@@ -279,14 +289,42 @@ func (s *Server) ready(c echo.Context) error {
 	return c.JSON(status, checks)
 }
 
+// logRequests logs one line per request: method, route and path (never a header or a body, so
+// no token or signature), status and latency, the trace id, and the booking it was about.
 func (s *Server) logRequests() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		LogMethod: true, LogURI: true, LogStatus: true, LogLatency: true, LogError: true,
+		LogMethod: true, LogURIPath: true, LogRoutePath: true, LogStatus: true, LogLatency: true, LogError: true,
 		HandleError: true, // answer errors first, so the status logged is the one sent
-		LogValuesFunc: func(_ echo.Context, v middleware.RequestLoggerValues) error {
-			s.cfg.Logger.Info("http", "method", v.Method, "uri", v.URI, "status", v.Status,
-				"latency", v.Latency.String())
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			attrs := []any{"method", v.Method, "route", v.RoutePath, "path", v.URIPath, "status", v.Status,
+				"latency", v.Latency.String()}
+			if id := bookingOf(c); id != "" {
+				attrs = append(attrs, "bookingId", id, "workflowId", id) // a booking's workflow id is its id
+			}
+			if trace := telemetry.TraceID(c.Request().Context()); trace != "" {
+				attrs = append(attrs, "traceId", trace)
+			}
+			s.cfg.Logger.Info("http", attrs...)
 			return nil
 		},
 	})
+}
+
+// bookingKey is where a handler notes the booking a request is about, for its log line.
+const bookingKey = "bookflow.bookingId"
+
+// aboutBooking notes that the request is about booking id (one it creates, or a webhook's).
+func aboutBooking(c echo.Context, id string) { c.Set(bookingKey, id) }
+
+// bookingOf is the booking a request is about: noted by its handler, or named in its path.
+func bookingOf(c echo.Context) string {
+	if id, ok := c.Get(bookingKey).(string); ok {
+		return id
+	}
+	for i, name := range c.ParamNames() {
+		if name == "id" && strings.Contains(c.Path(), "/bookings/:id") {
+			return c.ParamValues()[i]
+		}
+	}
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/telemetry"
 )
 
 // Relay applies the availability outbox to Redis, in version order per unit, at least once: it
@@ -73,10 +74,11 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 		batch = DefaultBatch
 	}
 	n, err := r.Store.DrainOutbox(ctx, batch, func(states []db.CachedUnit) error {
-		if r.Cache != nil {
-			if err := r.Cache.Apply(ctx, states); err != nil {
-				return err
-			}
+		if r.Cache == nil {
+			return nil // drained: there is no cache to trail the database
+		}
+		if err := r.Cache.Apply(ctx, states); err != nil {
+			return err
 		}
 		r.record(states)
 		return nil
@@ -131,6 +133,7 @@ func (r *Relay) record(states []db.CachedUnit) {
 	defer r.mu.Unlock()
 	for _, st := range states {
 		r.lags = append(r.lags, now.Sub(st.Changed))
+		telemetry.RelayLag.Observe(now.Sub(st.Changed).Seconds())
 	}
 	if over := len(r.lags) - lagSamples; over > 0 {
 		r.lags = slices.Delete(r.lags, 0, over)

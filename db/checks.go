@@ -153,6 +153,40 @@ func (s *Store) LatestCheck(ctx context.Context) (domain.CheckReport, error) {
 	return r, err
 }
 
+// LatestCheckCounts returns the invariant checker's latest run's findings counted by check, and
+// when it finished, without reading the findings themselves.
+func (s *Store) LatestCheckCounts(ctx context.Context) (map[string]int, time.Time, error) {
+	rows, err := s.pool.Query(ctx, `WITH latest AS (SELECT finished_at, findings FROM invariant_checks
+			ORDER BY id DESC LIMIT 1)
+		SELECT l.finished_at, f->>'check', count(f) FROM latest l
+		LEFT JOIN LATERAL jsonb_array_elements(l.findings) f ON true GROUP BY 1, 2`)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	counts := map[string]int{}
+	var finished time.Time
+	var ran bool
+	for rows.Next() {
+		var check *string
+		var n int
+		if err := rows.Scan(&finished, &check, &n); err != nil {
+			rows.Close()
+			return nil, time.Time{}, err
+		}
+		ran = true
+		if check != nil {
+			counts[*check] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, time.Time{}, err
+	}
+	if !ran {
+		return nil, time.Time{}, fmt.Errorf("%w: the invariant checker has not run yet", domain.ErrNotFound)
+	}
+	return counts, finished, nil
+}
+
 // RefundCurrency returns the currency of the payment a booking refunds: the payment's own, or
 // the booking's price currency when the payment was not recorded.
 func (s *Store) RefundCurrency(ctx context.Context, b domain.Booking) (string, error) {

@@ -92,3 +92,24 @@ func TestOneCheckRunsAtATime(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ran, "the lock is given back")
 }
+
+// The metrics read the latest run's findings as counts by check, and nothing before a first run.
+func TestLatestCheckCountsCountsTheLatestRunsFindingsByCheck(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	_, _, err := d.Store.LatestCheckCounts(ctx)
+	require.ErrorIs(t, err, domain.ErrNotFound)
+
+	require.NoError(t, d.Store.SaveCheck(ctx, domain.CheckReport{StartedAt: time.Now(), FinishedAt: time.Now(), Findings: []domain.Finding{
+		{Check: domain.CheckInventory}, {Check: domain.CheckInventory}, {Check: domain.CheckUnmatchedPay}}}))
+	counts, finished, err := d.Store.LatestCheckCounts(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{domain.CheckInventory: 2, domain.CheckUnmatchedPay: 1}, counts)
+	assert.WithinDuration(t, time.Now(), finished, time.Minute)
+
+	require.NoError(t, d.Store.SaveCheck(ctx, domain.CheckReport{StartedAt: time.Now(), FinishedAt: time.Now(), Findings: []domain.Finding{}}))
+	counts, _, err = d.Store.LatestCheckCounts(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, counts, "a clean run after a dirty one reports nothing found")
+}

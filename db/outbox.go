@@ -104,3 +104,19 @@ func (s *Store) OutboxPending(ctx context.Context, resourceID int64, from, to ti
 		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3)`, resourceID, from, to).Scan(&pending)
 	return pending, err
 }
+
+// OutboxBacklog returns how many availability changes wait for the relay (counted up to
+// outboxCountCap, so a relay that is down for long does not make the count itself slow), and
+// when the oldest of them was made (zero when none waits).
+func (s *Store) OutboxBacklog(ctx context.Context) (n int64, oldest time.Time, err error) {
+	var at *time.Time
+	err = s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM (SELECT 1 FROM availability_outbox LIMIT $1) c),
+		(SELECT created_at FROM availability_outbox ORDER BY id LIMIT 1)`, outboxCountCap).Scan(&n, &at)
+	if at != nil {
+		oldest = *at
+	}
+	return n, oldest, err
+}
+
+// outboxCountCap bounds OutboxBacklog's count.
+const outboxCountCap = 1_000_000

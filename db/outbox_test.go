@@ -3,11 +3,13 @@ package db_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
 
@@ -61,4 +63,24 @@ func TestANightNotOnSaleHasNothingLeft(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, states[0].Left, "in the keys' order: the missing night first")
 	assert.Equal(t, 4, states[1].Left)
+}
+
+// The backlog the metrics report: how many changes wait, and the oldest's time.
+func TestOutboxBacklogCountsWhatWaitsForTheRelay(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	_, err := d.Pool.Exec(ctx, `DELETE FROM availability_outbox`)
+	require.NoError(t, err)
+	n, oldest, err := d.Store.OutboxBacklog(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.True(t, oldest.IsZero())
+
+	from := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	d.SetInventory(t, "h1", "double", from, from.AddDays(3), 2) // three nights changed
+	n, oldest, err = d.Store.OutboxBacklog(ctx)
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, n)
+	assert.WithinDuration(t, time.Now(), oldest, time.Minute)
 }

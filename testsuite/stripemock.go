@@ -39,7 +39,7 @@ func StartStripeMock(t testing.TB) string {
 	// Its HTTPS listener would take the fixed port 12112 and stop a second stripe-mock (a test
 	// running in parallel): the system picks a free one.
 	cmd := exec.Command(path, "-http-addr", addr, "-https-addr", "127.0.0.1:")
-	out := &syncBuffer{}
+	out := &SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
@@ -54,19 +54,20 @@ func StartStripeMock(t testing.TB) string {
 	return fmt.Sprintf("http://%s", addr)
 }
 
-// syncBuffer collects a process's output while it runs, for a failure message.
-type syncBuffer struct {
+// SyncBuffer collects what several goroutines write (a process's output, a logger's lines) for a
+// test to read.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

@@ -2,6 +2,7 @@ package testsuite
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,7 +80,7 @@ func Temporal(t testing.TB) client.Client {
 			ExistingPath:  path,
 			LogLevel:      "error",
 			ExtraArgs:     args,
-			ClientOptions: &client.Options{Logger: quietTemporalLogger()},
+			ClientOptions: clientOptions(quietTemporalLogger()),
 		})
 	})
 	require.NoError(t, devErr, "start the Temporal dev server")
@@ -101,7 +102,7 @@ func DedicatedTemporal(t testing.TB, extraArgs ...string) client.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv, err := sdktestsuite.StartDevServer(ctx, sdktestsuite.DevServerOptions{ExistingPath: path, LogLevel: "error",
-		ExtraArgs: append(args, extraArgs...), ClientOptions: &client.Options{Logger: quietTemporalLogger()}})
+		ExtraArgs: append(args, extraArgs...), ClientOptions: clientOptions(quietTemporalLogger())})
 	require.NoError(t, err, "start a dedicated Temporal dev server")
 	t.Cleanup(func() { _ = srv.Stop() })
 	return srv.Client()
@@ -150,6 +151,9 @@ type SystemOptions struct {
 	// ReserveAsActivity runs reservations as activities (RESERVE_LOCAL_ACTIVITY=false); by
 	// default they run as local activities, as in production.
 	ReserveAsActivity bool
+	// Logger, when set, gets every line the API and the system's worker log at its level,
+	// through a Temporal client of the system's own; otherwise only warnings reach stderr.
+	Logger *slog.Logger
 }
 
 // System is bookflow end to end for one test: its own database, a worker on its own task queue
@@ -212,6 +216,9 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	if tc == nil {
 		tc = Temporal(t)
 	}
+	if opts.Logger != nil {
+		tc = withLogger(t, tc, opts.Logger)
+	}
 	d := NewDatabase(t)
 	id := randomHex(6)
 	s := &System{DB: d, Temporal: tc, TaskQueue: "bookflow-test-" + id, AdminToken: randomHex(16),
@@ -248,11 +255,11 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
 		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
-		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: quietLogger(),
+		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter, Cache: s.Cache,
 		ReserveLocally: !opts.ReserveAsActivity, Changes: changes})
 	s.Routes = e.Routes()
-	srv := httptest.NewServer(e)
+	srv := httptest.NewServer(CheckOpenAPI(t, e)) // every exchange held to api/openapi.yaml
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s

@@ -136,8 +136,11 @@ type booking struct {
 	opResolve bool
 	opBusy    bool // an operator action is being taken
 	// waiting holds the sagas waiting for an operator, by saga id; lastSagaID numbers them.
-	waiting      map[int]*Saga
-	lastSagaID   int
+	waiting    map[int]*Saga
+	lastSagaID int
+	// counted is the status last counted in MetricBookings (a run continued as new starts from
+	// the status it was handed).
+	counted      domain.Status
 	refundEvents workflow.ReceiveChannel
 	// lingerUntil is when a settled booking stops listening for late payments (zero: not
 	// lingering).
@@ -187,7 +190,9 @@ func (b *booking) setup(ctx workflow.Context) error {
 		b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: o.CustomerID, CreatedBy: b.in.CreatedBy,
 			VenueID: o.VenueID}
 	}
-	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", b.in.BookingID)
+	// The worker's logger names the booking on every line from its workflow id, which is the
+	// booking id (telemetry.TemporalLogger).
+	b.logger = workflow.GetLogger(ctx)
 	b.commands = workflow.NewBufferedChannel(ctx, 64)
 	b.wake = workflow.NewBufferedChannel(ctx, 64)
 	b.payments = workflow.GetSignalChannel(ctx, SignalPayment)
@@ -438,6 +443,7 @@ func (b *booking) reserve(ctx workflow.Context) error {
 	case refusal && (appErr.Type() == activities.ErrTypeTooManyHolds || appErr.Type() == activities.ErrTypeAlreadyOrdered):
 		// Nothing was written: the hold update answers with the refusal.
 		b.logger.Info("Reservation refused", "reason", appErr.Message())
+		b.count(ctx, MetricHoldRefusals, map[string]string{"reason": appErr.Type()})
 		b.refused = temporal.NewApplicationError(appErr.Message(), appErr.Type())
 		b.state.Reason = appErr.Message()
 		return nil
@@ -781,8 +787,10 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 	return false, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
-// publish keeps the search attributes operators filter on current.
+// publish keeps the search attributes operators filter on current, and counts the booking's
+// new status.
 func (b *booking) publish(ctx workflow.Context) error {
+	b.countStatus(ctx)
 	status := string(b.status())
 	b.state.Stuck = len(b.stuck) > 0
 	switch {

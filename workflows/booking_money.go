@@ -382,6 +382,7 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 					return err
 				}
 			}
+			b.count(ctx, MetricRefundAttempts, map[string]string{"outcome": refundOutcome(out.Status)})
 			switch out.Status {
 			case activities.RefundSucceeded:
 				b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
@@ -475,6 +476,7 @@ func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string)
 	round, handedOver := b.stuck[s.ID]
 	if !handedOver || !s.Parked {
 		round = b.opRound + 1
+		b.count(ctx, MetricStuck, nil) // not for a saga handed over already waiting
 	}
 	b.stuck[s.ID], b.waiting[s.ID] = round, s
 	s.Parked, s.Waiting = true, why

@@ -62,6 +62,7 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 		return b.state, err
 	}
 	b.state.Booking = found.Booking
+	b.counted = found.Booking.Status // counted by the booking's own workflow
 	if found.Booking.Status != domain.StatusRefunding {
 		b.logger.Info("Nothing to recover", "status", found.Booking.Status)
 		return b.state, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })

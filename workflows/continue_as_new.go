@@ -121,6 +121,7 @@ func (b *booking) restore() {
 		return
 	}
 	b.state, b.reserved, b.stayOver, b.departed, b.lingerUntil = r.State, true, r.StayOver, r.Departed, r.LingerUntil
+	b.counted = r.State.Booking.Status
 	for _, id := range r.Seen {
 		b.seen[id] = true
 	}

@@ -58,6 +58,9 @@ type Config struct {
 	RedisURL string // the availability cache; none: searches read PostgreSQL, no sold-out gate
 	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
 	ReserveLocally bool
+	// MetricsAddr is where /metrics listens (METRICS_ADDR): empty or "none" for nowhere, which
+	// is the default but for dev (devMetricsAddr).
+	MetricsAddr string
 }
 
 // LoadConfig reads the environment; see the README for every variable.
@@ -83,6 +86,7 @@ func LoadConfig() (Config, error) {
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
 		SupplierSimAddr:     env("SUPPLIER_SIM_ADDR", "127.0.0.1:8091"),
 		RedisURL:            os.Getenv("REDIS_URL"),
+		MetricsAddr:         os.Getenv("METRICS_ADDR"),
 	}
 	if c.PaymentProvider != "stripe" && c.PaymentProvider != "fake" {
 		return c, fmt.Errorf("PAYMENT_PROVIDER=%q: want stripe or fake", c.PaymentProvider)

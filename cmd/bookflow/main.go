@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 	_ "time/tzdata" // hotels' time zones, also in images without a zoneinfo database
+
+	"github.com/bookflow/bookflow/telemetry"
 )
 
 const usage = `bookflow: durable bookings that never sell a unit twice
@@ -57,7 +60,16 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cfg); err != nil {
+	stopTracing, err := telemetry.StartTracing(ctx, "bookflow-"+os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tracing:", err)
+		os.Exit(2)
+	}
+	err = run(ctx, cfg)
+	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = stopTracing(flush) // the spans of the last requests
+	if err != nil {
 		slog.Error(os.Args[1]+" failed", "err", err)
 		os.Exit(1)
 	}

@@ -10,14 +10,16 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/interceptor"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/payments"
+	"github.com/bookflow/bookflow/telemetry"
 	"github.com/bookflow/bookflow/worker"
 )
 
@@ -33,9 +35,24 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	metrics, err := telemetry.TemporalMetrics()
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	var interceptors []interceptor.ClientInterceptor
+	if telemetry.TracingEnabled() {
+		tracing, err := telemetry.TemporalTracing()
+		if err != nil {
+			pool.Close()
+			return nil, nil, err
+		}
+		interceptors = append(interceptors, tracing)
+	}
 	tc, err := client.DialContext(ctx, client.Options{
 		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
-		Logger: log.NewStructuredLogger(slog.Default()),
+		Logger:         telemetry.TemporalLogger(slog.Default()),
+		MetricsHandler: metrics, Interceptors: interceptors,
 	})
 	if err != nil {
 		pool.Close()
@@ -98,7 +115,28 @@ func runServe(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer closeDeps()
-	return serveHTTP(ctx, cfg, d, false)
+	return withMetrics(ctx, cfg, func(ctx context.Context) error { return serveHTTP(ctx, cfg, d, false) })
+}
+
+// devMetricsAddr is where dev serves /metrics unless METRICS_ADDR says otherwise.
+const devMetricsAddr = "127.0.0.1:9464"
+
+// withMetrics runs run, with /metrics served on cfg.MetricsAddr beside it when one is set; when
+// either ends, both do.
+func withMetrics(ctx context.Context, cfg Config, run func(context.Context) error) error {
+	if cfg.MetricsAddr == "" || cfg.MetricsAddr == "none" {
+		return run(ctx)
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	ctx, stop := context.WithCancel(ctx)
+	g.Go(func() error {
+		return serveUntil(ctx, telemetry.MetricsServer(cfg.MetricsAddr), "metrics", metricsURL(cfg.MetricsAddr))
+	})
+	g.Go(func() error {
+		defer stop()
+		return run(ctx)
+	})
+	return g.Wait()
 }
 
 // serveHTTP serves the API until ctx ends; local is dev, which takes any secret it is given.
@@ -137,12 +175,17 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		slog.Warn("no payment provider: POST /api/v1/bookings/{id}/payment will answer 503", "err", err)
 	}
 	srv := api.NewHTTPServer(cfg.HTTPAddr, api.New(d.store, d.temporal, apiCfg), api.DefaultTimeouts(api.DefaultWorkflowTimeout))
+	return serveUntil(ctx, srv, "API", "http://"+cfg.HTTPAddr)
+}
+
+// serveUntil serves srv until ctx ends, then lets the requests in flight finish (10 s at most).
+func serveUntil(ctx context.Context, srv *http.Server, what, url string) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	slog.Info("API listening", "addr", "http://"+cfg.HTTPAddr)
+	slog.Info(what+" listening", "addr", url)
 	select {
 	case err := <-errc:
-		return err
+		return fmt.Errorf("%s on %s: %w", what, srv.Addr, err)
 	case <-ctx.Done():
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -153,7 +196,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	slog.Info("API stopped")
+	slog.Info(what + " stopped")
 	return nil
 }
 
@@ -163,7 +206,7 @@ func runWorker(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer closeDeps()
-	return runWorkerUntil(ctx, cfg, d)
+	return withMetrics(ctx, cfg, func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d) })
 }
 
 func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
@@ -180,6 +223,13 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err := (worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
 		Interval: cfg.SupplierSyncInterval}).EnsureAll(ctx, d.store); err != nil {
 		slog.Warn("some suppliers' stock sync schedules could not be made", "err", err)
+	}
+	// The worker reports what PostgreSQL and Temporal know (stuck bookings, the checker's
+	// findings, the outbox's backlog).
+	var registered prometheus.AlreadyRegisteredError
+	if err := telemetry.Registry.Register(&worker.StateMetrics{Store: d.store, Temporal: d.temporal}); err != nil &&
+		!errors.As(err, &registered) {
+		return err
 	}
 	// The worker relays the availability outbox to the cache (or, without one, drains it).
 	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
@@ -271,8 +321,13 @@ func runDev(ctx context.Context, cfg Config) error {
 	if err := worker.RegisterSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
 		return err
 	}
+	if cfg.MetricsAddr == "" {
+		cfg.MetricsAddr = devMetricsAddr
+	}
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return runWorkerUntil(ctx, cfg, d) })
+	g.Go(func() error {
+		return withMetrics(ctx, cfg, func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d) })
+	})
 	g.Go(func() error { return serveHTTP(ctx, cfg, d, true) })
 	tokens, err := devTokens(cfg)
 	if err != nil {
@@ -286,6 +341,7 @@ func runDev(ctx context.Context, cfg Config) error {
 bookflow is running. Ctrl-C stops it.
   API          http://%s
   Temporal UI  %s
+  Metrics      %s
   Hold TTL     %s
   Payments     provider %s; pay a hold with: .data/bookflow pay <bookingId>
   Supplier     simulated at %s: lisbon-lofts (direct_procure, pulled every %s), porto-live (direct_connect)
@@ -297,8 +353,16 @@ Tokens for each role (valid %s; mint more with: .data/bookflow token --sub <id> 
 Try: curl -H "Authorization: Bearer $CUSTOMER_TOKEN" 'http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s'
      curl -H "Authorization: Bearer $AGENT_TOKEN" 'http://%s/api/v1/hotels/lisbon-lofts/availability?checkIn=%s&checkOut=%s'
 
-`, cfg.HTTPAddr, ui, cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
+`, cfg.HTTPAddr, ui, metricsURL(cfg.MetricsAddr), cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
 		devTokenTTL, tokens, cfg.AdminToken, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3),
 		cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3))
 	return g.Wait()
+}
+
+// metricsURL is where /metrics answers, for dev's banner.
+func metricsURL(addr string) string {
+	if addr == "none" {
+		return "none (METRICS_ADDR=none)"
+	}
+	return "http://" + addr + "/metrics"
 }
