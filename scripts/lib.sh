@@ -225,6 +225,14 @@ create_database() {
 # on 127.0.0.1:PORT and the other services on PORT+1 to PORT+3 (membership on PORT+101 to
 # PORT+103, frontend HTTP on PORT+200). It has no web UI. Sets TEMPORAL_PID, creates the default
 # namespace and bookflow's search attributes (build_bookflow and ensure_postgres first).
+# without_otel runs a command without the OTEL_* settings meant for bookflow: the Temporal server
+# reads them too, and refuses to start on values it does not support (OTEL_TRACES_EXPORTER=console).
+without_otel() {
+  local unset=() v
+  for v in $(compgen -e | grep '^OTEL_' || true); do unset+=(-u "$v"); done
+  env "${unset[@]}" "$@"
+}
+
 start_temporal_server() {
   local port=$1 dir db store sa name type
   dir=$DATA_DIR/temporal-server-$port
@@ -281,7 +289,7 @@ dcRedirectionPolicy: {policy: noop}
 dynamicConfigClient: {filepath: "$dir/config/dynamicconfig/bookflow.yaml", pollInterval: 10s}
 YAML
   say "Starting the Temporal server $TEMPORAL_SERVER_VERSION on 127.0.0.1:$port (PostgreSQL persistence, 4 history shards, no web UI)"
-  "$TEMPORAL_SERVER" --root "$dir" --config config --env bookflow --allow-no-auth start >"$dir/server.log" 2>&1 &
+  without_otel "$TEMPORAL_SERVER" --root "$dir" --config config --env bookflow --allow-no-auth start >"$dir/server.log" 2>&1 &
   TEMPORAL_PID=$!
   for _ in $(seq 1 120); do
     if "$TEMPORAL_CLI" operator cluster health --address "127.0.0.1:$port" >/dev/null 2>&1; then break; fi
@@ -316,7 +324,7 @@ start_temporal() {
   for sa in $("$BOOKFLOW_BIN" search-attributes); do args+=(--search-attribute "$sa"); done
   [ -n "$db_file" ] && args+=(--db-filename "$db_file")
   say "Starting the Temporal dev server on 127.0.0.1:$port (UI on http://127.0.0.1:$ui_port)"
-  "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui_port" \
+  without_otel "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui_port" \
     --log-level warn "${args[@]}" >"$DATA_DIR/temporal.log" 2>&1 &
   TEMPORAL_PID=$!
   for _ in $(seq 1 120); do

@@ -257,7 +257,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter, Cache: s.Cache,
-		ReserveLocally: !opts.ReserveAsActivity, Changes: changes})
+		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(CheckOpenAPI(t, e)) // every exchange held to api/openapi.yaml
 	t.Cleanup(srv.Close)
