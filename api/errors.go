@@ -49,11 +49,14 @@ func toError(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return newError(http.StatusServiceUnavailable, "timeout", "the request took too long; it is safe to retry")
 	case errors.As(err, &httpErr):
+		// Echo's own errors (no route, a method not allowed, the body limit): the code is the
+		// status in snake case, as every other code is.
+		code := strings.ReplaceAll(strings.ToLower(http.StatusText(httpErr.Code)), " ", "_")
 		msg := strings.ToLower(http.StatusText(httpErr.Code))
 		if m, ok := httpErr.Message.(string); ok {
 			msg = m
 		}
-		return newError(httpErr.Code, strings.ReplaceAll(msg, " ", "_"), "%s", msg)
+		return newError(httpErr.Code, code, "%s", msg)
 	}
 	return newError(http.StatusInternalServerError, "internal", "internal error")
 }
@@ -75,8 +78,9 @@ func decodeJSON(c echo.Context, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var tooLarge *http.MaxBytesError
+		var echoErr *echo.HTTPError // the body limit, met while reading a body sent without a length
 		switch {
-		case errors.As(err, &tooLarge):
+		case errors.As(err, &tooLarge), errors.As(err, &echoErr) && echoErr.Code == http.StatusRequestEntityTooLarge:
 			return newError(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is too large")
 		case errors.Is(err, domain.ErrInvalid):
 			return err

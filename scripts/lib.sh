@@ -219,20 +219,22 @@ create_database() {
   fi
 }
 
+# without_otel runs a command without the OTEL_* settings meant for bookflow: the Temporal server
+# reads them too, and refuses to start on values it does not support (OTEL_TRACES_EXPORTER=console).
+# It replaces the shell it runs in (exec), so a caller's `without_otel cmd &` and $! name the
+# command itself, which a later kill then stops.
+without_otel() {
+  local unset=() v
+  for v in $(compgen -e | grep '^OTEL_' || true); do unset+=(-u "$v"); done
+  exec env "${unset[@]}" "$@"
+}
+
 # start_temporal_server PORT starts the Temporal server as production runs it, not the dev server:
 # every service in one process, 4 history shards, persistence and visibility on the private
 # PostgreSQL (databases temporal_PORT and temporal_visibility_PORT, kept between runs), frontend
 # on 127.0.0.1:PORT and the other services on PORT+1 to PORT+3 (membership on PORT+101 to
 # PORT+103, frontend HTTP on PORT+200). It has no web UI. Sets TEMPORAL_PID, creates the default
 # namespace and bookflow's search attributes (build_bookflow and ensure_postgres first).
-# without_otel runs a command without the OTEL_* settings meant for bookflow: the Temporal server
-# reads them too, and refuses to start on values it does not support (OTEL_TRACES_EXPORTER=console).
-without_otel() {
-  local unset=() v
-  for v in $(compgen -e | grep '^OTEL_' || true); do unset+=(-u "$v"); done
-  env "${unset[@]}" "$@"
-}
-
 start_temporal_server() {
   local port=$1 dir db store sa name type
   dir=$DATA_DIR/temporal-server-$port

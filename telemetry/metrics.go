@@ -32,7 +32,8 @@ func init() {
 
 // The metrics the API and the relay count themselves. Those about bookings come from the booking
 // workflow through Temporal's metrics handler (workflows/metrics.go), which counts nothing twice
-// when a workflow replays; those read off PostgreSQL and Temporal at scrape time are in state.go.
+// when a workflow replays; those read off PostgreSQL and Temporal at scrape time are the worker's
+// (worker.StateMetrics).
 var (
 	// GateRefusals counts holds refused before any workflow starts: sold out by the cache,
 	// busy (the gate could not vouch either way), or over the hotel's hold rate.

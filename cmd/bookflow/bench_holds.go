@@ -76,7 +76,10 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		"AUTH_JWT_SECRET="+string(benchIDKey), "BOOKING_ID_KEY="+string(benchIDKey),
 		// One customer makes every hold: the limits are not what is measured. Holds outlast
 		// the run, so no expiry adds work to a later measurement.
-		"MAX_ACTIVE_HOLDS=0", "HOLD_RATE_PER_CUSTOMER=0", "HOLD_RATE_PER_ADDRESS=0", "HOLD_RATE_PER_HOTEL=0", "HOLD_TTL=1h")
+		"MAX_ACTIVE_HOLDS=0", "HOLD_RATE_PER_CUSTOMER=0", "HOLD_RATE_PER_ADDRESS=0", "HOLD_RATE_PER_HOTEL=0", "HOLD_TTL=1h",
+		// Several children on one machine: one METRICS_ADDR would clash; and no tracing, as in
+		// production by default.
+		"METRICS_ADDR=none", "OTEL_TRACES_EXPORTER=none")
 	var children []*exec.Cmd
 	defer func() { stopChildren(children) }()
 	start := func(command string, extra ...string) (*exec.Cmd, error) {

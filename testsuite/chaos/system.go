@@ -30,13 +30,26 @@ type process struct {
 
 func (p *process) start() error {
 	p.cmd = exec.Command(p.args[0], p.args[1:]...)
-	p.cmd.Env = append(os.Environ(), p.env...)
+	p.cmd.Env = append(ownEnviron(), p.env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	p.cmd.SysProcAttr = processAttr()
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", p.name, err)
 	}
 	return nil
+}
+
+// ownEnviron is this process's environment less what would make the children clash or refuse to
+// start: one METRICS_ADDR for every bookflow process, and OTEL_* settings the Temporal server
+// reads too.
+func ownEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "METRICS_ADDR=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // kill ends the process with SIGKILL: nothing in it finishes or cleans up.
