@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -105,6 +106,39 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/admin/stock-alert-thresholds/batch", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/stock-alert-thresholds", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/stock", ruleMaker},
+}
+
+// The OpenAPI document says how each route is authenticated and which roles it serves
+// (x-roles), and says what TestEveryRouteIsAuthenticatedAndAuthorised finds the API doing: a
+// route without roles takes no bearer token, a route with them takes one, for exactly those roles.
+func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
+	t.Parallel()
+	doc, err := api.OpenAPI()
+	require.NoError(t, err)
+	param := strings.NewReplacer(":hotelId", "{hotelId}", ":roomTypeId", "{roomTypeId}", ":id", "{id}",
+		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
+		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}")
+	for _, r := range routeRoles {
+		item := doc.Paths.Find(param.Replace(r.path))
+		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)
+		op := item.GetOperation(r.method)
+		require.NotNil(t, op, "%s %s is in the document", r.method, r.path)
+		security := doc.Security
+		if op.Security != nil {
+			security = *op.Security
+		}
+		bearer := slices.ContainsFunc(security, func(req openapi3.SecurityRequirement) bool {
+			_, ok := req["bearerAuth"]
+			return ok
+		})
+		roles, _ := op.Extensions["x-roles"].([]any)
+		var named []domain.Role
+		for _, role := range roles {
+			named = append(named, domain.Role(fmt.Sprint(role)))
+		}
+		assert.Equal(t, r.roles != nil, bearer, "%s %s: a bearer token iff it serves roles", r.method, r.path)
+		assert.ElementsMatch(t, r.roles, named, "%s %s: x-roles", r.method, r.path)
+	}
 }
 
 // unsignedToken is a token with "alg": "none" and no signature.
