@@ -94,7 +94,7 @@ func TestDeployReadsOnlyMetricsBookflowExports(t *testing.T) {
 		known[fqName.FindStringSubmatch(d.String())[1]] = true
 	}
 	for _, name := range []string{workflows.MetricBookings, workflows.MetricHoldRefusals,
-		workflows.MetricRefundAttempts, workflows.MetricStuck} {
+		workflows.MetricRefundAttempts, workflows.MetricStuck, workflows.MetricPayments} {
 		known[name+"_total"] = true // counted by the workflows through Temporal's handler
 	}
 

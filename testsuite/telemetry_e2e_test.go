@@ -13,15 +13,18 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/testsuite"
 	"github.com/bookflow/bookflow/worker"
 )
 
-// A hold that is paid, a hold that expires and a hold refused for want of rooms move the
-// counters an operator's dashboard reads. Not parallel: the webhook and request counters are
-// per process, so no other test may move them meanwhile.
+// A hold that is paid then cancelled and refunded, a hold that expires, a hold refused for want
+// of rooms and one refused at the customer's hold limit move the counters an operator's
+// dashboard reads. Not parallel: the webhook, request and refusal counters are per process, so
+// no other test may move them meanwhile.
 func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
-	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: 2 * time.Second})
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: 2 * time.Second,
+		HoldLimits: api.HoldLimits{MaxActive: 1}})
 	stay := stayFromNow(20, 2)
 	openRooms(t, sys, "h-metrics", "double", stay, 2)
 	queue := map[string]string{"task_queue": sys.TaskQueue, "hotel": "h-metrics"}
@@ -37,8 +40,13 @@ func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
 	paid, total := holdRoom(t, sys, "h-metrics", "k-paid", stay, 1)
 	payAndConfirm(t, sys, paid, total, "evt-metrics", "pi-metrics")
 	expiring, _ := holdRoom(t, sys, "h-metrics", "k-expire", stay, 1)
-	res := hold(t, sys, "k-refused", holdBody(sys.Customer("guest"), "h-metrics", "double", stay, 1))
-	require.Equal(t, http.StatusConflict, res.Status, "both rooms are held: %s", res.Raw)
+	res := hold(t, sys, "k-limit", holdBody(sys.Customer("guest"), "h-metrics", "double", stay, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, "the guest holds one unpaid booking: %s", res.Raw)
+	res = hold(t, sys, "k-refused", holdBody(sys.Customer("other"), "h-metrics", "double", stay, 1))
+	require.Equal(t, http.StatusConflict, res.Status, "both rooms are taken: %s", res.Raw)
+	res = sys.Guest(t, sys.Customer("guest")).Do(t, http.MethodPost, "/api/v1/bookings/"+paid+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitStatus(t, sys, paid, "REFUNDED")
 	awaitStatus(t, sys, expiring, "EXPIRED")
 
 	delta := func(name string, labels map[string]string) float64 {
@@ -50,7 +58,12 @@ func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
 	assert.Equal(t, 2.0, delta("bookflow_bookings_total", with("status", "HOLD")), "holds created")
 	assert.Equal(t, 1.0, delta("bookflow_bookings_total", with("status", "CONFIRMED")))
 	assert.Equal(t, 1.0, delta("bookflow_bookings_total", with("status", "REJECTED")))
+	assert.Equal(t, 1.0, delta("bookflow_bookings_total", with("status", "REFUNDING")), "a paid cancel refunds")
+	assert.Equal(t, 1.0, delta("bookflow_bookings_total", with("status", "REFUNDED")))
 	assert.Equal(t, 0.0, delta("bookflow_bookings_total", with("status", "CANCELLED")))
+	assert.Equal(t, 1.0, delta("bookflow_payments_total", with("outcome", "pays_hold")))
+	assert.Equal(t, 1.0, delta("bookflow_refund_attempts_total", with("outcome", "succeeded")))
+	assert.Equal(t, 1.0, delta("bookflow_gate_refusals_total", map[string]string{"reason": "too_many_holds"}))
 	// Counted by the API.
 	assert.Equal(t, 1.0, delta("bookflow_payment_webhooks_total",
 		map[string]string{"type": "payment_intent.succeeded", "outcome": "delivered"}))
@@ -58,6 +71,8 @@ func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
 		map[string]string{"url": "/api/v1/bookings", "method": "POST", "code": "201"}))
 	assert.Equal(t, 1.0, delta("bookflow_http_requests_total",
 		map[string]string{"url": "/api/v1/bookings", "method": "POST", "code": "409"}))
+	assert.Equal(t, 1.0, delta("bookflow_http_requests_total",
+		map[string]string{"url": "/api/v1/bookings", "method": "POST", "code": "429"}))
 	// The SDK's own metrics come through the same handler.
 	assert.Positive(t, delta("temporal_workflow_task_execution_latency_seconds", map[string]string{"task_queue": sys.TaskQueue}))
 

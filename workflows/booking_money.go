@@ -107,12 +107,15 @@ func (b *booking) listenForRefunds(ctx workflow.Context) {
 // onPayment acts on a payment event in the booking's current state. A payment id is acted on
 // once; money that cannot pay for this booking's nights is given back.
 func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error {
+	counted := func(outcome string) { b.count(ctx, MetricPayments, map[string]string{"outcome": outcome}) }
 	if !ev.Succeeded || ev.Amount <= 0 {
 		b.logger.Info("Payment not received", "paymentId", ev.PaymentID, "amount", ev.Amount, "reason", ev.Reason)
+		counted("not_received")
 		return nil
 	}
 	if b.seen[ev.PaymentID] || b.state.Booking.PaymentID == ev.PaymentID {
 		b.logger.Info("Duplicate payment event ignored", "paymentId", ev.PaymentID, "eventId", ev.EventID)
+		counted("duplicate_event")
 		return nil
 	}
 	b.seen[ev.PaymentID] = true
@@ -121,18 +124,24 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 	unpaid := b.state.Booking.PaymentID == ""
 	switch st := b.status(); {
 	case st == "":
+		counted("no_booking")
 		return b.refundExtra(ctx, pay, IssueNoBooking, "a payment for a booking that was never held")
 	case st == domain.StatusHold && matches:
+		counted("pays_hold")
 		return b.confirm(ctx, &pay)
 	case st == domain.StatusHold:
+		counted("amount_mismatch")
 		return b.refundExtra(ctx, pay, IssueAmountMismatch, fmt.Sprintf("paid %d %s for a booking priced %d %s",
 			pay.Amount, pay.Currency, b.state.Booking.Price.Total, b.state.Booking.Price.Currency))
 	case st == domain.StatusExpired && unpaid && matches:
+		counted("late")
 		return b.latePayment(ctx, pay)
 	case (st == domain.StatusExpired || st == domain.StatusCancelled || st == domain.StatusRejected) && unpaid:
+		counted("booking_ended")
 		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
 			fmt.Sprintf("payment received for a %s booking", st))
 	}
+	counted("second_payment")
 	return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a second payment for a booking already paid")
 }
 

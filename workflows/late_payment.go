@@ -33,6 +33,7 @@ func LatePaymentWorkflow(root workflow.Context, ev domain.PaymentEvent) (Booking
 		b.logger.Info("Payment already kept by its booking or being refunded: nothing to do")
 		return b.state, nil
 	}
+	b.count(ctx, MetricPayments, map[string]string{"outcome": "after_close"})
 	if err := b.refundExtra(ctx, ev.Payment(), IssueLatePaymentRefunded, "payment arrived after the booking had closed"); err != nil {
 		return b.state, err
 	}

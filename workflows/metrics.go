@@ -20,6 +20,12 @@ const (
 	// MetricRefundAttempts counts refund attempts by outcome: succeeded, failed, unknown
 	// (asked again with the same key).
 	MetricRefundAttempts = "bookflow_refund_attempts"
+	// MetricPayments counts the provider's payments as the booking workflow takes them, tagged
+	// outcome: pays_hold (the price of a held booking), late (an expired hold's price: its
+	// nights are taken again, or it is given back), amount_mismatch, booking_ended, second_payment, no_booking,
+	// after_close (the booking's workflow had closed: given back), duplicate_event,
+	// not_received (a failed payment).
+	MetricPayments = "bookflow_payments"
 	// MetricStuck counts the times a booking's refund was handed to an operator (PAYMENT_STUCK).
 	MetricStuck = "bookflow_payment_stuck"
 )
