@@ -429,7 +429,11 @@ func TestWorkerProcessKilledMidRefundSagaIsFinishedByAnotherOnce(t *testing.T) {
 		"metadata": map[string]string{"bookingId": id}}, time.Now())
 	require.Equal(t, http.StatusOK, sys.Webhook(t, refunded, time.Now()).Status)
 
-	awaitStatus(t, sys, id, "REFUNDED")
+	// The new worker gets the workflow once the dead one's task times out (its sticky queue, then
+	// the workflow task timeout): 10-15 s alone, more on a loaded machine, so a wider wait than
+	// awaitStatus's 20 s.
+	require.Eventually(t, func() bool { return bookingStatus(t, sys, id) == "REFUNDED" }, time.Minute,
+		100*time.Millisecond, "booking %s never became REFUNDED (is %s)", id, bookingStatus(t, sys, id))
 	assert.Empty(t, provider.Requests(), "the new worker did not ask for the refund again")
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'`, id))
 	assert.Equal(t, 1, roomsLeft(t, sys, "h-kill", "double", stay))
