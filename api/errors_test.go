@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,22 +9,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookflow/bookflow/api"
-	"github.com/bookflow/bookflow/db"
 )
 
 // Echo's own refusals answer the one error shape with snake-case codes, and a body over the
 // limit is 413 whether or not the client said its length.
 func TestEchosOwnErrorsAnswerTheDocumentedCodes(t *testing.T) {
-	pool, err := pgxpool.New(context.Background(), "postgres://nobody@127.0.0.1:1/none")
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
 	const admin = "an-admin-token-of-at-least-32-bytes-long"
-	e := api.New(db.NewStore(pool, 0), nil, api.Config{AdminToken: admin, Logger: slog.New(slog.DiscardHandler)})
+	e := newEchoWith(t, api.Config{AdminToken: admin, Logger: slog.New(slog.DiscardHandler)})
 	code := func(req *http.Request) (int, string) {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)

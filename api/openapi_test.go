@@ -24,10 +24,16 @@ import (
 // is enough to list the routes and serve what needs neither.
 func newEcho(t *testing.T) *echo.Echo {
 	t.Helper()
+	return newEchoWith(t, api.Config{Logger: slog.New(slog.DiscardHandler)})
+}
+
+// newEchoWith is newEcho with the API configured by cfg.
+func newEchoWith(t *testing.T, cfg api.Config) *echo.Echo {
+	t.Helper()
 	pool, err := pgxpool.New(context.Background(), "postgres://nobody@127.0.0.1:1/none")
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	return api.New(db.NewStore(pool, 0), nil, api.Config{Logger: slog.New(slog.DiscardHandler)})
+	return api.New(db.NewStore(pool, 0), nil, cfg)
 }
 
 var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
