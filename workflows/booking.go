@@ -480,7 +480,8 @@ func (b *booking) reserve(ctx workflow.Context) error {
 // release started (ignoring the field) on the activity when a newer worker replays it.
 func (b *booking) startReserve(ctx workflow.Context, in activities.ReserveInput) workflow.Future {
 	if !b.in.ReserveLocally || b.in.SupplierID != "" ||
-		workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		(workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, 1) == workflow.DefaultVersion &&
+			!workflow.GetInfo(ctx).WorkflowStartTime.Before(localReserveMarkedSince)) {
 		return workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in)
 	}
 	opts := workflow.LocalActivityOptions{StartToCloseTimeout: dbStepTimeout, RetryPolicy: dbRetryPolicy()}
@@ -502,6 +503,12 @@ func (b *booking) startReserve(ctx workflow.Context, in activities.ReserveInput)
 
 // versionLocalReserve marks workflows whose reservation may run as a local activity.
 const versionLocalReserve = "local-reserve"
+
+// localReserveMarkedSince is when the local reservation got its version marker: the builds
+// before it (fe5c147 up to 795a2d7, never released) ran the local activity unmarked, so a
+// workflow they started replays it. One started since without the marker was started for a
+// worker that predates the local activity (an API upgraded first), and keeps the activity.
+var localReserveMarkedSince = time.Date(2026, 11, 30, 10, 45, 55, 0, time.UTC)
 
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {

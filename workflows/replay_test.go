@@ -1,10 +1,14 @@
 package workflows_test
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -22,4 +26,22 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 			require.NoError(t, workflows.NewReplayer().ReplayWorkflowHistoryFromJSONFile(nil, f))
 		})
 	}
+}
+
+// TestAnUnmarkedActivityReservationAskedToRunLocallyReplays replays a booking that an upgraded
+// API asked to reserve locally while its worker predated the local activity: the history has the
+// activity and no version marker. Made from a recording by setting ReserveLocally in its input.
+func TestAnUnmarkedActivityReservationAskedToRunLocallyReplays(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "histories", "hold-confirm-cancel-reserve-as-activity-true.json"))
+	require.NoError(t, err)
+	var hist historypb.History
+	require.NoError(t, protojson.Unmarshal(raw, &hist))
+	input := hist.Events[0].GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0]
+	var in map[string]any
+	require.NoError(t, json.Unmarshal(input.Data, &in))
+	require.NotContains(t, in, "ReserveLocally", "the recording is of a workflow asked for the activity")
+	in["ReserveLocally"] = true
+	input.Data, err = json.Marshal(in)
+	require.NoError(t, err)
+	require.NoError(t, workflows.NewReplayer().ReplayWorkflowHistory(nil, &hist))
 }
