@@ -297,9 +297,14 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 	if b.refused != nil {
 		// Nothing is held for the client (refused at the hold limit, or abandoned): there is no
 		// booking to keep, so the workflow closes (its key is spent) once what is queued is
-		// answered.
-		_, err := b.finish(ctx)
-		return b.state, err
+		// answered. A payment made while an abandoned hold briefly stood may have taken the
+		// units again or started a refund: then the booking goes on like any other.
+		again, err := b.finish(ctx)
+		if err != nil || !again ||
+			workflow.GetVersion(ctx, versionRefusedGoesOn, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return b.state, err
+		}
+		b.refused = nil // the hold update has its answer; nothing now stops a continue-as-new
 	}
 	for {
 		var err error
@@ -328,6 +333,10 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		}
 	}
 }
+
+// versionRefusedGoesOn marks the workflows in which a refused or abandoned reservation whose
+// queued payment moved the booking on keeps running (before, it closed regardless).
+const versionRefusedGoesOn = "refused-goes-on"
 
 func (b *booking) status() domain.Status { return b.state.Booking.Status }
 

@@ -430,3 +430,59 @@ func (s *BookingSuite) TestUpdatesThatWouldChangeNothingAreRejected() {
 	s.requireNoChange(errs[3], "CANCELLED") // a repeated hold: the API answers from the database
 	s.Len(s.released, 1)
 }
+
+// abandonedWithAPayment scripts an abandoned reservation whose hold had committed (released as
+// EXPIRED) and a payment for it that is queued while the workflow closes.
+func (s *BookingSuite) abandonedWithAPayment() {
+	s.input.ReserveTimeout = 10 * time.Second
+	s.env.OnActivity(s.acts.Reserve, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, nil))
+	s.env.OnActivity(s.acts.AbandonReservation, mock.Anything, mock.Anything).Return(s.stored(domain.StatusExpired), nil).Once()
+	s.update(0, workflows.UpdateHold, &workflows.BookingState{}, new(error), s.input.Request.Fingerprint())
+	s.signal(0, workflows.SignalPayment, s.paid("pi_1", 30000))
+}
+
+func (s *BookingSuite) TestALatePaymentThatRetakesAnAbandonedHoldKeepsItsWorkflow() {
+	s.abandonedWithAPayment()
+	s.env.OnActivity(s.acts.Retake, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RetakeInput) (domain.Booking, error) {
+			b := s.stored(domain.StatusConfirmed)
+			b.PaymentID, b.Paid = in.Payment.ID, in.Payment.Amount
+			return b, nil
+		}).Once()
+	cancelled := false
+	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.StartRefundInput) (domain.Booking, error) {
+			cancelled = true
+			b := s.stored(domain.StatusRefunding)
+			b.PaymentID, b.Paid, b.RefundDue = "pi_1", 30000, 30000
+			return b, nil
+		}).Once()
+	done := s.stored(domain.StatusRefunded)
+	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(done, nil).Once()
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	var cancelErr error
+	s.update(time.Hour, workflows.UpdateCancel, &workflows.BookingState{}, &cancelErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(cancelErr)
+	s.True(cancelled, "the confirmed booking still has a workflow to cancel it an hour later")
+	s.Equal(domain.StatusRefunded, s.result().Booking.Status)
+}
+
+func (s *BookingSuite) TestARefundStartedForAnAbandonedHoldsPaymentIsFinished() {
+	s.abandonedWithAPayment()
+	s.env.OnActivity(s.acts.Retake, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("sold", activities.ErrTypeUnavailable, nil)).Once()
+	var started []activities.StartRefundInput
+	s.expectRefundBooking(30000, &started)
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundFailed, activities.RefundSucceeded)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Equal(domain.StatusRefunded, s.result().Booking.Status, "the refund saga runs to its end")
+	s.Len(refunds.inputs, 2)
+}
