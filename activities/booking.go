@@ -138,10 +138,17 @@ func (a *Bookings) Confirm(ctx context.Context, in ConfirmInput) (domain.Booking
 type ReleaseInput struct {
 	BookingID string
 	To        domain.Status
+	// Refusal is why a hold is REJECTED (its supplier's reason), recorded on the booking.
+	Refusal string `json:",omitempty"`
 }
 
-// Release gives a booking's units back and moves it to EXPIRED or CANCELLED.
+// Release gives a booking's units back and moves it to EXPIRED or CANCELLED, or a hold its
+// supplier refused to REJECTED.
 func (a *Bookings) Release(ctx context.Context, in ReleaseInput) (domain.Booking, error) {
+	if in.To == domain.StatusRejected {
+		b, err := a.Store.Reject(ctx, in.BookingID, in.Refusal)
+		return b, classify(err)
+	}
 	b, err := a.Store.Release(ctx, in.BookingID, in.To)
 	return b, classify(err)
 }

@@ -352,12 +352,22 @@ func (s *Store) Release(ctx context.Context, bookingID string, to domain.Status)
 	if to != domain.StatusExpired && to != domain.StatusCancelled {
 		return domain.Booking{}, fmt.Errorf("%w: cannot release into %s", domain.ErrInvalid, to)
 	}
+	return s.release(ctx, bookingID, to, "")
+}
+
+// Reject gives the units of a hold its supplier refused back and moves it to REJECTED, with the
+// supplier's reason as its refusal. Rejecting it again changes nothing.
+func (s *Store) Reject(ctx context.Context, bookingID, refusal string) (domain.Booking, error) {
+	return s.release(ctx, bookingID, domain.StatusRejected, refusal)
+}
+
+func (s *Store) release(ctx context.Context, bookingID string, to domain.Status, refusal string) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		// A paid booking is never just released: it is refunded (StartRefund).
-		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = $2, updated_at = now()
+		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = $2, refusal = COALESCE(NULLIF($4, ''), refusal), updated_at = now()
 			WHERE id = $1 AND status = ANY($3) AND status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND paid = 0`,
-			bookingID, to, domain.Sources(to))
+			bookingID, to, domain.Sources(to), refusal)
 		if err != nil {
 			return err
 		}

@@ -22,11 +22,12 @@ const (
 	StatusNoShow Status = "NO_SHOW"
 )
 
-// transitions lists the allowed moves; REJECTED is a starting outcome, not a move. A paid
-// booking that is cancelled, or a payment that arrives for nights no longer held, goes through
-// REFUNDING; EXPIRED -> CONFIRMED is a late payment that could take the same nights again.
+// transitions lists the allowed moves. REJECTED is a starting outcome (the reservation was
+// refused), or a hold the supplier refused to confirm. A paid booking that is cancelled, or a
+// payment that arrives for nights no longer held, goes through REFUNDING; EXPIRED -> CONFIRMED
+// is a late payment that could take the same nights again.
 var transitions = map[Status][]Status{
-	StatusHold:      {StatusConfirmed, StatusExpired, StatusCancelled},
+	StatusHold:      {StatusConfirmed, StatusExpired, StatusCancelled, StatusRejected},
 	StatusConfirmed: {StatusCancelled, StatusRefunding, StatusCompleted, StatusNoShow},
 	StatusCompleted: {StatusCancelled, StatusRefunding},
 	StatusExpired:   {StatusConfirmed, StatusRefunding},

@@ -188,13 +188,18 @@ func TestSupplierRejectionReleasesEverythingAndTheWorkflowEnds(t *testing.T) {
 	res := w.book(t, "r1", 1)
 	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
 	id := res.Body["id"].(string)
-	awaitStatus(t, w.sys, id, "CANCELLED")
+	awaitStatus(t, w.sys, id, "REJECTED")
 	assert.Equal(t, 10, roomsLeft(t, w.sys, w.hotel, "double", w.stay), "nothing stays held")
 	w.notified(t, id, workflows.EventRejected)
 	assert.Contains(t, w.webhook.detail(id, workflows.EventRejected), "the supplier rejected the booking")
+	got := w.agent.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	assert.Contains(t, got.Body["refusal"], "the supplier rejected the booking", "the agent reads why")
+	require.Eventually(t, func() bool { return w.sim.Cancelled(id) }, 20*time.Second, 50*time.Millisecond,
+		"the supplier is told the booking is off")
 	awaitClosed(t, w.sys, id)
 	checkInvariants(t, w.sys)
-	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-supplier-rejected")
+	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-supplier-rejected-told")
 }
 
 func TestSupplierThatNeverAnswersIsStuckThenExpires(t *testing.T) {

@@ -742,12 +742,15 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
 	return b.publish(ctx)
 }
 
-// release gives the nights of an unpaid booking back and moves it to status to.
+// release gives the nights of an unpaid booking back and moves it to status to (the reason of
+// a REJECTED one is recorded as its refusal).
 func (b *booking) release(ctx workflow.Context, to domain.Status, reason string) error {
+	in := activities.ReleaseInput{BookingID: b.in.BookingID, To: to}
+	if to == domain.StatusRejected {
+		in.Refusal = reason
+	}
 	var stored domain.Booking
-	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Release, activities.ReleaseInput{
-		BookingID: b.in.BookingID, To: to,
-	}).Get(ctx, &stored)
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Release, in).Get(ctx, &stored)
 	if err != nil {
 		return err
 	}

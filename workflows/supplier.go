@@ -134,10 +134,18 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 		if err != nil {
 			reason = "the supplier refused the booking: " + appErr.Message()
 		}
-		if err := b.release(ctx, domain.StatusCancelled, reason); err != nil {
+		if workflow.GetVersion(ctx, versionSupplierRejects, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			if err := b.release(ctx, domain.StatusCancelled, reason); err != nil {
+				return err
+			}
+			return b.notifyAgent(ctx, EventRejected, reason)
+		}
+		// REJECTED, with the supplier's reason on the booking; the supplier hears the booking is
+		// off too, in case it holds anything for it.
+		if err := b.release(ctx, domain.StatusRejected, reason); err != nil {
 			return err
 		}
-		return b.notifyAgent(ctx, EventRejected, reason)
+		return b.bookingOff(ctx, EventRejected, reason)
 	}
 	// Out of time: the supplier did not answer before the hold ran out.
 	b.logger.Warn("The supplier did not confirm before the hold ran out", "error", err)
@@ -146,6 +154,11 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 	}
 	return b.bookingOff(ctx, EventSupplierTimeout, b.state.Reason)
 }
+
+// versionSupplierRejects marks the workflows in which a supplier's refusal makes the booking
+// REJECTED with its reason and tells the supplier the booking is off (before: CANCELLED, and
+// only the agent heard).
+const versionSupplierRejects = "supplier-rejects"
 
 // supplierConfirmed records the supplier's confirmation: a stay sold through a channel is
 // confirmed on the channel's account at once; a direct sale goes on waiting for payment.
