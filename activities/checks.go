@@ -44,6 +44,11 @@ type Checks struct {
 	// StartRecovery starts the workflow that finishes an orphaned booking's refund, with id
 	// domain.RefundRecoveryID(bookingID); the worker wires it to its task queue.
 	StartRecovery func(ctx context.Context, bookingID string) error
+	// EndedActive lists the bookings whose workflow was terminated or failed while they were
+	// confirmed or checked in; Resume starts such a booking's workflow again in its current
+	// state. The worker wires both (worker/resume.go).
+	EndedActive func(ctx context.Context) ([]string, error)
+	Resume      func(ctx context.Context, b domain.Booking) error
 }
 
 // RunChecks runs every check and, with in.Repair, repairs what is safe: an orphaned HOLD (its
@@ -64,6 +69,7 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 			add(a.Store.InventoryMismatches(ctx)),
 			add(a.orphanedHolds(ctx, in)),
 			add(a.orphanedRefunds(ctx, in)),
+			add(a.orphanedBookings(ctx, in)),
 			add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
 			add(a.Store.RefundsPaidTwice(ctx)),
 			add(a.Store.UnsettledRefunds(ctx, in.UnsettledAge)),
@@ -169,6 +175,53 @@ func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.F
 			if err := a.audit(ctx, "restart-refund", b.ID, f); err != nil {
 				return out, err
 			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// orphanedBookings finds confirmed or checked-in bookings whose workflow was terminated or failed:
+// nothing can cancel or refund them. Resuming one changes no money and no unit, so the checker
+// does it when repairing.
+func (a *Checks) orphanedBookings(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
+	if a.EndedActive == nil {
+		return nil, nil
+	}
+	ids, err := a.EndedActive(ctx)
+	if err != nil {
+		return []domain.Finding{notChecked("", fmt.Errorf("list the booking workflows that ended: %w", err))}, nil
+	}
+	var out []domain.Finding
+	for _, id := range ids {
+		b, err := a.Store.GetBooking(ctx, id)
+		if errors.Is(err, domain.ErrNotFound) {
+			continue
+		}
+		running := false
+		if err == nil {
+			running, err = a.running(ctx, id)
+		}
+		if err != nil {
+			out = append(out, notChecked(id, err))
+			continue
+		}
+		if running || (b.Status != domain.StatusConfirmed && b.Status != domain.StatusCompleted) {
+			continue // resumed already, or settled since
+		}
+		f := domain.Finding{Check: domain.CheckNoWorkflow, BookingID: id, PaymentID: b.PaymentID,
+			Detail: fmt.Sprintf("%s and its workflow was terminated or failed: nothing can cancel or refund it", b.Status)}
+		if in.Repair {
+			if err := a.Resume(ctx, b); err != nil {
+				out = append(out, notChecked(id, fmt.Errorf("resume the booking: %w", err)))
+				continue
+			}
+			f.Repaired = "resumed: its workflow runs again in the state the database holds"
+			if err := a.audit(ctx, "resume-booking", id, f); err != nil {
+				return out, err
+			}
+		} else {
+			f.Detail += " (POST /api/v1/staff/bookings/" + id + "/resume)"
 		}
 		out = append(out, f)
 	}

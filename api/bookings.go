@@ -259,7 +259,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		}
 	}
 	in := workflows.BookingInput{Request: req, MaxActiveHolds: maxHolds, HoldTTL: s.cfg.HoldTTL,
-		NoShowAt: hotelNoShowAt(req.CheckIn, hotel.Location), ChannelID: pty.channel, AgentID: pty.agent,
+		NoShowAt: domain.HotelNoShowAt(req.CheckIn, hotel.Location), ChannelID: pty.channel, AgentID: pty.agent,
 		SupplierID: sup.ID}
 	if sup.ID != "" {
 		in.HoldTTL = time.Duration(sup.HoldMinutes) * time.Minute
@@ -269,12 +269,6 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		in.SupplierStuckAfter = s.cfg.SupplierStuckAfter
 	}
 	return s.startBooking(c, in, req.CustomerID, req.Fingerprint(), view)
-}
-
-// hotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the day
-// after their check-in date, at the hotel, is a no-show.
-func hotelNoShowAt(checkIn domain.Date, loc *time.Location) time.Time {
-	return checkIn.AddDays(1).At(12, loc).UTC()
 }
 
 // startBooking starts a booking's workflow (a stay or a venue order, in) and waits, in the same

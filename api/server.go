@@ -206,6 +206,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/refund/retry", s.retryRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/resolve", s.resolveRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/recover", s.recoverRefund, money)
+	staff.add(http.MethodPost, "/bookings/:id/resume", s.resumeBooking, money)
 	staff.add(http.MethodGet, "/audit", s.auditLog, money)
 	staff.add(http.MethodGet, "/reports/daily", s.dailyReport, money)
 	staff.add(http.MethodGet, "/webhooks/unprocessable", s.unprocessableEvents, money)

@@ -149,6 +149,12 @@ type Booking struct {
 	Fingerprint string    `json:"-"`
 }
 
+// HotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the
+// day after their check-in date, at the hotel, is a no-show.
+func HotelNoShowAt(checkIn Date, loc *time.Location) time.Time {
+	return checkIn.AddDays(1).At(12, loc).UTC()
+}
+
 // OrderStarts is when a venue order's first line starts (zero before its lines are priced).
 func (b Booking) OrderStarts() time.Time {
 	var first time.Time

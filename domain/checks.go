@@ -4,13 +4,14 @@ import "time"
 
 // The invariant checks, by name.
 const (
-	CheckInventory       = "inventory_mismatch"     // reserved differs from the bookings holding a unit
-	CheckHoldPastExpiry  = "hold_past_expiry"       // a HOLD long past its expiry
-	CheckRefundingOrphan = "refunding_without_saga" // a REFUNDING booking no workflow is refunding
-	CheckUnmatchedPay    = "unmatched_payment"      // money received that no booking keeps and none gives back
-	CheckRefundTwice     = "refund_paid_twice"      // more given back than was paid, or one refund step paid twice
-	CheckRefundUnsettled = "refund_unsettled"       // a refund attempt neither succeeded nor failed for over a day
-	CheckNotChecked      = "not_checked"            // a row the checker could not look at or repair this time
+	CheckInventory       = "inventory_mismatch"       // reserved differs from the bookings holding a unit
+	CheckHoldPastExpiry  = "hold_past_expiry"         // a HOLD long past its expiry
+	CheckRefundingOrphan = "refunding_without_saga"   // a REFUNDING booking no workflow is refunding
+	CheckUnmatchedPay    = "unmatched_payment"        // money received that no booking keeps and none gives back
+	CheckRefundTwice     = "refund_paid_twice"        // more given back than was paid, or one refund step paid twice
+	CheckRefundUnsettled = "refund_unsettled"         // a refund attempt neither succeeded nor failed for over a day
+	CheckNoWorkflow      = "booking_without_workflow" // a confirmed or checked-in booking whose workflow was terminated or failed
+	CheckNotChecked      = "not_checked"              // a row the checker could not look at or repair this time
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.

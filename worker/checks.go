@@ -25,16 +25,22 @@ func NewChecks(c client.Client, store *db.Store, taskQueue string) *activities.C
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
-	return &activities.Checks{Store: store, Temporal: c, StartRecovery: func(ctx context.Context, bookingID string) error {
-		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: domain.RefundRecoveryID(bookingID), TaskQueue: taskQueue,
-			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-			// A recovery that ended while the booking is still REFUNDING (terminated, say) may
-			// start again; the checker only asks when none is running.
-			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		}, workflows.RecoverRefundWorkflowName, bookingID)
-		return err
-	}}
+	return &activities.Checks{Store: store, Temporal: c,
+		EndedActive: func(ctx context.Context) ([]string, error) { return endedActive(ctx, c) },
+		Resume: func(ctx context.Context, b domain.Booking) error {
+			return ResumeBooking(ctx, c, store, b, "resumed by the invariant checker: its workflow was terminated or failed",
+				ResumeOptions{TaskQueue: taskQueue})
+		},
+		StartRecovery: func(ctx context.Context, bookingID string) error {
+			_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+				ID: domain.RefundRecoveryID(bookingID), TaskQueue: taskQueue,
+				WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+				// A recovery that ended while the booking is still REFUNDING (terminated, say) may
+				// start again; the checker only asks when none is running.
+				WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			}, workflows.RecoverRefundWorkflowName, bookingID)
+			return err
+		}}
 }
 
 // ReconcileInterval is how often the payment reconciliation's schedule runs it.

@@ -1,0 +1,131 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// A confirmed or checked-in booking whose workflow is gone (terminated from the UI,
+// failed on a replay, lost) has nothing left to cancel or refund it. Resuming starts a booking
+// workflow again, under the booking's own id, that takes the booking up in the state the
+// database holds, as a run continued as new would: payments, cancels and refunds then work as
+// they did.
+
+// ErrWorkflowRunning is the refusal to resume a booking whose workflow runs.
+var ErrWorkflowRunning = errors.New("the booking's workflow is running")
+
+// Resumable reports whether a booking in status s may be resumed: confirmed or checked in, a
+// state its workflow still looks after. A HOLD is released by the invariant checker, a
+// REFUNDING one gets a refund recovery, and a NO_SHOW has nothing left that a workflow does.
+func Resumable(s domain.Status) bool {
+	return s == domain.StatusConfirmed || s == domain.StatusCompleted
+}
+
+// ResumeOptions are the settings a resumed workflow runs with (zero: the workflow's defaults).
+type ResumeOptions struct {
+	TaskQueue         string
+	LateWindow        time.Duration
+	MaxRefundAttempts int
+	RefundBackoff     time.Duration
+	Now               func() time.Time
+}
+
+// ResumeBooking starts the workflow of booking b, whose own is gone, in b's current state; why
+// is the reason the workflow shows. It fails with ErrWorkflowRunning when a run of it is under
+// way. A no-show deadline that passed while no workflow watched is not applied: whether the
+// guest came is for staff to say.
+func ResumeBooking(ctx context.Context, c client.Client, store *db.Store, b domain.Booking, why string, opts ResumeOptions) error {
+	if !Resumable(b.Status) {
+		return fmt.Errorf("%w: booking %s is %s: only a CONFIRMED or COMPLETED booking is resumed", domain.ErrConflict, b.ID, b.Status)
+	}
+	in, err := resumeInput(ctx, store, b, why, opts)
+	if err != nil {
+		return err
+	}
+	if opts.TaskQueue == "" {
+		opts.TaskQueue = workflows.TaskQueue
+	}
+	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: b.ID, TaskQueue: opts.TaskQueue,
+		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		// The id of a run that ended is taken up again: it is this booking's.
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.BookingWorkflowName, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return fmt.Errorf("%w: booking %s", ErrWorkflowRunning, b.ID)
+	}
+	return err
+}
+
+func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why string, opts ResumeOptions) (workflows.BookingInput, error) {
+	in := workflows.BookingInput{BookingID: b.ID, CreatedBy: b.CreatedBy, ChannelID: b.ChannelID, AgentID: b.AgentID,
+		SupplierID: b.SupplierID, LateWindow: opts.LateWindow, MaxRefundAttempts: opts.MaxRefundAttempts,
+		RefundBackoff: opts.RefundBackoff,
+		Resume:        &workflows.Resume{State: workflows.BookingState{Booking: b, Reason: why}}}
+	if b.VenueID != "" {
+		order := &domain.OrderRequest{CustomerID: b.CustomerID, VenueID: b.VenueID}
+		for _, l := range b.Price.Lines {
+			order.Lines = append(order.Lines, l.OrderLine)
+		}
+		v, _, err := store.GetVenue(ctx, b.VenueID)
+		if err != nil {
+			return in, err
+		}
+		in.Order, in.NoShowAt = order, order.Ends().Add(time.Duration(v.NoShowGraceMinutes)*time.Minute).UTC()
+	} else {
+		in.Request = domain.HoldRequest{CustomerID: b.CustomerID, HotelID: b.HotelID, RoomTypeID: b.RoomTypeID,
+			Stay: b.Stay, Quantity: b.Quantity}
+		h, err := store.GetHotel(ctx, b.HotelID)
+		if err != nil {
+			return in, err
+		}
+		in.NoShowAt = domain.HotelNoShowAt(b.CheckIn, h.Location)
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if !in.NoShowAt.After(now()) {
+		in.NoShowAt = time.Time{}
+	}
+	return in, nil
+}
+
+// endedActive lists, from Temporal's visibility, the bookings whose workflow run was terminated,
+// failed or timed out while the booking was confirmed or checked in (the run's last
+// BookingStatus). A booking whose workflow has run again since is listed too: the caller checks.
+func endedActive(ctx context.Context, c client.Client) ([]string, error) {
+	req := &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf(
+		`WorkflowType = %q AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut") AND %s IN (%q, %q)`,
+		workflows.BookingWorkflowName, workflows.SearchBookingStatus.GetName(), domain.StatusConfirmed, domain.StatusCompleted)}
+	seen := map[string]bool{}
+	var ids []string
+	for {
+		res, err := c.ListWorkflow(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, ex := range res.Executions {
+			if id := ex.GetExecution().GetWorkflowId(); !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		if req.NextPageToken = res.NextPageToken; len(req.NextPageToken) == 0 {
+			return ids, nil
+		}
+	}
+}
