@@ -49,6 +49,10 @@ type Checks struct {
 	// state. The worker wires both (worker/resume.go).
 	EndedActive func(ctx context.Context) ([]string, error)
 	Resume      func(ctx context.Context, b domain.Booking) error
+	// NotTold lists the bookings flagged supplier_not_told; TellSupplier starts telling one's
+	// supplier again.
+	NotTold      func(ctx context.Context) ([]string, error)
+	TellSupplier func(ctx context.Context, bookingID string) error
 }
 
 // RunChecks runs every check and, with in.Repair, repairs what is safe: an orphaned HOLD (its
@@ -70,6 +74,7 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 			add(a.orphanedHolds(ctx, in)),
 			add(a.orphanedRefunds(ctx, in)),
 			add(a.orphanedBookings(ctx, in)),
+			add(a.suppliersNotTold(ctx, in)),
 			add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
 			add(a.Store.RefundsPaidTwice(ctx)),
 			add(a.Store.UnsettledRefunds(ctx, in.UnsettledAge)),
@@ -222,6 +227,46 @@ func (a *Checks) orphanedBookings(ctx context.Context, in CheckInput) ([]domain.
 			}
 		} else {
 			f.Detail += " (POST /api/v1/staff/bookings/" + id + "/resume)"
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// suppliersNotTold finds bookings whose supplier could not be told they are off and has not
+// acknowledged it since. Telling a supplier again is idempotent, so the checker does it when
+// repairing.
+func (a *Checks) suppliersNotTold(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
+	if a.NotTold == nil {
+		return nil, nil
+	}
+	ids, err := a.NotTold(ctx)
+	if err != nil {
+		return []domain.Finding{notChecked("", fmt.Errorf("list the bookings whose supplier was not told: %w", err))}, nil
+	}
+	var out []domain.Finding
+	for _, id := range ids {
+		told, err := a.Store.SupplierToldAt(ctx, id)
+		switch {
+		case errors.Is(err, domain.ErrNotFound), err == nil && !told.IsZero():
+			continue
+		case err != nil:
+			out = append(out, notChecked(id, err))
+			continue
+		}
+		f := domain.Finding{Check: domain.CheckSupplierNotTold, BookingID: id,
+			Detail: "its supplier could not be told the booking is off"}
+		if in.Repair {
+			if err := a.TellSupplier(ctx, id); err != nil {
+				out = append(out, notChecked(id, fmt.Errorf("tell the supplier again: %w", err)))
+				continue
+			}
+			f.Repaired = "telling the supplier again"
+			if err := a.audit(ctx, "tell-supplier", id, f); err != nil {
+				return out, err
+			}
+		} else {
+			f.Detail += " (POST /api/v1/staff/bookings/" + id + "/tell-supplier)"
 		}
 		out = append(out, f)
 	}

@@ -127,16 +127,22 @@ func (a *Suppliers) bookingSupplier(ctx context.Context, bookingID string) (doma
 
 // CancelWithSupplier tells the hotel's supplier a booking is off, whether or not it had
 // confirmed it (a confirmation whose answer was lost is undone this way).
+// Once it is told (or has no endpoint to tell), the booking records when.
 func (a *Suppliers) CancelWithSupplier(ctx context.Context, bookingID string) error {
 	_, sup, err := a.bookingSupplier(ctx, bookingID)
-	if err != nil || sup.Endpoint == "" {
+	if err != nil {
 		return err
 	}
-	err = a.Client.Cancel(ctx, sup.Endpoint, bookingID)
-	if errors.Is(err, suppliers.ErrRefused) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSupplierRefused, err)
+	if sup.Endpoint != "" {
+		err = a.Client.Cancel(ctx, sup.Endpoint, bookingID)
+		if errors.Is(err, suppliers.ErrRefused) {
+			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSupplierRefused, err)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return err
+	return a.Store.MarkSupplierTold(ctx, bookingID)
 }
 
 // NotifyInput is what to tell an agent about one of its bookings.

@@ -266,7 +266,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		if s.cfg.SupplierHoldTTL > 0 {
 			in.HoldTTL = s.cfg.SupplierHoldTTL
 		}
-		in.SupplierStuckAfter = s.cfg.SupplierStuckAfter
+		in.SupplierStuckAfter, in.SupplierTellFor = s.cfg.SupplierStuckAfter, s.cfg.SupplierTellFor
 	}
 	return s.startBooking(c, in, req.CustomerID, req.Fingerprint(), view)
 }

@@ -77,6 +77,8 @@ type Config struct {
 	// when a booking unanswered by its supplier shows SUPPLIER_STUCK (tests).
 	SupplierHoldTTL    time.Duration
 	SupplierStuckAfter time.Duration
+	// SupplierTellFor, when set, replaces how long telling a supplier a booking is off is tried.
+	SupplierTellFor time.Duration
 	// Cache is the availability cache searches read and the sold-out gate consults; nil: every
 	// search reads the database and no hold is refused early. GateWait bounds how long the gate
 	// waits for a change on its way to the cache (DefaultGateWait when zero).
@@ -207,6 +209,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/refund/resolve", s.resolveRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/refund/recover", s.recoverRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/resume", s.resumeBooking, money)
+	staff.add(http.MethodPost, "/bookings/:id/tell-supplier", s.tellSupplier, money)
 	staff.add(http.MethodGet, "/audit", s.auditLog, money)
 	staff.add(http.MethodGet, "/reports/daily", s.dailyReport, money)
 	staff.add(http.MethodGet, "/webhooks/unprocessable", s.unprocessableEvents, money)

@@ -84,6 +84,26 @@ func (s *Store) RefundingSince(ctx context.Context, age time.Duration) ([]domain
 	return s.bookingsWhere(ctx, `b.status = 'REFUNDING' AND b.updated_at < now() - $1 * interval '1 microsecond'`, age.Microseconds())
 }
 
+// MarkSupplierTold records that the booking's supplier acknowledged the booking is off.
+func (s *Store) MarkSupplierTold(ctx context.Context, bookingID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE bookings SET supplier_told_at = now() WHERE id = $1`, bookingID)
+	return err
+}
+
+// SupplierToldAt is when the booking's supplier last acknowledged the booking is off (zero:
+// never).
+func (s *Store) SupplierToldAt(ctx context.Context, bookingID string) (time.Time, error) {
+	var at *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT supplier_told_at FROM bookings WHERE id = $1`, bookingID).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, fmt.Errorf("%w: no booking %s", domain.ErrNotFound, bookingID)
+	}
+	if err != nil || at == nil {
+		return time.Time{}, err
+	}
+	return *at, nil
+}
+
 func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([]domain.Booking, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+bookingColumns+` FROM bookings b JOIN resources r ON r.id = b.resource_id
 		WHERE `+where+` ORDER BY b.id LIMIT `+fmt.Sprint(maxFindings), args...)

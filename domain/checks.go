@@ -11,6 +11,7 @@ const (
 	CheckRefundTwice     = "refund_paid_twice"        // more given back than was paid, or one refund step paid twice
 	CheckRefundUnsettled = "refund_unsettled"         // a refund attempt neither succeeded nor failed for over a day
 	CheckNoWorkflow      = "booking_without_workflow" // a confirmed or checked-in booking whose workflow was terminated or failed
+	CheckSupplierNotTold = "supplier_not_told"        // a booking off whose supplier could not be told
 	CheckNotChecked      = "not_checked"              // a row the checker could not look at or repair this time
 )
 

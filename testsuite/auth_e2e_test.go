@@ -74,6 +74,7 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/refund/resolve", money},
 	{"POST", "/api/v1/staff/bookings/:id/refund/recover", money},
 	{"POST", "/api/v1/staff/bookings/:id/resume", money},
+	{"POST", "/api/v1/staff/bookings/:id/tell-supplier", money},
 	{"GET", "/api/v1/staff/audit", money},
 	{"GET", "/api/v1/staff/reports/daily", money},
 	{"GET", "/api/v1/staff/webhooks/unprocessable", money},

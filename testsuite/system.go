@@ -144,6 +144,7 @@ type SystemOptions struct {
 	// its supplier leaves unanswered shows SUPPLIER_STUCK.
 	SupplierHoldTTL    time.Duration
 	SupplierStuckAfter time.Duration
+	SupplierTellFor    time.Duration // how long telling a supplier a booking is off is tried
 	// Cache puts the availability cache (on the tests' Redis, or CacheURL) in front of searches
 	// and holds, with the outbox relay running.
 	Cache    bool
@@ -256,7 +257,8 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		Checkouts:  checkouts,
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
-		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter, Cache: s.Cache,
+		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter,
+		SupplierTellFor: opts.SupplierTellFor, Cache: s.Cache,
 		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true})
 	s.Routes = e.Routes()
 	srv := httptest.NewServer(CheckOpenAPI(t, e)) // every exchange held to api/openapi.yaml

@@ -27,6 +27,11 @@ func NewChecks(c client.Client, store *db.Store, taskQueue string) *activities.C
 	}
 	return &activities.Checks{Store: store, Temporal: c,
 		EndedActive: func(ctx context.Context) ([]string, error) { return endedActive(ctx, c) },
+		NotTold:     func(ctx context.Context) ([]string, error) { return notTold(ctx, c) },
+		TellSupplier: func(ctx context.Context, bookingID string) error {
+			_, err := StartTellSupplier(ctx, c, taskQueue, bookingID)
+			return err
+		},
 		Resume: func(ctx context.Context, b domain.Booking) error {
 			return ResumeBooking(ctx, c, store, b, "resumed by the invariant checker: its workflow was terminated or failed",
 				ResumeOptions{TaskQueue: taskQueue})

@@ -108,9 +108,15 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 // failed or timed out while the booking was confirmed or checked in (the run's last
 // BookingStatus). A booking whose workflow has run again since is listed too: the caller checks.
 func endedActive(ctx context.Context, c client.Client) ([]string, error) {
-	req := &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf(
+	return listWorkflowIDs(ctx, c, fmt.Sprintf(
 		`WorkflowType = %q AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut") AND %s IN (%q, %q)`,
-		workflows.BookingWorkflowName, workflows.SearchBookingStatus.GetName(), domain.StatusConfirmed, domain.StatusCompleted)}
+		workflows.BookingWorkflowName, workflows.SearchBookingStatus.GetName(), domain.StatusConfirmed, domain.StatusCompleted))
+}
+
+// listWorkflowIDs lists the ids of the workflows, running or closed, that match a visibility
+// query, each once.
+func listWorkflowIDs(ctx context.Context, c client.Client, query string) ([]string, error) {
+	req := &workflowservice.ListWorkflowExecutionsRequest{Query: query}
 	seen := map[string]bool{}
 	var ids []string
 	for {

@@ -45,6 +45,9 @@ type BookingInput struct {
 	// may leave the booking unanswered before operators see SUPPLIER_STUCK.
 	SupplierID         string        `json:",omitempty"`
 	SupplierStuckAfter time.Duration `json:",omitempty"`
+	// SupplierTellFor is how long telling the supplier that the booking is off is retried before
+	// the booking is flagged supplier_not_told.
+	SupplierTellFor time.Duration `json:",omitempty"`
 	// MaxActiveHolds, when above zero, refuses the reservation while the customer already has
 	// that many holds: nothing is written, the hold update answers ErrTypeTooManyHolds and the
 	// workflow closes.
@@ -277,6 +280,9 @@ func withDefaults(in BookingInput) BookingInput {
 	}
 	if in.SupplierStuckAfter <= 0 {
 		in.SupplierStuckAfter = DefaultSupplierStuckAfter
+	}
+	if in.SupplierTellFor <= 0 {
+		in.SupplierTellFor = DefaultSupplierTellFor
 	}
 	return in
 }

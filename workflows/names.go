@@ -55,6 +55,8 @@ const (
 
 	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
 	RecoverRefundWorkflowName = "RecoverRefund"
+	// TellSupplierWorkflowName tells a booking's supplier again that it is off.
+	TellSupplierWorkflowName = "TellSupplier"
 
 	// LatePaymentWorkflowName refunds a payment whose booking workflow has already closed.
 	LatePaymentWorkflowName = "LatePayment"
@@ -84,6 +86,9 @@ const (
 	// workflow closes.
 	ErrTypeAlreadyOrdered = activities.ErrTypeAlreadyOrdered
 )
+
+// TellSupplierID is the id of the workflow telling a booking's supplier again that it is off.
+func TellSupplierID(bookingID string) string { return "tell-supplier-" + bookingID }
 
 // SupplierSyncScheduleID is the id of a supplier's stock sync schedule.
 func SupplierSyncScheduleID(supplierID string) string { return "bookflow-supplier-sync-" + supplierID }

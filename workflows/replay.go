@@ -19,6 +19,7 @@ func RegisterAll(r Registry) {
 	r.RegisterWorkflowWithOptions(ReconcilePaymentsWorkflow, workflow.RegisterOptions{Name: ReconcilePaymentsWorkflowName})
 	r.RegisterWorkflowWithOptions(SupplierSyncWorkflow, workflow.RegisterOptions{Name: SupplierSyncWorkflowName})
 	r.RegisterWorkflowWithOptions(ExpireStopSellsWorkflow, workflow.RegisterOptions{Name: ExpireStopSellsWorkflowName})
+	r.RegisterWorkflowWithOptions(TellSupplierWorkflow, workflow.RegisterOptions{Name: TellSupplierWorkflowName})
 }
 
 // NewReplayer returns a workflow replayer with every workflow registered under its name, for

@@ -18,9 +18,16 @@ import (
 // rejection, a cancel or the hold running out releases everything, tells the supplier the
 // booking is off, and notifies the agent.
 
+// IssueSupplierNotTold is the PaymentIssue of a booking whose supplier could not be told it is
+// off; TellSupplierWorkflow tells it again.
+const IssueSupplierNotTold = "supplier_not_told"
+
 // DefaultSupplierStuckAfter is how long a supplier may leave a booking unanswered before the
 // booking shows as SUPPLIER_STUCK to operators.
 const DefaultSupplierStuckAfter = 2 * time.Minute
+
+// DefaultSupplierTellFor is how long telling a supplier that a booking is off is retried.
+const DefaultSupplierTellFor = 2 * time.Minute
 
 // StatusSupplierStuck is the BookingStatus search attribute of a booking whose supplier has not
 // answered for SupplierStuckAfter.
@@ -203,10 +210,11 @@ func (b *booking) flushBookingOff(ctx workflow.Context) error {
 		n := b.offPending[0]
 		b.offPending = b.offPending[1:]
 		if b.in.SupplierID != "" {
-			err := workflow.ExecuteActivity(supplierCleanupActivity(ctx), supplierSteps.CancelWithSupplier, b.in.BookingID).Get(ctx, nil)
+			err := workflow.ExecuteActivity(supplierCleanupActivity(ctx, b.in.SupplierTellFor), supplierSteps.CancelWithSupplier,
+				b.in.BookingID).Get(ctx, nil)
 			if err != nil {
 				b.logger.Error("The supplier could not be told the booking is off", "error", err)
-				b.state.Issue = "supplier_not_told"
+				b.state.Issue = IssueSupplierNotTold
 				if err := b.publish(ctx); err != nil {
 					return err
 				}
@@ -248,11 +256,11 @@ func supplierActivity(ctx workflow.Context, left time.Duration) workflow.Context
 	})
 }
 
-// supplierCleanupActivity tells a supplier a booking is off, trying for up to two minutes.
-func supplierCleanupActivity(ctx workflow.Context) workflow.Context {
+// supplierCleanupActivity tells a supplier a booking is off, trying for up to tellFor.
+func supplierCleanupActivity(ctx workflow.Context, tellFor time.Duration) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		ScheduleToCloseTimeout: 2 * time.Minute,
-		StartToCloseTimeout:    15 * time.Second,
+		ScheduleToCloseTimeout: tellFor,
+		StartToCloseTimeout:    min(15*time.Second, tellFor),
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			NonRetryableErrorTypes: []string{activities.ErrTypeSupplierRefused}},
 	})
@@ -265,6 +273,14 @@ func notifyActivity(ctx workflow.Context) workflow.Context {
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			MaximumAttempts: 5},
 	})
+}
+
+// TellSupplierWorkflow tells a booking's supplier again that the booking is off (an operator's
+// or the invariant checker's retry of a supplier_not_told booking), trying for two minutes.
+// Its id is TellSupplierID(bookingID).
+func TellSupplierWorkflow(ctx workflow.Context, bookingID string) error {
+	return workflow.ExecuteActivity(supplierCleanupActivity(ctx, DefaultSupplierTellFor), supplierSteps.CancelWithSupplier,
+		bookingID).Get(ctx, nil)
 }
 
 // SupplierSyncWorkflow pulls a supplier's stock once (its schedule starts it every

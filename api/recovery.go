@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -44,4 +45,42 @@ func (s *Server) resumeBooking(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, map[string]any{"bookingId": b.ID, "workflowId": b.ID, "status": b.Status})
+}
+
+// tellSupplier tells the supplier of a booking that is off, again, that it is off: its workflow
+// could not (the booking is flagged supplier_not_told). It waits for the supplier's answer as long
+// as the API waits for a workflow: 200 told, 502 when the supplier could not be told, 202 while
+// the workflow still tries (for up to two minutes).
+func (s *Server) tellSupplier(c echo.Context) error {
+	req, b, err := s.operatorRequest(c)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b.SupplierID == "":
+		return newError(http.StatusConflict, "no_supplier", "booking %s has no supplier", b.ID)
+	case b.Status.HoldsInventory():
+		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a booking that is off is "+
+			"cancelled with its supplier", b.ID, b.Status)
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
+	defer cancel()
+	run, err := worker.StartTellSupplier(ctx, s.temporal, s.cfg.TaskQueue, b.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "tell-supplier", b.ID, req.Reason, map[string]any{"workflowId": run.GetID()}); err != nil {
+		return err
+	}
+	answer := map[string]any{"bookingId": b.ID, "workflowId": run.GetID()}
+	err = run.Get(ctx, nil)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		answer["told"] = false
+		return c.JSON(http.StatusAccepted, answer)
+	case err != nil:
+		return newError(http.StatusBadGateway, "supplier_not_told", "the supplier of booking %s could not be told: %v", b.ID, err)
+	}
+	answer["told"] = true
+	return c.JSON(http.StatusOK, answer)
 }
