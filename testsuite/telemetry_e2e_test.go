@@ -78,7 +78,7 @@ func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
 
 	// Read at scrape time from the system's database and Temporal.
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&worker.StateMetrics{Store: sys.DB.Store, Temporal: sys.Temporal})
+	reg.MustRegister(&worker.StateMetrics{Store: sys.DB.Store, Temporal: sys.Temporal, Cached: true})
 	families, err := reg.Gather()
 	require.NoError(t, err)
 	names := map[string]bool{}

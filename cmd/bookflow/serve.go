@@ -227,11 +227,12 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	// The worker reports what PostgreSQL and Temporal know (stuck bookings, the checker's
 	// findings, the outbox's backlog).
 	var registered prometheus.AlreadyRegisteredError
-	if err := telemetry.Registry.Register(&worker.StateMetrics{Store: d.store, Temporal: d.temporal}); err != nil &&
+	if err := telemetry.Registry.Register(&worker.StateMetrics{Store: d.store, Temporal: d.temporal, Cached: d.cache != nil}); err != nil &&
 		!errors.As(err, &registered) {
 		return err
 	}
-	// The worker relays the availability outbox to the cache (or, without one, drains it).
+	// The worker relays the availability outbox to the cache (or, without one, deletes what
+	// no cache can still need).
 	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
 	go relay.Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays))
