@@ -325,6 +325,7 @@ func runDev(ctx context.Context, cfg Config) error {
 	if cfg.MetricsAddr == "" {
 		cfg.MetricsAddr = devMetricsAddr
 	}
+	defer recordDevAddr(cfg.HTTPAddr)()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		return withMetrics(ctx, cfg, func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d) })
