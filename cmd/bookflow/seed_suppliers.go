@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -47,6 +48,30 @@ func startSupplierSim(ctx context.Context, addr string) (*suppliersim.Sim, strin
 		_ = srv.Close()
 	}()
 	return sim, "http://" + ln.Addr().String(), nil
+}
+
+// runSupplierSim runs the simulated supplier on its own, as dev runs it inside itself: it
+// serves on SUPPLIER_SIM_ADDR, registers its hotels, the wholesale channel and its agent (the
+// walk-through's data), and serves until stopped. bookflow reaches it at SUPPLIER_SIM_URL
+// (default: the address it listens on). docker-compose's supplier-sim service is this.
+func runSupplierSim(ctx context.Context, cfg Config) error {
+	pool, err := db.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	sim, simURL, err := startSupplierSim(ctx, cfg.SupplierSimAddr)
+	if err != nil {
+		return fmt.Errorf("SUPPLIER_SIM_ADDR=%s: %w", cfg.SupplierSimAddr, err)
+	}
+	if cfg.SupplierSimURL != "" {
+		simURL = cfg.SupplierSimURL
+	}
+	if err := seedSuppliers(ctx, db.NewStore(pool, cfg.LockTimeout), sim, simURL); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
 }
 
 // seedSuppliers registers the simulated supplier's two hotels, pulls lisbon-lofts' stock once,
