@@ -35,7 +35,7 @@ func TestDockerComposeLoadsAndIsSafeToRun(t *testing.T) {
 			running[s.Command[0]] = true
 		}
 	}
-	for _, name := range []string{"postgres", "redis", "temporal", "bookflow-api", "bookflow-worker"} {
+	for _, name := range []string{"postgres", "redis", "temporal", "bookflow-api", "bookflow-worker", "supplier-sim"} {
 		require.Contains(t, p.Services, name)
 		hc := p.Services[name].HealthCheck
 		if assert.NotNil(t, hc, "%s has no healthcheck", name) {
@@ -47,6 +47,8 @@ func TestDockerComposeLoadsAndIsSafeToRun(t *testing.T) {
 	for _, name := range []string{"bookflow-api", "bookflow-worker"} {
 		assert.Equal(t, types.ServiceConditionHealthy, p.Services[name].DependsOn["redis"].Condition, "%s waits for Redis", name)
 	}
+	assert.Equal(t, types.ServiceConditionHealthy, p.Services["bookflow-worker"].DependsOn["supplier-sim"].Condition,
+		"the worker schedules the suppliers' pulls once they are seeded")
 	// The namespace appears after the server answers: the job must outlast that wait.
 	assert.True(t, slices.Contains(p.Services["temporal-search-attributes"].Command, "--wait"))
 	assert.True(t, running["seed"] && running["supplier-sim"], "the demo hotels and the supplier walk-through's data are seeded")

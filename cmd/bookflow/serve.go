@@ -310,13 +310,14 @@ func runDev(ctx context.Context, cfg Config) error {
 	if err := seed(ctx, d.store); err != nil {
 		return err
 	}
-	sim, simURL, err := startSupplierSim(ctx, cfg.SupplierSimAddr)
+	sim, simURL, serveSim, err := listenSupplierSim(ctx, cfg.SupplierSimAddr)
 	if err != nil {
 		return fmt.Errorf("the simulated supplier (SUPPLIER_SIM_ADDR=%s): %w", cfg.SupplierSimAddr, err)
 	}
 	if err := seedSuppliers(ctx, d.store, sim, simURL); err != nil {
 		return err
 	}
+	serveSim()
 	// dev owns its Temporal: a file store kept from an older version gets the attributes added
 	// since (the worker refuses to run without them).
 	if err := worker.RegisterSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
