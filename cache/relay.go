@@ -15,13 +15,19 @@ import (
 )
 
 // Relay applies the availability outbox to Redis, in version order per unit, at least once: it
-// is woken by NOTIFY when a change commits and polls as the fallback. With no cache it only
-// drains the outbox, so a deployment without Redis does not let it grow. Several relays may
-// run: each claims its own rows.
+// is woken by NOTIFY when a change commits and polls as the fallback. Several relays may run:
+// each claims its own rows.
+//
+// A relay with no cache applies nothing, and deletes a row only once it is older than
+// UnappliedKept, so a deployment without Redis does not let the outbox grow. It must not drain
+// younger rows: another process may use a cache (a mixed fleet, a rolling change of
+// configuration), and a row deleted unapplied would leave Redis showing the unit as it was while
+// a relay with the cache vouches for it. By UnappliedKept such a relay has long applied the
+// row, and every value Redis held from before the change has expired.
 type Relay struct {
 	Store *db.Store
 	Pool  *pgxpool.Pool // for LISTEN
-	Cache *Units        // nil: drain only
+	Cache *Units        // nil: delete rows past UnappliedKept only
 	// Poll is the fallback interval (DefaultPoll when zero); Batch the rows per round.
 	Poll   time.Duration
 	Batch  int
@@ -36,6 +42,11 @@ const (
 	DefaultPoll  = time.Second
 	DefaultBatch = 500
 	lagSamples   = 10_000
+	// UnappliedKept is how long a relay with no cache leaves a row: a cached value's life and a
+	// minute, for a read-through that read the unit just before the change committed.
+	UnappliedKept = DefaultTTL + time.Minute
+	// dropPoll is how often a relay with no cache deletes: nothing waits on it.
+	dropPoll = 10 * time.Second
 )
 
 // Run relays until ctx ends.
@@ -50,7 +61,12 @@ func (r *Relay) Run(ctx context.Context) {
 		r.Logger = slog.Default()
 	}
 	wake := make(chan struct{}, 1)
-	go r.listen(ctx, wake)
+	poll := r.Poll
+	if r.Cache != nil {
+		go r.listen(ctx, wake)
+	} else {
+		poll = max(poll, dropPoll)
+	}
 	for ctx.Err() == nil {
 		if n, err := r.Once(ctx); err != nil {
 			if ctx.Err() == nil {
@@ -62,28 +78,28 @@ func (r *Relay) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-wake:
-		case <-time.After(r.Poll):
+		case <-time.After(poll):
 		}
 	}
 }
 
-// Once relays one batch and returns how many outbox rows it applied.
+// Once relays one batch and returns how many outbox rows it applied (with no cache: deleted).
 func (r *Relay) Once(ctx context.Context) (int, error) {
 	batch := r.Batch
 	if batch <= 0 {
 		batch = DefaultBatch
 	}
+	if r.Cache == nil {
+		return r.Store.DropOutbox(ctx, time.Now().Add(-UnappliedKept), batch)
+	}
 	n, err := r.Store.DrainOutbox(ctx, batch, func(states []db.CachedUnit) error {
-		if r.Cache == nil {
-			return nil // drained: there is no cache to trail the database
-		}
 		if err := r.Cache.Apply(ctx, states); err != nil {
 			return err
 		}
 		r.record(states)
 		return nil
 	})
-	if err == nil && r.Cache != nil {
+	if err == nil {
 		// Everything committed before this round is in Redis: the gate may trust it.
 		err = r.Cache.MarkRelayAlive(ctx)
 	}

@@ -75,6 +75,15 @@ func (s *Store) DrainOutbox(ctx context.Context, limit int, apply func([]CachedU
 	return n, err
 }
 
+// DropOutbox deletes up to limit outbox rows written before before, unapplied (skipping those
+// a relay holds), and returns how many: the retention of a relay that has no cache to apply
+// them to.
+func (s *Store) DropOutbox(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM availability_outbox WHERE id IN (
+		SELECT id FROM availability_outbox WHERE created_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, limit)
+	return int(tag.RowsAffected()), err
+}
+
 // UnitStates reads the units named as they stand (version 0), in the keys' order, for a cache
 // miss.
 func (s *Store) UnitStates(ctx context.Context, keys []UnitKey) ([]CachedUnit, error) {

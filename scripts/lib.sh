@@ -20,11 +20,29 @@ as_root() {
   fi
 }
 
+# apt_install [--apt-option ...] PACKAGE... installs packages (options such as
+# --no-install-recommends go to apt-get).
 apt_install() {
+  local opts=()
+  while [[ ${1:-} == -* ]]; do opts+=("$1"); shift; done
   command -v apt-get >/dev/null || die "apt-get not found: install $* by hand"
   say "Installing $* from the Debian/Ubuntu packages"
   if [ -z "${APT_UPDATED:-}" ]; then as_root apt-get update -qq >&2; APT_UPDATED=1; fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${opts[@]}" "$@" >&2
+}
+
+# check_deploy_files checks the files operators deploy with the tools that read them: promtool
+# (Debian's prometheus package) on the Prometheus configuration, alert rules and their unit
+# tests, and docker-compose 1.29 on docker-compose.yml (Compose v2's parser, compose-go, runs in
+# go test). Each is installed the first time, without what it merely recommends (a Docker
+# engine, a node exporter).
+check_deploy_files() {
+  command -v promtool >/dev/null || apt_install --no-install-recommends prometheus
+  command -v docker-compose >/dev/null || apt_install --no-install-recommends docker-compose
+  promtool check config deploy/prometheus/prometheus.yml >/dev/null # and the rule files it names
+  promtool check rules deploy/prometheus/alerts.yml >/dev/null
+  promtool test rules deploy/prometheus/alerts_test.yml >/dev/null
+  docker-compose -f docker-compose.yml config -q
 }
 
 require_go() {

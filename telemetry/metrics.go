@@ -129,6 +129,8 @@ func Handler() http.Handler {
 func MetricsServer(addr string) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", Handler())
+	// A liveness probe without a scrape's reads (the worker's container healthcheck).
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	return &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 30 * time.Second}
 }

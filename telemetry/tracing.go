@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -78,13 +79,35 @@ func StartTracing(ctx context.Context, service string) (stop func(context.Contex
 }
 
 // TemporalTracing is the interceptor that carries a trace through Temporal: the client's
-// start, update and signal calls, the workflow, and each activity (local ones included), with
-// the span context (and no baggage) in the Temporal headers. It uses the global tracer
-// provider, and puts the trace id on the workflow's and activities' loggers. Install it only
-// when TracingEnabled: it writes a header on every start, update, signal and activity.
+// start, update and signal calls, the updates and signals a workflow handles, and each activity
+// (local ones included), with the span context (and no baggage) in the Temporal headers. It
+// uses the global tracer provider, and puts the trace id on the workflow's and activities'
+// loggers. Install it only when TracingEnabled: it writes a header on every start, update,
+// signal and activity.
+//
+// A workflow started with a span in its header (every start through our client) gets no span
+// of its own: see startSpan.
 func TemporalTracing() (interceptor.Interceptor, error) {
 	return temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{DisableBaggage: true,
-		TextMapPropagator: propagation.TraceContext{}})
+		TextMapPropagator: propagation.TraceContext{}, SpanStarter: startSpan})
+}
+
+// startSpan starts the interceptor's spans, but for a workflow's RunWorkflow span when its
+// start carried a span: that one would last as long as the workflow (weeks, for a stay) and be
+// exported only when it ends, or never if its worker dies, leaving every activity span under it
+// pointing to a parent no backend receives. Instead the start's span stands for the workflow
+// (a non-recording span with its context), so the workflow's activities are its children, each
+// exported with a parent that already was. It is the same on every replay (it comes from the
+// history), and continue-as-new hands it to the next run. A workflow started without one (by a
+// schedule: short runs) keeps its RunWorkflow span.
+func startSpan(ctx context.Context, t trace.Tracer, name string, opts ...trace.SpanStartOption) trace.Span {
+	if strings.HasPrefix(name, "RunWorkflow:") {
+		if start := trace.SpanFromContext(ctx); start.SpanContext().IsValid() {
+			return start
+		}
+	}
+	_, span := t.Start(ctx, name, opts...)
+	return span
 }
 
 // TraceID returns the trace id of the span in ctx, or "" when there is none.

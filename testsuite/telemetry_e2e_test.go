@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/testsuite"
@@ -78,7 +77,7 @@ func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
 
 	// Read at scrape time from the system's database and Temporal.
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&worker.StateMetrics{Store: sys.DB.Store, Temporal: sys.Temporal})
+	reg.MustRegister(&worker.StateMetrics{Store: sys.DB.Store, Temporal: sys.Temporal, Cached: true})
 	families, err := reg.Gather()
 	require.NoError(t, err)
 	names := map[string]bool{}
@@ -88,84 +87,6 @@ func TestMetricsCountHoldsPaymentsAndExpiries(t *testing.T) {
 	for _, name := range []string{"bookflow_stuck_bookings", "bookflow_outbox_backlog", "bookflow_outbox_oldest_age_seconds"} {
 		assert.True(t, names[name], "%s is reported", name)
 	}
-}
-
-// One hold request is one trace: the HTTP handler's span, the Temporal client's call, the
-// workflow, the reservation's activity span, and under it the reserve transaction's SQL.
-func TestOneHoldIsOneTraceFromHTTPToSQL(t *testing.T) {
-	t.Parallel()
-	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
-	stay := stayFromNow(20, 2)
-	openRooms(t, sys, "h-trace", "double", stay, 1)
-
-	traceID, parent := testsuite.NewTrace()
-	customer := sys.Customer("guest")
-	res := sys.Guest(t, customer).Do(t, http.MethodPost, "/api/v1/bookings",
-		map[string]string{"Idempotency-Key": "k-trace", "traceparent": parent},
-		holdBody(customer, "h-trace", "double", stay, 1))
-	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-
-	var spans []sdktrace.ReadOnlySpan
-	byID := map[string]sdktrace.ReadOnlySpan{}
-	find := func(pred func(sdktrace.ReadOnlySpan) bool) sdktrace.ReadOnlySpan {
-		for _, s := range spans {
-			if pred(s) {
-				return s
-			}
-		}
-		return nil
-	}
-	named := func(name string) func(sdktrace.ReadOnlySpan) bool {
-		return func(s sdktrace.ReadOnlySpan) bool { return s.Name() == name }
-	}
-	// The HTTP span ends when the answer is sent; the activity's and the workflow task's spans
-	// may end just after.
-	require.Eventually(t, func() bool {
-		spans = testsuite.Spans(traceID)
-		return find(named("POST /api/v1/bookings")) != nil && find(named("RunActivity:Reserve")) != nil
-	}, 10*time.Second, 50*time.Millisecond, "spans so far: %v", names(spans))
-	for _, s := range spans {
-		byID[s.SpanContext().SpanID().String()] = s
-	}
-	under := func(s sdktrace.ReadOnlySpan, ancestor sdktrace.ReadOnlySpan) bool {
-		for p := s; p != nil; p = byID[p.Parent().SpanID().String()] {
-			if p.Parent().SpanID() == ancestor.SpanContext().SpanID() {
-				return true
-			}
-		}
-		return false
-	}
-	// The trace is the front end's: the HTTP span's parent is the span its traceparent named.
-	httpSpan := find(named("POST /api/v1/bookings"))
-	assert.Equal(t, parent[36:52], httpSpan.Parent().SpanID().String())
-	assert.NotNil(t, find(named("UpdateWithStartWorkflow:hold")), "the Temporal client's call is in the trace")
-	activity := find(named("RunActivity:Reserve"))
-	sql := find(func(s sdktrace.ReadOnlySpan) bool { return under(s, activity) && isSQL(s) })
-	require.NotNil(t, sql, "the reservation's SQL is traced under its activity: %v", names(spans))
-	for _, s := range spans {
-		if isSQL(s) {
-			for _, a := range s.Attributes() {
-				assert.NotContains(t, a.Value.String(), customer, "SQL spans carry statements, never their arguments")
-			}
-		}
-	}
-}
-
-func isSQL(s sdktrace.ReadOnlySpan) bool {
-	for _, a := range s.Attributes() {
-		if a.Key == "db.system.name" || a.Key == "db.system" {
-			return true
-		}
-	}
-	return false
-}
-
-func names(spans []sdktrace.ReadOnlySpan) []string {
-	var out []string
-	for _, s := range spans {
-		out = append(out, s.Name())
-	}
-	return out
 }
 
 // Every line the API and the worker log (Info and up, the default level) while a booking is held, paid for, cancelled and

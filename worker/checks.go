@@ -6,6 +6,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -80,18 +81,28 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) err
 	)
 }
 
+// ensureSchedule updates the schedule id, or creates it when there is none. Updating first
+// keeps a worker's every start from failing a create per schedule (each a CreateSchedule error
+// span when tracing); a worker starting beside another may still lose the create, and updates.
 func ensureSchedule(ctx context.Context, c client.Client, id string, every time.Duration, action *client.ScheduleWorkflowAction) error {
 	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: id, Spec: spec,
-		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, Action: action})
-	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+	update := func() error {
+		return c.ScheduleClient().GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
+			DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+				s := in.Description.Schedule
+				s.Spec, s.Action = &spec, action
+				return &client.ScheduleUpdate{Schedule: &s}, nil
+			},
+		})
+	}
+	var notFound *serviceerror.NotFound
+	if err := update(); !errors.As(err, &notFound) {
 		return err
 	}
-	return c.ScheduleClient().GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
-		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-			s := in.Description.Schedule
-			s.Spec, s.Action = &spec, action
-			return &client.ScheduleUpdate{Schedule: &s}, nil
-		},
-	})
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: id, Spec: spec,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP, Action: action})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return update()
+	}
+	return err
 }

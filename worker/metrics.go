@@ -27,6 +27,10 @@ type StateMetrics struct {
 	Store    *db.Store
 	Temporal client.Client // nil: no stuck-booking counts
 	Every    time.Duration // stateEvery when zero
+	// Cached says the worker relays the outbox to a cache. Without one the outbox's oldest row
+	// is only kept for other relays (cache.UnappliedKept): its age is left out, or a fleet
+	// without Redis would always seem behind.
+	Cached bool
 
 	mu     sync.Mutex
 	at     time.Time
@@ -133,8 +137,10 @@ func (s *StateMetrics) read() (out []prometheus.Metric, failed []error) {
 		if !oldest.IsZero() {
 			age = max(0, time.Since(oldest).Seconds())
 		}
-		out = append(out, prometheus.MustNewConstMetric(backlogDesc, prometheus.GaugeValue, float64(n)),
-			prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, age))
+		out = append(out, prometheus.MustNewConstMetric(backlogDesc, prometheus.GaugeValue, float64(n)))
+		if s.Cached {
+			out = append(out, prometheus.MustNewConstMetric(oldestDesc, prometheus.GaugeValue, age))
+		}
 	})
 	return out, failed
 }

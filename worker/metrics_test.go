@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/telemetry"
+	"github.com/bookflow/bookflow/testsuite"
 	"github.com/bookflow/bookflow/worker"
 )
 
@@ -37,4 +39,26 @@ func TestAStateReadThatFailsLeavesTheRestOfTheScrape(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, string(body), "go_goroutines")
 	assert.NotContains(t, string(body), "bookflow_outbox_backlog ")
+}
+
+// A worker without a cache leaves the outbox's age out: its rows wait only for their retention
+// (cache.UnappliedKept), and a fleet without Redis must not look like a relay behind.
+func TestOnlyAWorkerWithACacheReportsTheOutboxAge(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	names := func(cached bool) map[string]bool {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(&worker.StateMetrics{Store: d.Store, Cached: cached})
+		families, err := reg.Gather()
+		require.NoError(t, err)
+		got := map[string]bool{}
+		for _, f := range families {
+			got[f.GetName()] = true
+		}
+		return got
+	}
+	with, without := names(true), names(false)
+	assert.True(t, with["bookflow_outbox_oldest_age_seconds"])
+	assert.False(t, without["bookflow_outbox_oldest_age_seconds"])
+	assert.True(t, without["bookflow_outbox_backlog"], "the backlog is reported either way")
 }

@@ -53,7 +53,8 @@ type Config struct {
 
 	SupplierSyncInterval time.Duration
 	SupplierSyncDays     int
-	SupplierSimAddr      string // dev only: where the simulated supplier listens
+	SupplierSimAddr      string // dev and supplier-sim: where the simulated supplier listens
+	SupplierSimURL       string // supplier-sim: where bookflow reaches it (empty: its address)
 
 	RedisURL string // the availability cache; none: searches read PostgreSQL, no sold-out gate
 	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
@@ -85,6 +86,7 @@ func LoadConfig() (Config, error) {
 		StripeAPIBase:       os.Getenv("STRIPE_API_BASE"),
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
 		SupplierSimAddr:     env("SUPPLIER_SIM_ADDR", "127.0.0.1:8091"),
+		SupplierSimURL:      os.Getenv("SUPPLIER_SIM_URL"),
 		RedisURL:            os.Getenv("REDIS_URL"),
 		MetricsAddr:         os.Getenv("METRICS_ADDR"),
 	}

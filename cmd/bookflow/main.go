@@ -29,7 +29,10 @@ Commands:
   check     run the invariant checker once and print its report (--repair repairs what is safe)
   reconcile match the provider's payments of the last 72h (--window) against bookflow's, and deliver any it missed
   token     mint a bearer token for local use (bookflow token --sub alice --role customer)
-  pay       send a signed test payment for a booking to the API (local development)
+  pay       send a signed test payment for a booking to the API and wait for its outcome (local development)
+  supplier-sim
+            run the simulated supplier and register its hotels, channel and agent (as dev does inside)
+  health    exit 0 when a URL answers 2xx (the containers' healthcheck: bookflow health http://127.0.0.1:8080/readyz)
   bench     measure reservations/s and holds/s against baselines (see README)
   chaos     the fault-injection suite: load, one fault per run, nothing may be lost (scripts/chaos)
 
@@ -41,15 +44,18 @@ Configuration comes from the environment; see README.md.
 // stop them.
 var traced = map[string]bool{"serve": true, "worker": true, "dev": true}
 
+// commands are bookflow's subcommands, by name.
+var commands = map[string]func(context.Context, Config) error{
+	"serve": runServe, "worker": runWorker, "migrate": runMigrate,
+	"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
+	"search-attributes": runSearchAttributes, "check": runCheck, "reconcile": runReconcile, "chaos": runChaos,
+	"supplier-sim": runSupplierSim, "health": runHealth,
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
-	}
-	commands := map[string]func(context.Context, Config) error{
-		"serve": runServe, "worker": runWorker, "migrate": runMigrate,
-		"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
-		"search-attributes": runSearchAttributes, "check": runCheck, "reconcile": runReconcile, "chaos": runChaos,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

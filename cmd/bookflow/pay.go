@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/bookflow/bookflow/auth"
@@ -17,40 +18,41 @@ import (
 )
 
 // runPay plays the payment provider for local development: it sends the API a signed
-// payment_intent.succeeded event paying a booking's price, as Stripe would after checkout.
+// payment_intent.succeeded event paying a booking's price, as Stripe would after checkout, then
+// waits for the booking's outcome (the webhook is processed after its answer).
 func runPay(ctx context.Context, cfg Config) error {
+	return pay(ctx, cfg, os.Args[2:], os.Stdout)
+}
+
+// payPoll is how often pay reads the booking while it waits for the outcome.
+const payPoll = 100 * time.Millisecond
+
+func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("pay", flag.ExitOnError)
 	amount := fs.Int64("amount", 0, "amount in minor units (default: the booking's price)")
 	currency := fs.String("currency", "", "currency (default: the booking's)")
 	fail := fs.Bool("fail", false, "send payment_intent.payment_failed instead")
+	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the booking's outcome (0: do not wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: bookflow pay [-amount N] [-currency EUR] [-fail] <bookingId>")
+		fmt.Fprintln(os.Stderr, "usage: bookflow pay [-amount N] [-currency EUR] [-fail] [-wait 30s] <bookingId>")
 		fs.PrintDefaults()
 	}
-	_ = fs.Parse(os.Args[2:])
+	_ = fs.Parse(args)
 	if fs.NArg() != 1 {
 		fs.Usage()
 		os.Exit(2)
 	}
 	bookingID := fs.Arg(0)
-	base := "http://" + cfg.HTTPAddr + "/api/v1"
+	base := "http://" + payAddr(cfg) + "/api/v1"
 
 	// The provider knows the price from the checkout; here it is read as staff would.
 	bearer, err := payLookupToken(cfg)
 	if err != nil {
 		return err
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/staff/bookings/"+bookingID, nil)
-	req.Header.Set("Authorization", "Bearer "+bearer)
-	res, err := http.DefaultClient.Do(req)
+	b, err := payLookup(ctx, base, bearer, bookingID)
 	if err != nil {
 		return err
-	}
-	var b domain.Booking
-	err = json.NewDecoder(res.Body).Decode(&b)
-	res.Body.Close()
-	if err != nil || res.StatusCode != http.StatusOK {
-		return fmt.Errorf("look up booking %s: status %d", bookingID, res.StatusCode)
 	}
 	if *amount == 0 {
 		if b.Price.Total == 0 {
@@ -72,17 +74,82 @@ func runPay(ctx context.Context, cfg Config) error {
 	payload := payments.EventPayload(fmt.Sprintf("evt_dev_%x", now.UnixNano()), eventType,
 		payments.PaymentIntentObject(checkout.PaymentID, bookingID, *amount, *currency), now)
 	secret := withDevSecrets(cfg).StripeWebhookSecret
-	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
 	req.Header.Set("Stripe-Signature", payments.SignWebhook(payload, secret, now))
 	req.Header.Set("Content-Type", "application/json")
-	res, err = http.DefaultClient.Do(req)
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}
-	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	fmt.Printf("sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, res.StatusCode, body)
-	return nil
+	res.Body.Close()
+	fmt.Fprintf(out, "sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, res.StatusCode, body)
+	// Only a payment of the price during the hold moves the booking on (to CONFIRMED): a failed
+	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
+	// see the README) has no single outcome to wait for.
+	pays := b.Status == domain.StatusHold && *amount == b.Price.Total && *currency == b.Price.Currency
+	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays {
+		return nil
+	}
+	// The webhook's 200 says the event is stored; the workflow decides next. A checkout learns
+	// the outcome the same way: by reading the booking until it is no longer HOLD.
+	deadline := time.Now().Add(*wait)
+	for {
+		now, err := payLookup(ctx, base, bearer, bookingID)
+		if err != nil {
+			return err
+		}
+		if now.Status != domain.StatusHold {
+			fmt.Fprintf(out, "booking %s is %s (paid %d %s)\n", bookingID, now.Status, now.Paid, now.Price.Currency)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("booking %s is still %s after %s: GET it again later", bookingID, now.Status, *wait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(payPoll):
+		}
+	}
+}
+
+// payLookup reads a booking as staff.
+func payLookup(ctx context.Context, base, bearer, bookingID string) (domain.Booking, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/staff/bookings/"+bookingID, nil)
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return domain.Booking{}, err
+	}
+	defer res.Body.Close()
+	var b domain.Booking
+	if err := json.NewDecoder(res.Body).Decode(&b); err != nil || res.StatusCode != http.StatusOK {
+		return b, fmt.Errorf("look up booking %s: status %d", bookingID, res.StatusCode)
+	}
+	return b, nil
+}
+
+// payAddr is the API pay talks to: HTTP_ADDR when set, else where a running dev of this
+// binary listens (it records its address beside the binary), else the default.
+func payAddr(cfg Config) string {
+	if os.Getenv("HTTP_ADDR") == "" {
+		if addr, err := os.ReadFile(devAddrFile()); err == nil && len(bytes.TrimSpace(addr)) > 0 {
+			return string(bytes.TrimSpace(addr))
+		}
+	}
+	return cfg.HTTPAddr
+}
+
+// devAddrFile is where dev records the address its API listens on, for pay: beside the binary
+// (scripts/dev's .data/bookflow), so each checkout's dev is found by its own binary. A variable
+// for the tests.
+var devAddrFile = func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(exe), "dev-http-addr")
 }
 
 // payLookupToken is the credential pay reads the booking with: a short finance token signed like
@@ -97,4 +164,14 @@ func payLookupToken(cfg Config) (string, error) {
 	cfg = withDevSecrets(cfg)
 	return auth.Mint([]byte(cfg.AuthJWTSecret), domain.Principal{Subject: "bookflow-pay", Roles: []domain.Role{domain.RoleFinance}},
 		time.Minute, auth.MintOptions{Issuer: cfg.AuthIssuer, Audience: cfg.AuthAudience})
+}
+
+// recordDevAddr records where dev's API listens, for pay run from another shell without
+// HTTP_ADDR, and returns what removes the record when dev stops.
+func recordDevAddr(addr string) func() {
+	f := devAddrFile()
+	if f == "" || os.WriteFile(f, []byte(addr+"\n"), 0o644) != nil {
+		return func() {}
+	}
+	return func() { _ = os.Remove(f) }
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,9 +27,10 @@ const (
 	demoSyncDays     = 120
 )
 
-// startSupplierSim serves the simulated supplier on addr until ctx ends, stocked for the next
-// demoSyncDays nights, and returns its URL.
-func startSupplierSim(ctx context.Context, addr string) (*suppliersim.Sim, string, error) {
+// listenSupplierSim listens on addr for the simulated supplier, stocked for the next
+// demoSyncDays nights, and returns it, its URL, and serve, which answers its requests until ctx
+// ends: seed first, so a request (a healthcheck) is answered only once the data is in.
+func listenSupplierSim(ctx context.Context, addr string) (*suppliersim.Sim, string, func(), error) {
 	sim := suppliersim.New()
 	today := domain.DateOf(time.Now(), time.UTC)
 	eight, three := 8, 3
@@ -38,15 +40,42 @@ func startSupplierSim(ctx context.Context, addr string) (*suppliersim.Sim, strin
 	sim.SetStock(demoConnectHotel, "river-view", today, today.AddDays(demoSyncDays), nil, 16500, "EUR") // unlimited
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
-	return sim, "http://" + ln.Addr().String(), nil
+	serve := func() {
+		go func() { _ = srv.Serve(ln) }()
+		go func() {
+			<-ctx.Done()
+			_ = srv.Close()
+		}()
+	}
+	return sim, "http://" + ln.Addr().String(), serve, nil
+}
+
+// runSupplierSim runs the simulated supplier on its own, as dev runs it inside itself: it
+// serves on SUPPLIER_SIM_ADDR, registers its hotels, the wholesale channel and its agent (the
+// walk-through's data), and serves until stopped. bookflow reaches it at SUPPLIER_SIM_URL
+// (default: the address it listens on). docker-compose's supplier-sim service is this.
+func runSupplierSim(ctx context.Context, cfg Config) error {
+	pool, err := db.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	sim, simURL, serve, err := listenSupplierSim(ctx, cfg.SupplierSimAddr)
+	if err != nil {
+		return fmt.Errorf("SUPPLIER_SIM_ADDR=%s: %w", cfg.SupplierSimAddr, err)
+	}
+	if cfg.SupplierSimURL != "" {
+		simURL = cfg.SupplierSimURL
+	}
+	if err := seedSuppliers(ctx, db.NewStore(pool, cfg.LockTimeout), sim, simURL); err != nil {
+		return err
+	}
+	serve()
+	<-ctx.Done()
+	return nil
 }
 
 // seedSuppliers registers the simulated supplier's two hotels, pulls lisbon-lofts' stock once,

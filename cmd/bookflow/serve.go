@@ -227,11 +227,12 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	// The worker reports what PostgreSQL and Temporal know (stuck bookings, the checker's
 	// findings, the outbox's backlog).
 	var registered prometheus.AlreadyRegisteredError
-	if err := telemetry.Registry.Register(&worker.StateMetrics{Store: d.store, Temporal: d.temporal}); err != nil &&
+	if err := telemetry.Registry.Register(&worker.StateMetrics{Store: d.store, Temporal: d.temporal, Cached: d.cache != nil}); err != nil &&
 		!errors.As(err, &registered) {
 		return err
 	}
-	// The worker relays the availability outbox to the cache (or, without one, drains it).
+	// The worker relays the availability outbox to the cache (or, without one, deletes what
+	// no cache can still need).
 	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
 	go relay.Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays))
@@ -309,13 +310,14 @@ func runDev(ctx context.Context, cfg Config) error {
 	if err := seed(ctx, d.store); err != nil {
 		return err
 	}
-	sim, simURL, err := startSupplierSim(ctx, cfg.SupplierSimAddr)
+	sim, simURL, serveSim, err := listenSupplierSim(ctx, cfg.SupplierSimAddr)
 	if err != nil {
 		return fmt.Errorf("the simulated supplier (SUPPLIER_SIM_ADDR=%s): %w", cfg.SupplierSimAddr, err)
 	}
 	if err := seedSuppliers(ctx, d.store, sim, simURL); err != nil {
 		return err
 	}
+	serveSim()
 	// dev owns its Temporal: a file store kept from an older version gets the attributes added
 	// since (the worker refuses to run without them).
 	if err := worker.RegisterSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
@@ -324,6 +326,7 @@ func runDev(ctx context.Context, cfg Config) error {
 	if cfg.MetricsAddr == "" {
 		cfg.MetricsAddr = devMetricsAddr
 	}
+	defer recordDevAddr(cfg.HTTPAddr)()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		return withMetrics(ctx, cfg, func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d) })
