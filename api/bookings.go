@@ -38,7 +38,13 @@ type viewer func(b domain.Booking, reason string) bookingView
 // error or an operator's note, and not which staff member made it.
 func customerView(b domain.Booking, _ string) bookingView {
 	b.CreatedBy = ""
-	return view(b, b.Status.PublicReason())
+	reason := b.Status.PublicReason()
+	if b.Status == domain.StatusRejected && b.Refusal != "" {
+		// The sale rule (or night without a rate) that refused it, as the booking's refusal
+		// and the explain endpoint show anyone: a direct sale's 409 names it as an agent's does.
+		reason = "not on sale: " + b.Refusal
+	}
+	return view(b, reason)
 }
 
 // staffView shows staff the whole booking and the workflow's own reason.

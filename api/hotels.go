@@ -96,9 +96,11 @@ type inventoryRequest struct {
 	// left out.
 	Unlimited bool   `json:"unlimited,omitempty"`
 	TimeZone  string `json:"timeZone,omitempty"`
-	// Rate (minor units) and Currency optionally set the nightly rate for the range.
+	// Rate (minor units) and Currency optionally set the nightly rate for the range; a rate of
+	// 0 needs Free (see validateRate).
 	Rate     *int64 `json:"rate,omitempty"`
 	Currency string `json:"currency,omitempty"`
+	Free     bool   `json:"free,omitempty"`
 }
 
 type inventoryView struct {
@@ -151,12 +153,12 @@ func (req inventoryRequest) params(hotelID, roomTypeID string) (db.SetInventoryP
 	if err := validateRange(domain.Stay{CheckIn: req.From, CheckOut: req.To}); err != nil {
 		return p, err
 	}
-	if req.Rate != nil || req.Currency != "" {
-		rate, err := validateRate(req.Rate, req.Currency)
+	if req.Rate != nil || req.Currency != "" || req.Free {
+		rate, err := validateRate(req.Rate, req.Currency, req.Free)
 		if err != nil {
 			return p, err
 		}
-		p.Rate = &rate
+		p.Rate, p.Free = &rate, req.Free
 	}
 	switch {
 	case req.Unlimited && req.TotalRooms != nil:
@@ -193,9 +195,18 @@ func validateRange(span domain.Stay) error {
 // maxRate bounds a nightly rate: ten million in major units.
 const maxRate = 1_000_000_000
 
-func validateRate(amount *int64, currency string) (domain.Money, error) {
+// validateRate checks a nightly rate. A night is sold at a rate of 0 only when that was meant
+// (free: true): a 0 sent without it is refused, so a client that left the rate out or zeroed it
+// by mistake never sells rooms for nothing (the reservation refuses such a night too).
+func validateRate(amount *int64, currency string, free bool) (domain.Money, error) {
 	if amount == nil || *amount < 0 || *amount > maxRate {
 		return domain.Money{}, fmt.Errorf("%w: rate must be a whole number of minor units between 0 and %d", domain.ErrInvalid, int64(maxRate))
+	}
+	if *amount == 0 && !free {
+		return domain.Money{}, fmt.Errorf("%w: a rate of 0 sells the nights for nothing: send \"free\": true with it to mean that", domain.ErrInvalid)
+	}
+	if *amount != 0 && free {
+		return domain.Money{}, fmt.Errorf("%w: \"free\": true goes with a rate of 0 only", domain.ErrInvalid)
 	}
 	if err := domain.ValidateCurrency(currency); err != nil {
 		return domain.Money{}, err
@@ -208,6 +219,8 @@ type ratesRequest struct {
 	To       domain.Date `json:"to"`
 	Rate     *int64      `json:"rate"`
 	Currency string      `json:"currency"`
+	// Free: the rate of 0 is meant (the nights are given away).
+	Free bool `json:"free,omitempty"`
 }
 
 // setRates sets the nightly rate of a room type for the nights of [from, to) on sale. Bookings
@@ -222,7 +235,7 @@ func (s *Server) setRates(c echo.Context) error {
 	if err := validateRange(span); err != nil {
 		return err
 	}
-	rate, err := validateRate(req.Rate, req.Currency)
+	rate, err := validateRate(req.Rate, req.Currency, req.Free)
 	if err != nil {
 		return err
 	}
@@ -233,7 +246,7 @@ func (s *Server) setRates(c echo.Context) error {
 		}
 		return err
 	}
-	n, err := s.store.SetRates(ctx, hotelID, roomTypeID, req.From, req.To, rate)
+	n, err := s.store.SetRates(ctx, hotelID, roomTypeID, req.From, req.To, rate, req.Free)
 	if err != nil {
 		return err
 	}
@@ -242,7 +255,7 @@ func (s *Server) setRates(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "roomTypeId": roomTypeID, "from": req.From,
-		"to": req.To, "rate": rate.Amount, "currency": rate.Currency, "nightsUpdated": n})
+		"to": req.To, "rate": rate.Amount, "currency": rate.Currency, "free": req.Free, "nightsUpdated": n})
 }
 
 // setCancellationPolicy replaces a hotel's cancellation policy; bookings cancelled later are

@@ -112,10 +112,10 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 }
 
 // reserveDirect makes a direct sale's reservation in one round trip: the reserve_stay function
-// (migration 00018) does what Reserve's statements do, and the booking is read back in the same
-// implicit transaction (one pipelined batch). done is false, with nothing written, when the
-// sale needs the full path: the hotel has sale rules or a low-stock threshold, or a night is
-// split between channels.
+// (migrations 00018, 00020) does what Reserve's statements do, and the booking is read back in
+// the same implicit transaction (one pipelined batch). done is false, with nothing written, when
+// the sale needs the full path: the hotel has sale rules (also when one was answered while this
+// sale began) or a low-stock threshold, or a night is split between channels.
 func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Booking, done bool, err error) {
 	req := p.Request
 	batch := &pgx.Batch{}
@@ -155,42 +155,38 @@ func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Bo
 	return b, true, nil
 }
 
-// The SQLSTATEs reserve_stay raises: the customer is at their hold limit, and the stay has
-// nights split between channels.
+// The SQLSTATEs reserve_stay raises: the customer is at their hold limit, and the sale needs the
+// full path (nights split between channels, or a sale rule set while the sale began).
 const (
 	codeTooManyHolds  = "BF001"
 	codeNeedsFullPath = "BF002"
 )
 
 // reserveStay judges a new booking's stay by the hotel's sale rules, then takes its nights: it
-// stores the booking REJECTED (with the refusing rule) or priced, and returns it.
+// stores the booking REJECTED (with the refusing rule, or the night without a rate) or priced,
+// and returns it. The rules are read here, after insertBooking took the hotel's sale lock, in
+// statements that see every rule committed before it (see migration 00020): a rule answered
+// before this sale got the lock applies to it, and a rule write waits for it otherwise.
 func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup) (domain.Booking, error) {
 	req := p.Request
-	var discount *domain.SaleRule
-	if sale.hasRules || p.ChannelID != "" || p.AgentID != "" {
-		v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
-			ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay})
-		if err != nil {
-			return domain.Booking{}, err
-		}
-		if !v.Allowed {
-			return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED', refusal = $2
-				FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
-				p.BookingID, v.Refusal.Why))
-		}
-		discount = v.Discount
+	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
+		ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay})
+	if err != nil {
+		return domain.Booking{}, err
 	}
-	price, err := takeUnits(ctx, tx, p.BookingID, sale.resourceID, req.Stay, req.Quantity, p.ChannelID)
+	if !v.Allowed {
+		return reject(ctx, tx, p.BookingID, v.Refusal.Named())
+	}
+	price, refusal, err := takeUnits(ctx, tx, p.BookingID, sale.resourceID, req.Stay, req.Quantity, p.ChannelID)
 	if err != nil {
 		return domain.Booking{}, err
 	}
 	if price == nil {
-		return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED'
-			FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns, p.BookingID))
+		return reject(ctx, tx, p.BookingID, refusal)
 	}
 	var off int64
-	if discount != nil {
-		*price, off = discount.Apply(*price, req.Quantity)
+	if v.Discount != nil {
+		*price, off = v.Discount.Apply(*price, req.Quantity)
 	}
 	if sale.watched {
 		if err := raiseLowStock(ctx, tx, sale.resourceID, req.Stay); err != nil {
@@ -200,6 +196,13 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4, discount = $5
 		FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
 		p.BookingID, price.Currency, price.Total, price.Nights, off))
+}
+
+// reject stores a new booking REJECTED with its refusal (empty: stock refused it, which needs
+// no more words) and returns it.
+func reject(ctx context.Context, tx pgx.Tx, bookingID, refusal string) (domain.Booking, error) {
+	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET status = 'REJECTED', refusal = $2
+		FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns, bookingID, nullable(refusal)))
 }
 
 // lockCustomerHolds takes the customer's hold lock when a hold limit applies: one new hold at a
@@ -229,20 +232,20 @@ func checkHoldLimit(ctx context.Context, tx pgx.Tx, customerID, bookingID string
 // saleSetup is what a reservation needs to know of its room type's hotel.
 type saleSetup struct {
 	resourceID int64
-	hasRules   bool // the hotel has sale rules in force
 	watched    bool // a low-stock threshold is set for the room type
 }
 
 // insertBooking writes the booking row of a reservation in status, unless a row with its id
 // exists (inserted is then false). The hotel's policy and time zone are copied onto the booking:
-// a cancellation is judged by the terms it was held under.
+// a cancellation is judged by the terms it was held under. It takes the hotel's sale lock (its
+// row FOR KEY SHARE, which only a rule write's FOR UPDATE conflicts with): read the sale rules
+// after it, in a later statement.
 func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domain.Status) (sale saleSetup, inserted bool, err error) {
 	req := p.Request
 	err = tx.QueryRow(ctx, `SELECT r.id,
-			EXISTS (SELECT 1 FROM sale_rules s WHERE s.hotel_id = $1 AND s.cancelled_at IS NULL AND s.expired_at IS NULL),
 			EXISTS (SELECT 1 FROM stock_alert_thresholds t WHERE t.hotel_id = $1 AND t.room_type = $2)
 		FROM resources r WHERE r.hotel_id = $1 AND r.code = $2`,
-		req.HotelID, req.RoomTypeID).Scan(&sale.resourceID, &sale.hasRules, &sale.watched)
+		req.HotelID, req.RoomTypeID).Scan(&sale.resourceID, &sale.watched)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sale, false, fmt.Errorf("%w: hotel %q has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
 	}
@@ -254,6 +257,7 @@ func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domai
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, now() + $10 * interval '1 microsecond',
 			h.time_zone, `+policyJSON+`, $13, $14, $15
 		FROM hotels h WHERE h.id = $11
+		FOR KEY SHARE
 		ON CONFLICT DO NOTHING`,
 		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), sale.resourceID,
 		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID, status,
@@ -315,26 +319,27 @@ func (s *Store) abandon(ctx context.Context, bookingID string, insertFence func(
 
 // takeUnits adds qty to every night of the stay, or to none: it locks the nights in ascending
 // order, decides on the rows as locked whether every night is there, open, priced in one
-// currency and has qty rooms left (for a channel's sale, in its allocation and the shared pool;
-// for a direct one, in the pool), and only then takes them. It returns the price of the quantity
-// at the nights' current rates, or nil when the units were not taken (nothing changed).
-func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int64, stay domain.Stay, qty int, channel string) (*domain.Price, error) {
+// currency and has qty rooms left besides those reserved and blocked (for a channel's sale, in
+// its allocation and the shared pool; for a direct one, in the pool), and only then takes them.
+// It returns the price of the quantity at the nights' current rates, or nil when the units were
+// not taken (nothing changed), with the refusal to store (see lineState.refusal).
+func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int64, stay domain.Stay, qty int, channel string) (*domain.Price, string, error) {
 	l := line{resourceID: resourceID, from: stay.CheckIn.Time(), to: stay.CheckOut.Time(), quantity: qty}
 	if err := lockLines(ctx, tx, []line{l}); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	st, err := lineAvailable(ctx, tx, l)
 	if err != nil || !st.ok {
-		return nil, err // a short, missing, closed or unpriced night: nothing was taken
+		return nil, st.refusal(), err // a short, missing, closed or unpriced night: nothing was taken
 	}
 	if st.allocated {
 		if ok, err := takeShares(ctx, tx, bookingID, l, channel); err != nil || !ok {
-			return nil, err // the channel's allocation and the pool are short: nothing was taken
+			return nil, "", err // the channel's allocation and the pool are short: nothing was taken
 		}
 	}
 	rates, err := takeLine(ctx, tx, l, st.units)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	price := domain.Price{Currency: st.currency}
 	for _, u := range rates {
@@ -342,7 +347,7 @@ func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int6
 		price.Total += u.rate * int64(qty)
 	}
 	slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
-	return &price, nil
+	return &price, "", nil
 }
 
 // Release moves an unpaid booking that holds inventory to status to (EXPIRED or CANCELLED) and

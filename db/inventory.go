@@ -68,6 +68,8 @@ type SetInventoryParams struct {
 	TimeZone string
 	// Rate, when set, is the nightly rate for the range; nil keeps the rates already set.
 	Rate *domain.Money
+	// Free: a Rate of 0 is meant; without it a night at 0 is not sold.
+	Free bool
 }
 
 // SetInventory creates the hotel and room type when needed and sets the total for every night in
@@ -129,13 +131,14 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 			return fmt.Errorf("%w: %d nights in [%s, %s) promise channels more rooms than %d (or stock split between "+
 				"channels cannot be unlimited): lower or remove the allocations first", domain.ErrConflict, short, p.From, p.To, p.TotalRooms)
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from)
-			SELECT $1, d, $4, $5, $6, now(), $7 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
+		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, free, synced_at, synced_from)
+			SELECT $1, d, $4, $5, $6, $8, now(), $7 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 			ORDER BY d
 			ON CONFLICT (resource_id, unit_start) DO UPDATE SET total = EXCLUDED.total,
 				rate = COALESCE(EXCLUDED.rate, inventory.rate), currency = COALESCE(EXCLUDED.currency, inventory.currency),
+				free = CASE WHEN EXCLUDED.rate IS NULL THEN inventory.free ELSE EXCLUDED.free END,
 				synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from`,
-			resourceID, p.From.Time(), p.To.Time(), total, rate, currency, source)
+			resourceID, p.From.Time(), p.To.Time(), total, rate, currency, source, p.Free && rate != nil)
 		if pgCode(err) == codeCheckViolation {
 			return fmt.Errorf("%w: totalRooms %d is below the rooms already reserved on a night in [%s, %s)",
 				domain.ErrConflict, p.TotalRooms, p.From, p.To)
@@ -212,17 +215,19 @@ func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay 
 
 // unitsLeft is what an inventory row i has left to sell: nothing while it is closed or missing
 // (a left join found no row: not on sale), and a billion (more than any request) when it has no
-// total: unlimited stock.
+// total: unlimited stock. Blocked rooms (out of order) are not for sale; a supplier's sync may
+// lower a total under reserved + blocked, which leaves nothing, never less.
 const unitsLeft = `CASE WHEN i.unit_start IS NULL OR i.closed_at IS NOT NULL THEN 0
-	WHEN i.total IS NULL THEN 1000000000 ELSE i.total - i.reserved END`
+	WHEN i.total IS NULL THEN 1000000000 ELSE GREATEST(i.total - i.reserved - i.blocked, 0) END`
 
 // SetRates sets the nightly rate of a room type for the nights of [from, to) that are open for
-// sale and returns how many nights it changed. Bookings keep the price they were held at.
-func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date, rate domain.Money) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE inventory i SET rate = $5, currency = $6
+// sale and returns how many nights it changed. free says a rate of 0 is meant: a night at 0
+// without it is not sold. Bookings keep the price they were held at.
+func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date, rate domain.Money, free bool) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE inventory i SET rate = $5, currency = $6, free = $7
 		FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.code = $2
 			AND i.unit_start >= $3 AND i.unit_start < $4`,
-		hotelID, roomTypeID, from.Time(), to.Time(), rate.Amount, rate.Currency)
+		hotelID, roomTypeID, from.Time(), to.Time(), rate.Amount, rate.Currency, free)
 	return int(tag.RowsAffected()), err
 }
 

@@ -96,6 +96,12 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 			From: dec10, To: dec13, TotalRooms: 3}))
 		require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: h, RoomTypeID: "open",
 			From: dec10, To: dec13, Unlimited: true, Rate: eur(5000)}))
+		// A rate of 0 on one night: by mistake (zero), or meant (free).
+		for _, rt := range []string{"zero", "free"} {
+			d.SetInventory(t, h, rt, dec10, dec13, 3)
+			_, err := d.Store.SetRates(ctx, h, rt, dec10.AddDays(1), dec10.AddDays(2), *eur(0), rt == "free")
+			require.NoError(t, err)
+		}
 	})
 
 	held, _ := sameOutcome(t, d, "two rooms over nights at two rates", holdParams("c1", "k1", stay3, 2), "double")
@@ -111,19 +117,32 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 	assert.Equal(t, domain.StatusRejected, short.Status)
 	sameOutcome(t, d, "the last room", holdParams("c2", "k3", stay3, 1), "double")
 
-	for _, rt := range []string{"gap", "shut", "unpriced", "nowhere"} {
+	for _, rt := range []string{"gap", "shut", "unpriced", "zero", "nowhere"} {
 		p := holdParams("c3", "k-"+rt, stay3, 1)
 		p.Request.RoomTypeID = rt
 		b, err := sameOutcome(t, d, rt, p, rt)
-		if rt == "nowhere" {
+		switch rt {
+		case "nowhere":
 			assert.ErrorIs(t, err, domain.ErrNotFound)
-		} else {
+		case "unpriced":
 			assert.Equal(t, domain.StatusRejected, b.Status, rt)
+			assert.Equal(t, "no rate is set for the night of 2030-12-10", b.Refusal)
+		case "zero":
+			assert.Equal(t, domain.StatusRejected, b.Status, "a rate of 0 not set free is no rate")
+			assert.Equal(t, "no rate is set for the night of 2030-12-11", b.Refusal)
+		default:
+			assert.Equal(t, domain.StatusRejected, b.Status, rt)
+			assert.Empty(t, b.Refusal, "a refusal by stock needs no more words")
 		}
 	}
+	free := holdParams("c3", "k-free", stay3, 1)
+	free.Request.RoomTypeID = "free"
+	b, _ := sameOutcome(t, d, "a night given away on purpose", free, "free")
+	assert.Equal(t, domain.StatusHold, b.Status)
+	assert.Equal(t, int64(20000), b.Price.Total)
 	open := holdParams("c4", "k4", stay3, 500)
 	open.Request.RoomTypeID = "open"
-	b, _ := sameOutcome(t, d, "unlimited", open, "open")
+	b, _ = sameOutcome(t, d, "unlimited", open, "open")
 	assert.Equal(t, domain.StatusHold, b.Status)
 
 	limited := holdParams("c5", "k5", stay3, 1)

@@ -51,6 +51,13 @@ func nullable(s string) *string {
 func (s *Store) CreateSaleRules(ctx context.Context, rules []domain.SaleRule) ([]domain.SaleRule, error) {
 	out := make([]domain.SaleRule, 0, len(rules))
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		hotels := make([]string, len(rules))
+		for i, r := range rules {
+			hotels[i] = r.HotelID
+		}
+		if err := lockSaleRules(ctx, tx, hotels...); err != nil {
+			return err
+		}
 		for _, r := range rules {
 			if err := checkRuleScope(ctx, tx, r); err != nil {
 				return err
@@ -140,6 +147,9 @@ func (s *Store) GetSaleRule(ctx context.Context, id int64) (domain.SaleRule, err
 func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule) (domain.SaleRule, error) {
 	var out domain.SaleRule
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockSaleRules(ctx, tx, r.HotelID); err != nil {
+			return err
+		}
 		if err := checkRuleScope(ctx, tx, r); err != nil {
 			return err
 		}
@@ -164,21 +174,65 @@ func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule
 // EndSaleRule cancels an active rule: from this moment it no longer applies (a cancelled
 // stop-sell is sellable again at once). The rule is kept, ended, for the record.
 func (s *Store) EndSaleRule(ctx context.Context, id int64) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE sale_rules SET cancelled_at = now(), updated_at = now()
-		WHERE id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`, id)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = fmt.Errorf("%w: no active sale rule %d", domain.ErrNotFound, id)
-	}
-	return err
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var hotel string
+		err := tx.QueryRow(ctx, `SELECT hotel_id FROM sale_rules WHERE id = $1`, id).Scan(&hotel)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: no active sale rule %d", domain.ErrNotFound, id)
+		}
+		if err != nil {
+			return err
+		}
+		if err := lockSaleRules(ctx, tx, hotel); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE sale_rules SET cancelled_at = now(), updated_at = now()
+			WHERE id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`, id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = fmt.Errorf("%w: no active sale rule %d", domain.ErrNotFound, id)
+		}
+		return err
+	})
 }
 
 // ExpireStopSells marks the stop-sells whose last night is over at their hotel expired, and
 // returns how many it marked.
 func (s *Store) ExpireStopSells(ctx context.Context) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE sale_rules r SET expired_at = now(), updated_at = now()
-		FROM hotels h WHERE h.id = r.hotel_id AND r.kind = 'stop_sell' AND r.cancelled_at IS NULL AND r.expired_at IS NULL
-			AND r.to_date <= (now() AT TIME ZONE h.time_zone)::date`)
-	return int(tag.RowsAffected()), err
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT DISTINCT r.hotel_id FROM sale_rules r JOIN hotels h ON h.id = r.hotel_id
+			WHERE `+stopSellOverSQL)
+		if err != nil {
+			return err
+		}
+		hotels, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(hotels) == 0 {
+			return err
+		}
+		if err := lockSaleRules(ctx, tx, hotels...); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE sale_rules r SET expired_at = now(), updated_at = now()
+			FROM hotels h WHERE h.id = r.hotel_id AND `+stopSellOverSQL)
+		n = int(tag.RowsAffected())
+		return err
+	})
+	return n, err
+}
+
+// stopSellOverSQL selects the active stop-sells r whose last night is over at their hotel h.
+const stopSellOverSQL = `r.kind = 'stop_sell' AND r.cancelled_at IS NULL AND r.expired_at IS NULL
+	AND r.to_date <= (now() AT TIME ZONE h.time_zone)::date`
+
+// lockSaleRules takes the sale lock of hotels for a rule write: their rows FOR UPDATE, in id
+// order (no deadlock between batches), in the write's transaction before it changes a rule. It
+// waits for every reservation in flight at them (each holds its hotel's row FOR KEY SHARE from
+// its booking row on, see insertBooking) and holds new ones until the write commits, so a rule
+// applies to every sale not committed before it is answered. Hotels without rule writes never
+// wait. An unknown hotel is left to the write's own checks.
+func lockSaleRules(ctx context.Context, tx pgx.Tx, hotels ...string) error {
+	_, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = ANY($1) ORDER BY id FOR UPDATE`, hotels)
+	return err
 }
 
 // SaleRulesInForce returns the rules in force at a hotel.
@@ -198,32 +252,40 @@ func activeSaleRules(ctx context.Context, q querier, hotelID string) ([]domain.S
 const rulesInForceSQL = `SELECT ` + saleRuleColumns + ` FROM sale_rules
 	WHERE hotel_id = $1 AND cancelled_at IS NULL AND expired_at IS NULL`
 
-// hotelToday is the date at a hotel now, by the database's clock.
-func hotelToday(ctx context.Context, q querier, hotelID string) (domain.Date, error) {
-	var today time.Time
-	err := q.QueryRow(ctx, `SELECT (now() AT TIME ZONE time_zone)::date FROM hotels WHERE id = $1`, hotelID).Scan(&today)
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
-	}
-	return domain.DateOf(today, time.UTC), err
-}
-
 // JudgeSale evaluates a hotel's rules for a sale whose Today is zero (then today at the hotel by
 // the database's clock is used).
 func (s *Store) JudgeSale(ctx context.Context, c domain.SaleContext) (domain.SaleVerdict, error) {
 	return judgeSale(ctx, s.pool, c)
 }
 
-func judgeSale(ctx context.Context, q querier, c domain.SaleContext) (domain.SaleVerdict, error) {
+// batchQuerier is a querier that also pipelines: the pool or a transaction.
+type batchQuerier interface {
+	querier
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// judgeSale evaluates the rules in force at the sale's hotel, read in one round trip with its
+// date (when c.Today is zero). In a reservation (or a retake) the hotel's sale lock must be held
+// first (see insertBooking) so that no rule write is in flight.
+func judgeSale(ctx context.Context, q batchQuerier, c domain.SaleContext) (domain.SaleVerdict, error) {
+	b := &pgx.Batch{}
 	if c.Today.IsZero() {
-		today, err := hotelToday(ctx, q, c.HotelID)
-		if err != nil {
-			return domain.SaleVerdict{}, err
-		}
-		c.Today = today
+		b.Queue(`SELECT (now() AT TIME ZONE time_zone)::date FROM hotels WHERE id = $1`, c.HotelID).QueryRow(func(row pgx.Row) error {
+			var today time.Time
+			err := row.Scan(&today)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, c.HotelID)
+			}
+			c.Today = domain.DateOf(today, time.UTC)
+			return err
+		})
 	}
-	rules, err := activeSaleRules(ctx, q, c.HotelID)
-	if err != nil {
+	var rules []domain.SaleRule
+	b.Queue(rulesInForceSQL, c.HotelID).Query(func(rows pgx.Rows) (err error) {
+		rules, err = pgx.CollectRows(rows, scanSaleRule)
+		return err
+	})
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
 		return domain.SaleVerdict{}, err
 	}
 	return domain.EvaluateSale(rules, c), nil

@@ -16,7 +16,7 @@ import (
 
 func intp(v int) *int { return &v }
 
-func createRule(t *testing.T, d *testsuite.Database, r domain.SaleRule) domain.SaleRule {
+func createRule(t testing.TB, d *testsuite.Database, r domain.SaleRule) domain.SaleRule {
 	t.Helper()
 	r.SetBy = "tester"
 	require.NoError(t, r.Validate())

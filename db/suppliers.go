@@ -44,7 +44,7 @@ func (s *Store) ReserveAtSupplier(ctx context.Context, p ReserveParams, quote *d
 		switch {
 		case !v.Allowed:
 			_, err = tx.Exec(ctx, `UPDATE bookings SET status = 'REJECTED', refusal = $2, supplier_held = true WHERE id = $1`,
-				p.BookingID, v.Refusal.Why)
+				p.BookingID, v.Refusal.Named())
 		case quote == nil:
 			_, err = tx.Exec(ctx, `UPDATE bookings SET status = 'REJECTED', refusal = 'the supplier has no room for the stay',
 				supplier_held = true WHERE id = $1`, p.BookingID)

@@ -61,20 +61,38 @@ type lineState struct {
 	units    int    // how many units the line has
 	// allocated: some of its units are split between channels (see takeShares).
 	allocated bool
+	// unpriced is the first night with no rate, or a rate of 0 not set free (ok is then false).
+	unpriced *time.Time
 }
 
+// priced is whether inventory row i may be sold at its rate: it has one, and a hotel night's
+// rate of 0 was set on purpose (free). A venue's units are priced by their schedule, whose price
+// is always given, 0 included.
+const priced = `(i.rate IS NOT NULL AND (i.rate > 0 OR i.free OR i.unit_end IS NOT NULL))`
+
 // lineAvailable reads, on the line's units as they stand (lock them first), whether the line can
-// be taken.
+// be taken: every unit there, open, priced in one currency, with the quantity left besides what
+// is reserved and blocked. A retake calls it on a locked booking's lines as a new hold does.
 func lineAvailable(ctx context.Context, tx pgx.Tx, l line) (lineState, error) {
 	var s lineState
 	err := tx.QueryRow(ctx, `SELECT count(*) > 0 AND min(i.unit_start) = $2 AND max(`+unitEndOf+`) = $3
 			AND sum(`+unitEndOf+` - i.unit_start) = $3::timestamp - $2::timestamp
-			AND bool_and(`+unitsLeft+` >= $4 AND i.rate IS NOT NULL) AND count(DISTINCT i.currency) = 1,
+			AND bool_and(`+unitsLeft+` >= $4 AND `+priced+`) AND count(DISTINCT i.currency) = 1,
 			COALESCE(min(i.currency), ''), count(*),
-			EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = $1 AND a.unit_start >= $2 AND a.unit_start < $3)
+			EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = $1 AND a.unit_start >= $2 AND a.unit_start < $3),
+			min(i.unit_start) FILTER (WHERE NOT `+priced+`)
 		FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
-		l.resourceID, l.from, l.to, l.quantity).Scan(&s.ok, &s.currency, &s.units, &s.allocated)
+		l.resourceID, l.from, l.to, l.quantity).Scan(&s.ok, &s.currency, &s.units, &s.allocated, &s.unpriced)
 	return s, err
+}
+
+// refusal is why the line cannot be taken, when that is a night without a rate (empty
+// otherwise: short, closed or missing nights need no more words than the refusal's own).
+func (s lineState) refusal() string {
+	if s.unpriced == nil {
+		return ""
+	}
+	return "no rate is set for the night of " + s.unpriced.Format(time.DateOnly)
 }
 
 // unitRate is the rate of one unit a line took.
@@ -89,7 +107,7 @@ type unitRate struct {
 func takeLine(ctx context.Context, tx pgx.Tx, l line, units int) ([]unitRate, error) {
 	rows, err := tx.Query(ctx, `UPDATE inventory i SET reserved = reserved + $4
 		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-			AND (total IS NULL OR total - reserved >= $4) AND rate IS NOT NULL AND closed_at IS NULL
+			AND (total IS NULL OR total - reserved - blocked >= $4) AND `+priced+` AND closed_at IS NULL
 		RETURNING unit_start, rate`, l.resourceID, l.from, l.to, l.quantity)
 	if err != nil {
 		return nil, err

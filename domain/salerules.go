@@ -180,6 +180,28 @@ type RuleFinding struct {
 	Why    string `json:"why"`
 }
 
+// Named is the finding as a refusal names it: the rule's id and kind, then why ("sale rule 12
+// (stop_sell): stop-sell (event) closes the nights [...)"), or the default rule's kind.
+func (f RuleFinding) Named() string {
+	if f.Default || f.Rule.ID == 0 {
+		return fmt.Sprintf("the default %s: %s", f.Rule.Kind, f.Why)
+	}
+	return fmt.Sprintf("sale rule %d (%s): %s", f.Rule.ID, f.Rule.Kind, f.Why)
+}
+
+// StopSold returns the stop-sell that closes a room type's night for every sale (one naming no
+// channel or agent, for the whole hotel or that room type), or nil.
+func StopSold(rules []SaleRule, hotelID, roomTypeID string, night Date) *SaleRule {
+	c := SaleContext{HotelID: hotelID, RoomTypeID: roomTypeID}
+	for i, r := range rules {
+		if r.Kind == RuleStopSell && r.ChannelID == "" && r.AgentID == "" && r.covers(c) &&
+			!night.Before(r.From) && night.Before(r.To) {
+			return &rules[i]
+		}
+	}
+	return nil
+}
+
 // SaleVerdict is the outcome of every rule for a sale: whether the stay may be sold, the rules
 // that apply (in evaluation order), the first that refuses it, and the discount a
 // length-of-stay rule gives.

@@ -1,0 +1,292 @@
+-- +goose Up
+
+-- Rooms out of order on a night (blocked), beside its total and what is reserved: neither sold
+-- nor for sale. A sale takes only what total - reserved - blocked leaves. Blocking is refused
+-- beyond the rooms that are free (not sold, held or promised to a channel), so it never
+-- oversells; a supplier's sync may later lower the total under reserved + blocked (it never
+-- lowers it under reserved), and the night then has nothing left, never less than nothing.
+-- free: a rate of 0 on the night was set on purpose (the rates API's "free": true). A night
+-- without a rate, or at 0 without it, is not sold.
+ALTER TABLE inventory
+    ADD COLUMN blocked integer NOT NULL DEFAULT 0 CONSTRAINT blocked_not_negative CHECK (blocked >= 0),
+    ADD COLUMN free boolean NOT NULL DEFAULT false;
+
+ALTER TABLE inventory_changes ADD COLUMN blocked_before integer, ADD COLUMN blocked_after integer;
+
+-- The history and the availability outbox also follow the blocked rooms.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION record_inventory_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    booking text := NULLIF(current_setting('bookflow.booking_id', true), '');
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_after, total_after, closed_after,
+            blocked_after, booking_id)
+        VALUES (NEW.resource_id, NEW.unit_start, 'created', NEW.reserved, NEW.total, NEW.closed_at IS NOT NULL,
+            NEW.blocked, booking);
+        INSERT INTO availability_outbox (resource_id, unit_start) VALUES (NEW.resource_id, NEW.unit_start);
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_before, total_before, closed_before,
+            blocked_before, booking_id)
+        VALUES (OLD.resource_id, OLD.unit_start, 'removed', OLD.reserved, OLD.total, OLD.closed_at IS NOT NULL,
+            OLD.blocked, booking);
+        INSERT INTO availability_outbox (resource_id, unit_start) VALUES (OLD.resource_id, OLD.unit_start);
+    ELSIF NEW.reserved IS DISTINCT FROM OLD.reserved OR NEW.total IS DISTINCT FROM OLD.total
+        OR (NEW.closed_at IS NULL) <> (OLD.closed_at IS NULL) OR NEW.blocked <> OLD.blocked THEN
+        INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_before, reserved_after, total_before,
+            total_after, closed_before, closed_after, closed_reason, blocked_before, blocked_after, booking_id)
+        VALUES (NEW.resource_id, NEW.unit_start, 'updated', OLD.reserved, NEW.reserved, OLD.total, NEW.total,
+            OLD.closed_at IS NOT NULL, NEW.closed_at IS NOT NULL, COALESCE(NEW.closed_reason, OLD.closed_reason),
+            OLD.blocked, NEW.blocked, booking);
+        INSERT INTO availability_outbox (resource_id, unit_start) VALUES (NEW.resource_id, NEW.unit_start);
+    END IF;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+DROP TRIGGER inventory_record_change ON inventory;
+CREATE TRIGGER inventory_record_change AFTER INSERT OR DELETE OR UPDATE OF reserved, total, closed_at, blocked ON inventory
+    FOR EACH ROW EXECUTE FUNCTION record_inventory_change();
+
+-- reserve_stay as in 00018, and now:
+--
+-- * A sale rule applies from the moment it is answered. A rule write takes its hotel's row FOR
+--   UPDATE first (db/salerules.go); a reservation takes it FOR KEY SHARE when it writes the
+--   booking row, and reads the rules in a later statement, which sees every rule committed
+--   before it got that lock. So a rule write waits for the reservations in flight at its hotel,
+--   and the ones after it see the rule. Hotels without rules pay one shared row lock that only
+--   a rule write conflicts with. The rules were also read in the first statement, before the
+--   lock, to choose this path: found there now, the raise (BF002) sends the sale to the full
+--   path, rolling this one back.
+-- * Blocked rooms are not for sale: a night has total - reserved - blocked left.
+-- * A night with no rate, or a rate of 0 not set on purpose (free), is refused: the booking is
+--   stored REJECTED with the night named as its refusal.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION reserve_stay(
+    p_booking text, p_customer text, p_created_by text, p_idempotency_key text, p_fingerprint text,
+    p_hotel text, p_room_type text, p_from timestamp, p_to timestamp, p_quantity integer,
+    p_hold_us bigint, p_supplier text, p_max_holds integer, p_lock_timeout_ms bigint)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    v_resource bigint;
+    v_rules    boolean;
+    v_watched  boolean;
+    v_held     integer;
+    n          record;
+    v_ok       boolean := true;
+    v_next     timestamp := p_from; -- where the next night must start for the nights to tile the stay
+    v_currency text;
+    v_units    integer := 0;
+    v_total    bigint := 0;
+    v_nights   jsonb := '[]';
+    v_taken    integer;
+    v_unpriced timestamp; -- the first night with no rate (or 0, not free)
+BEGIN
+    PERFORM set_config('lock_timeout', p_lock_timeout_ms::text, true),
+        set_config('bookflow.booking_id', p_booking, true);
+
+    SELECT r.id,
+        EXISTS (SELECT 1 FROM sale_rules s WHERE s.hotel_id = p_hotel AND s.cancelled_at IS NULL AND s.expired_at IS NULL),
+        EXISTS (SELECT 1 FROM stock_alert_thresholds t WHERE t.hotel_id = p_hotel AND t.room_type = p_room_type)
+    INTO v_resource, v_rules, v_watched
+    FROM resources r WHERE r.hotel_id = p_hotel AND r.code = p_room_type;
+    IF NOT FOUND THEN
+        RETURN 'unknown';
+    END IF;
+    IF v_rules OR v_watched THEN
+        RETURN 'full_path';
+    END IF;
+
+    IF p_max_holds > 0 THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || p_customer, 0));
+    END IF;
+
+    -- The booking row first, under the hotel's sale lock (FOR KEY SHARE: see above).
+    INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
+        unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
+    SELECT p_booking, p_customer, p_created_by, p_idempotency_key, p_fingerprint, v_resource, p_from, p_to,
+        p_quantity, 'HOLD', now() + p_hold_us * interval '1 microsecond', h.time_zone,
+        jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+            'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
+        NULLIF(p_supplier, '')
+    FROM hotels h WHERE h.id = p_hotel
+    FOR KEY SHARE
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN 'exists';
+    END IF;
+
+    -- A new statement under the lock: a rule committed meanwhile is seen here.
+    IF EXISTS (SELECT 1 FROM sale_rules s WHERE s.hotel_id = p_hotel AND s.cancelled_at IS NULL AND s.expired_at IS NULL) THEN
+        RAISE EXCEPTION USING ERRCODE = 'BF002', MESSAGE = 'a sale rule was set while the sale began';
+    END IF;
+
+    IF p_max_holds > 0 THEN
+        SELECT count(*) INTO v_held FROM bookings
+        WHERE customer_id = p_customer AND created_by = p_customer AND status = 'HOLD' AND expires_at > now()
+            AND id <> p_booking;
+        IF v_held >= p_max_holds THEN
+            RAISE EXCEPTION USING ERRCODE = 'BF001', MESSAGE = format('customer already has %s unexpired holds', v_held);
+        END IF;
+    END IF;
+
+    FOR n IN SELECT i.unit_start, COALESCE(i.unit_end, i.unit_start + interval '1 day') AS unit_end,
+            i.total, i.reserved, i.blocked, i.closed_at, i.rate, i.currency, i.free
+        FROM inventory i
+        WHERE i.resource_id = v_resource AND i.unit_start >= p_from AND i.unit_start < p_to
+        ORDER BY i.unit_start FOR UPDATE
+    LOOP
+        IF (n.rate IS NULL OR (n.rate = 0 AND NOT n.free)) AND v_unpriced IS NULL THEN
+            v_unpriced := n.unit_start;
+        END IF;
+        IF n.unit_start <> v_next OR n.closed_at IS NOT NULL OR v_unpriced IS NOT NULL
+            OR n.total - n.reserved - n.blocked < p_quantity OR n.currency IS DISTINCT FROM COALESCE(v_currency, n.currency) THEN
+            v_ok := false;
+        END IF;
+        v_next := n.unit_end;
+        v_currency := n.currency;
+        v_units := v_units + 1;
+        v_total := v_total + n.rate * p_quantity;
+        v_nights := v_nights || jsonb_build_object('date', to_char(n.unit_start, 'YYYY-MM-DD'), 'amount', n.rate * p_quantity);
+    END LOOP;
+    IF NOT (v_ok AND v_units > 0 AND v_next = p_to) THEN
+        UPDATE bookings SET status = 'REJECTED',
+            refusal = CASE WHEN v_unpriced IS NOT NULL THEN 'no rate is set for the night of ' || to_char(v_unpriced, 'YYYY-MM-DD') END
+        WHERE id = p_booking;
+        RETURN 'rejected';
+    END IF;
+
+    UPDATE inventory SET reserved = reserved + p_quantity
+    WHERE resource_id = v_resource AND unit_start >= p_from AND unit_start < p_to
+        AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = v_resource AND a.unit_start >= p_from AND a.unit_start < p_to);
+    GET DIAGNOSTICS v_taken = ROW_COUNT;
+    IF v_taken = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BF002', MESSAGE = 'the stay has nights split between channels';
+    ELSIF v_taken <> v_units THEN
+        RAISE EXCEPTION 'took % of % nights of resource %: refusing a partial reservation', v_taken, v_units, v_resource;
+    END IF;
+
+    UPDATE bookings SET currency = v_currency, total = v_total, nightly_rates = v_nights WHERE id = p_booking;
+    RETURN 'held';
+END $$;
+-- +goose StatementEnd
+
+-- +goose Down
+-- (reserve_stay and record_inventory_change go back to their 00018 and 00017 versions.)
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION reserve_stay(
+    p_booking text, p_customer text, p_created_by text, p_idempotency_key text, p_fingerprint text,
+    p_hotel text, p_room_type text, p_from timestamp, p_to timestamp, p_quantity integer,
+    p_hold_us bigint, p_supplier text, p_max_holds integer, p_lock_timeout_ms bigint)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    v_resource bigint;
+    v_rules    boolean;
+    v_watched  boolean;
+    v_held     integer;
+    n          record;
+    v_ok       boolean := true;
+    v_next     timestamp := p_from;
+    v_currency text;
+    v_units    integer := 0;
+    v_total    bigint := 0;
+    v_nights   jsonb := '[]';
+    v_taken    integer;
+BEGIN
+    PERFORM set_config('lock_timeout', p_lock_timeout_ms::text, true),
+        set_config('bookflow.booking_id', p_booking, true);
+    SELECT r.id,
+        EXISTS (SELECT 1 FROM sale_rules s WHERE s.hotel_id = p_hotel AND s.cancelled_at IS NULL AND s.expired_at IS NULL),
+        EXISTS (SELECT 1 FROM stock_alert_thresholds t WHERE t.hotel_id = p_hotel AND t.room_type = p_room_type)
+    INTO v_resource, v_rules, v_watched
+    FROM resources r WHERE r.hotel_id = p_hotel AND r.code = p_room_type;
+    IF NOT FOUND THEN
+        RETURN 'unknown';
+    END IF;
+    IF v_rules OR v_watched THEN
+        RETURN 'full_path';
+    END IF;
+    IF p_max_holds > 0 THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || p_customer, 0));
+    END IF;
+    INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
+        unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
+    SELECT p_booking, p_customer, p_created_by, p_idempotency_key, p_fingerprint, v_resource, p_from, p_to,
+        p_quantity, 'HOLD', now() + p_hold_us * interval '1 microsecond', h.time_zone,
+        jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+            'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
+        NULLIF(p_supplier, '')
+    FROM hotels h WHERE h.id = p_hotel
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN 'exists';
+    END IF;
+    IF p_max_holds > 0 THEN
+        SELECT count(*) INTO v_held FROM bookings
+        WHERE customer_id = p_customer AND created_by = p_customer AND status = 'HOLD' AND expires_at > now()
+            AND id <> p_booking;
+        IF v_held >= p_max_holds THEN
+            RAISE EXCEPTION USING ERRCODE = 'BF001', MESSAGE = format('customer already has %s unexpired holds', v_held);
+        END IF;
+    END IF;
+    FOR n IN SELECT i.unit_start, COALESCE(i.unit_end, i.unit_start + interval '1 day') AS unit_end,
+            i.total, i.reserved, i.closed_at, i.rate, i.currency
+        FROM inventory i
+        WHERE i.resource_id = v_resource AND i.unit_start >= p_from AND i.unit_start < p_to
+        ORDER BY i.unit_start FOR UPDATE
+    LOOP
+        IF n.unit_start <> v_next OR n.closed_at IS NOT NULL OR n.rate IS NULL
+            OR n.total - n.reserved < p_quantity OR n.currency IS DISTINCT FROM COALESCE(v_currency, n.currency) THEN
+            v_ok := false;
+        END IF;
+        v_next := n.unit_end;
+        v_currency := n.currency;
+        v_units := v_units + 1;
+        v_total := v_total + n.rate * p_quantity;
+        v_nights := v_nights || jsonb_build_object('date', to_char(n.unit_start, 'YYYY-MM-DD'), 'amount', n.rate * p_quantity);
+    END LOOP;
+    IF NOT (v_ok AND v_units > 0 AND v_next = p_to) THEN
+        UPDATE bookings SET status = 'REJECTED' WHERE id = p_booking;
+        RETURN 'rejected';
+    END IF;
+    UPDATE inventory SET reserved = reserved + p_quantity
+    WHERE resource_id = v_resource AND unit_start >= p_from AND unit_start < p_to
+        AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = v_resource AND a.unit_start >= p_from AND a.unit_start < p_to);
+    GET DIAGNOSTICS v_taken = ROW_COUNT;
+    IF v_taken = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BF002', MESSAGE = 'the stay has nights split between channels';
+    ELSIF v_taken <> v_units THEN
+        RAISE EXCEPTION 'took % of % nights of resource %: refusing a partial reservation', v_taken, v_units, v_resource;
+    END IF;
+    UPDATE bookings SET currency = v_currency, total = v_total, nightly_rates = v_nights WHERE id = p_booking;
+    RETURN 'held';
+END $$;
+-- +goose StatementEnd
+DROP TRIGGER inventory_record_change ON inventory;
+CREATE TRIGGER inventory_record_change AFTER INSERT OR DELETE OR UPDATE OF reserved, total, closed_at ON inventory
+    FOR EACH ROW EXECUTE FUNCTION record_inventory_change();
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION record_inventory_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    booking text := NULLIF(current_setting('bookflow.booking_id', true), '');
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_after, total_after, closed_after, booking_id)
+        VALUES (NEW.resource_id, NEW.unit_start, 'created', NEW.reserved, NEW.total, NEW.closed_at IS NOT NULL, booking);
+        INSERT INTO availability_outbox (resource_id, unit_start) VALUES (NEW.resource_id, NEW.unit_start);
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_before, total_before, closed_before, booking_id)
+        VALUES (OLD.resource_id, OLD.unit_start, 'removed', OLD.reserved, OLD.total, OLD.closed_at IS NOT NULL, booking);
+        INSERT INTO availability_outbox (resource_id, unit_start) VALUES (OLD.resource_id, OLD.unit_start);
+    ELSIF NEW.reserved IS DISTINCT FROM OLD.reserved OR NEW.total IS DISTINCT FROM OLD.total
+        OR (NEW.closed_at IS NULL) <> (OLD.closed_at IS NULL) THEN
+        INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_before, reserved_after, total_before,
+            total_after, closed_before, closed_after, closed_reason, booking_id)
+        VALUES (NEW.resource_id, NEW.unit_start, 'updated', OLD.reserved, NEW.reserved, OLD.total, NEW.total,
+            OLD.closed_at IS NOT NULL, NEW.closed_at IS NOT NULL, COALESCE(NEW.closed_reason, OLD.closed_reason), booking);
+        INSERT INTO availability_outbox (resource_id, unit_start) VALUES (NEW.resource_id, NEW.unit_start);
+    END IF;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+ALTER TABLE inventory_changes DROP COLUMN blocked_after, DROP COLUMN blocked_before;
+ALTER TABLE inventory DROP COLUMN free, DROP COLUMN blocked;
