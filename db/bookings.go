@@ -459,9 +459,10 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	return booking, fmt.Errorf("%w: booking %s is %s and cannot be confirmed", domain.ErrConflict, bookingID, booking.Status)
 }
 
-// Retake confirms an EXPIRED booking whose payment arrived late, if its units (every line of
-// it) can be taken again under the normal lock; otherwise it changes nothing and fails with
-// ErrUnavailable. The price stays the snapshot taken with the hold.
+// Retake confirms an EXPIRED booking whose payment arrived late, if everything a new hold judges
+// allows it now (the hotel's sale rules, under the same sale lock; stock, closures, rates and
+// allocations on every line of it, under the normal lock); otherwise it changes nothing and
+// fails with ErrUnavailable. The price stays the snapshot taken with the hold.
 func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
@@ -485,6 +486,12 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 			}
 			return err
 		}
+		if booking, err = getBooking(ctx, tx, bookingID); err != nil {
+			return err
+		}
+		if err := judgeRetake(ctx, tx, booking); err != nil {
+			return err
+		}
 		lines, err := bookingLines(ctx, tx, bookingID)
 		if err != nil {
 			return err
@@ -492,10 +499,7 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 		if err := lockLines(ctx, tx, lines); err != nil {
 			return err
 		}
-		var channel string
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(channel_id, '') FROM bookings WHERE id = $1`, bookingID).Scan(&channel); err != nil {
-			return err
-		}
+		channel := booking.ChannelID
 		units := make([]int, len(lines))
 		for i, l := range lines {
 			st, err := lineAvailable(ctx, tx, l)
@@ -523,6 +527,23 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 		return err
 	})
 	return booking, err
+}
+
+// judgeRetake judges a hotel booking's sale rules as a new hold would now, after taking the
+// hotel's sale lock (venues have no sale rules).
+func judgeRetake(ctx context.Context, tx pgx.Tx, b domain.Booking) error {
+	if b.VenueID != "" {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = $1 FOR KEY SHARE`, b.HotelID); err != nil {
+		return err
+	}
+	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: b.RoomTypeID,
+		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: b.Stay})
+	if err == nil && !v.Allowed {
+		err = fmt.Errorf("%w: booking %s may not be sold again now: %s", domain.ErrUnavailable, b.ID, v.Refusal.Named())
+	}
+	return err
 }
 
 // StartRefund moves a paid booking to REFUNDING with refundDue, releasing its nights first when
