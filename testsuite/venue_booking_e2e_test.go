@@ -110,7 +110,7 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	require.Len(t, lines, 3, res.Raw)
 	assert.Contains(t, lines[1], ",payment,online,"+id+",pi_venue_"+sys.ID+",,6000,EUR")
 	assert.Contains(t, lines[2], ",refund,online,"+id+",pi_venue_"+sys.ID+",")
-	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR"), lines[2])
+	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR,"), lines[2])
 }
 
 // TestAVenueOrderNotPaidExpires: the hold runs out and gives its units back.
