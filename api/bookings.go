@@ -38,7 +38,7 @@ type viewer func(b domain.Booking, reason string) bookingView
 // error or an operator's note, and not which staff member made it.
 func customerView(b domain.Booking, _ string) bookingView {
 	b.CreatedBy = ""
-	return view(b, b.Status.PublicReason())
+	return view(b, b.PublicReason())
 }
 
 // staffView shows staff the whole booking and the workflow's own reason.
@@ -287,7 +287,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	id := domain.BookingID(s.cfg.BookingIDKey, customerID, createdBy, key)
 	aboutBooking(c, id)
 	if in.MaxActiveHolds > 0 {
-		if err := s.checkActiveHolds(c, customerID, id); err != nil {
+		if err := s.checkActiveHolds(c, customerID, id, in.Order != nil); err != nil {
 			return err
 		}
 	}
@@ -318,7 +318,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	state, fromDB, err := s.outcome(ctx, id, handle, err)
 	switch {
 	case errors.Is(err, domain.ErrTooManyHolds):
-		return s.tooManyHolds(c, customerID)
+		return s.tooManyHolds(c, customerID, in.Order != nil)
 	case errors.Is(err, errAbandoned), fromDB && err == nil && state.Booking.Abandoned:
 		return newError(http.StatusServiceUnavailable, "reservation_abandoned", "the reservation did not complete in "+
 			"time and nothing is held for it: send the request again with a new Idempotency-Key")

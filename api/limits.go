@@ -60,8 +60,9 @@ func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 }
 
 // checkActiveHolds refuses a new hold when the customer already has MaxActive unexpired holds.
-// A retry of a booking already made is not refused: it is answered as any retry.
-func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string) error {
+// A retry of a booking already made is not refused: it is answered as any retry. venue says the
+// hold is a venue order's (for the refusal's wording).
+func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string, venue bool) error {
 	if s.cfg.HoldLimits.MaxActive <= 0 {
 		return nil
 	}
@@ -76,12 +77,12 @@ func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string) 
 	if n < s.cfg.HoldLimits.MaxActive {
 		return nil
 	}
-	return s.tooManyHolds(c, customerID)
+	return s.tooManyHolds(c, customerID, venue)
 }
 
 // tooManyHolds is the 429 for a customer at the active-hold limit; Retry-After is when their
-// first hold expires.
-func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
+// first hold expires. A venue order's refusal does not speak of rooms.
+func (s *Server) tooManyHolds(c echo.Context, customerID string, venue bool) error {
 	wait := time.Minute
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
 	defer cancel()
@@ -90,9 +91,12 @@ func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
 	}
 	c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 	telemetry.GateRefusals.WithLabelValues("too_many_holds", "").Inc()
+	held := "you already hold rooms in %d unpaid bookings"
+	if venue {
+		held = "you already have %d unpaid bookings on hold"
+	}
 	return newError(http.StatusTooManyRequests, "too_many_holds",
-		"you already hold rooms in %d unpaid bookings: pay for or cancel one, or wait for one to expire",
-		s.cfg.HoldLimits.MaxActive)
+		held+": pay for or cancel one, or wait for one to expire", s.cfg.HoldLimits.MaxActive)
 }
 
 // addressKey is the per-address limit's key: an IPv4 address, or an IPv6 address's /64 (one

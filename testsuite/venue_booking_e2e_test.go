@@ -80,6 +80,7 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	rackets := placeOrder(t, sys, "v-book", sys.Customer("late"), "o1", hourLine("rackets", day, 8, 1, 1))
 	assert.Equal(t, http.StatusConflict, rackets.Status, rackets.Raw)
 	assert.Equal(t, "unavailable", rackets.ErrorCode(), "both rackets are held")
+	assert.NotRegexp(t, "room|night|stay", rackets.Raw, "a venue's refusal speaks of slots and items")
 
 	payAndConfirm(t, sys, id, 6000, "evt_venue_"+sys.ID, "pi_venue_"+sys.ID)
 	cancel := sys.Guest(t, guest).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
@@ -187,28 +188,48 @@ func TestConcurrentOrdersOverHTTPSellTheCourtOnce(t *testing.T) {
 	checkInvariants(t, sys)
 }
 
-// TestBadOrdersAreRefusedWithAReason: nothing is written for them.
+// TestBadOrdersAreRefusedWithAReason: nothing is written for them. A line that is not whole
+// units (half past the hour on an hourly court or racket, half a day of a locker rented by the
+// day) is malformed, 400, not 409 unavailable.
 func TestBadOrdersAreRefusedWithAReason(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
 	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
 	openVenue(t, sys, "v-bad", day, 24)
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-bad/resources/locker", map[string]any{"kind": "equipment",
+		"unit": "day", "capacity": 4})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = sys.Admin(t, http.MethodPost, "/api/v1/admin/venues/v-bad/resources/locker/schedule", map[string]any{
+		"from": day, "to": day.AddDays(2), "price": map[string]any{"amount": 500, "currency": "EUR"}})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	halfHour := func(resource string) map[string]any {
+		line := hourLine(resource, day, 9, 1, 1)
+		line["start"], line["end"] = line["start"].(time.Time).Add(30*time.Minute), line["end"].(time.Time).Add(30*time.Minute)
+		return line
+	}
 	past := domain.DateOf(time.Now(), time.UTC).AddDays(-1)
 	for name, c := range map[string]struct {
 		venue  string
 		lines  []map[string]any
 		status int
 	}{
-		"no lines":         {"v-bad", nil, http.StatusBadRequest},
-		"unknown venue":    {"v-none", []map[string]any{hourLine("court-1", day, 7, 1, 1)}, http.StatusNotFound},
-		"unknown resource": {"v-bad", []map[string]any{hourLine("court-9", day, 7, 1, 1)}, http.StatusNotFound},
-		"in the past":      {"v-bad", []map[string]any{hourLine("court-1", past, 7, 1, 1)}, http.StatusBadRequest},
-		"ends first":       {"v-bad", []map[string]any{hourLine("court-1", day, 7, -1, 1)}, http.StatusBadRequest},
-		"twice the court":  {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), hourLine("court-1", day, 7, 1, 1)}, http.StatusBadRequest},
+		"no lines":               {"v-bad", nil, http.StatusBadRequest},
+		"unknown venue":          {"v-none", []map[string]any{hourLine("court-1", day, 7, 1, 1)}, http.StatusNotFound},
+		"unknown resource":       {"v-bad", []map[string]any{hourLine("court-9", day, 7, 1, 1)}, http.StatusNotFound},
+		"in the past":            {"v-bad", []map[string]any{hourLine("court-1", past, 7, 1, 1)}, http.StatusBadRequest},
+		"ends first":             {"v-bad", []map[string]any{hourLine("court-1", day, 7, -1, 1)}, http.StatusBadRequest},
+		"twice the court":        {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), hourLine("court-1", day, 7, 1, 1)}, http.StatusBadRequest},
+		"half past on the court": {"v-bad", []map[string]any{halfHour("court-1")}, http.StatusBadRequest},
+		"a racket at half past":  {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), halfHour("rackets")}, http.StatusBadRequest},
+		"half a day of a locker, a day and a half": {"v-bad", []map[string]any{hourLine("locker", day, 0, 36, 1)}, http.StatusBadRequest},
+		"a locker for half a day":                  {"v-bad", []map[string]any{hourLine("locker", day, 0, 12, 1)}, http.StatusBadRequest},
 	} {
 		res := placeOrder(t, sys, c.venue, sys.Customer("guest"), "k-"+fmt.Sprint(len(name)), c.lines...)
 		assert.Equal(t, c.status, res.Status, "%s: %s", name, res.Raw)
 		assert.NotEmpty(t, res.ErrorCode(), res.Raw)
+		if strings.Contains(name, "half") {
+			assert.Contains(t, res.Raw, "whole units", name)
+		}
 	}
 	assert.Zero(t, count(t, sys, `SELECT count(*) FROM bookings`), "nothing written")
 }
