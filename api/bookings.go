@@ -184,6 +184,8 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 	retry := func() retryCheck {
 		var err error
 		switch {
+		case knownRepeat(c, id):
+			return retryYes
 		case !s.gateRead(ctx, func() { _, err = s.store.GetBooking(ctx, id) }):
 			return retryNoRoom
 		case err == nil:
@@ -199,10 +201,11 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
 			"for this stay, or rooms are being released: retry shortly")
 	}
-	// The hotel's rate counts holds that may start a workflow: after the gate's refusals.
+	// The hotel's rate counts holds that may start a workflow: after the gate's refusals, and
+	// not a retry already known to repeat a booking.
 	rateLimit := func() error {
 		n := s.cfg.HoldLimits.PerHotelPerSecond
-		if n <= 0 || s.cfg.Cache == nil {
+		if n <= 0 || s.cfg.Cache == nil || knownRepeat(c, id) {
 			return nil
 		}
 		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
