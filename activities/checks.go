@@ -112,7 +112,7 @@ func (a *Checks) orphanedHolds(ctx context.Context, in CheckInput) ([]domain.Fin
 		case running:
 			f.Detail += "; its workflow is running but has not released it"
 		case in.Repair:
-			if _, err := a.Store.Release(ctx, b.ID, domain.StatusExpired); err != nil {
+			if _, err := a.Store.Release(db.WithActor(ctx, db.ActorInvariantChecker), b.ID, domain.StatusExpired); err != nil {
 				out = append(out, notChecked(b.ID, fmt.Errorf("release the orphaned hold: %w", err)))
 				continue
 			}

@@ -122,7 +122,16 @@ func TestAVenueOrderNotPaidExpires(t *testing.T) {
 	openVenue(t, sys, "v-exp", day, 24)
 	res := placeOrder(t, sys, "v-exp", sys.Customer("guest"), "o1", hourLine("court-1", day, 9, 1, 1))
 	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-	awaitStatus(t, sys, res.Body["id"].(string), "EXPIRED")
+	id := res.Body["id"].(string)
+	awaitStatus(t, sys, id, "EXPIRED")
+	// Its history names who made each change: the guest held it, the hold timer expired it.
+	history := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/history", nil)
+	require.Equal(t, http.StatusOK, history.Status, history.Raw)
+	var path []string
+	for _, c := range history.Body["changes"].([]any) {
+		path = append(path, fmt.Sprint(c.(map[string]any)["to"], " by ", c.(map[string]any)["actor"]))
+	}
+	assert.Equal(t, []string{"HOLD by " + sys.Customer("guest"), "EXPIRED by system:hold-timer"}, path)
 	res = placeOrder(t, sys, "v-exp", sys.Customer("other"), "o1", hourLine("court-1", day, 9, 1, 1))
 	assert.Equal(t, http.StatusCreated, res.Status, "the slot is free again: %s", res.Raw)
 	checkInvariants(t, sys)
