@@ -498,6 +498,17 @@ func TestAgentBookingAtAHotelWithItsOwnStockIsConfirmedOnAccount(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	w.notified(t, id, workflows.EventCancelled)
 	assert.Equal(t, 4, roomsLeft(t, w.sys, "own-"+w.sys.ID, "double", stay))
+	// Finance sees the sale and its cancellation on the channel's account, not as desk cash.
+	var today string // the day the booking was confirmed (the test may run across midnight)
+	require.NoError(t, w.sys.DB.Pool.QueryRow(context.Background(), `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+		FROM booking_changes WHERE booking_id = $1 AND to_status = 'CONFIRMED'`, id).Scan(&today))
+	report := w.sys.Admin(t, http.MethodGet, "/api/v1/staff/reports/daily?hotelId=own-"+w.sys.ID+"&date="+today, nil)
+	require.Equal(t, http.StatusOK, report.Status, report.Raw)
+	totals := report.Body["report"].(map[string]any)["totals"].([]any)
+	require.Len(t, totals, 1, report.Raw)
+	assert.Equal(t, "account", totals[0].(map[string]any)["channel"])
+	assert.Equal(t, "wholesale", totals[0].(map[string]any)["channelId"])
+	assert.EqualValues(t, 0, totals[0].(map[string]any)["net"], "sold and given back the same day")
 	checkInvariants(t, w.sys)
 	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-own-stock-on-account-cancelled")
 }
