@@ -410,3 +410,25 @@ func TestTheDeskBooksWalkInsByPhone(t *testing.T) {
 	assert.Empty(t, list.Body["bookings"], "another venue's desk sees none of them")
 	checkInvariants(t, sys)
 }
+
+// TestAVenuesHoldLimitDoesNotSpeakOfRooms: a customer at the active-hold limit is refused a
+// venue order in a venue's terms; a hotel's refusal keeps its wording.
+func TestAVenuesHoldLimitDoesNotSpeakOfRooms(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(1, 0, 0)})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-limit", day, 24)
+	guest := sys.Customer("guest")
+	res := placeOrder(t, sys, "v-limit", guest, "o1", hourLine("court-1", day, 8, 1, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = placeOrder(t, sys, "v-limit", guest, "o2", hourLine("court-1", day, 9, 1, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Equal(t, "too_many_holds", res.ErrorCode())
+	assert.NotContains(t, res.Raw, "room", "a venue sells slots and items")
+
+	stay := stayFromNow(12, 1)
+	openRooms(t, sys, "h-limit", "double", stay, 5)
+	res = hold(t, sys, "k1", holdBody(guest, "h-limit", "double", stay, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Contains(t, res.Raw, "you already hold rooms in 1 unpaid bookings", "a hotel's refusal is as it was")
+}
