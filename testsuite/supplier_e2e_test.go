@@ -158,9 +158,14 @@ func TestAgentBookingConfirmedByTheSupplierAndCancelledEverywhere(t *testing.T) 
 	w.notified(t, id, workflows.EventConfirmed)
 	assert.Equal(t, 8, roomsLeft(t, sys, w.hotel, "double", w.stay))
 
-	// Another agent does not see it; the agent's own view does.
+	// Another agent of the channel does not see it; a token for an agent that does not exist
+	// gets nothing at all; the agent's own view does.
+	require.Equal(t, http.StatusOK, sys.Admin(t, http.MethodPut, "/api/v1/admin/agents/mia", map[string]any{
+		"channelId": "wholesale", "name": "Mia"}).Status)
+	mia := sys.As(t, domain.Principal{Subject: "mia-user", Roles: []domain.Role{domain.RoleAgent}, Agent: "mia", Channel: "wholesale"})
+	assert.Equal(t, http.StatusNotFound, mia.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
 	other := sys.As(t, domain.Principal{Subject: "x", Roles: []domain.Role{domain.RoleAgent}, Agent: "lena2", Channel: "wholesale"})
-	assert.Equal(t, http.StatusNotFound, other.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
+	assert.Equal(t, http.StatusForbidden, other.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
 	assert.Equal(t, http.StatusForbidden, other.Do(t, http.MethodPost, "/api/v1/agent/bookings", map[string]string{"Idempotency-Key": "x"},
 		map[string]any{"hotelId": w.hotel, "roomTypeId": "double", "checkIn": w.stay.CheckIn, "checkOut": w.stay.CheckOut,
 			"quantity": 1}).Status, "a token for an agent that does not exist sells nothing")
