@@ -110,6 +110,7 @@ func (a *Bookings) reserveStay(ctx context.Context, in ReserveInput) (domain.Boo
 // AbandonReservation ends a reservation the workflow stopped waiting for: nothing is held
 // afterwards, whatever a Reserve attempt still running does (see db.Store.AbandonReservation).
 func (a *Bookings) AbandonReservation(ctx context.Context, in ReserveInput) (domain.Booking, error) {
+	ctx = db.WithActor(ctx, db.ActorReservationTimeout)
 	var b domain.Booking
 	var err error
 	if in.Order != nil {
@@ -125,12 +126,18 @@ func (a *Bookings) AbandonReservation(ctx context.Context, in ReserveInput) (dom
 type ConfirmInput struct {
 	BookingID string
 	Payment   *domain.Payment
+	// Actor, as in ReleaseInput: the desk's staff member, say; a payment names itself.
+	Actor string `json:",omitempty"`
 }
 
 // Confirm confirms a booking on hold. A hold that expired by the database's clock, or a booking
 // no longer on hold, fails with type Conflict.
 func (a *Bookings) Confirm(ctx context.Context, in ConfirmInput) (domain.Booking, error) {
-	b, err := a.Store.Confirm(ctx, in.BookingID, in.Payment)
+	actor := in.Actor
+	if actor == "" && in.Payment != nil {
+		actor = db.ActorPayment
+	}
+	b, err := a.Store.Confirm(db.WithActor(ctx, actor), in.BookingID, in.Payment)
 	return b, classify(err)
 }
 
@@ -140,11 +147,20 @@ type ReleaseInput struct {
 	To        domain.Status
 	// Refusal is why a hold is REJECTED (its supplier's reason), recorded on the booking.
 	Refusal string `json:",omitempty"`
+	// Actor names who asked, for the booking's history (db.WithActor): the token subject of the
+	// customer, agent or staff member who cancelled. Left empty, an expiry is the hold timer's
+	// and a cancel names nobody.
+	Actor string `json:",omitempty"`
 }
 
 // Release gives a booking's units back and moves it to EXPIRED or CANCELLED, or a hold its
 // supplier refused to REJECTED.
 func (a *Bookings) Release(ctx context.Context, in ReleaseInput) (domain.Booking, error) {
+	actor := in.Actor
+	if actor == "" && in.To == domain.StatusExpired {
+		actor = db.ActorHoldTimer
+	}
+	ctx = db.WithActor(ctx, actor)
 	if in.To == domain.StatusRejected {
 		b, err := a.Store.Reject(ctx, in.BookingID, in.Refusal)
 		return b, classify(err)
@@ -162,7 +178,7 @@ type RetakeInput struct {
 // Retake takes the expired booking's nights again and confirms it, or fails with type
 // Unavailable when they were sold meanwhile.
 func (a *Bookings) Retake(ctx context.Context, in RetakeInput) (domain.Booking, error) {
-	b, err := a.Store.Retake(ctx, in.BookingID, in.Payment)
+	b, err := a.Store.Retake(db.WithActor(ctx, db.ActorLatePayment), in.BookingID, in.Payment)
 	return b, classify(err)
 }
 
@@ -177,6 +193,9 @@ type StartRefundInput struct {
 	// CancelledAt is when the workflow accepted the cancel: the policy judges that moment, not
 	// when this activity (or a retry of it) runs. Zero: now.
 	CancelledAt time.Time
+	// Actor, as in ReleaseInput. Left empty, a refund of a payment for nights the booking no
+	// longer holds is the late payment's, and a cancel names nobody.
+	Actor string `json:",omitempty"`
 }
 
 // StartRefund releases the booking's nights if it holds them, marks it REFUNDING and stores the
@@ -189,7 +208,11 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 			at = a.Now()
 		}
 	}
-	b, err := a.Store.StartRefund(ctx, in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
+	actor := in.Actor
+	if actor == "" && in.Payment != nil {
+		actor = db.ActorLatePayment
+	}
+	b, err := a.Store.StartRefund(db.WithActor(ctx, actor), in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
 		if !in.ByPolicy || b.VenueID != "" {
 			// A venue order is cancelled by its customer only inside the free window, and
 			// refunded whole whoever cancels it.
@@ -206,7 +229,7 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 
 // FinishRefund marks a REFUNDING booking REFUNDED.
 func (a *Bookings) FinishRefund(ctx context.Context, bookingID string) (domain.Booking, error) {
-	b, err := a.Store.FinishRefund(ctx, bookingID)
+	b, err := a.Store.FinishRefund(db.WithActor(ctx, db.ActorRefund), bookingID)
 	return b, classify(err)
 }
 
@@ -219,7 +242,7 @@ func (a *Bookings) CheckIn(ctx context.Context, bookingID string) (domain.Bookin
 // NoShow marks a confirmed booking nobody checked in NO_SHOW and gives its units back (see
 // db.Store.NoShow).
 func (a *Bookings) NoShow(ctx context.Context, bookingID string) (domain.Booking, error) {
-	b, err := a.Store.NoShow(ctx, bookingID)
+	b, err := a.Store.NoShow(db.WithActor(ctx, db.ActorNoShow), bookingID)
 	return b, classify(err)
 }
 

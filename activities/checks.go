@@ -14,8 +14,9 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// CheckerActor is who the audit log shows for the invariant checker's repairs.
-const CheckerActor = "invariant-checker"
+// CheckerActor is who the audit log, and the booking's history, show for the invariant
+// checker's repairs (a system actor: no token's subject can take it).
+const CheckerActor = db.ActorInvariantChecker
 
 // Defaults for CheckInput fields left zero.
 const (
@@ -123,7 +124,7 @@ func (a *Checks) orphanedHolds(ctx context.Context, in CheckInput) ([]domain.Fin
 		case running:
 			f.Detail += "; its workflow is running but has not released it"
 		case in.Repair:
-			if _, err := a.Store.Release(ctx, b.ID, domain.StatusExpired); err != nil {
+			if _, err := a.Store.Release(db.WithActor(ctx, CheckerActor), b.ID, domain.StatusExpired); err != nil {
 				out = append(out, notChecked(b.ID, fmt.Errorf("release the orphaned hold: %w", err)))
 				continue
 			}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -10,14 +11,40 @@ import (
 )
 
 // agentParty is the channel and agent an agent's token sells as, checked against the agents
-// stored: an agent token naming another channel than the agent's own is refused.
+// stored: an agent its channel does not know, or a token naming another channel than the
+// agent's own, is refused.
 func (s *Server) agentParty(c echo.Context) (party, error) {
 	channel, agentID := principal(c).SellsThrough()
 	a, err := s.store.GetAgent(c.Request().Context(), agentID)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return party{}, err // the database failed: not the token's fault
+	}
 	if err != nil || a.ChannelID != channel {
 		return party{}, newError(http.StatusForbidden, "forbidden", "the token's agent %q is not an agent of channel %q", agentID, channel)
 	}
 	return party{channel, agentID}, nil
+}
+
+// partyKey is where storedAgent keeps the checked party of an agent's request.
+const partyKey = "bookflow.agentParty"
+
+// storedAgent guards every /agent route: the token's agent claim is checked against the stored
+// agent (agentParty) before any handler runs, and the handlers act for the party it found.
+func (s *Server) storedAgent(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		pty, err := s.agentParty(c)
+		if err != nil {
+			return err
+		}
+		c.Set(partyKey, pty)
+		return next(c)
+	}
+}
+
+// agentOf is the party storedAgent checked for this request.
+func agentOf(c echo.Context) party {
+	pty, _ := c.Get(partyKey).(party)
+	return pty
 }
 
 // createAgentBooking holds rooms through the agent's channel: the hotel's sale rules are judged
@@ -25,10 +52,6 @@ func (s *Server) agentParty(c echo.Context) (party, error) {
 // confirms with the supplier (the agent is notified of the outcome). The booking's customer is
 // the token's subject.
 func (s *Server) createAgentBooking(c echo.Context) error {
-	pty, err := s.agentParty(c)
-	if err != nil {
-		return err
-	}
 	req, err := decodeHoldRequest(c)
 	if err != nil {
 		return err
@@ -39,14 +62,14 @@ func (s *Server) createAgentBooking(c echo.Context) error {
 	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
-	return s.holdThrough(c, req, pty, 0, staffView)
+	return s.holdThrough(c, req, agentOf(c), 0, staffView)
 }
 
 // agentBooking loads the booking in the path for the agent that sold it; any other booking
 // answers 404, as one that does not exist.
 func (s *Server) agentBooking(c echo.Context) (domain.Booking, error) {
 	b, err := s.bookingInPath(c)
-	if err == nil && (b.AgentID == "" || b.AgentID != principal(c).Agent) {
+	if err == nil && (b.AgentID == "" || b.AgentID != agentOf(c).agent) {
 		return domain.Booking{}, errNoBooking(c.Param("id"))
 	}
 	return b, err
@@ -85,13 +108,13 @@ func (s *Server) agentBookings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f.AgentID = principal(c).Agent
+	f.AgentID = agentOf(c).agent
 	return s.listBookings(c, f, staffView)
 }
 
 // agentNotifications lists what the agent was told about its bookings, newest first.
 func (s *Server) agentNotifications(c echo.Context) error {
-	list, err := s.store.AgentNotifications(c.Request().Context(), principal(c).Agent, 200)
+	list, err := s.store.AgentNotifications(c.Request().Context(), agentOf(c).agent, 200)
 	if err != nil {
 		return err
 	}

@@ -38,10 +38,11 @@ type viewer func(b domain.Booking, reason string) bookingView
 // error or an operator's note, and not which staff member made it.
 func customerView(b domain.Booking, _ string) bookingView {
 	b.CreatedBy = ""
-	reason := b.Status.PublicReason()
+	reason := b.PublicReason()
 	if b.Status == domain.StatusRejected && b.Refusal != "" {
-		// The sale rule (or night without a rate) that refused it, as the booking's refusal
-		// and the explain endpoint show anyone: a direct sale's 409 names it as an agent's does.
+		// The sale rule (or night without a rate, or the supplier's refusal) that refused it, as
+		// the booking's refusal and the explain endpoint show anyone: a direct sale's 409 names
+		// it as an agent's does.
 		reason = "not on sale: " + b.Refusal
 	}
 	return view(b, reason)
@@ -190,6 +191,8 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 	retry := func() retryCheck {
 		var err error
 		switch {
+		case knownRepeat(c, id):
+			return retryYes
 		case !s.gateRead(ctx, func() { _, err = s.store.GetBooking(ctx, id) }):
 			return retryNoRoom
 		case err == nil:
@@ -205,10 +208,11 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		return newError(http.StatusTooManyRequests, "busy", "as many holds as there are rooms left are being made "+
 			"for this stay, or rooms are being released: retry shortly")
 	}
-	// The hotel's rate counts holds that may start a workflow: after the gate's refusals.
+	// The hotel's rate counts holds that may start a workflow: after the gate's refusals, and
+	// not a retry already known to repeat a booking.
 	rateLimit := func() error {
 		n := s.cfg.HoldLimits.PerHotelPerSecond
-		if n <= 0 || s.cfg.Cache == nil {
+		if n <= 0 || s.cfg.Cache == nil || knownRepeat(c, id) {
 			return nil
 		}
 		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
@@ -287,7 +291,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	id := domain.BookingID(s.cfg.BookingIDKey, customerID, createdBy, key)
 	aboutBooking(c, id)
 	if in.MaxActiveHolds > 0 {
-		if err := s.checkActiveHolds(c, customerID, id); err != nil {
+		if err := s.checkActiveHolds(c, customerID, id, in.Order != nil); err != nil {
 			return err
 		}
 	}
@@ -318,7 +322,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	state, fromDB, err := s.outcome(ctx, id, handle, err)
 	switch {
 	case errors.Is(err, domain.ErrTooManyHolds):
-		return s.tooManyHolds(c, customerID)
+		return s.tooManyHolds(c, customerID, in.Order != nil)
 	case errors.Is(err, errAbandoned), fromDB && err == nil && state.Booking.Abandoned:
 		return newError(http.StatusServiceUnavailable, "reservation_abandoned", "the reservation did not complete in "+
 			"time and nothing is held for it: send the request again with a new Idempotency-Key")

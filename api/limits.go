@@ -26,7 +26,9 @@ type HoldLimits struct {
 	MaxActive int
 	// PerCustomerPerMinute and PerAddressPerMinute bound how fast holds are created, per
 	// customer and per client address, with bursts of the same size (HOLD_RATE_PER_CUSTOMER,
-	// HOLD_RATE_PER_ADDRESS). They are counted per API process.
+	// HOLD_RATE_PER_ADDRESS). They are counted per API process. A retry answered from a booking
+	// already made creates nothing and spends no customer's rate; the address's counts every
+	// attempt, before any read, and so bounds retries too.
 	PerCustomerPerMinute int
 	PerAddressPerMinute  int
 	// PerHotelPerSecond bounds how fast holds are made at one hotel, across every API process
@@ -34,15 +36,17 @@ type HoldLimits struct {
 	PerHotelPerSecond int
 }
 
-// holdRateLimits are the rate limits on creating holds, per customer and per client address.
+// holdRateLimits are the rate limits on creating holds, per client address (every attempt)
+// and per customer (not a retry of a booking already made, see repeatsBooking).
 func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 	var out []echo.MiddlewareFunc
-	perMinute := func(n int, who string, id func(echo.Context) string) {
+	perMinute := func(n int, who string, id func(echo.Context) string, skip middleware.Skipper) {
 		if n <= 0 {
 			return
 		}
 		wait := int(math.Ceil(60 / float64(n))) // seconds until the next hold is allowed
 		out = append(out, middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Skipper: skip,
 			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 				Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 3 * time.Minute}),
 			IdentifierExtractor: func(c echo.Context) (string, error) { return id(c), nil },
@@ -54,15 +58,52 @@ func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 			},
 		}))
 	}
-	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return addressKey(c.RealIP()) })
-	perMinute(s.cfg.HoldLimits.PerCustomerPerMinute, "customer", func(c echo.Context) string { return principal(c).Subject })
+	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return addressKey(c.RealIP()) },
+		middleware.DefaultSkipper)
+	perMinute(s.cfg.HoldLimits.PerCustomerPerMinute, "customer", func(c echo.Context) string { return principal(c).Subject },
+		s.repeatsBooking)
 	return out
 }
 
+// repeatsKey is where repeatsBooking notes that a hold request repeats a booking already made.
+const repeatsKey = "bookflow.repeatsBooking"
+
+// repeatsBooking reports whether a hold request of a customer or an agent (whose bookings'
+// customer and creator are the token's subject) repeats one already made: the booking its
+// Idempotency-Key names exists. Such a retry is answered with that booking and creates nothing.
+// A lookup that fails, or finds no room in time (gateRead), answers no: the request counts.
+// A yes is noted for the later checks of the same request (knownRepeat).
+func (s *Server) repeatsBooking(c echo.Context) bool {
+	key := c.Request().Header.Get("Idempotency-Key")
+	if domain.ValidateIdempotencyKey(key) != nil {
+		return false // refused as malformed anyway
+	}
+	ctx := c.Request().Context()
+	sub := principal(c).Subject
+	id := domain.BookingID(s.cfg.BookingIDKey, sub, sub, key)
+	var err error
+	found := s.gateRead(ctx, func() { _, err = s.store.GetBooking(ctx, id) }) && err == nil
+	if found {
+		c.Set(repeatsKey, id)
+	}
+	return found
+}
+
+// knownRepeat reports whether repeatsBooking found that this request, for booking id, repeats
+// one already made. A no is never kept: the booking may have been made since.
+func knownRepeat(c echo.Context, id string) bool {
+	found, _ := c.Get(repeatsKey).(string)
+	return found != "" && found == id
+}
+
 // checkActiveHolds refuses a new hold when the customer already has MaxActive unexpired holds.
-// A retry of a booking already made is not refused: it is answered as any retry.
-func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string) error {
+// A retry of a booking already made is not refused: it is answered as any retry. venue says the
+// hold is a venue order's (for the refusal's wording).
+func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string, venue bool) error {
 	if s.cfg.HoldLimits.MaxActive <= 0 {
+		return nil
+	}
+	if knownRepeat(c, bookingID) {
 		return nil
 	}
 	ctx := c.Request().Context()
@@ -76,12 +117,12 @@ func (s *Server) checkActiveHolds(c echo.Context, customerID, bookingID string) 
 	if n < s.cfg.HoldLimits.MaxActive {
 		return nil
 	}
-	return s.tooManyHolds(c, customerID)
+	return s.tooManyHolds(c, customerID, venue)
 }
 
 // tooManyHolds is the 429 for a customer at the active-hold limit; Retry-After is when their
-// first hold expires.
-func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
+// first hold expires. A venue order's refusal does not speak of rooms.
+func (s *Server) tooManyHolds(c echo.Context, customerID string, venue bool) error {
 	wait := time.Minute
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), 5*time.Second)
 	defer cancel()
@@ -90,9 +131,12 @@ func (s *Server) tooManyHolds(c echo.Context, customerID string) error {
 	}
 	c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 	telemetry.GateRefusals.WithLabelValues("too_many_holds", "").Inc()
+	held := "you already hold rooms in %d unpaid bookings"
+	if venue {
+		held = "you already have %d unpaid bookings on hold"
+	}
 	return newError(http.StatusTooManyRequests, "too_many_holds",
-		"you already hold rooms in %d unpaid bookings: pay for or cancel one, or wait for one to expire",
-		s.cfg.HoldLimits.MaxActive)
+		held+": pay for or cancel one, or wait for one to expire", s.cfg.HoldLimits.MaxActive)
 }
 
 // addressKey is the per-address limit's key: an IPv4 address, or an IPv6 address's /64 (one

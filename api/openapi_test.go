@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -139,4 +140,18 @@ func TestOpenAPIIsServed(t *testing.T) {
 	e.ServeHTTP(rec, req)
 	assert.Equal(t, http.StatusNotModified, rec.Code, "a cached copy is revalidated")
 	assert.Empty(t, rec.Body.String())
+}
+
+// TestTheREADMENamesEveryOperation: the README's table of response shapes has a row for every
+// operation of the document, naming its operationId.
+func TestTheREADMENamesEveryOperation(t *testing.T) {
+	doc, err := api.OpenAPI()
+	require.NoError(t, err)
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			assert.Contains(t, string(readme), "| `"+op.OperationID+"` |", "%s %s has a row in the README's response shapes", method, path)
+		}
+	}
 }

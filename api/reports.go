@@ -14,7 +14,8 @@ import (
 )
 
 // dailyReport answers a hotel's or a venue's money over one local day, cut at its local
-// midnight: JSON, or CSV (format=csv) with one row per payment or refund.
+// midnight: JSON, or CSV (format=csv) with one row per payment or refund (channel_id last, so
+// the earlier columns stay where they were).
 func (s *Server) dailyReport(c echo.Context) error {
 	site := db.Site{HotelID: c.QueryParam("hotelId"), VenueID: c.QueryParam("venueId")}
 	if (site.HotelID == "") == (site.VenueID == "") {
@@ -61,10 +62,11 @@ func (s *Server) dailyReport(c echo.Context) error {
 	res.Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s-%s.csv"`, name, date))
 	res.WriteHeader(http.StatusOK)
 	w := csv.NewWriter(res)
-	_ = w.Write([]string{"at", "kind", "channel", "booking_id", "payment_id", "refund_id", "amount_minor", "currency"})
+	_ = w.Write([]string{"at", "kind", "channel", "booking_id", "payment_id", "refund_id", "amount_minor", "currency",
+		"channel_id"})
 	for _, it := range report.Items {
 		_ = w.Write([]string{it.At.In(loc).Format(time.RFC3339), it.Kind, it.Channel, it.BookingID, it.PaymentID,
-			it.RefundID, strconv.FormatInt(it.Amount, 10), it.Currency})
+			it.RefundID, strconv.FormatInt(it.Amount, 10), it.Currency, it.ChannelID})
 	}
 	w.Flush()
 	return w.Error()

@@ -179,8 +179,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
 	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, s.holdRateLimits()...)
 
-	// Agents sell through their channel, and see only the bookings they sold.
-	agent := routes{v1.Group("/agent"), []echo.MiddlewareFunc{authn, allow(domain.RoleAgent)}}
+	// Agents sell through their channel, and see only the bookings they sold: every route acts for
+	// the stored agent the token names (storedAgent), never the claim alone.
+	agent := routes{v1.Group("/agent"), []echo.MiddlewareFunc{authn, allow(domain.RoleAgent), s.storedAgent}}
 	agent.add(http.MethodPost, "/bookings", s.createAgentBooking, s.holdRateLimits()...)
 	agent.add(http.MethodGet, "/bookings", s.agentBookings)
 	agent.add(http.MethodGet, "/bookings/:id", s.getAgentBooking)

@@ -329,7 +329,8 @@ func (s *Server) staffCreateOrder(c echo.Context) error {
 }
 
 // order checks a validated order against the catalogue (404 for an unknown venue or resource,
-// 400 for a line in the past or beyond the sale horizon), then starts its booking workflow, held
+// 400 for a line in the past, beyond the sale horizon or not whole units), then starts its
+// booking workflow, held
 // for the venue's payment window.
 // checked, when given, runs once the order passed every check, before the booking starts.
 func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, view viewer, checked ...func() error) error {
@@ -354,6 +355,14 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 			return fmt.Errorf("%w: lines[%d] starts beyond the sale horizon (%d days)", domain.ErrInvalid, i,
 				s.cfg.Limits.SaleHorizonDays)
 		}
+	}
+	// Not whole units is a malformed order, not a sold-out one: 400, and no workflow starts.
+	if i, err := s.store.LineOffUnits(ctx, req); err != nil || i >= 0 {
+		if err == nil {
+			err = fmt.Errorf("%w: lines[%d] cuts a unit of %s: start and end must be whole units (a slot as the "+
+				"search lists it, whole hours or days of equipment)", domain.ErrInvalid, i, req.Lines[i].ResourceID)
+		}
+		return err
 	}
 	for _, f := range checked {
 		if err := f(); err != nil {

@@ -89,6 +89,7 @@ func TestRefusedTokens(t *testing.T) {
 		"wrong audience":          mint(alice, time.Hour, auth.MintOptions{Issuer: ok.Issuer, Audience: "another-app"}),
 		"no subject":              sign(t, jwt.SigningMethodHS256, secret, withIssAud(fresh("")), ""),
 		"a walk-in guest's id":    sign(t, jwt.SigningMethodHS256, secret, withIssAud(fresh("walk-in:+4915112345678")), ""),
+		"a history step's name":   sign(t, jwt.SigningMethodHS256, secret, withIssAud(fresh("system:hold-timer")), ""),
 		"not a JWT":               "hello",
 	}
 	for name, token := range cases {

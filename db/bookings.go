@@ -400,8 +400,10 @@ func (s *Store) CheckIn(ctx context.Context, bookingID string) (domain.Booking, 
 // already in to is left as it is. It returns the booking as it stands; any other status is a
 // conflict.
 func (s *Store) move(ctx context.Context, bookingID string, from, to domain.Status) (domain.Booking, error) {
+	// The actor is set in the statement's own transaction, for the history trigger.
 	if _, err := s.pool.Exec(ctx, `UPDATE bookings SET status = $3, updated_at = now()
-		WHERE id = $1 AND status = $2`, bookingID, from, to); err != nil {
+		FROM (SELECT set_config('bookflow.actor', $4, true)) AS actor
+		WHERE id = $1 AND status = $2`, bookingID, from, to, actorOf(ctx)); err != nil {
 		return domain.Booking{}, err
 	}
 	b, err := s.GetBooking(ctx, bookingID)
@@ -444,7 +446,8 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 		payID, paid = &pay.ID, pay.Amount
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
-		WHERE id = $1 AND status = 'HOLD' AND expires_at > now()`, bookingID, payID, paid)
+		FROM (SELECT set_config('bookflow.actor', $4, true)) AS actor
+		WHERE id = $1 AND status = 'HOLD' AND expires_at > now()`, bookingID, payID, paid, actorOf(ctx))
 	if err != nil {
 		return domain.Booking{}, err
 	}

@@ -85,15 +85,17 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 }
 
 // inBookingTx is inTx for a transaction acting for a booking: the history triggers record the
-// unit changes it makes against bookingID (migration 00013).
+// unit changes it makes against bookingID (migration 00013), and its state changes with the
+// actor ctx names (WithActor, migration 00022).
 func (s *Store) inBookingTx(ctx context.Context, bookingID string, fn func(pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after commit
-	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('bookflow.booking_id', $2, true)`,
-		strconv.FormatInt(s.lockTimeout.Milliseconds(), 10), bookingID); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true), set_config('bookflow.booking_id', $2, true),
+		set_config('bookflow.actor', $3, true)`,
+		strconv.FormatInt(s.lockTimeout.Milliseconds(), 10), bookingID, actorOf(ctx)); err != nil {
 		return err
 	}
 	if err := fn(tx); err != nil {

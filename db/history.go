@@ -12,11 +12,42 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// BookingChange is one state change of a booking, as the database recorded it.
+// BookingChange is one state change of a booking, as the database recorded it, with who or
+// what caused it (empty when nobody was named: a change from before actors were recorded, or a
+// step whose actor the workflow does not pass yet).
 type BookingChange struct {
-	At   time.Time     `json:"at"`
-	From domain.Status `json:"from,omitempty"`
-	To   domain.Status `json:"to"`
+	At    time.Time     `json:"at"`
+	From  domain.Status `json:"from,omitempty"`
+	To    domain.Status `json:"to"`
+	Actor string        `json:"actor,omitempty"`
+}
+
+// Actors of the steps a booking takes without a person asking (domain.SystemActorPrefix); a
+// person acting is named by their token's subject.
+const (
+	ActorHoldTimer          = domain.SystemActorPrefix + "hold-timer"          // the hold ran out
+	ActorNoShow             = domain.SystemActorPrefix + "no-show"             // nobody checked in by the deadline
+	ActorPayment            = domain.SystemActorPrefix + "payment"             // a payment the provider reported
+	ActorLatePayment        = domain.SystemActorPrefix + "late-payment"        // a payment after the hold ended
+	ActorRefund             = domain.SystemActorPrefix + "refund"              // the provider made the refund
+	ActorReservationTimeout = domain.SystemActorPrefix + "reservation-timeout" // the reservation was abandoned
+	ActorInvariantChecker   = domain.SystemActorPrefix + "invariant-checker"   // a repair of the hourly checker
+)
+
+type actorKey struct{}
+
+// WithActor returns ctx naming who or what the booking state changes the Store makes under it
+// are for: a person's token subject, or one of the Actor constants. The history trigger records
+// it with each change, in the changing statement (migration 00022). A booking's creation, and a
+// reservation's refusal, name its creator when ctx names nobody.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// actorOf is the actor ctx names ("" for none).
+func actorOf(ctx context.Context) string {
+	actor, _ := ctx.Value(actorKey{}).(string)
+	return actor
 }
 
 // UnitChange is one change of a unit's counts or state: what was reserved, the total and
@@ -42,7 +73,7 @@ const unitChangeColumns = `c.at, r.code, c.unit_start, c.change, c.reserved_befo
 // BookingHistory returns a booking's state changes and the unit changes made for it, oldest
 // first.
 func (s *Store) BookingHistory(ctx context.Context, bookingID string) ([]BookingChange, []UnitChange, error) {
-	rows, err := s.pool.Query(ctx, `SELECT at, COALESCE(from_status, ''), to_status FROM booking_changes
+	rows, err := s.pool.Query(ctx, `SELECT at, COALESCE(from_status, ''), to_status, COALESCE(actor, '') FROM booking_changes
 		WHERE booking_id = $1 ORDER BY id`, bookingID)
 	if err != nil {
 		return nil, nil, err

@@ -171,3 +171,22 @@ func takeOrder(ctx context.Context, tx pgx.Tx, req domain.OrderRequest, lines []
 	}
 	return prices, currency, nil
 }
+
+// LineOffUnits returns the index of the first line of an order that cuts a unit of its resource
+// (09:30-10:30 on an hourly court, half a day of a day-rented locker): a unit overlaps the line
+// without lying inside it. -1 when no line does; a line over no units at all is not on sale,
+// which the reservation answers. Unknown resources are left to the reservation too.
+func (s *Store) LineOffUnits(ctx context.Context, req domain.OrderRequest) (int, error) {
+	codes, starts, ends := make([]string, len(req.Lines)), make([]time.Time, len(req.Lines)), make([]time.Time, len(req.Lines))
+	for i, l := range req.Lines {
+		codes[i], starts[i], ends[i] = l.ResourceID, l.Start.UTC(), l.End.UTC()
+	}
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(min(l.n), 0)
+		FROM unnest($2::text[], $3::timestamp[], $4::timestamp[]) WITH ORDINALITY AS l(code, s, e, n)
+		JOIN resources r ON r.venue_id = $1 AND r.code = l.code
+		WHERE EXISTS (SELECT 1 FROM inventory i WHERE i.resource_id = r.id
+			AND tsrange(i.unit_start, i.unit_end) && tsrange(l.s, l.e) AND (i.unit_start < l.s OR i.unit_end > l.e))`,
+		req.VenueID, codes, starts, ends).Scan(&n)
+	return n - 1, err
+}

@@ -306,3 +306,26 @@ func TestTheRepeatedHourSellsAsTwoSlots(t *testing.T) {
 	assert.Equal(t, "02:00 +0100", slots[1].Start.In(berlin).Format("15:04 -0700"))
 	d.AssertInventoryMatchesBookings(t)
 }
+
+// TestLineOffUnitsFindsTheLineThatCutsAUnit: a line from half past cuts the units it overlaps;
+// whole units, several of them, or times with no units at all (not on sale: the reservation
+// answers that) cut nothing.
+func TestLineOffUnitsFindsTheLineThatCutsAUnit(t *testing.T) {
+	t.Parallel()
+	d := openVenue(t)
+	ctx := context.Background()
+	off := func(lines ...domain.OrderLine) int {
+		i, err := d.Store.LineOffUnits(ctx, domain.OrderRequest{VenueID: "v1", Lines: lines})
+		require.NoError(t, err)
+		return i
+	}
+	half := time.Hour / 2
+	assert.Equal(t, -1, off(slotLine("court-1", 7, 1), domain.OrderLine{ResourceID: "rackets", Start: at(7), End: at(10), Quantity: 1}))
+	assert.Equal(t, -1, off(slotLine("court-1", 20, 1)), "no units there: not on sale, not cut")
+	assert.Equal(t, 1, off(slotLine("court-1", 7, 1), domain.OrderLine{ResourceID: "rackets", Start: at(8).Add(half),
+		End: at(9).Add(half), Quantity: 1}))
+	assert.Equal(t, 0, off(domain.OrderLine{ResourceID: "court-1", Start: at(7), End: at(8).Add(half), Quantity: 1}),
+		"it ends inside a unit")
+	assert.Equal(t, 0, off(domain.OrderLine{ResourceID: "court-1", Start: at(9).Add(half), End: at(11), Quantity: 1}),
+		"it starts inside the last unit")
+}

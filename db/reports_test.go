@@ -92,3 +92,40 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 		Refunded: 2000, Net: 0}}, today.Totals)
 	assert.Equal(t, 3, today.Orders, "the three orders made today")
 }
+
+// TestChannelSalesOnAccountAreNotDeskMoney: an agent's booking confirmed on its channel's account
+// (no payment) is the channel's, under `account` with the channel's id, and so is its
+// cancellation; a desk confirmation beside it stays desk money.
+func TestChannelSalesOnAccountAreNotDeskMoney(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	splitStock(t, d)
+	sold, err := d.Store.Reserve(ctx, channelHold("agent-guest", "A", "agent-a", soonStay, 1))
+	require.NoError(t, err)
+	desk, err := d.Store.Reserve(ctx, holdParams("desk-guest", "k", soonStay, 2))
+	require.NoError(t, err)
+	for _, id := range []string{sold.ID, desk.ID} {
+		_, err = d.Store.Confirm(ctx, id, nil)
+		require.NoError(t, err)
+	}
+	_, err = d.Store.Release(ctx, sold.ID, domain.StatusCancelled)
+	require.NoError(t, err)
+
+	report, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, domain.DayBounds(domain.DateOf(time.Now(), time.UTC), time.UTC))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []db.ReportTotal{
+		{Channel: db.ChannelAccount, ChannelID: "A", Currency: "EUR", Payments: 1, Paid: sold.Price.Total, Refunds: 1,
+			Refunded: sold.Price.Total},
+		{Channel: db.ChannelDesk, Currency: "EUR", Payments: 1, Paid: desk.Price.Total, Net: desk.Price.Total},
+	}, report.Totals)
+	for _, it := range report.Items {
+		if it.BookingID == sold.ID {
+			assert.Equal(t, db.ChannelAccount, it.Channel)
+			assert.Equal(t, "A", it.ChannelID)
+		} else {
+			assert.Equal(t, db.ChannelDesk, it.Channel)
+			assert.Empty(t, it.ChannelID)
+		}
+	}
+}

@@ -117,6 +117,10 @@ const BreakGlassSubject = breakGlassPrefix + "ADMIN_TOKEN"
 
 const breakGlassPrefix = "break-glass:"
 
+// SystemActorPrefix starts the names of what changes a booking without a person asking (the hold
+// timer, a payment, the no-show deadline) in its history; no token's subject may take it.
+const SystemActorPrefix = "system:"
+
 // ValidateTokenSubject is ValidateSubject for the subject of a token: it may not take the
 // walk-in prefix either, or a customer account could read the bookings of the walk-in guest whose
 // id it copied.
@@ -126,6 +130,9 @@ func ValidateTokenSubject(field, v string) error {
 	}
 	if strings.HasPrefix(v, WalkInPrefix) {
 		return fmt.Errorf("%w: %s may not start with %q (walk-in guests' ids)", ErrInvalid, field, WalkInPrefix)
+	}
+	if strings.HasPrefix(v, SystemActorPrefix) {
+		return fmt.Errorf("%w: %s may not start with %q (the booking history's own steps)", ErrInvalid, field, SystemActorPrefix)
 	}
 	return nil
 }

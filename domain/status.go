@@ -73,3 +73,12 @@ var publicReasons = map[Status]string{
 // PublicReason is what a customer is told about a booking in status s ("" when nothing needs
 // explaining).
 func (s Status) PublicReason() string { return publicReasons[s] }
+
+// PublicReason is what a customer is told about booking b: its status's reason, in a venue's
+// terms (slots and items, not rooms and nights) for a venue order.
+func (b Booking) PublicReason() string {
+	if why, ok := venuePublicReasons[b.Status]; ok && b.VenueID != "" {
+		return why
+	}
+	return b.Status.PublicReason()
+}

@@ -78,6 +78,12 @@ const (
 	KindEquipment ResourceKind = "equipment"
 )
 
+// venuePublicReasons replace, for a venue order, the public reasons that speak of a hotel's
+// rooms and nights.
+var venuePublicReasons = map[Status]string{
+	StatusRejected: "the slots or items asked for are not all available at the times asked for",
+}
+
 // Time units a venue's resource is sold by.
 const (
 	UnitSlot = "slot"

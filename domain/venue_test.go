@@ -138,3 +138,16 @@ func TestATimeShownTwiceIsItsFirstInstant(t *testing.T) {
 	units := domain.Schedule{From: autumn, To: autumn.AddDays(1), Opens: "02:00", Closes: "04:00", SlotMinutes: 60}.Units(domain.UnitSlot, berlin)
 	assert.Len(t, units, 3, "02:00 summer time, 02:00 winter time, 03:00")
 }
+
+// TestAVenueOrdersRefusalSpeaksOfSlotsNotNights: a rejected venue order's public reason names
+// slots and items; a hotel's keeps its rooms and nights.
+func TestAVenueOrdersRefusalSpeaksOfSlotsNotNights(t *testing.T) {
+	venue := domain.Booking{VenueID: "v1", Status: domain.StatusRejected}.PublicReason()
+	assert.Contains(t, venue, "slots")
+	assert.NotContains(t, venue, "room")
+	assert.NotContains(t, venue, "night")
+	hotel := domain.Booking{HotelID: "h1", Status: domain.StatusRejected}.PublicReason()
+	assert.Equal(t, "the rooms asked for are not available on every night of the stay", hotel)
+	assert.Equal(t, domain.StatusExpired.PublicReason(), domain.Booking{VenueID: "v1", Status: domain.StatusExpired}.PublicReason(),
+		"a reason that names neither rooms nor nights is the same for both")
+}

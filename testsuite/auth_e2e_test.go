@@ -506,6 +506,40 @@ func TestHoldRateLimitsPerCustomerAndPerAddress(t *testing.T) {
 	assert.Equal(t, 3, count(t, perAddress, `SELECT count(*) FROM bookings`))
 }
 
+// TestRetriesDoNotSpendTheCustomersHoldRate: with two holds a minute, a checkout that retries
+// its hold five times is answered with its booking each time, and can still make its second
+// hold; the third new hold is refused (the limit still binds what creates holds). Every attempt,
+// retries included, still counts against the address's limit.
+func TestRetriesDoNotSpendTheCustomersHoldRate(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(0, 2, 0)})
+	stay := stayFromNow(12, 1)
+	openRooms(t, sys, "h-retry", "double", stay, 20)
+	alice := sys.Customer("alice")
+	first := hold(t, sys, "k1", holdBody(alice, "h-retry", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, first.Status, first.Raw)
+	for i := range 5 {
+		res := hold(t, sys, "k1", holdBody(alice, "h-retry", "double", stay, 1))
+		require.Equal(t, http.StatusCreated, res.Status, "retry %d is answered with its booking: %s", i+1, res.Raw)
+		assert.Equal(t, first.Body["id"], res.Body["id"])
+	}
+	res := hold(t, sys, "k2", holdBody(alice, "h-retry", "double", stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, "the retries spent nothing: %s", res.Raw)
+	res = hold(t, sys, "k3", holdBody(alice, "h-retry", "double", stay, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Equal(t, "rate_limited", res.ErrorCode())
+	assert.Equal(t, 2, count(t, sys, `SELECT count(*) FROM bookings`))
+
+	perAddress := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(0, 0, 2)})
+	openRooms(t, perAddress, "h-retry", "double", stay, 20)
+	bob := perAddress.Customer("bob")
+	for range 2 {
+		require.Equal(t, http.StatusCreated, hold(t, perAddress, "k1", holdBody(bob, "h-retry", "double", stay, 1)).Status)
+	}
+	res = hold(t, perAddress, "k1", holdBody(bob, "h-retry", "double", stay, 1))
+	assert.Equal(t, http.StatusTooManyRequests, res.Status, "the address counts retries too: %s", res.Raw)
+}
+
 func TestTokensFromAnIdentityProvidersJWKS(t *testing.T) {
 	t.Parallel()
 	idp := testsuite.StartJWKSProvider(t)

@@ -57,6 +57,8 @@ func TestTheCheckerReleasesAnOrphanedHold(t *testing.T) {
 	entries := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/audit", nil).Body["entries"].([]any)
 	require.Len(t, entries, 1)
 	assert.Equal(t, activities.CheckerActor, entries[0].(map[string]any)["actor"])
+	history := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/history", nil).Body["changes"].([]any)
+	assert.Equal(t, "system:invariant-checker", history[len(history)-1].(map[string]any)["actor"], "the history names the repair too")
 
 	assert.Empty(t, runChecks(t, sys, activities.CheckInput{Repair: true}).Findings, "repaired once, clean after")
 	res = sys.Admin(t, http.MethodGet, "/api/v1/admin/checks/latest", nil)

@@ -158,9 +158,14 @@ func TestAgentBookingConfirmedByTheSupplierAndCancelledEverywhere(t *testing.T) 
 	w.notified(t, id, workflows.EventConfirmed)
 	assert.Equal(t, 8, roomsLeft(t, sys, w.hotel, "double", w.stay))
 
-	// Another agent does not see it; the agent's own view does.
+	// Another agent of the channel does not see it; a token for an agent that does not exist
+	// gets nothing at all; the agent's own view does.
+	require.Equal(t, http.StatusOK, sys.Admin(t, http.MethodPut, "/api/v1/admin/agents/mia", map[string]any{
+		"channelId": "wholesale", "name": "Mia"}).Status)
+	mia := sys.As(t, domain.Principal{Subject: "mia-user", Roles: []domain.Role{domain.RoleAgent}, Agent: "mia", Channel: "wholesale"})
+	assert.Equal(t, http.StatusNotFound, mia.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
 	other := sys.As(t, domain.Principal{Subject: "x", Roles: []domain.Role{domain.RoleAgent}, Agent: "lena2", Channel: "wholesale"})
-	assert.Equal(t, http.StatusNotFound, other.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
+	assert.Equal(t, http.StatusForbidden, other.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id, nil, nil).Status)
 	assert.Equal(t, http.StatusForbidden, other.Do(t, http.MethodPost, "/api/v1/agent/bookings", map[string]string{"Idempotency-Key": "x"},
 		map[string]any{"hotelId": w.hotel, "roomTypeId": "double", "checkIn": w.stay.CheckIn, "checkOut": w.stay.CheckOut,
 			"quantity": 1}).Status, "a token for an agent that does not exist sells nothing")
@@ -503,6 +508,17 @@ func TestAgentBookingAtAHotelWithItsOwnStockIsConfirmedOnAccount(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	w.notified(t, id, workflows.EventCancelled)
 	assert.Equal(t, 4, roomsLeft(t, w.sys, "own-"+w.sys.ID, "double", stay))
+	// Finance sees the sale and its cancellation on the channel's account, not as desk cash.
+	var today string // the day the booking was confirmed (the test may run across midnight)
+	require.NoError(t, w.sys.DB.Pool.QueryRow(context.Background(), `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+		FROM booking_changes WHERE booking_id = $1 AND to_status = 'CONFIRMED'`, id).Scan(&today))
+	report := w.sys.Admin(t, http.MethodGet, "/api/v1/staff/reports/daily?hotelId=own-"+w.sys.ID+"&date="+today, nil)
+	require.Equal(t, http.StatusOK, report.Status, report.Raw)
+	totals := report.Body["report"].(map[string]any)["totals"].([]any)
+	require.Len(t, totals, 1, report.Raw)
+	assert.Equal(t, "account", totals[0].(map[string]any)["channel"])
+	assert.Equal(t, "wholesale", totals[0].(map[string]any)["channelId"])
+	assert.EqualValues(t, 0, totals[0].(map[string]any)["net"], "sold and given back the same day")
 	checkInvariants(t, w.sys)
 	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "agent-own-stock-on-account-cancelled")
 }

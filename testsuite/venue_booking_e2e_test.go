@@ -80,6 +80,7 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	rackets := placeOrder(t, sys, "v-book", sys.Customer("late"), "o1", hourLine("rackets", day, 8, 1, 1))
 	assert.Equal(t, http.StatusConflict, rackets.Status, rackets.Raw)
 	assert.Equal(t, "unavailable", rackets.ErrorCode(), "both rackets are held")
+	assert.NotRegexp(t, "room|night|stay", rackets.Raw, "a venue's refusal speaks of slots and items")
 
 	payAndConfirm(t, sys, id, 6000, "evt_venue_"+sys.ID, "pi_venue_"+sys.ID)
 	cancel := sys.Guest(t, guest).Do(t, http.MethodPost, "/api/v1/bookings/"+id+"/cancel", nil, nil)
@@ -110,7 +111,7 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	require.Len(t, lines, 3, res.Raw)
 	assert.Contains(t, lines[1], ",payment,online,"+id+",pi_venue_"+sys.ID+",,6000,EUR")
 	assert.Contains(t, lines[2], ",refund,online,"+id+",pi_venue_"+sys.ID+",")
-	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR"), lines[2])
+	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR,"), lines[2])
 }
 
 // TestAVenueOrderNotPaidExpires: the hold runs out and gives its units back.
@@ -121,7 +122,16 @@ func TestAVenueOrderNotPaidExpires(t *testing.T) {
 	openVenue(t, sys, "v-exp", day, 24)
 	res := placeOrder(t, sys, "v-exp", sys.Customer("guest"), "o1", hourLine("court-1", day, 9, 1, 1))
 	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-	awaitStatus(t, sys, res.Body["id"].(string), "EXPIRED")
+	id := res.Body["id"].(string)
+	awaitStatus(t, sys, id, "EXPIRED")
+	// Its history names who made each change: the guest held it, the hold timer expired it.
+	history := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/history", nil)
+	require.Equal(t, http.StatusOK, history.Status, history.Raw)
+	var path []string
+	for _, c := range history.Body["changes"].([]any) {
+		path = append(path, fmt.Sprint(c.(map[string]any)["to"], " by ", c.(map[string]any)["actor"]))
+	}
+	assert.Equal(t, []string{"HOLD by " + sys.Customer("guest"), "EXPIRED by system:hold-timer"}, path)
 	res = placeOrder(t, sys, "v-exp", sys.Customer("other"), "o1", hourLine("court-1", day, 9, 1, 1))
 	assert.Equal(t, http.StatusCreated, res.Status, "the slot is free again: %s", res.Raw)
 	checkInvariants(t, sys)
@@ -187,28 +197,48 @@ func TestConcurrentOrdersOverHTTPSellTheCourtOnce(t *testing.T) {
 	checkInvariants(t, sys)
 }
 
-// TestBadOrdersAreRefusedWithAReason: nothing is written for them.
+// TestBadOrdersAreRefusedWithAReason: nothing is written for them. A line that is not whole
+// units (half past the hour on an hourly court or racket, half a day of a locker rented by the
+// day) is malformed, 400, not 409 unavailable.
 func TestBadOrdersAreRefusedWithAReason(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
 	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
 	openVenue(t, sys, "v-bad", day, 24)
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-bad/resources/locker", map[string]any{"kind": "equipment",
+		"unit": "day", "capacity": 4})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = sys.Admin(t, http.MethodPost, "/api/v1/admin/venues/v-bad/resources/locker/schedule", map[string]any{
+		"from": day, "to": day.AddDays(2), "price": map[string]any{"amount": 500, "currency": "EUR"}})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	halfHour := func(resource string) map[string]any {
+		line := hourLine(resource, day, 9, 1, 1)
+		line["start"], line["end"] = line["start"].(time.Time).Add(30*time.Minute), line["end"].(time.Time).Add(30*time.Minute)
+		return line
+	}
 	past := domain.DateOf(time.Now(), time.UTC).AddDays(-1)
 	for name, c := range map[string]struct {
 		venue  string
 		lines  []map[string]any
 		status int
 	}{
-		"no lines":         {"v-bad", nil, http.StatusBadRequest},
-		"unknown venue":    {"v-none", []map[string]any{hourLine("court-1", day, 7, 1, 1)}, http.StatusNotFound},
-		"unknown resource": {"v-bad", []map[string]any{hourLine("court-9", day, 7, 1, 1)}, http.StatusNotFound},
-		"in the past":      {"v-bad", []map[string]any{hourLine("court-1", past, 7, 1, 1)}, http.StatusBadRequest},
-		"ends first":       {"v-bad", []map[string]any{hourLine("court-1", day, 7, -1, 1)}, http.StatusBadRequest},
-		"twice the court":  {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), hourLine("court-1", day, 7, 1, 1)}, http.StatusBadRequest},
+		"no lines":               {"v-bad", nil, http.StatusBadRequest},
+		"unknown venue":          {"v-none", []map[string]any{hourLine("court-1", day, 7, 1, 1)}, http.StatusNotFound},
+		"unknown resource":       {"v-bad", []map[string]any{hourLine("court-9", day, 7, 1, 1)}, http.StatusNotFound},
+		"in the past":            {"v-bad", []map[string]any{hourLine("court-1", past, 7, 1, 1)}, http.StatusBadRequest},
+		"ends first":             {"v-bad", []map[string]any{hourLine("court-1", day, 7, -1, 1)}, http.StatusBadRequest},
+		"twice the court":        {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), hourLine("court-1", day, 7, 1, 1)}, http.StatusBadRequest},
+		"half past on the court": {"v-bad", []map[string]any{halfHour("court-1")}, http.StatusBadRequest},
+		"a racket at half past":  {"v-bad", []map[string]any{hourLine("court-1", day, 7, 1, 1), halfHour("rackets")}, http.StatusBadRequest},
+		"half a day of a locker, a day and a half": {"v-bad", []map[string]any{hourLine("locker", day, 0, 36, 1)}, http.StatusBadRequest},
+		"a locker for half a day":                  {"v-bad", []map[string]any{hourLine("locker", day, 0, 12, 1)}, http.StatusBadRequest},
 	} {
 		res := placeOrder(t, sys, c.venue, sys.Customer("guest"), "k-"+fmt.Sprint(len(name)), c.lines...)
 		assert.Equal(t, c.status, res.Status, "%s: %s", name, res.Raw)
 		assert.NotEmpty(t, res.ErrorCode(), res.Raw)
+		if strings.Contains(name, "half") {
+			assert.Contains(t, res.Raw, "whole units", name)
+		}
 	}
 	assert.Zero(t, count(t, sys, `SELECT count(*) FROM bookings`), "nothing written")
 }
@@ -379,4 +409,26 @@ func TestTheDeskBooksWalkInsByPhone(t *testing.T) {
 	list = other.Do(t, http.MethodGet, "/api/v1/staff/bookings", nil, nil)
 	assert.Empty(t, list.Body["bookings"], "another venue's desk sees none of them")
 	checkInvariants(t, sys)
+}
+
+// TestAVenuesHoldLimitDoesNotSpeakOfRooms: a customer at the active-hold limit is refused a
+// venue order in a venue's terms; a hotel's refusal keeps its wording.
+func TestAVenuesHoldLimitDoesNotSpeakOfRooms(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldLimits: apiHoldLimits(1, 0, 0)})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-limit", day, 24)
+	guest := sys.Customer("guest")
+	res := placeOrder(t, sys, "v-limit", guest, "o1", hourLine("court-1", day, 8, 1, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = placeOrder(t, sys, "v-limit", guest, "o2", hourLine("court-1", day, 9, 1, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Equal(t, "too_many_holds", res.ErrorCode())
+	assert.NotContains(t, res.Raw, "room", "a venue sells slots and items")
+
+	stay := stayFromNow(12, 1)
+	openRooms(t, sys, "h-limit", "double", stay, 5)
+	res = hold(t, sys, "k1", holdBody(guest, "h-limit", "double", stay, 1))
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.Raw)
+	assert.Contains(t, res.Raw, "you already hold rooms in 1 unpaid bookings", "a hotel's refusal is as it was")
 }
