@@ -70,7 +70,7 @@ func TestTheCheckerResumesAConfirmedBookingWhoseWorkflowWasTerminated(t *testing
 	require.Eventually(t, func() bool { // Temporal's visibility lists the ended run shortly after
 		report = runChecks(t, sys, activities.CheckInput{})
 		return len(report.Findings) > 0
-	}, 20*time.Second, 200*time.Millisecond)
+	}, time.Minute, 200*time.Millisecond, "the checker finds the terminated workflow")
 	require.Len(t, report.Findings, 1, "%+v", report.Findings)
 	assert.Equal(t, domain.CheckNoWorkflow, report.Findings[0].Check)
 	assert.Contains(t, report.Findings[0].Detail, "/resume")

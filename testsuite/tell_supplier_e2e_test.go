@@ -46,7 +46,7 @@ func findingsFor(t *testing.T, sys *testsuite.System, id, check string, in activ
 			}
 		}
 		return false
-	}, 30*time.Second, 250*time.Millisecond, "the checker reports %s for %s", check, id)
+	}, time.Minute, 250*time.Millisecond, "the checker reports %s for %s", check, id)
 	return found
 }
 
