@@ -141,6 +141,13 @@ func (a *Bookings) Confirm(ctx context.Context, in ConfirmInput) (domain.Booking
 	return b, classify(err)
 }
 
+// Actors the booking workflow names for its own steps in the booking's history.
+const (
+	ActorOnAccount = db.ActorOnAccount
+	ActorSupplier  = db.ActorSupplier
+	ActorOperator  = db.ActorOperator
+)
+
 // ReleaseInput asks to give a booking's units back and move it to status To.
 type ReleaseInput struct {
 	BookingID string
@@ -234,8 +241,10 @@ func (a *Bookings) FinishRefund(ctx context.Context, bookingID string) (domain.B
 }
 
 // CheckIn marks a confirmed booking COMPLETED (see db.Store.CheckIn).
-func (a *Bookings) CheckIn(ctx context.Context, bookingID string) (domain.Booking, error) {
-	b, err := a.Store.CheckIn(ctx, bookingID)
+// actor is the staff member who checked the guest in (empty in tasks scheduled before it was
+// passed).
+func (a *Bookings) CheckIn(ctx context.Context, bookingID, actor string) (domain.Booking, error) {
+	b, err := a.Store.CheckIn(db.WithActor(ctx, actor), bookingID)
 	return b, classify(err)
 }
 

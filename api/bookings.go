@@ -483,6 +483,7 @@ func (s *Server) askBooking(c echo.Context, id, update string, view viewer, want
 	defer cancel()
 	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{principal(c).Subject}, // who asks, for the booking's history
 	})
 	state, _, err := s.outcome(ctx, id, handle, err)
 	if err != nil {

@@ -32,6 +32,9 @@ const (
 	ActorRefund             = domain.SystemActorPrefix + "refund"              // the provider made the refund
 	ActorReservationTimeout = domain.SystemActorPrefix + "reservation-timeout" // the reservation was abandoned
 	ActorInvariantChecker   = domain.SystemActorPrefix + "invariant-checker"   // a repair of the hourly checker
+	ActorOnAccount          = domain.SystemActorPrefix + "on-account"          // a channel's sale confirmed on its account
+	ActorSupplier           = domain.SystemActorPrefix + "supplier"            // the supplier refused it or did not answer
+	ActorOperator           = domain.SystemActorPrefix + "operator"            // its workflow was cancelled from the Temporal UI
 )
 
 type actorKey struct{}

@@ -51,6 +51,12 @@ func TestFinanceResumesAConfirmedBookingWhoseWorkflowIsGone(t *testing.T) {
 	res = cancel(t, sys, sys.Customer("guest"), id)
 	require.Equal(t, http.StatusOK, res.Status, "the resumed workflow cancels it: %s", res.Raw)
 	awaitStatus(t, sys, id, "REFUNDED")
+	actors := map[string]any{}
+	for _, c := range sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/history", nil).Body["changes"].([]any) {
+		actors[c.(map[string]any)["to"].(string)] = c.(map[string]any)["actor"]
+	}
+	assert.Equal(t, map[string]any{"HOLD": sys.Customer("guest"), "CONFIRMED": "system:payment",
+		"REFUNDING": sys.Customer("guest"), "REFUNDED": "system:refund"}, actors, "who made each change")
 	entries := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/audit", nil).Body["entries"].([]any)
 	require.Len(t, entries, 1)
 	assert.Equal(t, "fin", entries[0].(map[string]any)["actor"])

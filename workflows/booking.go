@@ -94,9 +94,10 @@ type BookingState struct {
 // command is a confirm or cancel request from an update handler, carried out by the main loop
 // so that every state change happens in one place, one at a time.
 type command struct {
-	name string    // UpdateConfirm or UpdateCancel
-	at   time.Time // when the workflow accepted it: a cancellation policy judges this moment
-	done bool
+	name  string    // UpdateConfirm, UpdateCancel or UpdateCheckIn
+	at    time.Time // when the workflow accepted it: a cancellation policy judges this moment
+	actor string    // who asked (the caller's token subject), for the booking's history
+	done  bool
 }
 
 // booking is the workflow's private state.
@@ -212,13 +213,15 @@ func (b *booking) setup(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: b.validateHold}); err != nil {
 		return err
 	}
+	// Each takes who asks (absent in updates sent before it was passed: then nobody is named).
 	for _, u := range []struct {
 		name     string
 		validate func() error
 	}{{UpdateConfirm, b.validateConfirm}, {UpdateCancel, b.validateCancel}, {UpdateCheckIn, b.validateCheckIn}} {
-		handler := func(ctx workflow.Context) (BookingState, error) { return b.request(ctx, u.name) }
+		handler := func(ctx workflow.Context, actor string) (BookingState, error) { return b.request(ctx, u.name, actor) }
+		validator := func(string) error { return u.validate() }
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, handler,
-			workflow.UpdateHandlerOptions{Validator: u.validate}); err != nil {
+			workflow.UpdateHandlerOptions{Validator: validator}); err != nil {
 			return err
 		}
 	}
@@ -428,7 +431,7 @@ func (b *booking) awaitReservation(ctx workflow.Context, _ string) (BookingState
 
 // request hands a confirm or cancel to the main loop and answers with the state it leads to.
 // The main loop decides, not the handler: an activity in flight may be about to change the state.
-func (b *booking) request(ctx workflow.Context, name string) (BookingState, error) {
+func (b *booking) request(ctx workflow.Context, name, actor string) (BookingState, error) {
 	ctx = uncancellable(ctx)
 	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
 		return b.state, err
@@ -436,7 +439,7 @@ func (b *booking) request(ctx workflow.Context, name string) (BookingState, erro
 	if b.closing && !b.busy {
 		return b.state, nil
 	}
-	cmd := &command{name: name, at: workflow.Now(ctx)}
+	cmd := &command{name: name, at: workflow.Now(ctx), actor: actor}
 	b.commands.Send(ctx, cmd)
 	err := workflow.Await(ctx, func() bool { return cmd.done })
 	return b.state, err
@@ -528,7 +531,7 @@ var localReserveMarkedSince = time.Date(2026, 11, 30, 10, 45, 55, 0, time.UTC)
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
 	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
-		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed"); err != nil {
+		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed", ""); err != nil {
 			return err
 		}
 		return b.bookingOff(ctx, EventExpired, b.state.Reason)
@@ -616,7 +619,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		if !b.cancelSeen {
 			sel.AddReceive(b.cancelled, func(workflow.ReceiveChannel, bool) {
 				b.cancelSeen, b.busy = true, true
-				err = b.cancel(ctx, "the workflow was cancelled by an operator", workflow.Now(ctx))
+				err = b.cancel(ctx, "the workflow was cancelled by an operator", workflow.Now(ctx), activities.ActorOperator)
 			})
 		}
 		sel.Select(ctx)
@@ -634,11 +637,11 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 	defer func() { cmd.done = true }()
 	switch {
 	case cmd.name == UpdateCancel:
-		return b.cancel(ctx, "cancelled at the guest's request", cmd.at)
+		return b.cancel(ctx, "cancelled at the guest's request", cmd.at, cmd.actor)
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
-		return b.confirm(ctx, nil)
+		return b.confirm(ctx, nil, cmd.actor)
 	case cmd.name == UpdateCheckIn && b.status() == domain.StatusConfirmed:
-		return b.checkIn(ctx)
+		return b.checkIn(ctx, cmd.actor)
 	}
 	return nil // confirming a confirmed booking: nothing to do
 }
@@ -647,7 +650,7 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 // under, judged at the moment the cancel was accepted; an unpaid one just gives its nights back.
 // A confirmed stay that has begun is an early departure instead, and a stay that is over is not
 // cancelled.
-func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) error {
+func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time, actor string) error {
 	if !b.status().HoldsInventory() || b.stayOver {
 		return nil
 	}
@@ -662,9 +665,9 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 	var err error
 	if b.state.Booking.Paid > 0 {
 		err = b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
-			CancelledAt: at}, reason)
+			CancelledAt: at, Actor: actor}, reason)
 	} else {
-		err = b.release(ctx, domain.StatusCancelled, reason)
+		err = b.release(ctx, domain.StatusCancelled, reason, actor)
 	}
 	if err != nil || b.status().HoldsInventory() {
 		return err // a refund the database refused leaves the booking as it was: the supplier keeps it
@@ -676,9 +679,9 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time) erro
 const versionNoShow = "no-show"
 
 // checkIn marks the confirmed booking COMPLETED: staff checked its guest in.
-func (b *booking) checkIn(ctx workflow.Context) error {
+func (b *booking) checkIn(ctx workflow.Context, actor string) error {
 	var stored domain.Booking
-	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.CheckIn, b.in.BookingID).Get(ctx, &stored); err != nil {
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.CheckIn, b.in.BookingID, actor).Get(ctx, &stored); err != nil {
 		return err
 	}
 	b.state.Booking, b.state.Reason = stored, "checked in"
@@ -718,17 +721,18 @@ func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, e
 	return true, b.publish(ctx)
 }
 
-// confirm confirms a held booking, with the payment that paid it (nil: without online payment).
+// confirm confirms a held booking, with the payment that paid it (nil: without online payment),
+// for actor (empty: the payment, or nobody named).
 // When the database's clock says the hold ran out, the expiry wins, exactly once: the nights
 // are released, and a payment is then handled as a late one.
-func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
+func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor string) error {
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Confirm, activities.ConfirmInput{
-		BookingID: b.in.BookingID, Payment: pay}).Get(ctx, &stored)
+		BookingID: b.in.BookingID, Payment: pay, Actor: actor}).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
 		b.logger.Info("Confirmation refused", "reason", appErr.Message())
-		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired"); err != nil {
+		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired", ""); err != nil {
 			return err
 		}
 		if err := b.bookingOff(ctx, EventExpired, b.state.Reason); err != nil {
@@ -749,9 +753,9 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment) error {
 }
 
 // release gives the nights of an unpaid booking back and moves it to status to (the reason of
-// a REJECTED one is recorded as its refusal).
-func (b *booking) release(ctx workflow.Context, to domain.Status, reason string) error {
-	in := activities.ReleaseInput{BookingID: b.in.BookingID, To: to}
+// a REJECTED one is recorded as its refusal), for actor (empty: an expiry is the hold timer's).
+func (b *booking) release(ctx workflow.Context, to domain.Status, reason, actor string) error {
+	in := activities.ReleaseInput{BookingID: b.in.BookingID, To: to, Actor: actor}
 	if to == domain.StatusRejected {
 		in.Refusal = reason
 	}

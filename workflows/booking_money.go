@@ -128,7 +128,7 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 		return b.refundExtra(ctx, pay, IssueNoBooking, "a payment for a booking that was never held")
 	case st == domain.StatusHold && matches:
 		counted("pays_hold")
-		return b.confirm(ctx, &pay)
+		return b.confirm(ctx, &pay, "")
 	case st == domain.StatusHold:
 		counted("amount_mismatch")
 		return b.refundExtra(ctx, pay, IssueAmountMismatch, fmt.Sprintf("paid %d %s for a booking priced %d %s",

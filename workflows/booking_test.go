@@ -158,14 +158,15 @@ func (s *BookingSuite) TestCancelDuringHoldReleases() {
 	s.expectRelease()
 	var answer workflows.BookingState
 	var answerErr error
-	s.update(3*time.Minute, workflows.UpdateCancel, &answer, &answerErr)
+	s.update(3*time.Minute, workflows.UpdateCancel, &answer, &answerErr, "guest-c1")
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
 	s.NoError(answerErr)
 	s.Equal(domain.StatusCancelled, answer.Booking.Status)
 	s.Equal(domain.StatusCancelled, s.result().Booking.Status)
-	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled}}, s.released)
+	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled, Actor: "guest-c1"}}, s.released,
+		"released for the caller who asked, named in the booking's history")
 	s.Equal(3*time.Minute, s.releasAt[0])
 }
 
@@ -375,7 +376,8 @@ func (s *BookingSuite) TestCancellingTheWorkflowCancelsTheBooking() {
 
 	st := s.result()
 	s.Equal(domain.StatusCancelled, st.Booking.Status)
-	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled}}, s.released)
+	s.Equal([]activities.ReleaseInput{{BookingID: s.input.BookingID, To: domain.StatusCancelled,
+		Actor: activities.ActorOperator}}, s.released, "named as the operator's")
 	s.Equal(5*time.Minute, s.releasAt[0], "released when the operator cancelled, not at expiry")
 }
 

@@ -40,7 +40,7 @@ func (s *BookingSuite) TestACheckedInBookingIsNeverANoShow() {
 	s.input.NoShowAt = s.start.Add(48 * time.Hour)
 	s.expectHold()
 	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(s.stored(domain.StatusConfirmed), nil).Once()
-	s.env.OnActivity(s.acts.CheckIn, mock.Anything, s.input.BookingID).Return(s.stored(domain.StatusCompleted), nil).Once()
+	s.env.OnActivity(s.acts.CheckIn, mock.Anything, s.input.BookingID, mock.Anything).Return(s.stored(domain.StatusCompleted), nil).Once()
 	var confirmed, checkedIn, again workflows.BookingState
 	var err1, err2, err3 error
 	s.update(time.Minute, workflows.UpdateConfirm, &confirmed, &err1)

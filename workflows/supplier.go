@@ -60,7 +60,7 @@ func (b *booking) afterReserve(ctx workflow.Context) error {
 
 // confirmOnAccount confirms a hold sold through a channel, which is invoiced, and tells the agent.
 func (b *booking) confirmOnAccount(ctx workflow.Context, detail string) error {
-	if err := b.confirm(ctx, nil); err != nil || b.status() != domain.StatusConfirmed {
+	if err := b.confirm(ctx, nil, activities.ActorOnAccount); err != nil || b.status() != domain.StatusConfirmed {
 		return err // the hold ran out as it was confirmed: released (and the supplier told)
 	}
 	if detail == "" {
@@ -122,7 +122,11 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 		abort()
 		_ = answer.Get(ctx, nil)
 		b.busy = true
-		err := b.release(ctx, domain.StatusCancelled, "cancelled while the supplier was confirming")
+		actor := activities.ActorOperator // the workflow's cancellation
+		if cancelledBy != nil {
+			actor = cancelledBy.actor
+		}
+		err := b.release(ctx, domain.StatusCancelled, "cancelled while the supplier was confirming", actor)
 		b.busy = false
 		if cancelledBy != nil {
 			cancelledBy.done = true
@@ -142,21 +146,21 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 			reason = "the supplier refused the booking: " + appErr.Message()
 		}
 		if workflow.GetVersion(ctx, versionSupplierRejects, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-			if err := b.release(ctx, domain.StatusCancelled, reason); err != nil {
+			if err := b.release(ctx, domain.StatusCancelled, reason, activities.ActorSupplier); err != nil {
 				return err
 			}
 			return b.notifyAgent(ctx, EventRejected, reason)
 		}
 		// REJECTED, with the supplier's reason on the booking; the supplier hears the booking is
 		// off too, in case it holds anything for it.
-		if err := b.release(ctx, domain.StatusRejected, reason); err != nil {
+		if err := b.release(ctx, domain.StatusRejected, reason, activities.ActorSupplier); err != nil {
 			return err
 		}
 		return b.bookingOff(ctx, EventRejected, reason)
 	}
 	// Out of time: the supplier did not answer before the hold ran out.
 	b.logger.Warn("The supplier did not confirm before the hold ran out", "error", err)
-	if err := b.release(ctx, domain.StatusExpired, "the supplier did not confirm before the hold ran out"); err != nil {
+	if err := b.release(ctx, domain.StatusExpired, "the supplier did not confirm before the hold ran out", activities.ActorSupplier); err != nil {
 		return err
 	}
 	return b.bookingOff(ctx, EventSupplierTimeout, b.state.Reason)
