@@ -160,8 +160,12 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeUnavailable {
 		b.state.Issue = IssueLatePaymentRefunded
+		gone := "the nights were sold meanwhile"
+		if b.in.Order != nil {
+			gone = "its slots were sold meanwhile"
+		}
 		return b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Payment: &pay},
-			"the payment arrived after the hold expired and the nights were sold meanwhile")
+			"the payment arrived after the hold expired and "+gone+" or may no longer be sold")
 	}
 	if err != nil {
 		return err
