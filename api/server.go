@@ -245,6 +245,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	rules.add(http.MethodPost, "/stock-alert-thresholds/batch", s.setStockAlertThresholdsBatch)
 	rules.add(http.MethodGet, "/hotels/:hotelId/stock-alert-thresholds", s.listStockAlertThresholds)
 	rules.add(http.MethodGet, "/hotels/:hotelId/stock", s.hotelStock)
+	rules.add(http.MethodPost, "/suppliers/:supplierId/sync", s.syncSupplier)
 	return e
 }
 
