@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -365,3 +366,10 @@ func Digest(body []byte, header string) string {
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// OpenAPIYAML is the supplier-facing OpenAPI document (suppliers/openapi.yaml): the calls
+// bookflow makes to a supplier and the push it accepts. Its test holds this package's client
+// and the simulated supplier to it.
+//
+//go:embed openapi.yaml
+var OpenAPIYAML []byte
