@@ -53,8 +53,8 @@ func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source strin
 func (s *Store) ApplySupplierPush(ctx context.Context, supplierID, digest string, tolerance time.Duration, r suppliers.StockReport) (SyncResult, error) {
 	var res SyncResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM supplier_pushes WHERE supplier_id = $1 AND received_at < now() - $2::interval`,
-			supplierID, tolerance.String()); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM supplier_pushes WHERE supplier_id = $1 AND received_at < now() - make_interval(secs => $2)`,
+			supplierID, tolerance.Seconds()); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO supplier_pushes (supplier_id, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
