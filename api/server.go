@@ -153,6 +153,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
 	e.GET(OpenAPIPath, serveOpenAPI) // the OpenAPI document (api/openapi.yaml), as JSON
+	e.GET(SupplierOpenAPIPath, serveSupplierOpenAPI)
 
 	v1 := e.Group("/api/v1")
 	v1.POST("/webhooks/payments", s.paymentWebhook) // signed by the provider, not a bearer token

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -165,4 +167,31 @@ func (s *Server) syncSupplier(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"supplierId": supplierID, "workflowId": id, "hotels": out.Hotels,
 		"failed": out.Failed})
+}
+
+// SupplierOpenAPIPath is where the API serves the supplier-facing OpenAPI document
+// (suppliers/openapi.yaml), as JSON, for integrators building a supplier.
+const SupplierOpenAPIPath = "/api/v1/supplier-openapi.json"
+
+// supplierOpenAPI is the supplier-facing document as JSON, made once.
+var supplierOpenAPI = sync.OnceValues(func() ([]byte, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(suppliers.OpenAPIYAML)
+	if err != nil {
+		return nil, fmt.Errorf("load suppliers/openapi.yaml: %w", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("validate suppliers/openapi.yaml: %w", err)
+	}
+	return json.Marshal(doc)
+})
+
+// serveSupplierOpenAPI answers the supplier-facing document, to anyone.
+func serveSupplierOpenAPI(c echo.Context) error {
+	raw, err := supplierOpenAPI()
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, raw)
 }

@@ -41,6 +41,7 @@ var routeRoles = []struct {
 	{"GET", "/healthz", nil},
 	{"GET", "/readyz", nil},
 	{"GET", "/api/v1/openapi.json", nil},
+	{"GET", "/api/v1/supplier-openapi.json", nil},
 	{"POST", "/api/v1/webhooks/payments", nil},
 	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
 	{"GET", "/api/v1/hotels/:hotelId/availability/explain", everyone},
