@@ -201,8 +201,9 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 			return w, err
 		}
 	}
-	// A night that did not exist when locked may be inserted by a concurrent report first: the
-	// condition keeps the newer of the two there too.
+	// Reports of one room type serialise on its resource row (upserted above), so what was read
+	// as locked stands; the condition states the rule in the write too, for a night another
+	// writer inserts meanwhile.
 	tag, err := tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from, reported_at)
 		SELECT $1, t.d, t.total, t.rate, t.currency, now(), $6, $7
 		FROM unnest($2::timestamp[], $3::int[], $4::bigint[], $5::text[]) AS t(d, total, rate, currency) ORDER BY t.d

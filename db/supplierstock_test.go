@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -94,4 +95,22 @@ func TestAReplayedPushIsRefusedAndWritesNothing(t *testing.T) {
 	var kept int
 	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM supplier_pushes`).Scan(&kept))
 	assert.Equal(t, 2, kept, "digest-1 was pruned")
+}
+
+// TestReportsRacingOnNewNightsLeaveTheNewest: twelve reports of nights not stored yet, read at
+// twelve instants, applied at once in any order: every night ends with the newest one's totals,
+// whichever inserted the night first. (Without the report order, the last to commit wins.)
+func TestReportsRacingOnNewNightsLeaveTheNewest(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
+	base := time.Now().Add(-time.Minute)
+	errs := make([]error, 12)
+	testsuite.Race(12, func(i int) {
+		_, errs[i] = d.Store.ApplySupplierStock(ctx, "sup", "push", reportAt(base.Add(time.Duration(i)*time.Second), "h1",
+			intp(i+1), intp(i+1), intp(i+1)))
+	})
+	require.NoError(t, errors.Join(errs...))
+	assert.Equal(t, []int{12, 12, 12}, totals(t, d, 3))
 }
