@@ -117,6 +117,19 @@ func TestAPushIsRefusedWholeForANightWithoutARateAndWhenReplayed(t *testing.T) {
 	res = post(body, suppliers.Sign(body, w.pushSecret, time.Now().Add(time.Second)))
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, 2.0, w.stockTotals(t)[0])
+
+	// A pulled report is judged the same way: one night without a rate, and nothing of the
+	// hotel's report is written; the sync names it.
+	seven := 7
+	w.sim.SetStock(w.hotel, "double", w.stay.CheckIn, w.stay.CheckOut, &seven, 12000, "EUR")
+	w.sim.SetStock(w.hotel, "double", w.stay.CheckOut.AddDays(-1), w.stay.CheckOut, &seven, 0, "EUR")
+	res = w.syncNow(t, supplierStaff)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	failed := res.Body["failed"].([]any)
+	require.Len(t, failed, 1, res.Raw)
+	assert.Contains(t, failed[0], w.hotel+": ")
+	assert.Contains(t, failed[0], "double on "+w.stay.CheckOut.AddDays(-1).String()+": rate must be")
+	assert.Equal(t, 2.0, w.stockTotals(t)[0], "nothing of the refused report was written")
 }
 
 func TestSyncNowIsForAdminsAndTheSuppliersStaffOfStockItPulls(t *testing.T) {
