@@ -151,11 +151,13 @@ func (s *Server) syncSupplier(c echo.Context) error {
 		Hotels []db.SyncResult `json:"hotels"`
 		Failed []string        `json:"failed"`
 	}
-	err = run.Get(wait, &out)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return c.JSON(http.StatusAccepted, map[string]any{"supplierId": supplierID, "workflowId": id, "runId": run.GetRunID()})
-	case err != nil:
+	if err := run.Get(wait, &out); err != nil {
+		// The wait running out shows as the context's error or the server's: ask whether the
+		// pull itself goes on.
+		d, derr := s.temporal.DescribeWorkflowExecution(ctx, id, run.GetRunID())
+		if derr == nil && d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return c.JSON(http.StatusAccepted, map[string]any{"supplierId": supplierID, "workflowId": id, "runId": run.GetRunID()})
+		}
 		s.cfg.Logger.Error("supplier sync failed", "supplier", supplierID, "workflowId", id, "err", err)
 		return newError(http.StatusServiceUnavailable, "sync_failed", "the pull of supplier %s failed; the schedule tries again", supplierID)
 	}

@@ -148,3 +148,26 @@ func TestSyncNowIsForAdminsAndTheSuppliersStaffOfStockItPulls(t *testing.T) {
 	res = admin.Do(t, http.MethodPost, "/api/v1/admin/suppliers/nobody/sync", nil, nil)
 	assert.Equal(t, http.StatusNotFound, res.Status, res.Raw)
 }
+
+// TestASlowSyncAnswers202AndASecondRequestJoinsIt: a pull longer than the API waits is answered
+// 202 with its workflow; asked again meanwhile, the same run answers.
+func TestASlowSyncAnswers202AndASecondRequestJoinsIt(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{WorkflowTimeout: time.Second})
+	admin := w.sys.As(t, domain.Principal{Subject: "ops", Roles: []domain.Role{domain.RoleAdmin}})
+	w.sim.Set(suppliersim.Behaviour{Delay: 3 * time.Second})
+	first := w.syncNow(t, admin)
+	require.Equal(t, http.StatusAccepted, first.Status, first.Raw)
+	second := w.syncNow(t, admin)
+	require.Equal(t, http.StatusAccepted, second.Status, second.Raw)
+	assert.Equal(t, first.Body["runId"], second.Body["runId"], "one pull at a time per supplier")
+	assert.Equal(t, 1, w.sim.Calls("/stock"), "the second request asked the supplier nothing")
+
+	var pulled struct {
+		Hotels []map[string]any `json:"hotels"`
+	}
+	run := w.sys.Temporal.GetWorkflow(context.Background(), first.Body["workflowId"].(string), first.Body["runId"].(string))
+	require.NoError(t, run.Get(context.Background(), &pulled))
+	require.Len(t, pulled.Hotels, 1)
+	assert.Equal(t, w.hotel, pulled.Hotels[0]["hotelId"])
+}
