@@ -154,8 +154,8 @@ func (s *Server) syncSupplier(c echo.Context) error {
 	if err := run.Get(wait, &out); err != nil {
 		// The wait running out shows as the context's error or the server's: ask whether the
 		// pull itself goes on.
-		d, derr := s.temporal.DescribeWorkflowExecution(ctx, id, run.GetRunID())
-		if derr == nil && d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		d, derr := s.temporal.DescribeWorkflow(ctx, id, run.GetRunID())
+		if derr == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			return c.JSON(http.StatusAccepted, map[string]any{"supplierId": supplierID, "workflowId": id, "runId": run.GetRunID()})
 		}
 		s.cfg.Logger.Error("supplier sync failed", "supplier", supplierID, "workflowId", id, "err", err)
