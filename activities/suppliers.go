@@ -210,13 +210,15 @@ func (a *Suppliers) post(ctx context.Context, agent db.Agent, body []byte) error
 
 // PullResult says what a stock pull changed, per hotel.
 type PullResult struct {
-	Hotels []db.SyncResult
-	Failed []string // hotels whose pull failed, with why
+	Hotels []db.SyncResult `json:"hotels"`
+	Failed []string        `json:"failed"` // hotels whose pull failed, with why
 }
 
 // PullStock reads the stock of every hotel of a supplier for the next SyncDays nights and
-// writes it (see db.Store.ApplySupplierStock). A hotel whose report is invalid is skipped and
-// named; the others are still written.
+// writes it (see db.Store.ApplySupplierStock). A report without reportedAt is ordered by when it
+// was asked for, so one answering after a push made meanwhile never puts older totals back. A
+// hotel whose report is invalid (a night without a rate, say) is skipped, logged and named; the
+// others are still written.
 func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResult, error) {
 	var out PullResult
 	sup, err := a.Store.GetSupplier(ctx, supplierID)
@@ -237,6 +239,7 @@ func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResul
 	from := domain.DateOf(a.now(), time.UTC).AddDays(-1) // the day before, for zones west of UTC
 	for _, h := range hotels {
 		activity.RecordHeartbeat(ctx, h)
+		asked := a.now()
 		report, err := a.Client.Stock(ctx, sup.Endpoint, h, from, from.AddDays(days+1))
 		if err == nil && report.HotelID != h {
 			err = fmt.Errorf("%w: asked for hotel %s, the supplier answered for %q", domain.ErrInvalid, h, report.HotelID)
@@ -247,6 +250,11 @@ func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResul
 		if err == nil {
 			err = report.Within(from, from.AddDays(suppliers.MaxReportNights))
 		}
+		var at time.Time
+		if err == nil {
+			at, err = report.OrderedAt(asked, a.now())
+			report.ReportedAt = &at
+		}
 		var res db.SyncResult
 		if err == nil {
 			res, err = a.Store.ApplySupplierStock(ctx, supplierID, "pull", report)
@@ -255,6 +263,7 @@ func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResul
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
+			activity.GetLogger(ctx).Warn("Supplier stock report refused", "supplier", supplierID, "hotelId", h, "error", err)
 			out.Failed = append(out.Failed, h+": "+err.Error())
 			continue
 		}

@@ -216,3 +216,44 @@ func (s *Server) listAgents(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"agents": agents})
 }
+
+// validateAllocationOf checks whose allocation a request names: a channel, and maybe one of its
+// agents.
+func validateAllocationOf(channelID, agentID string) error {
+	if err := domain.ValidateID("channelId", channelID); err != nil {
+		return err
+	}
+	if agentID != "" {
+		return domain.ValidateID("agentId", agentID)
+	}
+	return nil
+}
+
+// deleteAllocation removes a channel's (or, with agentId=, one agent's) allocation of a room
+// type on the nights [from, to): its unsold rooms go back to the pool. While rooms sold from it
+// are held or sold on any of those nights it is 409 and nothing changes (db.Store.DeleteAllocation).
+func (s *Server) deleteAllocation(c echo.Context) error {
+	hotelID, roomTypeID := c.Param("hotelId"), c.Param("roomTypeId")
+	if err := s.mayManageRules(c, hotelID); err != nil {
+		return err
+	}
+	channelID, agentID := c.QueryParam("channelId"), c.QueryParam("agentId")
+	if err := validateAllocationOf(channelID, agentID); err != nil {
+		return err
+	}
+	span, err := queryRange(c)
+	if err != nil {
+		return err
+	}
+	a := db.AllocationSet{HotelID: hotelID, RoomTypeID: roomTypeID, ChannelID: channelID, AgentID: agentID,
+		From: span.CheckIn, To: span.CheckOut}
+	nights, err := s.store.DeleteAllocation(c.Request().Context(), a)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "delete-allocation", "", "", map[string]any{"allocation": a, "nights": nights}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "roomTypeId": roomTypeID, "channelId": channelID,
+		"agentId": agentID, "from": span.CheckIn, "to": span.CheckOut, "nights": nights})
+}

@@ -265,13 +265,14 @@ func (s *Server) endSaleRule(c echo.Context) error {
 
 type allocationBody struct {
 	ChannelID string      `json:"channelId"`
+	AgentID   string      `json:"agentId"` // one agent of the channel; empty: the channel's own
 	From      domain.Date `json:"from"`
 	To        domain.Date `json:"to"`
 	Allotted  *int        `json:"allotted"`
 }
 
 func (b allocationBody) validate() error {
-	if err := domain.ValidateID("channelId", b.ChannelID); err != nil {
+	if err := validateAllocationOf(b.ChannelID, b.AgentID); err != nil {
 		return err
 	}
 	if b.Allotted == nil || *b.Allotted < 0 || *b.Allotted > maxTotalRooms {
@@ -296,8 +297,8 @@ func (s *Server) setAllocation(c echo.Context) error {
 	if err := validateRange(domain.Stay{CheckIn: body.From, CheckOut: body.To}); err != nil {
 		return err
 	}
-	set := db.AllocationSet{HotelID: hotelID, RoomTypeID: roomTypeID, ChannelID: body.ChannelID, From: body.From,
-		To: body.To, Allotted: *body.Allotted}
+	set := db.AllocationSet{HotelID: hotelID, RoomTypeID: roomTypeID, ChannelID: body.ChannelID, AgentID: body.AgentID,
+		From: body.From, To: body.To, Allotted: *body.Allotted}
 	return s.applyAllocations(c, []db.AllocationSet{set}, body)
 }
 
@@ -306,13 +307,14 @@ func (s *Server) setAllocation(c echo.Context) error {
 func (s *Server) setAllocationsBatch(c echo.Context) error {
 	var body struct {
 		ChannelID string `json:"channelId"`
+		AgentID   string `json:"agentId"`
 		Allotted  *int   `json:"allotted"`
 		batchScope
 	}
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if err := (allocationBody{ChannelID: body.ChannelID, Allotted: body.Allotted}).validate(); err != nil {
+	if err := (allocationBody{ChannelID: body.ChannelID, AgentID: body.AgentID, Allotted: body.Allotted}).validate(); err != nil {
 		return err
 	}
 	if err := body.validate(); err != nil {
@@ -332,7 +334,7 @@ func (s *Server) setAllocationsBatch(c echo.Context) error {
 					return err
 				}
 				sets = append(sets, db.AllocationSet{HotelID: h, RoomTypeID: rt, ChannelID: body.ChannelID,
-					From: r.From, To: r.To, Allotted: *body.Allotted})
+					AgentID: body.AgentID, From: r.From, To: r.To, Allotted: *body.Allotted})
 			}
 		}
 	}

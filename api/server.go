@@ -155,6 +155,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
 	e.GET(OpenAPIPath, serveOpenAPI) // the OpenAPI document (api/openapi.yaml), as JSON
+	e.GET(SupplierOpenAPIPath, serveSupplierOpenAPI)
 
 	v1 := e.Group("/api/v1")
 	v1.POST("/webhooks/payments", s.paymentWebhook) // signed by the provider, not a bearer token
@@ -245,11 +246,13 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	rules.add(http.MethodDelete, "/sale-rules/:ruleId", s.endSaleRule)
 	rules.add(http.MethodGet, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.listAllocations)
 	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.setAllocation)
+	rules.add(http.MethodDelete, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.deleteAllocation)
 	rules.add(http.MethodPost, "/allocations/batch", s.setAllocationsBatch)
 	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", s.setStockAlertThreshold)
 	rules.add(http.MethodPost, "/stock-alert-thresholds/batch", s.setStockAlertThresholdsBatch)
 	rules.add(http.MethodGet, "/hotels/:hotelId/stock-alert-thresholds", s.listStockAlertThresholds)
 	rules.add(http.MethodGet, "/hotels/:hotelId/stock", s.hotelStock)
+	rules.add(http.MethodPost, "/suppliers/:supplierId/sync", s.syncSupplier)
 	return e
 }
 

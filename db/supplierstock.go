@@ -18,88 +18,169 @@ import (
 type SyncResult struct {
 	HotelID string `json:"hotelId"`
 	Nights  int    `json:"nights"` // nights written
+	// Stale are the nights a newer report had already set: left as they are.
+	Stale int `json:"stale"`
 	// Conflicts are the nights the supplier reported fewer rooms on than are sold or held here:
 	// their totals stay at what is sold or held, and an alert is raised for each.
 	Conflicts int `json:"conflicts"`
 }
 
+// ErrReplayed: a signed push that was already accepted arrived again.
+var ErrReplayed = errors.New("this signed push was already received")
+
 // ApplySupplierStock writes a validated report from supplierID (source "pull" or "push") in one
 // transaction: room types it does not know yet are added; for a direct_procure supplier every
-// night's total, rate and currency are set, recording when and from where. A total is never
-// lowered below what is sold or held: such a night keeps that many and raises a sync_conflict
-// alert for operators. A direct_connect supplier keeps no stock here: only its room types are
-// recorded. A hotel that is not the supplier's is ErrInvalid and writes nothing.
+// night's total, rate and currency are set, recording when and from where. Reports apply in the
+// order of their ReportedAt (the transaction's start when nil), night by night: a night a report
+// at least as new already set is left alone and counted Stale, so an old pull answering late, or
+// a supplier's retries out of order, never put older totals back. A total is never lowered below
+// what is sold or held: such a night keeps that many and raises a sync_conflict alert for
+// operators. A direct_connect supplier keeps no stock here: only its room types are recorded. A
+// hotel that is not the supplier's is ErrInvalid and writes nothing.
 func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source string, r suppliers.StockReport) (SyncResult, error) {
-	res := SyncResult{HotelID: r.HotelID}
+	var res SyncResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var mode string
-		var owner *string
-		err := tx.QueryRow(ctx, `SELECT s.mode, h.supplier_id FROM suppliers s LEFT JOIN hotels h ON h.id = $2 WHERE s.id = $1`,
-			supplierID, r.HotelID).Scan(&mode, &owner)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
-		}
-		if err != nil {
-			return err
-		}
-		if owner == nil || *owner != supplierID {
-			return fmt.Errorf("%w: hotel %s is not supplied by %s", domain.ErrInvalid, r.HotelID, supplierID)
-		}
-		type roomType struct {
-			id    int64
-			stock suppliers.RoomTypeStock
-		}
-		var rts []roomType
-		// Room types in code order: two syncs of one hotel upsert its resources in one order.
-		sorted := slices.Clone(r.RoomTypes)
-		slices.SortFunc(sorted, func(a, b suppliers.RoomTypeStock) int { return strings.Compare(a.RoomTypeID, b.RoomTypeID) })
-		for _, rt := range sorted {
-			var id int64
-			if err := tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', $1, $2)
-				ON CONFLICT (hotel_id, code) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`, r.HotelID, rt.RoomTypeID).Scan(&id); err != nil {
-				return err
-			}
-			rts = append(rts, roomType{id, rt})
-		}
-		if mode == ModeDirectConnect {
-			return nil
-		}
-		// One resource at a time, in id order, each night in date order: the order every writer
-		// of inventory rows locks in.
-		slices.SortFunc(rts, func(a, b roomType) int { return int(a.id - b.id) })
-		for _, rt := range rts {
-			n, conflicts, err := applyRoomTypeStock(ctx, tx, rt.id, r.HotelID, source, rt.stock)
-			if err != nil {
-				return err
-			}
-			res.Nights, res.Conflicts = res.Nights+n, res.Conflicts+conflicts
-		}
-		return nil
+		var err error
+		res, err = applyStock(ctx, tx, supplierID, source, r)
+		return err
 	})
 	return res, err
 }
 
-func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelID, source string, rt suppliers.RoomTypeStock) (nights, conflicts int, err error) {
-	n := len(rt.Nights)
-	if n == 0 {
-		return 0, 0, nil
+// ApplySupplierPush is ApplySupplierStock for a signed push, remembered by digest (of its signed
+// timestamp and body) for tolerance: the same push again within it is ErrReplayed and writes
+// nothing.
+func (s *Store) ApplySupplierPush(ctx context.Context, supplierID, digest string, tolerance time.Duration, r suppliers.StockReport) (SyncResult, error) {
+	var res SyncResult
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM supplier_pushes WHERE supplier_id = $1 AND received_at < now() - make_interval(secs => $2)`,
+			supplierID, tolerance.Seconds()); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO supplier_pushes (supplier_id, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+			supplierID, digest)
+		switch {
+		case pgCode(err) == codeForeignKeyViolation:
+			return fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
+		case err != nil:
+			return err
+		case tag.RowsAffected() == 0:
+			return ErrReplayed
+		}
+		res, err = applyStock(ctx, tx, supplierID, "push", r)
+		return err
+	})
+	return res, err
+}
+
+func applyStock(ctx context.Context, tx pgx.Tx, supplierID, source string, r suppliers.StockReport) (SyncResult, error) {
+	res := SyncResult{HotelID: r.HotelID}
+	var mode string
+	var owner *string
+	err := tx.QueryRow(ctx, `SELECT s.mode, h.supplier_id FROM suppliers s LEFT JOIN hotels h ON h.id = $2 WHERE s.id = $1`,
+		supplierID, r.HotelID).Scan(&mode, &owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return res, fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
 	}
+	if err != nil {
+		return res, err
+	}
+	if owner == nil || *owner != supplierID {
+		return res, fmt.Errorf("%w: hotel %s is not supplied by %s", domain.ErrInvalid, r.HotelID, supplierID)
+	}
+	reportedAt := r.ReportedAt
+	if reportedAt == nil {
+		var now time.Time
+		if err := tx.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
+			return res, err
+		}
+		reportedAt = &now
+	}
+	type roomType struct {
+		id    int64
+		stock suppliers.RoomTypeStock
+	}
+	var rts []roomType
+	// Room types in code order: two syncs of one hotel upsert its resources in one order.
+	sorted := slices.Clone(r.RoomTypes)
+	slices.SortFunc(sorted, func(a, b suppliers.RoomTypeStock) int { return strings.Compare(a.RoomTypeID, b.RoomTypeID) })
+	for _, rt := range sorted {
+		var id int64
+		if err := tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', $1, $2)
+			ON CONFLICT (hotel_id, code) DO UPDATE SET kind = EXCLUDED.kind RETURNING id`, r.HotelID, rt.RoomTypeID).Scan(&id); err != nil {
+			return res, err
+		}
+		rts = append(rts, roomType{id, rt})
+	}
+	if mode == ModeDirectConnect {
+		return res, nil
+	}
+	// One resource at a time, in id order, each night in date order: the order every writer
+	// of inventory rows locks in.
+	slices.SortFunc(rts, func(a, b roomType) int { return int(a.id - b.id) })
+	for _, rt := range rts {
+		w, err := applyRoomTypeStock(ctx, tx, rt.id, r.HotelID, source, *reportedAt, rt.stock)
+		if err != nil {
+			return res, err
+		}
+		res.Nights, res.Stale, res.Conflicts = res.Nights+w.nights, res.Stale+w.stale, res.Conflicts+w.conflicts
+	}
+	return res, nil
+}
+
+// written counts what a report did to one room type's nights.
+type written struct {
+	nights, stale, conflicts int
+}
+
+func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelID, source string, reportedAt time.Time,
+	rt suppliers.RoomTypeStock) (written, error) {
+	if len(rt.Nights) == 0 {
+		return written{}, nil
+	}
+	var w written
 	nightsSorted := slices.Clone(rt.Nights)
 	slices.SortFunc(nightsSorted, func(a, b suppliers.StockNight) int { return a.Date.Time().Compare(b.Date.Time()) })
-	dates, totals, rates, currencies := make([]time.Time, n), make([]*int, n), make([]int64, n), make([]string, n)
+	all := make([]time.Time, len(nightsSorted))
 	for i, night := range nightsSorted {
-		dates[i], totals[i], rates[i], currencies[i] = night.Date.Time(), night.Total, night.Rate, night.Currency
+		all[i] = night.Date.Time()
 	}
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM inventory WHERE resource_id = $1 AND unit_start = ANY($2)
-		ORDER BY unit_start FOR UPDATE`, resourceID, dates); err != nil {
-		return 0, 0, err
+	// Lock the nights, and leave out those a report at least as new already set.
+	rows, err := tx.Query(ctx, `SELECT unit_start, reported_at IS NOT NULL AND reported_at >= $3 FROM inventory
+		WHERE resource_id = $1 AND unit_start = ANY($2) ORDER BY unit_start FOR UPDATE`, resourceID, all, reportedAt)
+	if err != nil {
+		return w, err
+	}
+	stale := map[int64]bool{} // by the night's Unix time
+	var night time.Time
+	var newer bool
+	if _, err := pgx.ForEachRow(rows, []any{&night, &newer}, func() error {
+		stale[night.Unix()] = newer
+		return nil
+	}); err != nil {
+		return w, err
+	}
+	var dates []time.Time
+	var totals []*int
+	var rates []int64
+	var currencies []string
+	for _, night := range nightsSorted {
+		if stale[night.Date.Time().Unix()] {
+			w.stale++
+			continue
+		}
+		dates, totals = append(dates, night.Date.Time()), append(totals, night.Total)
+		rates, currencies = append(rates, night.Rate), append(currencies, night.Currency)
+	}
+	if len(dates) == 0 {
+		return w, nil
 	}
 	// On the locked rows: the nights the supplier reports fewer rooms on than are sold or held.
-	rows, err := tx.Query(ctx, `SELECT t.d, t.total, i.reserved FROM unnest($2::timestamp[], $3::int[]) AS t(d, total)
+	rows, err = tx.Query(ctx, `SELECT t.d, t.total, i.reserved FROM unnest($2::timestamp[], $3::int[]) AS t(d, total)
 		JOIN inventory i ON i.resource_id = $1 AND i.unit_start = t.d WHERE t.total < i.reserved ORDER BY t.d`,
 		resourceID, dates, totals)
 	if err != nil {
-		return 0, 0, err
+		return w, err
 	}
 	type conflict struct {
 		night             time.Time
@@ -111,25 +192,33 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 		return c, err
 	})
 	if err != nil {
-		return 0, 0, err
+		return w, err
 	}
 	for _, c := range found {
 		if err := raiseAlert(ctx, tx, StockAlert{Kind: AlertSyncConflict, HotelID: hotelID, RoomTypeID: rt.RoomTypeID,
 			Night: domain.DateOf(c.night, time.UTC), Detail: fmt.Sprintf("the supplier (%s) reports %d rooms, %d are sold or held here: "+
 				"the total stays at %d until this is settled with the supplier", source, c.reported, c.reserve, c.reserve)}); err != nil {
-			return 0, 0, err
+			return w, err
 		}
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from)
-		SELECT $1, t.d, t.total, t.rate, t.currency, now(), $6
+	// Reports of one room type serialise on its resource row (upserted above), so what was read
+	// as locked stands; the condition states the rule in the write too, for a night another
+	// writer inserts meanwhile.
+	tag, err := tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, synced_at, synced_from, reported_at)
+		SELECT $1, t.d, t.total, t.rate, t.currency, now(), $6, $7
 		FROM unnest($2::timestamp[], $3::int[], $4::bigint[], $5::text[]) AS t(d, total, rate, currency) ORDER BY t.d
 		ON CONFLICT (resource_id, unit_start) DO UPDATE SET
 			total = CASE WHEN EXCLUDED.total IS NULL THEN NULL ELSE GREATEST(EXCLUDED.total, inventory.reserved) END,
-			rate = EXCLUDED.rate, currency = EXCLUDED.currency, synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from`,
-		resourceID, dates, totals, rates, currencies, source)
+			rate = EXCLUDED.rate, currency = EXCLUDED.currency, synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from,
+			reported_at = EXCLUDED.reported_at
+		WHERE inventory.reported_at IS NULL OR inventory.reported_at < EXCLUDED.reported_at`,
+		resourceID, dates, totals, rates, currencies, source, reportedAt)
 	if err != nil {
-		return 0, 0, err
+		return w, err
 	}
+	w.nights = int(tag.RowsAffected())
+	w.stale += len(dates) - w.nights
+	w.conflicts = len(found)
 	// Channels keep their allocations (they are contracts), but operators hear when the stock
 	// no longer covers them: the pool is then empty and the nights sell to their total only.
 	_, err = tx.Exec(ctx, `INSERT INTO stock_alerts (kind, hotel_id, room_type, night, detail)
@@ -140,7 +229,7 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 		GROUP BY i.unit_start, i.total HAVING sum(a.allotted) > i.total
 		ON CONFLICT DO NOTHING`, resourceID, dates, hotelID, rt.RoomTypeID, source)
 	if err != nil {
-		return 0, 0, err
+		return w, err
 	}
 	// A sync that leaves a watched night below its threshold is low stock like a sale is.
 	_, err = tx.Exec(ctx, `INSERT INTO stock_alerts (kind, hotel_id, room_type, night, detail)
@@ -149,7 +238,7 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 		FROM inventory i JOIN stock_alert_thresholds t ON t.hotel_id = $3 AND t.room_type = $4
 		WHERE i.resource_id = $1 AND i.unit_start = ANY($2) AND i.total IS NOT NULL AND i.total - i.reserved < t.threshold
 		ON CONFLICT DO NOTHING`, resourceID, dates, hotelID, rt.RoomTypeID, source)
-	return n, len(found), err
+	return w, err
 }
 
 // SupplierHotels lists the hotels a supplier supplies.
@@ -175,6 +264,9 @@ type StockNightView struct {
 	Unlimited  bool        `json:"unlimited,omitempty"`
 	SyncedAt   *time.Time  `json:"syncedAt,omitempty"`
 	SyncedFrom string      `json:"syncedFrom,omitempty"`
+	// ReportedAt is the report time of the supplier's report that set the night (see
+	// ApplySupplierStock).
+	ReportedAt *time.Time `json:"reportedAt,omitempty"`
 }
 
 // HotelStock lists a hotel's nights in [from, to) with what is sold and held of each.
@@ -184,7 +276,7 @@ func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.
 				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
 			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status = 'HOLD'
 				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
-			i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, '')
+			i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, ''), i.reported_at
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
 		WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
 		ORDER BY r.code, i.unit_start`, hotelID, from.Time(), to.Time())
@@ -194,7 +286,7 @@ func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (StockNightView, error) {
 		var v StockNightView
 		var night time.Time
-		err := r.Scan(&v.RoomTypeID, &night, &v.Total, &v.Sold, &v.Held, &v.Blocked, &v.Available, &v.SyncedAt, &v.SyncedFrom)
+		err := r.Scan(&v.RoomTypeID, &night, &v.Total, &v.Sold, &v.Held, &v.Blocked, &v.Available, &v.SyncedAt, &v.SyncedFrom, &v.ReportedAt)
 		v.Date, v.Unlimited = domain.DateOf(night, time.UTC), v.Total == nil && !v.Blocked
 		return v, err
 	})

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -40,8 +41,12 @@ type RoomTypeStock struct {
 
 // StockReport is a hotel's stock as a supplier reports it, pulled or pushed.
 type StockReport struct {
-	HotelID   string          `json:"hotelId"`
-	RoomTypes []RoomTypeStock `json:"roomTypes"`
+	HotelID string `json:"hotelId"`
+	// ReportedAt is when the supplier read the stock it reports (its clock). Reports are applied
+	// in this order, night by night: one never overwrites a night a newer report set. Left out,
+	// bookflow stands in its own time: for a pull when it asked, for a push when it arrived.
+	ReportedAt *time.Time      `json:"reportedAt,omitempty"`
+	RoomTypes  []RoomTypeStock `json:"roomTypes"`
 }
 
 // Bounds of one report.
@@ -85,8 +90,9 @@ func (r StockReport) Validate() error {
 				return bad("%s: %s appears twice", rt.RoomTypeID, n.Date)
 			case n.Total != nil && (*n.Total < 0 || *n.Total > maxTotal):
 				return bad("%s on %s: total must be between 0 and %d, or null for unlimited", rt.RoomTypeID, n.Date, maxTotal)
-			case n.Rate < 0 || n.Rate > maxRate:
-				return bad("%s on %s: rate must be between 0 and %d minor units", rt.RoomTypeID, n.Date, maxRate)
+			case n.Rate < 1 || n.Rate > maxRate:
+				// A night without a rate cannot be sold, and a supplier's room is never free.
+				return bad("%s on %s: rate must be between 1 and %d minor units", rt.RoomTypeID, n.Date, maxRate)
 			case n.Currency != rt.Nights[0].Currency:
 				return bad("%s: every night is priced in one currency", rt.RoomTypeID)
 			}
@@ -97,6 +103,20 @@ func (r StockReport) Validate() error {
 		}
 	}
 	return nil
+}
+
+// OrderedAt is the time the report is ordered by: its ReportedAt, or fallback when the supplier
+// sent none. A report time more than DefaultTolerance ahead of now is refused: it would keep
+// every later report off its nights.
+func (r StockReport) OrderedAt(fallback, now time.Time) (time.Time, error) {
+	if r.ReportedAt == nil {
+		return fallback, nil
+	}
+	if r.ReportedAt.After(now.Add(DefaultTolerance)) {
+		return time.Time{}, fmt.Errorf("%w: stock report: reportedAt %s is in the future (more than %s ahead of %s)",
+			domain.ErrInvalid, r.ReportedAt.Format(time.RFC3339), DefaultTolerance, now.UTC().Format(time.RFC3339))
+	}
+	return *r.ReportedAt, nil
 }
 
 // QuoteRequest asks a supplier what a stay costs and whether it has the rooms.
@@ -307,17 +327,7 @@ func Verify(body []byte, header, secret string, now time.Time, tolerance time.Du
 	if secret == "" {
 		return fmt.Errorf("%w: no secret is set to verify it with", ErrBadSignature)
 	}
-	var t string
-	var sigs []string
-	for part := range strings.SplitSeq(header, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "t":
-			t = v
-		case "v1":
-			sigs = append(sigs, v)
-		}
-	}
+	t, sigs := parseSignature(header)
 	sec, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || len(sigs) == 0 {
 		return fmt.Errorf("%w: want %s: t=<unix seconds>,v1=<hex>", ErrBadSignature, SignatureHeader)
@@ -331,3 +341,35 @@ func Verify(body []byte, header, secret string, now time.Time, tolerance time.Du
 	}
 	return nil
 }
+
+// parseSignature splits a signature header into its timestamp and its v1 signatures.
+func parseSignature(header string) (t string, sigs []string) {
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			t = v
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	return t, sigs
+}
+
+// Digest identifies a signed message by the SHA-256 of its signed timestamp and body: the same
+// push sent again has the same digest, however its signatures are listed; one signed anew (a
+// new timestamp) has another.
+func Digest(body []byte, header string) string {
+	t, _ := parseSignature(header)
+	h := sha256.New()
+	h.Write([]byte(t + "."))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// OpenAPIYAML is the supplier-facing OpenAPI document (suppliers/openapi.yaml): the calls
+// bookflow makes to a supplier and the push it accepts. Its test holds this package's client
+// and the simulated supplier to it.
+//
+//go:embed openapi.yaml
+var OpenAPIYAML []byte

@@ -46,6 +46,7 @@ func TestStockReportValidation(t *testing.T) {
 		"night twice":        {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 1, "EUR"), night(d, &five, 1, "EUR")}}}},
 		"negative total":     {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &minus, 1, "EUR")}}}},
 		"negative rate":      {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, -1, "EUR")}}}},
+		"no rate":            {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 100, "EUR"), {Date: d.AddDays(1), Total: &five, Currency: "EUR"}}}}},
 		"no date":            {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(domain.Date{}, &five, 1, "EUR")}}}},
 		"bad currency":       {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 1, "euro")}}}},
 		"two currencies":     {HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{night(d, &five, 1, "EUR"), night(d.AddDays(1), &five, 1, "USD")}}}},
@@ -53,4 +54,23 @@ func TestStockReportValidation(t *testing.T) {
 	} {
 		assert.ErrorIs(t, r.Validate(), domain.ErrInvalid, name)
 	}
+	noRate := StockReport{HotelID: "h1", RoomTypes: []RoomTypeStock{{RoomTypeID: "dbl", Nights: []StockNight{{Date: d, Currency: "EUR"}}}}}
+	assert.ErrorContains(t, noRate.Validate(), "dbl on 2027-05-01: rate must be", "the refusal names the night")
+}
+
+func TestAReportIsOrderedByItsTimeOrTheFallbackAndNeverFromTheFuture(t *testing.T) {
+	now := time.Unix(1_900_000_000, 0)
+	fallback := now.Add(-time.Second)
+	at, err := StockReport{}.OrderedAt(fallback, now)
+	assert.NoError(t, err)
+	assert.Equal(t, fallback, at, "no report time: the fallback")
+	sent := now.Add(-time.Minute)
+	at, err = StockReport{ReportedAt: &sent}.OrderedAt(fallback, now)
+	assert.NoError(t, err)
+	assert.Equal(t, sent, at)
+	skewed, ahead := now.Add(4*time.Minute), now.Add(6*time.Minute)
+	_, err = StockReport{ReportedAt: &skewed}.OrderedAt(fallback, now)
+	assert.NoError(t, err, "a clock a little ahead is tolerated")
+	_, err = StockReport{ReportedAt: &ahead}.OrderedAt(fallback, now)
+	assert.ErrorIs(t, err, domain.ErrInvalid)
 }

@@ -41,6 +41,7 @@ var routeRoles = []struct {
 	{"GET", "/healthz", nil},
 	{"GET", "/readyz", nil},
 	{"GET", "/api/v1/openapi.json", nil},
+	{"GET", "/api/v1/supplier-openapi.json", nil},
 	{"POST", "/api/v1/webhooks/payments", nil},
 	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
 	{"GET", "/api/v1/hotels/:hotelId/availability/explain", everyone},
@@ -103,11 +104,13 @@ var routeRoles = []struct {
 	{"DELETE", "/api/v1/admin/sale-rules/:ruleId", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
+	{"DELETE", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"POST", "/api/v1/admin/allocations/batch", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", ruleMaker},
 	{"POST", "/api/v1/admin/stock-alert-thresholds/batch", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/stock-alert-thresholds", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/stock", ruleMaker},
+	{"POST", "/api/v1/admin/suppliers/:supplierId/sync", ruleMaker},
 }
 
 // The OpenAPI document says how each route is authenticated and which roles it serves

@@ -132,8 +132,12 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM allocations a
 		WHERE a.used <> COALESCE((SELECT sum(ba.quantity) FROM booking_allocations ba JOIN bookings b ON b.id = ba.booking_id
 			WHERE ba.resource_id = a.resource_id AND ba.unit_start = a.unit_start AND ba.channel_id = a.channel_id
-				AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0)`).Scan(&wrong))
+				AND ba.agent_id IS NOT DISTINCT FROM a.agent_id AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0)`).Scan(&wrong))
 	require.Zero(t, wrong, "allocations whose used count differs from what their bookings took")
+	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM booking_allocations ba
+		WHERE NOT EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = ba.resource_id AND a.unit_start = ba.unit_start
+			AND a.channel_id = ba.channel_id AND a.agent_id IS NOT DISTINCT FROM ba.agent_id)`).Scan(&wrong))
+	require.Zero(t, wrong, "rooms taken from allocations that are gone")
 	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM booking_allocations ba
 		JOIN bookings b ON b.id = ba.booking_id WHERE b.status NOT IN ('HOLD', 'CONFIRMED', 'COMPLETED')`).Scan(&wrong))
 	require.Zero(t, wrong, "allocation takes kept by bookings that no longer hold rooms")

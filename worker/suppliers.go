@@ -44,7 +44,7 @@ func (s SupplierSchedules) Ensure(ctx context.Context, sup db.Supplier) error {
 		every = DefaultSupplierSyncInterval
 	}
 	return ensureSchedule(ctx, s.Temporal, id, every, &client.ScheduleWorkflowAction{
-		ID: "supplier-sync-" + sup.ID, Workflow: workflows.SupplierSyncWorkflowName, TaskQueue: queue,
+		ID: workflows.SupplierSyncIDPrefix + sup.ID, Workflow: workflows.SupplierSyncWorkflowName, TaskQueue: queue,
 		Args: []any{sup.ID}})
 }
 

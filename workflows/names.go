@@ -48,6 +48,9 @@ const (
 	// SupplierSyncWorkflowName pulls one supplier's stock; each supplier's schedule
 	// (SupplierSyncScheduleID) starts it.
 	SupplierSyncWorkflowName = "SupplierSync"
+	// SupplierSyncIDPrefix starts the id of a supplier's SupplierSync workflows; the supplier id
+	// follows (the schedule's runs add the time they were due).
+	SupplierSyncIDPrefix = "supplier-sync-"
 	// ExpireStopSellsWorkflowName marks past stop-sells expired; ExpireStopSellsScheduleID starts
 	// it hourly.
 	ExpireStopSellsWorkflowName = "ExpireStopSells"

@@ -24,6 +24,8 @@ type Behaviour struct {
 	Fail     bool          // every request answers 503
 	Reject   bool          // every hold is rejected
 	Disagree int           // stock reports and quotes show this many rooms fewer than it has
+	// NoReportTime leaves reportedAt out of stock reports, as suppliers from before it did.
+	NoReportTime bool
 }
 
 type key struct {
@@ -108,11 +110,15 @@ func (s *Sim) Calls(path string) int {
 	return s.calls[path]
 }
 
-// Report is the hotel's stock on the nights [from, to), as the supplier reports it.
+// Report is the hotel's stock on the nights [from, to), as the supplier reports it now.
 func (s *Sim) Report(hotel string, from, to domain.Date) suppliers.StockReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := suppliers.StockReport{HotelID: hotel, RoomTypes: []suppliers.RoomTypeStock{}}
+	if !s.behaviour.NoReportTime {
+		now := time.Now()
+		r.ReportedAt = &now
+	}
 	byType := map[string]int{}
 	for d := from; d.Before(to); d = d.AddDays(1) {
 		for k, n := range s.stock {
@@ -144,35 +150,45 @@ func (s *Sim) reported(n *night) *int {
 // Handler serves the suppliers protocol.
 func (s *Sim) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /stock", s.guard("/stock", s.serveStock))
+	mux.HandleFunc("GET /stock", s.serveStock)
 	mux.HandleFunc("POST /quotes", s.guard("/quotes", s.serveQuote))
 	mux.HandleFunc("POST /holds", s.guard("/holds", s.serveHold))
 	mux.HandleFunc("POST /holds/{reference}/cancel", s.guard("/cancel", s.serveCancel))
 	return mux
 }
 
-// guard counts the call and applies the behaviour's delay and failure.
+// guard counts the call and applies the behaviour's failure and delay.
 func (s *Sim) guard(name string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.calls[name]++
-		b := s.behaviour
-		s.mu.Unlock()
-		if b.Delay > 0 {
-			select {
-			case <-time.After(b.Delay):
-			case <-r.Context().Done():
-				return
-			}
+		if s.arrive(w, r, name) {
+			h(w, r)
 		}
-		if b.Fail {
-			http.Error(w, "supplier unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		h(w, r)
 	}
 }
 
+// arrive counts a call, waits the behaviour's delay and answers its failure; it reports whether
+// the request goes on.
+func (s *Sim) arrive(w http.ResponseWriter, r *http.Request, name string) bool {
+	s.mu.Lock()
+	s.calls[name]++
+	b := s.behaviour
+	s.mu.Unlock()
+	if b.Delay > 0 {
+		select {
+		case <-time.After(b.Delay):
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	if b.Fail {
+		http.Error(w, "supplier unavailable", http.StatusServiceUnavailable)
+		return false
+	}
+	return true
+}
+
+// serveStock reads the stock when asked and answers after the delay, as a slow supplier's report
+// is the stock as it was when it read it.
 func (s *Sim) serveStock(w http.ResponseWriter, r *http.Request) {
 	from, err1 := domain.ParseDate(r.URL.Query().Get("from"))
 	to, err2 := domain.ParseDate(r.URL.Query().Get("to"))
@@ -180,7 +196,10 @@ func (s *Sim) serveStock(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "from and to are dates, to after from", http.StatusBadRequest)
 		return
 	}
-	writeJSON(w, s.Report(r.URL.Query().Get("hotelId"), from, to))
+	report := s.Report(r.URL.Query().Get("hotelId"), from, to)
+	if s.arrive(w, r, "/stock") {
+		writeJSON(w, report)
+	}
 }
 
 func (s *Sim) serveQuote(w http.ResponseWriter, r *http.Request) {
