@@ -1,0 +1,136 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// cancel cancels a booking that holds rooms: a paid one is refunded by the policy it was held
+// under, judged at the moment the cancel was accepted; an unpaid one just gives its nights back.
+// A confirmed stay that has begun is an early departure instead, and a stay that is over is not
+// cancelled.
+func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time, actor string) error {
+	if !b.status().HoldsInventory() || b.stayOver {
+		return nil
+	}
+	// A venue order has no early departure: it is refunded whole (new in its own workflows, so
+	// the version marker is not consulted for it).
+	if b.status().Used() && b.in.Order == nil &&
+		workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
+		if begun, err := b.departEarly(ctx, at); err != nil || begun {
+			return err
+		}
+	}
+	var err error
+	if b.state.Booking.Paid > 0 {
+		err = b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, ByPolicy: true,
+			CancelledAt: at, Actor: actor}, reason)
+	} else {
+		err = b.release(ctx, domain.StatusCancelled, reason, actor)
+	}
+	if err != nil || b.status().HoldsInventory() {
+		return err // a refund the database refused leaves the booking as it was: the supplier keeps it
+	}
+	return b.bookingOff(ctx, EventCancelled, reason)
+}
+
+// versionNoShow marks the workflows that wait for a check-in until their no-show deadline.
+const versionNoShow = "no-show"
+
+// checkIn marks the confirmed booking COMPLETED: staff checked its guest in.
+func (b *booking) checkIn(ctx workflow.Context, actor string) error {
+	var stored domain.Booking
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.CheckIn, b.in.BookingID, actor).Get(ctx, &stored); err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, "checked in"
+	b.logger.Info("Checked in")
+	return b.publish(ctx)
+}
+
+// noShow marks a confirmed booking nobody checked in by its deadline NO_SHOW: its units go back,
+// its payment is kept.
+func (b *booking) noShow(ctx workflow.Context) error {
+	var stored domain.Booking
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.NoShow, b.in.BookingID).Get(ctx, &stored); err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, "nobody checked in by the deadline"
+	b.logger.Info("No-show", "deadline", b.in.NoShowAt)
+	return b.publish(ctx)
+}
+
+// versionEarlyDeparture marks the workflows in which a cancel of a confirmed stay that has
+// begun is an early departure; histories from before it replay without the extra step.
+const versionEarlyDeparture = "early-departure"
+
+// departEarly asks the database whether the stay had begun, at the hotel, when the cancel was
+// accepted; if so the cancel is an early departure (the nights after that day go back on sale,
+// the payment stays: a policy refunds nothing once the stay has begun) and begun is true.
+func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, err error) {
+	var out activities.DepartEarlyOutput
+	err = workflow.ExecuteActivity(dbActivity(ctx), bookings.DepartEarly, activities.DepartEarlyInput{
+		BookingID: b.in.BookingID, At: at}).Get(ctx, &out)
+	if err != nil || !out.Begun {
+		return false, err
+	}
+	b.state.Booking, b.departed = out.Booking, true
+	b.state.Reason = "left early: the nights from " + out.Booking.CheckOut.String() + " are back on sale"
+	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut)
+	return true, b.publish(ctx)
+}
+
+// confirm confirms a held booking, with the payment that paid it (nil: without online payment),
+// for actor (empty: the payment, or nobody named).
+// When the database's clock says the hold ran out, the expiry wins, exactly once: the nights
+// are released, and a payment is then handled as a late one.
+func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor string) error {
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Confirm, activities.ConfirmInput{
+		BookingID: b.in.BookingID, Payment: pay, Actor: actor}).Get(ctx, &stored)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
+		b.logger.Info("Confirmation refused", "reason", appErr.Message())
+		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired", ""); err != nil {
+			return err
+		}
+		if err := b.bookingOff(ctx, EventExpired, b.state.Reason); err != nil {
+			return err
+		}
+		if pay == nil {
+			return nil
+		}
+		return b.latePayment(ctx, *pay)
+	}
+	if err != nil {
+		return err
+	}
+	b.state.Booking = stored
+	b.state.Reason = ""
+	b.logger.Info("Booking confirmed", "paid", stored.Paid)
+	return b.publish(ctx)
+}
+
+// release gives the nights of an unpaid booking back and moves it to status to (the reason of
+// a REJECTED one is recorded as its refusal), for actor (empty: an expiry is the hold timer's).
+func (b *booking) release(ctx workflow.Context, to domain.Status, reason, actor string) error {
+	in := activities.ReleaseInput{BookingID: b.in.BookingID, To: to, Actor: actor}
+	if to == domain.StatusRejected {
+		in.Refusal = reason
+	}
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Release, in).Get(ctx, &stored)
+	if err != nil {
+		return err
+	}
+	b.state.Booking = stored
+	b.state.Reason = reason
+	b.logger.Info("Rooms released", "status", to, "reason", reason)
+	return b.publish(ctx)
+}
