@@ -14,7 +14,7 @@ import (
 )
 
 // A night's stock may be split between channels: each sells from its own allocation first, then
-// from the shared pool, which is the total less every allocation. A direct sale, or a channel
+// from the shared pool, which is the total less every allocation (and less its blocked rooms). A direct sale, or a channel
 // without an allocation, sells from the pool alone. Allocation rows are written only under the
 // lock of their inventory row, so a decision on the locked rows holds until commit.
 
@@ -65,14 +65,14 @@ func (s *Store) SetAllocations(ctx context.Context, sets []AllocationSet) error 
 func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a AllocationSet) error {
 	var nights, missing, unlimited, over, belowUsed, overPromised int
 	err := tx.QueryRow(ctx, `WITH night AS (SELECT d FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d),
-		state AS (SELECT n.d, i.total, i.reserved, i.unit_start IS NULL AS missing,
+		state AS (SELECT n.d, i.total, i.reserved, i.blocked, i.unit_start IS NULL AS missing,
 				COALESCE((SELECT sum(allotted) FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND o.channel_id <> $4), 0) AS others,
 				COALESCE((SELECT sum(allotted - used) FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND o.channel_id <> $4), 0) AS others_free,
 				COALESCE((SELECT used FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND o.channel_id = $4), 0) AS used
 			FROM night n LEFT JOIN inventory i ON i.resource_id = $1 AND i.unit_start = n.d)
 		SELECT count(*), count(*) FILTER (WHERE missing), count(*) FILTER (WHERE NOT missing AND total IS NULL),
 			count(*) FILTER (WHERE others + $5 > total), count(*) FILTER (WHERE used > $5),
-			count(*) FILTER (WHERE others_free + $5 - used > total - reserved)
+			count(*) FILTER (WHERE others_free + $5 - used > total - reserved - blocked)
 		FROM state`, resourceID, a.From.Time(), a.To.Time(), a.ChannelID, a.Allotted).Scan(&nights, &missing, &unlimited, &over,
 		&belowUsed, &overPromised)
 	switch {
@@ -87,7 +87,7 @@ func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a Allocatio
 	case belowUsed > 0:
 		return fmt.Errorf("%w: on %d nights channel %s already sold more than %d from its allocation", domain.ErrConflict, belowUsed, a.ChannelID, a.Allotted)
 	case overPromised > 0:
-		return fmt.Errorf("%w: on %d nights the unsold allocations would promise more rooms than are left unsold", domain.ErrConflict, overPromised)
+		return fmt.Errorf("%w: on %d nights the unsold allocations would promise more rooms than are left unsold (and not blocked)", domain.ErrConflict, overPromised)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO allocations (resource_id, unit_start, channel_id, allotted)
 		SELECT $1, d, $4, $5 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d ORDER BY d
@@ -114,6 +114,7 @@ type NightShares struct {
 	Date     domain.Date    `json:"date"`
 	Total    *int           `json:"total"` // nil: unlimited
 	Reserved int            `json:"reserved"`
+	Blocked  int            `json:"blocked"`  // rooms out of order, taken from the pool
 	Pool     int            `json:"pool"`     // the shared pool's size: total less every allocation
 	PoolLeft int            `json:"poolLeft"` // what the pool has left to sell
 	Channels []ChannelShare `json:"channels"`
@@ -121,7 +122,7 @@ type NightShares struct {
 
 // Allocations returns how a room type's nights in [from, to) are split between channels.
 func (s *Store) Allocations(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date) ([]NightShares, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.unit_start, i.total, i.reserved, a.channel_id, a.allotted, a.used
+	rows, err := s.pool.Query(ctx, `SELECT i.unit_start, i.total, i.reserved, i.blocked, a.channel_id, a.allotted, a.used
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
 		LEFT JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
 		WHERE r.hotel_id = $1 AND r.code = $2 AND i.unit_start >= $3 AND i.unit_start < $4
@@ -134,15 +135,15 @@ func (s *Store) Allocations(ctx context.Context, hotelID, roomTypeID string, fro
 	for rows.Next() {
 		var start time.Time
 		var total *int
-		var reserved int
+		var reserved, blocked int
 		var channel *string
 		var allotted, used *int
-		if err := rows.Scan(&start, &total, &reserved, &channel, &allotted, &used); err != nil {
+		if err := rows.Scan(&start, &total, &reserved, &blocked, &channel, &allotted, &used); err != nil {
 			return nil, err
 		}
 		date := domain.DateOf(start, time.UTC)
 		if len(out) == 0 || out[len(out)-1].Date != date {
-			out = append(out, NightShares{Date: date, Total: total, Reserved: reserved, Channels: []ChannelShare{}})
+			out = append(out, NightShares{Date: date, Total: total, Reserved: reserved, Blocked: blocked, Channels: []ChannelShare{}})
 		}
 		n := &out[len(out)-1]
 		if channel != nil {
@@ -160,7 +161,7 @@ func (s *Store) Allocations(ctx context.Context, hotelID, roomTypeID string, fro
 			allotted, used = allotted+c.Allotted, used+c.Used
 		}
 		n.Pool = *n.Total - allotted
-		n.PoolLeft = max(n.Pool-(n.Reserved-used), 0)
+		n.PoolLeft = max(n.Pool-n.Blocked-(n.Reserved-used), 0)
 	}
 	return out, rows.Err()
 }
@@ -177,10 +178,10 @@ type nightShare struct {
 func lineShares(ctx context.Context, tx pgx.Tx, l line, channel string) ([]nightShare, error) {
 	rows, err := tx.Query(ctx, `SELECT i.unit_start, i.total IS NULL,
 			COALESCE(sum(a.allotted - a.used) FILTER (WHERE a.channel_id = $4), 0),
-			COALESCE(i.total, 0) - COALESCE(sum(a.allotted), 0) - (i.reserved - COALESCE(sum(a.used), 0))
+			COALESCE(i.total, 0) - COALESCE(sum(a.allotted), 0) - i.blocked - (i.reserved - COALESCE(sum(a.used), 0))
 		FROM inventory i LEFT JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
 		WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
-		GROUP BY i.unit_start, i.total, i.reserved ORDER BY i.unit_start`, l.resourceID, l.from, l.to, channel)
+		GROUP BY i.unit_start, i.total, i.reserved, i.blocked ORDER BY i.unit_start`, l.resourceID, l.from, l.to, channel)
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"POST", "/api/v1/admin/allocations/batch", ruleMaker},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/blocked-rooms", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", ruleMaker},
 	{"POST", "/api/v1/admin/stock-alert-thresholds/batch", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/stock-alert-thresholds", ruleMaker},
