@@ -340,6 +340,11 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	v := view(state.Booking, state.Reason)
 	switch state.Booking.Status {
 	case domain.StatusRejected:
+		if stored, err := s.store.GetBooking(ctx, id); err == nil && stored.Refusal != "" {
+			// The workflow's state has the refusal's message, the stored row says which sale
+			// rule (or night without a rate) refused it, as a customer is told too.
+			v = view(stored, state.Reason)
+		}
 		return newError(http.StatusConflict, "unavailable", "%s", v.Reason)
 	case domain.StatusHold:
 		return c.JSON(http.StatusCreated, v)

@@ -258,6 +258,42 @@ func (s *Server) setRates(c echo.Context) error {
 		"to": req.To, "rate": rate.Amount, "currency": rate.Currency, "free": req.Free, "nightsUpdated": n})
 }
 
+type blockedRoomsRequest struct {
+	From    domain.Date `json:"from"`
+	To      domain.Date `json:"to"`
+	Blocked *int        `json:"blocked"`
+}
+
+// setBlockedRooms sets how many rooms of a room type are out of order on each night of
+// [from, to): they are neither sold nor for sale. Admins, and supplier staff for their
+// suppliers' hotels. Audited.
+func (s *Server) setBlockedRooms(c echo.Context) error {
+	hotelID, roomTypeID := c.Param("hotelId"), c.Param("roomTypeId")
+	if err := s.mayManageRules(c, hotelID); err != nil {
+		return err
+	}
+	var req blockedRoomsRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if err := validateRange(domain.Stay{CheckIn: req.From, CheckOut: req.To}); err != nil {
+		return err
+	}
+	if req.Blocked == nil || *req.Blocked < 0 || *req.Blocked > maxTotalRooms {
+		return fmt.Errorf("%w: blocked must be between 0 and %d", domain.ErrInvalid, maxTotalRooms)
+	}
+	p := db.BlockRooms{HotelID: hotelID, RoomTypeID: roomTypeID, From: req.From, To: req.To, Blocked: *req.Blocked}
+	n, err := s.store.SetBlockedRooms(c.Request().Context(), p)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "set-blocked-rooms", "", "", map[string]any{"request": p, "nightsUpdated": n}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "roomTypeId": roomTypeID, "from": req.From,
+		"to": req.To, "blocked": p.Blocked, "nightsUpdated": n})
+}
+
 // setCancellationPolicy replaces a hotel's cancellation policy; bookings cancelled later are
 // refunded by it.
 func (s *Server) setCancellationPolicy(c echo.Context) error {

@@ -248,6 +248,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.setAllocation)
 	rules.add(http.MethodDelete, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.deleteAllocation)
 	rules.add(http.MethodPost, "/allocations/batch", s.setAllocationsBatch)
+	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/blocked-rooms", s.setBlockedRooms)
 	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", s.setStockAlertThreshold)
 	rules.add(http.MethodPost, "/stock-alert-thresholds/batch", s.setStockAlertThresholdsBatch)
 	rules.add(http.MethodGet, "/hotels/:hotelId/stock-alert-thresholds", s.listStockAlertThresholds)

@@ -87,10 +87,10 @@ func (s *Store) StockAlertThresholds(ctx context.Context, hotelID string) (map[s
 func raiseLowStock(ctx context.Context, tx pgx.Tx, resourceID int64, stay domain.Stay) error {
 	_, err := tx.Exec(ctx, `INSERT INTO stock_alerts (kind, hotel_id, room_type, night, detail)
 		SELECT 'low_stock', r.hotel_id, r.code, i.unit_start::date,
-			format('%s rooms left, below the threshold of %s', i.total - i.reserved, t.threshold)
+			format('%s rooms left, below the threshold of %s', `+unitsLeft+`, t.threshold)
 		FROM resources r JOIN stock_alert_thresholds t ON t.hotel_id = r.hotel_id AND t.room_type = r.code
 		JOIN inventory i ON i.resource_id = r.id AND i.unit_start >= $2 AND i.unit_start < $3
-		WHERE r.id = $1 AND i.total IS NOT NULL AND i.total - i.reserved < t.threshold
+		WHERE r.id = $1 AND i.total IS NOT NULL AND `+unitsLeft+` < t.threshold
 		ON CONFLICT DO NOTHING`, resourceID, stay.CheckIn.Time(), stay.CheckOut.Time())
 	return err
 }

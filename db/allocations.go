@@ -15,7 +15,8 @@ import (
 
 // A night's stock may be split between channels, and within a channel given to one of its
 // agents. An agent's sale takes from its own allocation first, then its channel's (which every
-// agent of the channel shares), then the shared pool, which is the total less every allocation:
+// agent of the channel shares), then the shared pool, which is the total less every allocation and
+// less its blocked rooms:
 // what an agent holds for itself is spent before what its colleagues could sell. A direct sale,
 // or a channel without an allocation, sells from the pool alone. Allocation rows are written
 // only under the lock of their inventory row, so a decision on the locked rows holds until
@@ -79,14 +80,14 @@ func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a Allocatio
 	}
 	var nights, missing, unlimited, over, belowUsed, overPromised int
 	err := tx.QueryRow(ctx, `WITH night AS (SELECT d FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d),
-		state AS (SELECT n.d, i.total, i.reserved, i.unit_start IS NULL AS missing,
+		state AS (SELECT n.d, i.total, i.reserved, i.blocked, i.unit_start IS NULL AS missing,
 				COALESCE((SELECT sum(allotted) FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND NOT (`+allocationOf("$4", "$6")+`)), 0) AS others,
 				COALESCE((SELECT sum(allotted - used) FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND NOT (`+allocationOf("$4", "$6")+`)), 0) AS others_free,
 				COALESCE((SELECT used FROM allocations o WHERE o.resource_id = $1 AND o.unit_start = n.d AND `+allocationOf("$4", "$6")+`), 0) AS used
 			FROM night n LEFT JOIN inventory i ON i.resource_id = $1 AND i.unit_start = n.d)
 		SELECT count(*), count(*) FILTER (WHERE missing), count(*) FILTER (WHERE NOT missing AND total IS NULL),
 			count(*) FILTER (WHERE others + $5 > total), count(*) FILTER (WHERE used > $5),
-			count(*) FILTER (WHERE others_free + $5 - used > total - reserved)
+			count(*) FILTER (WHERE others_free + $5 - used > total - reserved - blocked)
 		FROM state`, resourceID, a.From.Time(), a.To.Time(), a.ChannelID, a.Allotted, a.AgentID).Scan(&nights, &missing, &unlimited, &over,
 		&belowUsed, &overPromised)
 	switch {
@@ -101,7 +102,7 @@ func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a Allocatio
 	case belowUsed > 0:
 		return fmt.Errorf("%w: on %d nights %s already sold more than %d from its allocation", domain.ErrConflict, belowUsed, a.holder(), a.Allotted)
 	case overPromised > 0:
-		return fmt.Errorf("%w: on %d nights the unsold allocations would promise more rooms than are left unsold", domain.ErrConflict, overPromised)
+		return fmt.Errorf("%w: on %d nights the unsold allocations would promise more rooms than are left unsold (and not blocked)", domain.ErrConflict, overPromised)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO allocations (resource_id, unit_start, channel_id, agent_id, allotted)
 		SELECT $1, d, $4, NULLIF($6, ''), $5 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d ORDER BY d
@@ -201,6 +202,7 @@ type NightShares struct {
 	Date     domain.Date    `json:"date"`
 	Total    *int           `json:"total"` // nil: unlimited
 	Reserved int            `json:"reserved"`
+	Blocked  int            `json:"blocked"`  // rooms out of order, taken from the pool
 	Pool     int            `json:"pool"`     // the shared pool's size: total less every allocation
 	PoolLeft int            `json:"poolLeft"` // what the pool has left to sell
 	Channels []ChannelShare `json:"channels"`
@@ -208,7 +210,7 @@ type NightShares struct {
 
 // Allocations returns how a room type's nights in [from, to) are split between channels.
 func (s *Store) Allocations(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date) ([]NightShares, error) {
-	rows, err := s.pool.Query(ctx, `SELECT i.unit_start, i.total, i.reserved, a.channel_id, COALESCE(a.agent_id, ''), a.allotted, a.used
+	rows, err := s.pool.Query(ctx, `SELECT i.unit_start, i.total, i.reserved, i.blocked, a.channel_id, COALESCE(a.agent_id, ''), a.allotted, a.used
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
 		LEFT JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
 		WHERE r.hotel_id = $1 AND r.code = $2 AND i.unit_start >= $3 AND i.unit_start < $4
@@ -221,16 +223,16 @@ func (s *Store) Allocations(ctx context.Context, hotelID, roomTypeID string, fro
 	for rows.Next() {
 		var start time.Time
 		var total *int
-		var reserved int
+		var reserved, blocked int
 		var channel *string
 		var agent string
 		var allotted, used *int
-		if err := rows.Scan(&start, &total, &reserved, &channel, &agent, &allotted, &used); err != nil {
+		if err := rows.Scan(&start, &total, &reserved, &blocked, &channel, &agent, &allotted, &used); err != nil {
 			return nil, err
 		}
 		date := domain.DateOf(start, time.UTC)
 		if len(out) == 0 || out[len(out)-1].Date != date {
-			out = append(out, NightShares{Date: date, Total: total, Reserved: reserved, Channels: []ChannelShare{}})
+			out = append(out, NightShares{Date: date, Total: total, Reserved: reserved, Blocked: blocked, Channels: []ChannelShare{}})
 		}
 		n := &out[len(out)-1]
 		if channel != nil {
@@ -248,7 +250,7 @@ func (s *Store) Allocations(ctx context.Context, hotelID, roomTypeID string, fro
 			allotted, used = allotted+c.Allotted, used+c.Used
 		}
 		n.Pool = *n.Total - allotted
-		n.PoolLeft = max(n.Pool-(n.Reserved-used), 0)
+		n.PoolLeft = max(n.Pool-n.Blocked-(n.Reserved-used), 0)
 	}
 	return out, rows.Err()
 }
@@ -268,10 +270,10 @@ func lineShares(ctx context.Context, tx pgx.Tx, l line, channel, agent string) (
 	rows, err := tx.Query(ctx, `SELECT i.unit_start, i.total IS NULL,
 			COALESCE(sum(a.allotted - a.used) FILTER (WHERE a.channel_id = $4 AND a.agent_id = $5), 0),
 			COALESCE(sum(a.allotted - a.used) FILTER (WHERE a.channel_id = $4 AND a.agent_id IS NULL), 0),
-			COALESCE(i.total, 0) - COALESCE(sum(a.allotted), 0) - (i.reserved - COALESCE(sum(a.used), 0))
+			COALESCE(i.total, 0) - COALESCE(sum(a.allotted), 0) - i.blocked - (i.reserved - COALESCE(sum(a.used), 0))
 		FROM inventory i LEFT JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
 		WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
-		GROUP BY i.unit_start, i.total, i.reserved ORDER BY i.unit_start`, l.resourceID, l.from, l.to, channel, agent)
+		GROUP BY i.unit_start, i.total, i.reserved, i.blocked ORDER BY i.unit_start`, l.resourceID, l.from, l.to, channel, agent)
 	if err != nil {
 		return nil, err
 	}

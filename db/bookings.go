@@ -164,8 +164,8 @@ const (
 
 // reserveStay judges a new booking's stay by the hotel's sale rules, then takes its nights: it
 // stores the booking REJECTED (with the refusing rule, or the night without a rate) or priced,
-// and returns it. The rules are read here, after insertBooking took the hotel's sale lock, in
-// statements that see every rule committed before it (see migration 00020): a rule answered
+// and returns it. The rules are read here, after insertBooking took the room type's sale lock,
+// in statements that see every rule committed before it (see migration 00020): a rule answered
 // before this sale got the lock applies to it, and a rule write waits for it otherwise.
 func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup) (domain.Booking, error) {
 	req := p.Request
@@ -237,9 +237,10 @@ type saleSetup struct {
 
 // insertBooking writes the booking row of a reservation in status, unless a row with its id
 // exists (inserted is then false). The hotel's policy and time zone are copied onto the booking:
-// a cancellation is judged by the terms it was held under. It takes the hotel's sale lock (its
-// row FOR KEY SHARE, which only a rule write's FOR UPDATE conflicts with): read the sale rules
-// after it, in a later statement.
+// a cancellation is judged by the terms it was held under. Inserting the row takes the sale
+// lock of its room type: the foreign key's check locks the resources row FOR KEY SHARE at the
+// end of the statement, which only a rule write's FOR UPDATE conflicts with (lockSaleRules).
+// Read the sale rules after it, in a later statement.
 func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domain.Status) (sale saleSetup, inserted bool, err error) {
 	req := p.Request
 	err = tx.QueryRow(ctx, `SELECT r.id,
@@ -257,7 +258,6 @@ func insertBooking(ctx context.Context, tx pgx.Tx, p ReserveParams, status domai
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12, now() + $10 * interval '1 microsecond',
 			h.time_zone, `+policyJSON+`, $13, $14, $15
 		FROM hotels h WHERE h.id = $11
-		FOR KEY SHARE
 		ON CONFLICT DO NOTHING`,
 		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), sale.resourceID,
 		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), req.HotelID, status,
@@ -532,13 +532,15 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 	return booking, err
 }
 
-// judgeRetake judges a hotel booking's sale rules as a new hold would now, after taking the
-// hotel's sale lock (venues have no sale rules).
+// judgeRetake judges a hotel booking's sale rules as a new hold would now, after taking its
+// room type's sale lock (the row FOR KEY SHARE, as a new booking row's foreign key takes it: see
+// lockSaleRules). Venues have no sale rules.
 func judgeRetake(ctx context.Context, tx pgx.Tx, b domain.Booking) error {
 	if b.VenueID != "" {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = $1 FOR KEY SHARE`, b.HotelID); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM resources r JOIN bookings b ON b.resource_id = r.id
+		WHERE b.id = $1 FOR KEY SHARE OF r`, b.ID); err != nil {
 		return err
 	}
 	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: b.RoomTypeID,

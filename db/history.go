@@ -68,10 +68,14 @@ type UnitChange struct {
 	ClosedAfter    *bool     `json:"closedAfter,omitempty"`
 	ClosedReason   string    `json:"closedReason,omitempty"`
 	BookingID      string    `json:"bookingId,omitempty"`
+	// BlockedBefore and BlockedAfter count its rooms out of order (recorded from migration 00020).
+	BlockedBefore *int `json:"blockedBefore,omitempty"`
+	BlockedAfter  *int `json:"blockedAfter,omitempty"`
 }
 
 const unitChangeColumns = `c.at, r.code, c.unit_start, c.change, c.reserved_before, c.reserved_after, c.total_before,
-	c.total_after, c.closed_before, c.closed_after, COALESCE(c.closed_reason, ''), COALESCE(c.booking_id, '')`
+	c.total_after, c.closed_before, c.closed_after, COALESCE(c.closed_reason, ''), COALESCE(c.booking_id, ''),
+	c.blocked_before, c.blocked_after`
 
 // BookingHistory returns a booking's state changes and the unit changes made for it, oldest
 // first.

@@ -117,19 +117,25 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 		if err := lockLines(ctx, tx, []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}); err != nil {
 			return err
 		}
-		var short int
-		err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT i.unit_start FROM inventory i
+		var short, blocked int
+		err = tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM (SELECT i.unit_start FROM inventory i
 				JOIN allocations a ON a.resource_id = i.resource_id AND a.unit_start = i.unit_start
 				WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
-				GROUP BY i.unit_start, i.reserved
-				HAVING $4 OR sum(a.allotted) > $5 OR i.reserved + sum(a.allotted - a.used) > $5) x`,
-			resourceID, p.From.Time(), p.To.Time(), p.Unlimited, p.TotalRooms).Scan(&short)
+				GROUP BY i.unit_start, i.reserved, i.blocked
+				HAVING $4 OR sum(a.allotted) > $5 OR i.reserved + i.blocked + sum(a.allotted - a.used) > $5) x),
+			(SELECT count(*) FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
+				AND NOT $4 AND i.blocked > 0 AND i.reserved + i.blocked > $5)`,
+			resourceID, p.From.Time(), p.To.Time(), p.Unlimited, p.TotalRooms).Scan(&short, &blocked)
 		if err != nil {
 			return err
 		}
 		if short > 0 {
 			return fmt.Errorf("%w: %d nights in [%s, %s) promise channels more rooms than %d (or stock split between "+
 				"channels cannot be unlimited): lower or remove the allocations first", domain.ErrConflict, short, p.From, p.To, p.TotalRooms)
+		}
+		if blocked > 0 {
+			return fmt.Errorf("%w: on %d nights in [%s, %s) more rooms are reserved and blocked (out of order) than %d: "+
+				"unblock rooms first", domain.ErrConflict, blocked, p.From, p.To, p.TotalRooms)
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO inventory (resource_id, unit_start, total, rate, currency, free, synced_at, synced_from)
 			SELECT $1, d, $4, $5, $6, $8, now(), $7 FROM generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
@@ -145,6 +151,64 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 		}
 		return err
 	})
+}
+
+// BlockRooms sets Blocked rooms of a room type out of order on every night of [From, To):
+// neither sold nor for sale (a stop-sell closes a night whole; this takes some rooms away).
+type BlockRooms struct {
+	HotelID    string      `json:"hotelId"`
+	RoomTypeID string      `json:"roomTypeId"`
+	From       domain.Date `json:"from"`
+	To         domain.Date `json:"to"`
+	Blocked    int         `json:"blocked"`
+}
+
+// SetBlockedRooms sets the blocked rooms of every night of the range, all or none, under the
+// nights' lock, and returns how many nights it set. A night not on sale, unlimited stock (no
+// rooms to count), or more blocked rooms than the night has free (not sold, held or promised to
+// a channel's allocation) is a conflict and changes nothing: blocking never oversells.
+func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) {
+	var nights int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var resourceID int64
+		err := tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`, p.HotelID, p.RoomTypeID).Scan(&resourceID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, p.HotelID, p.RoomTypeID)
+		}
+		if err != nil {
+			return err
+		}
+		if err := lockLines(ctx, tx, []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}); err != nil {
+			return err
+		}
+		var unlimited, short, leastFree int
+		err = tx.QueryRow(ctx, `WITH night AS (
+				SELECT i.total, i.total - i.reserved - COALESCE((SELECT sum(a.allotted - a.used) FROM allocations a
+					WHERE a.resource_id = i.resource_id AND a.unit_start = i.unit_start), 0) AS free
+				FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3)
+			SELECT count(*), count(*) FILTER (WHERE total IS NULL), count(*) FILTER (WHERE free < $4 AND $4 > 0),
+				COALESCE(min(free), 0) FROM night`,
+			resourceID, p.From.Time(), p.To.Time(), p.Blocked).Scan(&nights, &unlimited, &short, &leastFree)
+		span := domain.Stay{CheckIn: p.From, CheckOut: p.To}
+		switch {
+		case err != nil:
+			return err
+		case nights < span.Nights():
+			return fmt.Errorf("%w: %d nights of %s/%s in [%s, %s) are not on sale", domain.ErrConflict,
+				span.Nights()-nights, p.HotelID, p.RoomTypeID, p.From, p.To)
+		case unlimited > 0 && p.Blocked > 0:
+			return fmt.Errorf("%w: %d nights of %s/%s in [%s, %s) have unlimited stock: there are no rooms to block",
+				domain.ErrConflict, unlimited, p.HotelID, p.RoomTypeID, p.From, p.To)
+		case short > 0:
+			return fmt.Errorf("%w: on %d nights of %s/%s in [%s, %s) fewer than %d rooms are free to block (%d on the "+
+				"scarcest; the others are sold, held or allotted to channels): nothing was blocked", domain.ErrConflict,
+				short, p.HotelID, p.RoomTypeID, p.From, p.To, p.Blocked, max(leastFree, 0))
+		}
+		_, err = tx.Exec(ctx, `UPDATE inventory SET blocked = $4 WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
+			resourceID, p.From.Time(), p.To.Time(), p.Blocked)
+		return err
+	})
+	return nights, err
 }
 
 // NightAvailability is what is left of a room type on one night.
@@ -175,7 +239,7 @@ type RoomTypeAvailability struct {
 func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay domain.Stay) ([]RoomTypeAvailability, error) {
 	rows, err := s.pool.Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0), i.unit_start IS NOT NULL AND i.total IS NULL
 			AND i.closed_at IS NULL, a.allotted IS NOT NULL AND i.total IS NOT NULL,
-			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - (i.reserved - a.used), 0)
+			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - i.blocked - (i.reserved - a.used), 0)
 		FROM resources r
 		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 		-- One primary-key lookup per night (LIMIT 1 keeps the planner from flattening it): a

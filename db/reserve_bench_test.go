@@ -15,8 +15,8 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// BenchmarkReserve measures reservations of 3 nights by 8 concurrent clients, on one hot room
-// type and spread over 50 hotels, for a hotel without sale rules (the one-round-trip path) and
+// BenchmarkReserve measures reservations of 3 nights by one client, and by 8 concurrent clients
+// on one hot room type and spread over 50 hotels, for a hotel without sale rules (the one-round-trip path) and
 // one with a rule in force (the full path), so a change to either path is measured beside the
 // other on the same machine:
 //
@@ -51,6 +51,16 @@ func BenchmarkReserve(b *testing.B) {
 			}
 		})
 	}
+	b.Run("one client, no rules (one round trip)", func(b *testing.B) {
+		for b.Loop() {
+			i := n.Add(1)
+			p := holdParams(fmt.Sprintf("bench-%d", i), "k", stay3, 1)
+			p.Request.HotelID = "hot"
+			if booking, err := d.Store.Reserve(ctx, p); err != nil || booking.Status != domain.StatusHold {
+				b.Fatalf("reservation %d: %v %s", i, err, booking.Status)
+			}
+		}
+	})
 	b.Run("one hot room type, no rules (one round trip)", func(b *testing.B) {
 		run(b, func(int64) string { return "hot" }, func(int64) domain.Stay { return stay3 })
 	})

@@ -96,6 +96,10 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 			From: dec10, To: dec13, TotalRooms: 3}))
 		require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: h, RoomTypeID: "open",
 			From: dec10, To: dec13, Unlimited: true, Rate: eur(5000)}))
+		d.SetInventory(t, h, "blocked", dec10, dec13, 3) // 2 rooms of Dec 11 out of order
+		_, err = d.Store.SetBlockedRooms(ctx, db.BlockRooms{HotelID: h, RoomTypeID: "blocked", From: dec10.AddDays(1),
+			To: dec10.AddDays(2), Blocked: 2})
+		require.NoError(t, err)
 		// A rate of 0 on one night: by mistake (zero), or meant (free).
 		for _, rt := range []string{"zero", "free"} {
 			d.SetInventory(t, h, rt, dec10, dec13, 3)
@@ -135,9 +139,17 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 			assert.Empty(t, b.Refusal, "a refusal by stock needs no more words")
 		}
 	}
+	blocked := holdParams("c3", "k-blocked", stay3, 2)
+	blocked.Request.RoomTypeID = "blocked"
+	b, _ := sameOutcome(t, d, "more than the rooms not blocked", blocked, "blocked")
+	assert.Equal(t, domain.StatusRejected, b.Status)
+	blocked.IdempotencyKey, blocked.Request.Quantity = "k-blocked-1", 1
+	b, _ = sameOutcome(t, d, "the room not blocked", blocked, "blocked")
+	assert.Equal(t, domain.StatusHold, b.Status)
+
 	free := holdParams("c3", "k-free", stay3, 1)
 	free.Request.RoomTypeID = "free"
-	b, _ := sameOutcome(t, d, "a night given away on purpose", free, "free")
+	b, _ = sameOutcome(t, d, "a night given away on purpose", free, "free")
 	assert.Equal(t, domain.StatusHold, b.Status)
 	assert.Equal(t, int64(20000), b.Price.Total)
 	open := holdParams("c4", "k4", stay3, 500)

@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
 
 // A sale rule applies from the moment it is answered: a rule write and the reservations at its
-// hotel are serialised on the hotel's row (the write takes it FOR UPDATE, a reservation FOR KEY
-// SHARE from its booking row on, and reads the rules after). These tests stop a reservation in
+// hotel are serialised on the room types' rows (the write takes them FOR UPDATE, a reservation
+// its own FOR KEY SHARE with its booking row, through the foreign key, and reads the rules
+// after). These tests stop a reservation in
 // flight, with the nights locked by another transaction, on both reservation paths.
 
 // lockWaiters counts the backends of the test's database waiting for a lock.
@@ -148,13 +150,12 @@ func TestAHoldStartedWhileAStopSellIsBeingWrittenSeesIt(t *testing.T) {
 }
 
 // lockHotelAndStopSell writes a stop-sell over the night of Dec 11 at hotel in tx as
-// CreateSaleRules does: the hotel's row locked first.
+// CreateSaleRules does: the hotel's sale lock first.
 func lockHotelAndStopSell(t *testing.T, tx pgx.Tx, hotel string) {
 	t.Helper()
 	ctx := context.Background()
-	_, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = $1 FOR UPDATE`, hotel)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `INSERT INTO sale_rules (kind, hotel_id, from_date, to_date, reason, set_by)
+	require.NoError(t, db.LockSaleRules(ctx, tx, hotel))
+	_, err := tx.Exec(ctx, `INSERT INTO sale_rules (kind, hotel_id, from_date, to_date, reason, set_by)
 		VALUES ('stop_sell', $1, $2, $3, 'event', 'tester')`, hotel, dec10.AddDays(1).Time(), dec10.AddDays(2).Time())
 	require.NoError(t, err)
 }

@@ -224,14 +224,20 @@ func (s *Store) ExpireStopSells(ctx context.Context) (int, error) {
 const stopSellOverSQL = `r.kind = 'stop_sell' AND r.cancelled_at IS NULL AND r.expired_at IS NULL
 	AND r.to_date <= (now() AT TIME ZONE h.time_zone)::date`
 
-// lockSaleRules takes the sale lock of hotels for a rule write: their rows FOR UPDATE, in id
-// order (no deadlock between batches), in the write's transaction before it changes a rule. It
-// waits for every reservation in flight at them (each holds its hotel's row FOR KEY SHARE from
-// its booking row on, see insertBooking) and holds new ones until the write commits, so a rule
-// applies to every sale not committed before it is answered. Hotels without rule writes never
-// wait. An unknown hotel is left to the write's own checks.
+// lockSaleRules takes the sale lock of hotels for a rule write, in its transaction before it
+// changes a rule: their rows, then their room types' rows (resources), FOR UPDATE in id order
+// (no deadlock between writes). A reservation holds its room type's row FOR KEY SHARE from its
+// booking row on (the foreign key's check, see insertBooking) and reads the rules after, so the
+// write waits for every reservation in flight at the hotel and holds new ones until it commits:
+// a rule applies to every sale not committed before it is answered. A room type being added
+// holds the hotel's row FOR KEY SHARE, so the second statement, which sees what committed while
+// the first waited, misses none. Reservations take no lock of their own for this, and hotels
+// without rule writes never wait. An unknown hotel is left to the write's own checks.
 func lockSaleRules(ctx context.Context, tx pgx.Tx, hotels ...string) error {
-	_, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = ANY($1) ORDER BY id FOR UPDATE`, hotels)
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = ANY($1) ORDER BY id FOR UPDATE`, hotels); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `SELECT 1 FROM resources WHERE hotel_id = ANY($1) ORDER BY id FOR UPDATE`, hotels)
 	return err
 }
 
@@ -265,8 +271,8 @@ type batchQuerier interface {
 }
 
 // judgeSale evaluates the rules in force at the sale's hotel, read in one round trip with its
-// date (when c.Today is zero). In a reservation (or a retake) the hotel's sale lock must be held
-// first (see insertBooking) so that no rule write is in flight.
+// date (when c.Today is zero). In a reservation (or a retake) the room type's sale lock must be
+// held first (see insertBooking) so that no rule write is in flight.
 func judgeSale(ctx context.Context, q batchQuerier, c domain.SaleContext) (domain.SaleVerdict, error) {
 	b := &pgx.Batch{}
 	if c.Today.IsZero() {

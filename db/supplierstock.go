@@ -251,32 +251,41 @@ func (s *Store) SupplierHotels(ctx context.Context, supplierID string) ([]string
 }
 
 // StockNightView is one night of supplier stock as operators see it: total (nil: unlimited),
-// what is sold (confirmed), held (awaiting payment or the supplier), closed, available (Unlimited
-// when the total is), and when and from where the total last came.
+// what is sold (confirmed), held (awaiting payment or the supplier), blocked rooms (out of
+// order), whether it is closed (Blocked: closed, or under a stop-sell for every sale, named by
+// StopSellID), available (Unlimited when the total is), and when and from where the total last
+// came.
 type StockNightView struct {
-	RoomTypeID string      `json:"roomTypeId"`
-	Date       domain.Date `json:"date"`
-	Total      *int        `json:"total"`
-	Sold       int         `json:"sold"`
-	Held       int         `json:"held"`
-	Blocked    bool        `json:"blocked"`
-	Available  int         `json:"available"`
-	Unlimited  bool        `json:"unlimited,omitempty"`
-	SyncedAt   *time.Time  `json:"syncedAt,omitempty"`
-	SyncedFrom string      `json:"syncedFrom,omitempty"`
+	RoomTypeID   string      `json:"roomTypeId"`
+	Date         domain.Date `json:"date"`
+	Total        *int        `json:"total"`
+	Sold         int         `json:"sold"`
+	Held         int         `json:"held"`
+	BlockedRooms int         `json:"blockedRooms"`
+	Blocked      bool        `json:"blocked"`
+	StopSellID   int64       `json:"stopSellId,omitempty"`
+	Available    int         `json:"available"`
+	Unlimited    bool        `json:"unlimited,omitempty"`
+	SyncedAt     *time.Time  `json:"syncedAt,omitempty"`
+	SyncedFrom   string      `json:"syncedFrom,omitempty"`
 	// ReportedAt is the report time of the supplier's report that set the night (see
 	// ApplySupplierStock).
 	ReportedAt *time.Time `json:"reportedAt,omitempty"`
 }
 
-// HotelStock lists a hotel's nights in [from, to) with what is sold and held of each.
+// HotelStock lists a hotel's nights in [from, to) with what is sold and held of each. A night a
+// stop-sell closes for every sale shows closed, with nothing available.
 func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.Date) ([]StockNightView, error) {
+	rules, err := activeSaleRules(ctx, s.pool, hotelID)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := s.pool.Query(ctx, `SELECT r.code, i.unit_start, i.total,
 			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status IN ('CONFIRMED', 'COMPLETED')
 				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
 			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status = 'HOLD'
 				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
-			i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, ''), i.reported_at
+			i.blocked, i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, ''), i.reported_at
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
 		WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
 		ORDER BY r.code, i.unit_start`, hotelID, from.Time(), to.Time())
@@ -286,8 +295,13 @@ func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (StockNightView, error) {
 		var v StockNightView
 		var night time.Time
-		err := r.Scan(&v.RoomTypeID, &night, &v.Total, &v.Sold, &v.Held, &v.Blocked, &v.Available, &v.SyncedAt, &v.SyncedFrom, &v.ReportedAt)
-		v.Date, v.Unlimited = domain.DateOf(night, time.UTC), v.Total == nil && !v.Blocked
+		err := r.Scan(&v.RoomTypeID, &night, &v.Total, &v.Sold, &v.Held, &v.BlockedRooms, &v.Blocked, &v.Available,
+			&v.SyncedAt, &v.SyncedFrom, &v.ReportedAt)
+		v.Date = domain.DateOf(night, time.UTC)
+		if stop := domain.StopSold(rules, hotelID, v.RoomTypeID, v.Date); stop != nil {
+			v.Blocked, v.StopSellID, v.Available = true, stop.ID, 0
+		}
+		v.Unlimited = v.Total == nil && !v.Blocked
 		return v, err
 	})
 }

@@ -106,6 +106,7 @@ var routeRoles = []struct {
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"DELETE", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"POST", "/api/v1/admin/allocations/batch", ruleMaker},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/blocked-rooms", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/stock-alert-threshold", ruleMaker},
 	{"POST", "/api/v1/admin/stock-alert-thresholds/batch", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/stock-alert-thresholds", ruleMaker},

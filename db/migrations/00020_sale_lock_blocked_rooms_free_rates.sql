@@ -49,14 +49,14 @@ CREATE TRIGGER inventory_record_change AFTER INSERT OR DELETE OR UPDATE OF reser
 
 -- reserve_stay as in 00018, and now:
 --
--- * A sale rule applies from the moment it is answered. A rule write takes its hotel's row FOR
---   UPDATE first (db/salerules.go); a reservation takes it FOR KEY SHARE when it writes the
---   booking row, and reads the rules in a later statement, which sees every rule committed
---   before it got that lock. So a rule write waits for the reservations in flight at its hotel,
---   and the ones after it see the rule. Hotels without rules pay one shared row lock that only
---   a rule write conflicts with. The rules were also read in the first statement, before the
---   lock, to choose this path: found there now, the raise (BF002) sends the sale to the full
---   path, rolling this one back.
+-- * A sale rule applies from the moment it is answered. A rule write locks its hotel's and its
+--   room types' rows FOR UPDATE first (lockSaleRules, db/salerules.go); writing the booking row
+--   locks the room type's row FOR KEY SHARE (the foreign key's check, at the end of the INSERT),
+--   and the rules are read again in a later statement, which sees every rule committed before
+--   that lock was granted. So a rule write waits for the reservations in flight at its hotel,
+--   and the ones after it see the rule; reservations take no lock of their own for it. The
+--   rules were also read in the first statement, before the lock, to choose this path: found
+--   there now, the raise (BF002) sends the sale to the full path, rolling this one back.
 -- * Blocked rooms are not for sale: a night has total - reserved - blocked left.
 -- * A night with no rate, or a rate of 0 not set on purpose (free), is refused: the booking is
 --   stored REJECTED with the night named as its refusal.
@@ -100,7 +100,7 @@ BEGIN
         PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || p_customer, 0));
     END IF;
 
-    -- The booking row first, under the hotel's sale lock (FOR KEY SHARE: see above).
+    -- The booking row first; its foreign key's check takes the room type's sale lock (see above).
     INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
         unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
     SELECT p_booking, p_customer, p_created_by, p_idempotency_key, p_fingerprint, v_resource, p_from, p_to,
@@ -109,7 +109,6 @@ BEGIN
             'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
         NULLIF(p_supplier, '')
     FROM hotels h WHERE h.id = p_hotel
-    FOR KEY SHARE
     ON CONFLICT DO NOTHING;
     IF NOT FOUND THEN
         RETURN 'exists';
