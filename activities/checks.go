@@ -45,14 +45,12 @@ type Checks struct {
 	// StartRecovery starts the workflow that finishes an orphaned booking's refund, with id
 	// domain.RefundRecoveryID(bookingID); the worker wires it to its task queue.
 	StartRecovery func(ctx context.Context, bookingID string) error
-	// EndedActive lists the bookings whose workflow was terminated or failed while they were
-	// confirmed or checked in; Resume starts such a booking's workflow again in its current
-	// state. The worker wires both (worker/resume.go).
+	// EndedActive lists the bookings whose latest workflow run was terminated or failed; Resume
+	// starts such a booking's workflow again in its current state. The worker wires both
+	// (worker/resume.go).
 	EndedActive func(ctx context.Context) ([]string, error)
 	Resume      func(ctx context.Context, b domain.Booking) error
-	// NotTold lists the bookings flagged supplier_not_told; TellSupplier starts telling one's
-	// supplier again.
-	NotTold      func(ctx context.Context) ([]string, error)
+	// TellSupplier starts telling a booking's supplier again that the booking is off.
 	TellSupplier func(ctx context.Context, bookingID string) error
 }
 
@@ -201,19 +199,14 @@ func (a *Checks) orphanedBookings(ctx context.Context, in CheckInput) ([]domain.
 	var out []domain.Finding
 	for _, id := range ids {
 		b, err := a.Store.GetBooking(ctx, id)
-		if errors.Is(err, domain.ErrNotFound) {
-			continue
-		}
-		running := false
-		if err == nil {
-			running, err = a.running(ctx, id)
-		}
-		if err != nil {
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			continue // another deployment's, sharing the namespace
+		case err != nil:
 			out = append(out, notChecked(id, err))
 			continue
-		}
-		if running || (b.Status != domain.StatusConfirmed && b.Status != domain.StatusCompleted) {
-			continue // resumed already, or settled since
+		case b.Status != domain.StatusConfirmed && b.Status != domain.StatusCompleted:
+			continue // a hold or a refund has checks of its own; a settled booking needs no workflow
 		}
 		f := domain.Finding{Check: domain.CheckNoWorkflow, BookingID: id, PaymentID: b.PaymentID,
 			Detail: fmt.Sprintf("%s and its workflow was terminated or failed: nothing can cancel or refund it", b.Status)}
@@ -238,23 +231,12 @@ func (a *Checks) orphanedBookings(ctx context.Context, in CheckInput) ([]domain.
 // acknowledged it since. Telling a supplier again is idempotent, so the checker does it when
 // repairing.
 func (a *Checks) suppliersNotTold(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
-	if a.NotTold == nil {
-		return nil, nil
-	}
-	ids, err := a.NotTold(ctx)
-	if err != nil {
-		return []domain.Finding{notChecked("", fmt.Errorf("list the bookings whose supplier was not told: %w", err))}, nil
+	ids, err := a.Store.SuppliersNotTold(ctx)
+	if err != nil || a.TellSupplier == nil {
+		return nil, err
 	}
 	var out []domain.Finding
 	for _, id := range ids {
-		told, err := a.Store.SupplierToldAt(ctx, id)
-		switch {
-		case errors.Is(err, domain.ErrNotFound), err == nil && !told.IsZero():
-			continue
-		case err != nil:
-			out = append(out, notChecked(id, err))
-			continue
-		}
 		f := domain.Finding{Check: domain.CheckSupplierNotTold, BookingID: id,
 			Detail: "its supplier could not be told the booking is off"}
 		if in.Repair {

@@ -145,6 +145,12 @@ func (a *Suppliers) CancelWithSupplier(ctx context.Context, bookingID string) er
 	return a.Store.MarkSupplierTold(ctx, bookingID)
 }
 
+// RecordSupplierNotTold records on the booking that its supplier could not be told it is off,
+// for the invariant checker and operators to tell it again.
+func (a *Suppliers) RecordSupplierNotTold(ctx context.Context, bookingID string) error {
+	return a.Store.MarkSupplierNotTold(ctx, bookingID)
+}
+
 // NotifyInput is what to tell an agent about one of its bookings.
 type NotifyInput struct {
 	BookingID string

@@ -39,7 +39,9 @@ type viewer func(b domain.Booking, reason string) bookingView
 func customerView(b domain.Booking, _ string) bookingView {
 	b.CreatedBy = ""
 	reason := b.PublicReason()
-	if b.Status == domain.StatusRejected && b.Refusal != "" {
+	if b.RefusedBySupplier() {
+		b.Refusal = "" // the supplier's own words are for staff and the agent
+	} else if b.Status == domain.StatusRejected && b.Refusal != "" {
 		// The sale rule (or night without a rate, or the supplier's refusal) that refused it, as
 		// the booking's refusal and the explain endpoint show anyone: a direct sale's 409 names
 		// it as an agent's does.

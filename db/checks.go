@@ -86,22 +86,26 @@ func (s *Store) RefundingSince(ctx context.Context, age time.Duration) ([]domain
 
 // MarkSupplierTold records that the booking's supplier acknowledged the booking is off.
 func (s *Store) MarkSupplierTold(ctx context.Context, bookingID string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE bookings SET supplier_told_at = now() WHERE id = $1`, bookingID)
+	_, err := s.pool.Exec(ctx, `UPDATE bookings SET supplier_told_at = clock_timestamp() WHERE id = $1`, bookingID)
 	return err
 }
 
-// SupplierToldAt is when the booking's supplier last acknowledged the booking is off (zero:
-// never).
-func (s *Store) SupplierToldAt(ctx context.Context, bookingID string) (time.Time, error) {
-	var at *time.Time
-	err := s.pool.QueryRow(ctx, `SELECT supplier_told_at FROM bookings WHERE id = $1`, bookingID).Scan(&at)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, fmt.Errorf("%w: no booking %s", domain.ErrNotFound, bookingID)
+// MarkSupplierNotTold records that the booking's workflow gave up telling its supplier the
+// booking is off.
+func (s *Store) MarkSupplierNotTold(ctx context.Context, bookingID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE bookings SET supplier_not_told_at = clock_timestamp() WHERE id = $1`, bookingID)
+	return err
+}
+
+// SuppliersNotTold lists the bookings whose supplier could not be told they are off and has not
+// acknowledged it since.
+func (s *Store) SuppliersNotTold(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM bookings WHERE supplier_not_told_at IS NOT NULL
+		AND (supplier_told_at IS NULL OR supplier_told_at < supplier_not_told_at) ORDER BY id LIMIT $1`, maxFindings)
+	if err != nil {
+		return nil, err
 	}
-	if err != nil || at == nil {
-		return time.Time{}, err
-	}
-	return *at, nil
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([]domain.Booking, error) {

@@ -1,5 +1,7 @@
 package domain
 
+import "strings"
+
 // Status is where a booking stands.
 type Status string
 
@@ -70,13 +72,38 @@ var publicReasons = map[Status]string{
 	StatusNoShow:    "nobody checked in by the deadline; the booking was kept as a no-show",
 }
 
+// supplierRefusalPrefix starts the refusal of a hold its supplier refused to confirm; what
+// follows is the supplier's own words, which customers are not shown.
+const supplierRefusalPrefix = "the supplier refused the booking"
+
+// supplierRefusedReason is what a customer is told of a booking its supplier refused.
+const supplierRefusedReason = "the hotel could not confirm the rooms asked for"
+
+// SupplierRefusal is the refusal recorded for a hold its supplier refused, why being the
+// supplier's reason.
+func SupplierRefusal(why string) string {
+	if strings.HasPrefix(why, supplierRefusalPrefix) {
+		return why
+	}
+	return supplierRefusalPrefix + ": " + why
+}
+
+// RefusedBySupplier reports whether the booking is REJECTED because its supplier refused it.
+func (b Booking) RefusedBySupplier() bool {
+	return b.Status == StatusRejected && strings.HasPrefix(b.Refusal, supplierRefusalPrefix)
+}
+
 // PublicReason is what a customer is told about a booking in status s ("" when nothing needs
 // explaining).
 func (s Status) PublicReason() string { return publicReasons[s] }
 
-// PublicReason is what a customer is told about booking b: its status's reason, in a venue's
-// terms (slots and items, not rooms and nights) for a venue order.
+// PublicReason is what a customer is told about booking b: its status's reason (a fixed one when
+// its supplier refused it), in a venue's terms (slots and items, not rooms and nights) for a
+// venue order.
 func (b Booking) PublicReason() string {
+	if b.RefusedBySupplier() {
+		return supplierRefusedReason
+	}
 	if why, ok := venuePublicReasons[b.Status]; ok && b.VenueID != "" {
 		return why
 	}

@@ -22,7 +22,7 @@ import (
 
 func runChecks(t *testing.T, sys *testsuite.System, in activities.CheckInput) domain.CheckReport {
 	t.Helper()
-	report, err := worker.NewChecks(sys.Temporal, sys.DB.Store, sys.TaskQueue).RunChecks(context.Background(), in)
+	report, err := worker.NewChecks(sys.Temporal, sys.DB.Store, worker.ResumeOptions{TaskQueue: sys.TaskQueue}).RunChecks(context.Background(), in)
 	require.NoError(t, err)
 	return report
 }

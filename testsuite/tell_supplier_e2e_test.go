@@ -84,3 +84,42 @@ func TestASupplierNeverToldIsToldAgainByAnOperatorOrTheChecker(t *testing.T) {
 		map[string]any{"reason": "by mistake"})
 	assert.Equal(t, http.StatusConflict, res.Status, "a booking that is on is not cancelled with its supplier: %s", res.Raw)
 }
+
+// TestALatePaymentDoesNotHideASupplierNeverTold: a direct sale's hold runs out while its supplier
+// is down (it is never told), then the guest's payment arrives late and is refunded, which flags
+// the booking for its payment instead. The booking itself still records that its supplier was
+// never told, so the checker keeps listing it.
+func TestALatePaymentDoesNotHideASupplierNeverTold(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{SupplierTellFor: 2 * time.Second, SupplierHoldTTL: 3 * time.Second})
+	w.sim.Set(suppliersim.Behaviour{Fail: true})
+	res := hold(t, w.sys, "k-late", holdBody(w.sys.Customer("guest"), w.hotel, "double", w.stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	total := int64(res.Body["price"].(map[string]any)["total"].(float64))
+	awaitStatus(t, w.sys, id, "EXPIRED")
+	findingsFor(t, w.sys, id, domain.CheckSupplierNotTold, activities.CheckInput{})
+	pay := w.sys.Webhook(t, testsuite.PaymentEvent("evt_late", "pi_late", id, total, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, pay.Status, pay.Raw)
+	awaitStatus(t, w.sys, id, "REFUNDED")
+	require.False(t, w.sim.Cancelled(id))
+	findingsFor(t, w.sys, id, domain.CheckSupplierNotTold, activities.CheckInput{})
+}
+
+// TestACustomerIsNotShownTheSuppliersWords: a direct sale its supplier refuses is REJECTED with
+// the supplier's reason for staff, and a fixed sentence for the customer.
+func TestACustomerIsNotShownTheSuppliersWords(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{})
+	w.sim.Set(suppliersim.Behaviour{Reject: true})
+	guest := w.sys.Customer("guest")
+	res := hold(t, w.sys, "k-rej", holdBody(guest, w.hotel, "double", w.stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	awaitStatus(t, w.sys, id, "REJECTED")
+	got := w.sys.Guest(t, guest).Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
+	require.Equal(t, http.StatusOK, got.Status, got.Raw)
+	assert.NotContains(t, got.Raw, "simulated", "the supplier's words are not the customer's")
+	assert.Equal(t, "the hotel could not confirm the rooms asked for", got.Body["reason"])
+	assert.Contains(t, staffView(t, w.sys, id).Body["refusal"], "the supplier refused the booking", "staff read why")
+}

@@ -20,22 +20,26 @@ import (
 // CheckInterval is how often the invariant checker's schedule runs it.
 const CheckInterval = time.Hour
 
-// NewChecks returns the invariant checker, starting refund recoveries on taskQueue
-// (workflows.TaskQueue when empty).
-func NewChecks(c client.Client, store *db.Store, taskQueue string) *activities.Checks {
-	if taskQueue == "" {
-		taskQueue = workflows.TaskQueue
+// NewChecks returns the invariant checker, starting refund recoveries, resumed bookings and
+// supplier retries on resume.TaskQueue (workflows.TaskQueue when empty); a resumed booking runs
+// with resume's settings, as one an operator resumes does.
+func NewChecks(c client.Client, store *db.Store, resume ResumeOptions) *activities.Checks {
+	if resume.TaskQueue == "" {
+		resume.TaskQueue = workflows.TaskQueue
 	}
+	taskQueue := resume.TaskQueue
 	return &activities.Checks{Store: store, Temporal: c,
 		EndedActive: func(ctx context.Context) ([]string, error) { return endedActive(ctx, c) },
-		NotTold:     func(ctx context.Context) ([]string, error) { return notTold(ctx, c) },
 		TellSupplier: func(ctx context.Context, bookingID string) error {
 			_, err := StartTellSupplier(ctx, c, taskQueue, bookingID)
 			return err
 		},
 		Resume: func(ctx context.Context, b domain.Booking) error {
-			return ResumeBooking(ctx, c, store, b, "resumed by the invariant checker: its workflow was terminated or failed",
-				ResumeOptions{TaskQueue: taskQueue})
+			err := ResumeBooking(ctx, c, store, b, "resumed by the invariant checker: its workflow was terminated or failed", resume)
+			if errors.Is(err, ErrWorkflowRunning) {
+				return nil // an operator resumed it since it was listed
+			}
+			return err
 		},
 		StartRecovery: func(ctx context.Context, bookingID string) error {
 			_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{

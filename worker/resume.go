@@ -104,13 +104,33 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	return in, nil
 }
 
-// endedActive lists, from Temporal's visibility, the bookings whose workflow run was terminated,
-// failed or timed out while the booking was confirmed or checked in (the run's last
-// BookingStatus). A booking whose workflow has run again since is listed too: the caller checks.
+// endedActive lists the bookings whose latest workflow run was terminated, failed or timed out:
+// Temporal's visibility lists every such run (its BookingStatus may say PAYMENT_STUCK, or a state
+// it had not published yet, so the database judges the booking), and the booking is kept only when
+// its latest run is one of them (not one that resumed it and ran, or ended, since).
 func endedActive(ctx context.Context, c client.Client) ([]string, error) {
-	return listWorkflowIDs(ctx, c, fmt.Sprintf(
-		`WorkflowType = %q AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut") AND %s IN (%q, %q)`,
-		workflows.BookingWorkflowName, workflows.SearchBookingStatus.GetName(), domain.StatusConfirmed, domain.StatusCompleted))
+	ids, err := listWorkflowIDs(ctx, c, fmt.Sprintf(`WorkflowType = %q AND ExecutionStatus IN ("Terminated", "Failed", "TimedOut")`,
+		workflows.BookingWorkflowName))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ids {
+		d, err := c.DescribeWorkflow(ctx, id, "")
+		var gone *serviceerror.NotFound
+		if errors.As(err, &gone) {
+			continue // past the namespace's retention since it was listed
+		}
+		if err != nil {
+			return nil, fmt.Errorf("describe workflow %s: %w", id, err)
+		}
+		switch d.RawResponse.GetWorkflowExecutionInfo().GetStatus() {
+		case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED,
+			enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // listWorkflowIDs lists the ids of the workflows, running or closed, that match a visibility

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -21,11 +20,4 @@ func StartTellSupplier(ctx context.Context, c client.Client, taskQueue, bookingI
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, workflows.TellSupplierWorkflowName, bookingID)
-}
-
-// notTold lists the bookings whose workflow flagged that their supplier could not be told the
-// booking is off (PaymentIssue="supplier_not_told"), told since or not: the caller checks.
-func notTold(ctx context.Context, c client.Client) ([]string, error) {
-	return listWorkflowIDs(ctx, c, fmt.Sprintf(`WorkflowType = %q AND %s = %q`, workflows.BookingWorkflowName,
-		workflows.SearchPaymentIssue.GetName(), workflows.IssueSupplierNotTold))
 }

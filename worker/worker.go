@@ -3,6 +3,8 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -47,7 +49,8 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	w.RegisterActivity(&activities.Bookings{Store: store})
 	w.RegisterActivity(&activities.Suppliers{Store: store, SyncDays: o.supplierSyncDays})
 	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
-	w.RegisterActivity(NewChecks(c, store, taskQueue))
+	o.resume.TaskQueue = taskQueue
+	w.RegisterActivity(NewChecks(c, store, o.resume))
 	w.RegisterActivity(NewReconciliation(c, store, provider, taskQueue))
 	return w
 }
@@ -57,6 +60,15 @@ type Option func(*options)
 
 type options struct {
 	supplierSyncDays int
+	resume           ResumeOptions
+}
+
+// WithResumeSettings sets the late window and refund settings of the bookings the invariant
+// checker resumes: the API's (LATE_WINDOW, REFUND_ATTEMPTS, REFUND_BACKOFF).
+func WithResumeSettings(lateWindow time.Duration, refundAttempts int, refundBackoff time.Duration) Option {
+	return func(o *options) {
+		o.resume.LateWindow, o.resume.MaxRefundAttempts, o.resume.RefundBackoff = lateWindow, refundAttempts, refundBackoff
+	}
 }
 
 // WithSupplierSyncDays sets how many nights ahead a supplier stock pull reads

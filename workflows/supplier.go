@@ -151,8 +151,10 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 			}
 			return b.notifyAgent(ctx, EventRejected, reason)
 		}
-		// REJECTED, with the supplier's reason on the booking; the supplier hears the booking is
-		// off too, in case it holds anything for it.
+		// REJECTED, with the supplier's reason on the booking (for staff and the agent: customers
+		// are shown a fixed sentence); the supplier hears the booking is off too, in case it
+		// holds anything for it.
+		reason = domain.SupplierRefusal(reason)
 		if err := b.release(ctx, domain.StatusRejected, reason, activities.ActorSupplier); err != nil {
 			return err
 		}
@@ -222,6 +224,13 @@ func (b *booking) flushBookingOff(ctx workflow.Context) error {
 				if err := b.publish(ctx); err != nil {
 					return err
 				}
+				// Recorded on the booking too: the flag above may be overwritten by a later issue.
+				if workflow.GetVersion(ctx, versionNotToldRecorded, workflow.DefaultVersion, 1) == 1 {
+					if err := workflow.ExecuteActivity(dbActivity(ctx), supplierSteps.RecordSupplierNotTold,
+						b.in.BookingID).Get(ctx, nil); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if err := b.notifyAgent(ctx, n.event, n.detail); err != nil {
@@ -230,6 +239,10 @@ func (b *booking) flushBookingOff(ctx workflow.Context) error {
 	}
 	return nil
 }
+
+// versionNotToldRecorded marks the workflows that record on the booking that its supplier
+// could not be told it is off.
+const versionNotToldRecorded = "not-told-recorded"
 
 // notifyAgent tells the booking's agent, if it has one, what became of it. A notification that
 // cannot be delivered stays recorded for the agent to read; the booking does not wait for it.

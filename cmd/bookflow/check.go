@@ -24,7 +24,8 @@ func runCheck(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer closeDeps()
-	report, err := worker.NewChecks(d.temporal, d.store, cfg.TaskQueue).RunChecks(ctx, activities.CheckInput{Repair: *repair})
+	report, err := worker.NewChecks(d.temporal, d.store, worker.ResumeOptions{TaskQueue: cfg.TaskQueue, LateWindow: cfg.LateWindow,
+		MaxRefundAttempts: cfg.RefundAttempts, RefundBackoff: cfg.RefundBackoff}).RunChecks(ctx, activities.CheckInput{Repair: *repair})
 	if err != nil {
 		return err
 	}

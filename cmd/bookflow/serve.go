@@ -235,7 +235,8 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	// no cache can still need).
 	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
 	go relay.Run(ctx)
-	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays))
+	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays),
+		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff))
 	if err := w.Start(); err != nil {
 		return err
 	}
