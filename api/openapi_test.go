@@ -142,16 +142,17 @@ func TestOpenAPIIsServed(t *testing.T) {
 	assert.Empty(t, rec.Body.String())
 }
 
-// TestTheREADMENamesEveryOperation: the README's table of response shapes has a row for every
-// operation of the document, naming its operationId.
-func TestTheREADMENamesEveryOperation(t *testing.T) {
+// TestTheAPIPageNamesEveryOperation: the API page's table of response shapes (docs/api.md,
+// "Where the response shapes are") has a row for every operation of the document, naming its
+// operationId.
+func TestTheAPIPageNamesEveryOperation(t *testing.T) {
 	doc, err := api.OpenAPI()
 	require.NoError(t, err)
-	readme, err := os.ReadFile("../README.md")
+	page, err := os.ReadFile("../docs/api.md")
 	require.NoError(t, err)
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			assert.Contains(t, string(readme), "| `"+op.OperationID+"` |", "%s %s has a row in the README's response shapes", method, path)
+			assert.Contains(t, string(page), "| `"+op.OperationID+"` |", "%s %s has a row in docs/api.md's response shapes", method, path)
 		}
 	}
 }

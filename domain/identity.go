@@ -23,7 +23,7 @@ const (
 	RoleSupplier  Role = "supplier"
 )
 
-// Roles lists every role, in the order the README's route table shows them.
+// Roles lists every role, in the order the route table of docs/api.md shows them.
 var Roles = []Role{RoleCustomer, RoleFrontDesk, RoleFinance, RoleAdmin, RoleAgent, RoleSupplier}
 
 // Known reports whether r is one of bookflow's roles.

@@ -32,7 +32,7 @@ var (
 	everyone  = domain.Roles
 )
 
-// routeRoles is the README's route table: every route the API serves and the roles that may
+// routeRoles is the route table of docs/api.md ("Routes and roles"): every route the API serves and the roles that may
 // call it (nil: no bearer token, the route is public or signed another way).
 var routeRoles = []struct {
 	method, path string
@@ -172,7 +172,7 @@ func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
 	for _, r := range routeRoles {
 		listed = append(listed, r.method+" "+r.path)
 	}
-	require.ElementsMatch(t, listed, served, "every route needs a row in routeRoles (and in the README's table)")
+	require.ElementsMatch(t, listed, served, "every route needs a row in routeRoles (and in docs/api.md's route table)")
 
 	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id, ":venueId", "v-auth",
 		":resourceId", "court-1", ":supplierId", "acme-auth", ":channelId", "ota-auth", ":agentId", "agent-auth",

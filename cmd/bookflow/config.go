@@ -64,7 +64,7 @@ type Config struct {
 	MetricsAddr string
 }
 
-// LoadConfig reads the environment; see the README for every variable.
+// LoadConfig reads the environment; docs/configuration.md lists every variable.
 func LoadConfig() (Config, error) {
 	c := Config{
 		DatabaseURL:       env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bookflow?sslmode=disable"),

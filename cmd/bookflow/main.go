@@ -33,10 +33,10 @@ Commands:
   supplier-sim
             run the simulated supplier and register its hotels, channel and agent (as dev does inside)
   health    exit 0 when a URL answers 2xx (the containers' healthcheck: bookflow health http://127.0.0.1:8080/readyz)
-  bench     measure reservations/s and holds/s against baselines (see README)
+  bench     measure reservations/s and holds/s against baselines (see docs/benchmarks-and-scaling.md)
   chaos     the fault-injection suite: load, one fault per run, nothing may be lost (scripts/chaos)
 
-Configuration comes from the environment; see README.md.
+Configuration comes from the environment; see docs/configuration.md.
 `
 
 // traced are the commands whose work is traced (OTEL_*); the others (migrate, token, pay, ...)

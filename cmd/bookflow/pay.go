@@ -86,7 +86,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, res.StatusCode, body)
 	// Only a payment of the price during the hold moves the booking on (to CONFIRMED): a failed
 	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
-	// see the README) has no single outcome to wait for.
+	// see docs/payments-and-refunds.md) has no single outcome to wait for.
 	pays := b.Status == domain.StatusHold && *amount == b.Price.Total && *currency == b.Price.Currency
 	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays {
 		return nil
