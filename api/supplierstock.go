@@ -134,7 +134,7 @@ func (s *Server) syncSupplier(c echo.Context) error {
 	case sup.Endpoint == "":
 		return newError(http.StatusConflict, "nothing_to_pull", "supplier %s has no endpoint to pull from: it pushes its stock", supplierID)
 	}
-	id := workflows.SupplierSyncIDPrefix + supplierID
+	_, id := s.cfg.ScheduleIDs.SupplierSync(supplierID)
 	run, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: s.cfg.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
