@@ -75,8 +75,7 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 	}, nil
 }
 
-// connectAndMigrate connects and brings the schema up to date, for the commands that own their
-// database (dev, bench).
+// connectAndMigrate connects and brings the schema up to date, for dev, which owns its database.
 func connectAndMigrate(ctx context.Context, cfg Config) (*deps, func(), error) {
 	d, closeDeps, err := connect(ctx, cfg)
 	if err != nil {
