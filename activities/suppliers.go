@@ -254,7 +254,7 @@ func (a *Suppliers) PullStock(ctx context.Context, supplierID string) (PullResul
 			err = report.Validate()
 		}
 		if err == nil {
-			err = report.Within(from, from.AddDays(suppliers.MaxReportNights))
+			err = report.Within(from, from.AddDays(domain.MaxReportNights))
 		}
 		var at time.Time
 		if err == nil {

@@ -71,6 +71,8 @@ type Config struct {
 	// SupplierSync, when set, keeps a supplier's stock sync schedule in step with the supplier
 	// an admin just stored.
 	SupplierSync func(ctx context.Context, s db.Supplier) error
+	// ScheduleIDs names the SupplierSync workflow a sync now starts, as the schedules do.
+	ScheduleIDs workflows.ScheduleIDs
 	// Suppliers calls suppliers' endpoints (quotes for direct_connect searches).
 	Suppliers suppliers.Client
 	// SupplierHoldTTL, when set, replaces every supplier's hold time, and SupplierStuckAfter

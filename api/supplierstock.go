@@ -59,7 +59,7 @@ func (s *Server) pushStock(c echo.Context) error {
 	if err := suppliers.Verify(body, signature, sup.PushSecret, arrived, suppliers.DefaultTolerance); err != nil {
 		return newError(http.StatusBadRequest, "bad_signature", "%s", err.Error())
 	}
-	var report suppliers.StockReport
+	var report domain.StockReport
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&report); err != nil || dec.More() {
@@ -69,7 +69,7 @@ func (s *Server) pushStock(c echo.Context) error {
 		return err
 	}
 	yesterday := domain.DateOf(arrived, time.UTC).AddDays(-1) // today somewhere west of UTC
-	if err := report.Within(yesterday, yesterday.AddDays(suppliers.MaxReportNights)); err != nil {
+	if err := report.Within(yesterday, yesterday.AddDays(domain.MaxReportNights)); err != nil {
 		return err
 	}
 	at, err := report.OrderedAt(arrived, arrived)
@@ -134,7 +134,7 @@ func (s *Server) syncSupplier(c echo.Context) error {
 	case sup.Endpoint == "":
 		return newError(http.StatusConflict, "nothing_to_pull", "supplier %s has no endpoint to pull from: it pushes its stock", supplierID)
 	}
-	id := workflows.SupplierSyncIDPrefix + supplierID
+	_, id := s.cfg.ScheduleIDs.SupplierSync(supplierID)
 	run, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: s.cfg.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
-	"github.com/bookflow/bookflow/suppliers"
 	"github.com/bookflow/bookflow/testsuite"
 )
 
@@ -157,10 +156,10 @@ func supplierHotel(t *testing.T, d *testsuite.Database, supplierID, mode, hotelI
 	require.NoError(t, d.Store.SetHotelSupplier(ctx, hotelID, supplierID, ""))
 }
 
-func report(hotel string, totals ...*int) suppliers.StockReport {
-	r := suppliers.StockReport{HotelID: hotel, RoomTypes: []suppliers.RoomTypeStock{{RoomTypeID: "double"}}}
+func report(hotel string, totals ...*int) domain.StockReport {
+	r := domain.StockReport{HotelID: hotel, RoomTypes: []domain.RoomTypeStock{{RoomTypeID: "double"}}}
 	for i, t := range totals {
-		r.RoomTypes[0].Nights = append(r.RoomTypes[0].Nights, suppliers.StockNight{Date: dec10.AddDays(i), Total: t,
+		r.RoomTypes[0].Nights = append(r.RoomTypes[0].Nights, domain.StockNight{Date: dec10.AddDays(i), Total: t,
 			Rate: 12000, Currency: "EUR"})
 	}
 	return r

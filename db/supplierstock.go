@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bookflow/bookflow/domain"
-	"github.com/bookflow/bookflow/suppliers"
 )
 
 // SyncResult says what applying a supplier's report changed.
@@ -37,7 +36,7 @@ var ErrReplayed = errors.New("this signed push was already received")
 // what is sold or held: such a night keeps that many and raises a sync_conflict alert for
 // operators. A direct_connect supplier keeps no stock here: only its room types are recorded. A
 // hotel that is not the supplier's is ErrInvalid and writes nothing.
-func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source string, r suppliers.StockReport) (SyncResult, error) {
+func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source string, r domain.StockReport) (SyncResult, error) {
 	var res SyncResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
@@ -50,7 +49,7 @@ func (s *Store) ApplySupplierStock(ctx context.Context, supplierID, source strin
 // ApplySupplierPush is ApplySupplierStock for a signed push, remembered by digest (of its signed
 // timestamp and body) for tolerance: the same push again within it is ErrReplayed and writes
 // nothing.
-func (s *Store) ApplySupplierPush(ctx context.Context, supplierID, digest string, tolerance time.Duration, r suppliers.StockReport) (SyncResult, error) {
+func (s *Store) ApplySupplierPush(ctx context.Context, supplierID, digest string, tolerance time.Duration, r domain.StockReport) (SyncResult, error) {
 	var res SyncResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM supplier_pushes WHERE supplier_id = $1 AND received_at < now() - make_interval(secs => $2)`,
@@ -73,7 +72,7 @@ func (s *Store) ApplySupplierPush(ctx context.Context, supplierID, digest string
 	return res, err
 }
 
-func applyStock(ctx context.Context, tx pgx.Tx, supplierID, source string, r suppliers.StockReport) (SyncResult, error) {
+func applyStock(ctx context.Context, tx pgx.Tx, supplierID, source string, r domain.StockReport) (SyncResult, error) {
 	res := SyncResult{HotelID: r.HotelID}
 	var mode string
 	var owner *string
@@ -98,12 +97,12 @@ func applyStock(ctx context.Context, tx pgx.Tx, supplierID, source string, r sup
 	}
 	type roomType struct {
 		id    int64
-		stock suppliers.RoomTypeStock
+		stock domain.RoomTypeStock
 	}
 	var rts []roomType
 	// Room types in code order: two syncs of one hotel upsert its resources in one order.
 	sorted := slices.Clone(r.RoomTypes)
-	slices.SortFunc(sorted, func(a, b suppliers.RoomTypeStock) int { return strings.Compare(a.RoomTypeID, b.RoomTypeID) })
+	slices.SortFunc(sorted, func(a, b domain.RoomTypeStock) int { return strings.Compare(a.RoomTypeID, b.RoomTypeID) })
 	for _, rt := range sorted {
 		var id int64
 		if err := tx.QueryRow(ctx, `INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', $1, $2)
@@ -134,13 +133,13 @@ type written struct {
 }
 
 func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelID, source string, reportedAt time.Time,
-	rt suppliers.RoomTypeStock) (written, error) {
+	rt domain.RoomTypeStock) (written, error) {
 	if len(rt.Nights) == 0 {
 		return written{}, nil
 	}
 	var w written
 	nightsSorted := slices.Clone(rt.Nights)
-	slices.SortFunc(nightsSorted, func(a, b suppliers.StockNight) int { return a.Date.Time().Compare(b.Date.Time()) })
+	slices.SortFunc(nightsSorted, func(a, b domain.StockNight) int { return a.Date.Time().Compare(b.Date.Time()) })
 	all := make([]time.Time, len(nightsSorted))
 	for i, night := range nightsSorted {
 		all[i] = night.Date.Time()

@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookflow/bookflow/db"
-	"github.com/bookflow/bookflow/suppliers"
+	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
 
 // reportAt is report() read by the supplier at at.
-func reportAt(at time.Time, hotel string, totals ...*int) suppliers.StockReport {
+func reportAt(at time.Time, hotel string, totals ...*int) domain.StockReport {
 	r := report(hotel, totals...)
 	r.ReportedAt = &at
 	return r

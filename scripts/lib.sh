@@ -1,4 +1,4 @@
-# Shared by scripts/dev, scripts/test and scripts/bench: install and start what bookflow needs
+# Shared by scripts/dev, scripts/test, scripts/bench and scripts/chaos: install and start what bookflow needs
 # on a fresh Debian/Ubuntu machine with Go. Sourced, not run.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,6 +10,8 @@ PG_DIR=$DATA_DIR/postgres
 REDIS_PORT=${BOOKFLOW_REDIS_PORT:-63790}
 
 BOOKFLOW_BIN=$DATA_DIR/bookflow
+BOOKFLOW_BENCH_BIN=$DATA_DIR/bookflow-bench # scripts/bench: the benchmarks, beside the product they run
+BOOKFLOW_CHAOS_BIN=$DATA_DIR/bookflow-chaos # scripts/chaos: the fault-injection suite
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -54,6 +56,14 @@ build_bookflow() {
   say "Building bookflow"
   mkdir -p "$DATA_DIR"
   go build -o "$BOOKFLOW_BIN" ./cmd/bookflow
+}
+
+# build_tool NAME builds cmd/NAME (bookflow-bench or bookflow-chaos) into $DATA_DIR/NAME, beside
+# the bookflow binary whose processes it runs (build_bookflow too).
+build_tool() {
+  say "Building $1"
+  mkdir -p "$DATA_DIR"
+  go build -o "$DATA_DIR/$1" "./cmd/$1"
 }
 
 # go_install_slowly WHAT DIR PACKAGE... builds packages into DIR with go install, printing a

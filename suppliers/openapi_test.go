@@ -155,7 +155,7 @@ func TestTheClientAndTheSimulatorSpeakTheSupplierDocument(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": "bad_signature", "message": err.Error()}})
 			return
 		}
-		var r2 suppliers.StockReport
+		var r2 domain.StockReport
 		_ = json.Unmarshal(body, &r2)
 		_ = json.NewEncoder(w).Encode(db.SyncResult{HotelID: r2.HotelID, Nights: 3, Stale: 1})
 	})))
@@ -195,11 +195,11 @@ func TestBothDocumentsJudgeAStockReportAlike(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(body), &v), name)
 		errOurs, errTheirs := ours.VisitJSON(v), theirs.VisitJSON(v)
 		assert.Equal(t, errOurs == nil, errTheirs == nil, "%s: the supplier document says %v, the API's %v", name, errOurs, errTheirs)
-		var r suppliers.StockReport
+		var r domain.StockReport
 		decoded := json.Unmarshal([]byte(body), &r) == nil && r.Validate() == nil
 		if strings.HasPrefix(name, "unknown") {
 			continue // refused by the API's strict decoding, not by Validate
 		}
-		assert.Equal(t, errOurs == nil, decoded, "%s: the document says %v, suppliers.StockReport.Validate disagrees", name, errOurs)
+		assert.Equal(t, errOurs == nil, decoded, "%s: the document says %v, domain.StockReport.Validate disagrees", name, errOurs)
 	}
 }

@@ -24,101 +24,6 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// StockNight is a supplier's stock and rate of a room type on one night. Total nil is unlimited
-// ("a price means a room").
-type StockNight struct {
-	Date     domain.Date `json:"date"`
-	Total    *int        `json:"total"`
-	Rate     int64       `json:"rate"`
-	Currency string      `json:"currency"`
-}
-
-// RoomTypeStock is a room type's nights.
-type RoomTypeStock struct {
-	RoomTypeID string       `json:"roomTypeId"`
-	Nights     []StockNight `json:"nights"`
-}
-
-// StockReport is a hotel's stock as a supplier reports it, pulled or pushed.
-type StockReport struct {
-	HotelID string `json:"hotelId"`
-	// ReportedAt is when the supplier read the stock it reports (its clock). Reports are applied
-	// in this order, night by night: one never overwrites a night a newer report set. Left out,
-	// bookflow stands in its own time: for a pull when it asked, for a push when it arrived.
-	ReportedAt *time.Time      `json:"reportedAt,omitempty"`
-	RoomTypes  []RoomTypeStock `json:"roomTypes"`
-}
-
-// Bounds of one report.
-const (
-	MaxReportRoomTypes = 50
-	MaxReportNights    = 2*366 + 1
-	maxTotal           = 100_000
-	maxRate            = 1_000_000_000
-)
-
-// Validate checks a report whole, before anything of it is written: ids, unique room types and
-// dates, totals and rates in range, one currency per room type.
-func (r StockReport) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: stock report: "+format, append([]any{domain.ErrInvalid}, args...)...)
-	}
-	if err := domain.ValidateID("hotelId", r.HotelID); err != nil {
-		return err
-	}
-	if len(r.RoomTypes) == 0 || len(r.RoomTypes) > MaxReportRoomTypes {
-		return bad("between 1 and %d room types", MaxReportRoomTypes)
-	}
-	seen := map[string]bool{}
-	for _, rt := range r.RoomTypes {
-		if err := domain.ValidateID("roomTypeId", rt.RoomTypeID); err != nil {
-			return err
-		}
-		if seen[rt.RoomTypeID] {
-			return bad("room type %s appears twice", rt.RoomTypeID)
-		}
-		seen[rt.RoomTypeID] = true
-		if len(rt.Nights) > MaxReportNights {
-			return bad("at most %d nights per room type", MaxReportNights)
-		}
-		dates := map[domain.Date]bool{}
-		for _, n := range rt.Nights {
-			switch {
-			case n.Date.IsZero():
-				return bad("%s: every night needs its date", rt.RoomTypeID)
-			case dates[n.Date]:
-				return bad("%s: %s appears twice", rt.RoomTypeID, n.Date)
-			case n.Total != nil && (*n.Total < 0 || *n.Total > maxTotal):
-				return bad("%s on %s: total must be between 0 and %d, or null for unlimited", rt.RoomTypeID, n.Date, maxTotal)
-			case n.Rate < 1 || n.Rate > maxRate:
-				// A night without a rate cannot be sold, and a supplier's room is never free.
-				return bad("%s on %s: rate must be between 1 and %d minor units", rt.RoomTypeID, n.Date, maxRate)
-			case n.Currency != rt.Nights[0].Currency:
-				return bad("%s: every night is priced in one currency", rt.RoomTypeID)
-			}
-			if err := domain.ValidateCurrency(n.Currency); err != nil {
-				return bad("%s on %s: %v", rt.RoomTypeID, n.Date, err)
-			}
-			dates[n.Date] = true
-		}
-	}
-	return nil
-}
-
-// OrderedAt is the time the report is ordered by: its ReportedAt, or fallback when the supplier
-// sent none. A report time more than DefaultTolerance ahead of now is refused: it would keep
-// every later report off its nights.
-func (r StockReport) OrderedAt(fallback, now time.Time) (time.Time, error) {
-	if r.ReportedAt == nil {
-		return fallback, nil
-	}
-	if r.ReportedAt.After(now.Add(DefaultTolerance)) {
-		return time.Time{}, fmt.Errorf("%w: stock report: reportedAt %s is in the future (more than %s ahead of %s)",
-			domain.ErrInvalid, r.ReportedAt.Format(time.RFC3339), DefaultTolerance, now.UTC().Format(time.RFC3339))
-	}
-	return *r.ReportedAt, nil
-}
-
 // QuoteRequest asks a supplier what a stay costs and whether it has the rooms.
 type QuoteRequest struct {
 	HotelID    string      `json:"hotelId"`
@@ -151,26 +56,13 @@ func (q Quote) Validate(r QuoteRequest) error {
 	}
 	var sum int64
 	for i, n := range q.Nights {
-		if n.Date != r.CheckIn.AddDays(i) || n.Amount <= 0 || n.Amount > maxRate*int64(r.Quantity) {
+		if n.Date != r.CheckIn.AddDays(i) || n.Amount <= 0 || n.Amount > domain.MaxSupplierRate*int64(r.Quantity) {
 			return bad("prices a night it was not asked for, or at no or an impossible price")
 		}
 		sum += n.Amount
 	}
 	if sum != q.Total {
 		return bad("does not add up to its total")
-	}
-	return nil
-}
-
-// Within checks that a report's nights lie in [from, to): a supplier may not write the past or
-// the far future.
-func (r StockReport) Within(from, to domain.Date) error {
-	for _, rt := range r.RoomTypes {
-		for _, n := range rt.Nights {
-			if n.Date.Before(from) || !n.Date.Before(to) {
-				return fmt.Errorf("%w: stock report: %s on %s is outside [%s, %s)", domain.ErrInvalid, rt.RoomTypeID, n.Date, from, to)
-			}
-		}
 	}
 	return nil
 }
@@ -218,8 +110,8 @@ func (c Client) http() *http.Client {
 }
 
 // Stock reads a hotel's stock for the nights [from, to).
-func (c Client) Stock(ctx context.Context, endpoint, hotelID string, from, to domain.Date) (StockReport, error) {
-	var r StockReport
+func (c Client) Stock(ctx context.Context, endpoint, hotelID string, from, to domain.Date) (domain.StockReport, error) {
+	var r domain.StockReport
 	q := url.Values{"hotelId": {hotelID}, "from": {from.String()}, "to": {to.String()}}
 	err := c.call(ctx, http.MethodGet, endpoint+"/stock?"+q.Encode(), nil, &r)
 	return r, err
@@ -303,8 +195,8 @@ func redact(u string) string {
 // "<t>.<body>" under the supplier's push secret>". Agents' webhooks are signed the same way.
 const SignatureHeader = "Bookflow-Signature"
 
-// DefaultTolerance is how old a signed timestamp may be.
-const DefaultTolerance = 5 * time.Minute
+// DefaultTolerance is how old a signed timestamp may be: as far as a supplier's clock may be off.
+const DefaultTolerance = domain.SupplierClockSkew
 
 // Sign returns the signature header value for body at instant at.
 func Sign(body []byte, secret string, at time.Time) string {

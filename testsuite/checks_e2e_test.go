@@ -144,8 +144,8 @@ func TestTheCheckRunsOnAScheduleAndIsFoundByItsResult(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
 	ctx := context.Background()
-	require.NoError(t, worker.EnsureSchedules(ctx, sys.Temporal, sys.TaskQueue))
-	require.NoError(t, worker.EnsureSchedules(ctx, sys.Temporal, sys.TaskQueue), "creating them again changes nothing")
+	require.NoError(t, worker.EnsureSchedules(ctx, sys.Temporal, sys.TaskQueue, workflows.ScheduleIDs{}))
+	require.NoError(t, worker.EnsureSchedules(ctx, sys.Temporal, sys.TaskQueue, workflows.ScheduleIDs{}), "creating them again changes nothing")
 	schedule := sys.Temporal.ScheduleClient().GetHandle(ctx, workflows.InvariantCheckScheduleID)
 	reconcile := sys.Temporal.ScheduleClient().GetHandle(ctx, workflows.ReconcileScheduleID)
 	t.Cleanup(func() {

@@ -302,7 +302,7 @@ func TestStockPushesAreVerifiedAndPullsNeverOversell(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
 	assert.Equal(t, "bad_signature", res.ErrorCode())
 	bad := report
-	bad.RoomTypes = []suppliers.RoomTypeStock{{RoomTypeID: "double", Nights: []suppliers.StockNight{{Date: w.stay.CheckIn, Rate: -5, Currency: "EUR"}}}}
+	bad.RoomTypes = []domain.RoomTypeStock{{RoomTypeID: "double", Nights: []domain.StockNight{{Date: w.stay.CheckIn, Rate: -5, Currency: "EUR"}}}}
 	badBody, _ := json.Marshal(bad)
 	res = push(badBody, w.pushSecret)
 	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)

@@ -66,22 +66,25 @@ func NewReconciliation(c client.Client, store *db.Store, provider payments.Provi
 
 // EnsureSchedules makes the schedules the worker keeps: the invariant checker, with repairs,
 // every CheckInterval, the payment reconciliation every ReconcileInterval, and the expiry of
-// past stop-sells hourly, on taskQueue. It
+// past stop-sells hourly, on taskQueue, each named by ids (the deployment's prefix). It
 // creates them, or brings existing ones up to date (a newer worker may run another interval or
 // task queue); a paused schedule stays paused.
-func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string) error {
+func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string, ids workflows.ScheduleIDs) error {
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue
 	}
+	checkSchedule, checkID := ids.InvariantCheck()
+	reconcileSchedule, reconcileID := ids.Reconcile()
+	expirySchedule, expiryID := ids.ExpireStopSells()
 	return errors.Join(
-		ensureSchedule(ctx, c, workflows.InvariantCheckScheduleID, CheckInterval, &client.ScheduleWorkflowAction{
-			ID: "invariant-check", Workflow: workflows.InvariantCheckWorkflowName, TaskQueue: taskQueue,
+		ensureSchedule(ctx, c, checkSchedule, CheckInterval, &client.ScheduleWorkflowAction{
+			ID: checkID, Workflow: workflows.InvariantCheckWorkflowName, TaskQueue: taskQueue,
 			Args: []any{activities.CheckInput{Repair: true}}}),
-		ensureSchedule(ctx, c, workflows.ReconcileScheduleID, ReconcileInterval, &client.ScheduleWorkflowAction{
-			ID: "reconcile-payments", Workflow: workflows.ReconcilePaymentsWorkflowName, TaskQueue: taskQueue,
+		ensureSchedule(ctx, c, reconcileSchedule, ReconcileInterval, &client.ScheduleWorkflowAction{
+			ID: reconcileID, Workflow: workflows.ReconcilePaymentsWorkflowName, TaskQueue: taskQueue,
 			Args: []any{activities.ReconcileInput{}}}),
-		ensureSchedule(ctx, c, workflows.ExpireStopSellsScheduleID, time.Hour, &client.ScheduleWorkflowAction{
-			ID: "expire-stop-sells", Workflow: workflows.ExpireStopSellsWorkflowName, TaskQueue: taskQueue}),
+		ensureSchedule(ctx, c, expirySchedule, time.Hour, &client.ScheduleWorkflowAction{
+			ID: expiryID, Workflow: workflows.ExpireStopSellsWorkflowName, TaskQueue: taskQueue}),
 	)
 }
 

@@ -17,16 +17,18 @@ import (
 const DefaultSupplierSyncInterval = 5 * time.Minute
 
 // SupplierSchedules keeps one stock sync schedule per supplier that keeps its stock here and
-// serves it (direct_procure with an endpoint), every Interval, on TaskQueue.
+// serves it (direct_procure with an endpoint), every Interval, on TaskQueue, named by IDs (the
+// deployment's prefix).
 type SupplierSchedules struct {
 	Temporal  client.Client
 	TaskQueue string
 	Interval  time.Duration
+	IDs       workflows.ScheduleIDs
 }
 
 // Ensure makes, updates or removes the supplier's schedule to match the supplier as stored.
 func (s SupplierSchedules) Ensure(ctx context.Context, sup db.Supplier) error {
-	id := workflows.SupplierSyncScheduleID(sup.ID)
+	id, workflowID := s.IDs.SupplierSync(sup.ID)
 	if sup.Mode != db.ModeDirectProcure || sup.Endpoint == "" {
 		err := s.Temporal.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
 		var notFound *serviceerror.NotFound
@@ -44,7 +46,7 @@ func (s SupplierSchedules) Ensure(ctx context.Context, sup db.Supplier) error {
 		every = DefaultSupplierSyncInterval
 	}
 	return ensureSchedule(ctx, s.Temporal, id, every, &client.ScheduleWorkflowAction{
-		ID: workflows.SupplierSyncIDPrefix + sup.ID, Workflow: workflows.SupplierSyncWorkflowName, TaskQueue: queue,
+		ID: workflowID, Workflow: workflows.SupplierSyncWorkflowName, TaskQueue: queue,
 		Args: []any{sup.ID}})
 }
 

@@ -40,21 +40,30 @@ const (
 	InvariantCheckWorkflowName = "InvariantCheck"
 	// InvariantCheckScheduleID is the hourly schedule of the invariant checker.
 	InvariantCheckScheduleID = "bookflow-invariant-check"
+	// InvariantCheckWorkflowID is the id of the workflows its schedule starts (the schedule's
+	// runs add the time they were due).
+	InvariantCheckWorkflowID = "invariant-check"
 	// ReconcilePaymentsWorkflowName matches the provider's payments against bookflow's records;
 	// the daily schedule starts it.
 	ReconcilePaymentsWorkflowName = "ReconcilePayments"
 	// ReconcileScheduleID is the daily schedule of the payment reconciliation.
 	ReconcileScheduleID = "bookflow-reconcile-payments"
+	// ReconcileWorkflowID is the id of the workflows its schedule starts.
+	ReconcileWorkflowID = "reconcile-payments"
 	// SupplierSyncWorkflowName pulls one supplier's stock; each supplier's schedule
 	// (SupplierSyncScheduleID) starts it.
 	SupplierSyncWorkflowName = "SupplierSync"
 	// SupplierSyncIDPrefix starts the id of a supplier's SupplierSync workflows; the supplier id
 	// follows (the schedule's runs add the time they were due).
 	SupplierSyncIDPrefix = "supplier-sync-"
+	// SupplierSyncScheduleIDPrefix starts the id of a supplier's stock sync schedule; the
+	// supplier id follows.
+	SupplierSyncScheduleIDPrefix = "bookflow-supplier-sync-"
 	// ExpireStopSellsWorkflowName marks past stop-sells expired; ExpireStopSellsScheduleID starts
-	// it hourly.
+	// it hourly, as workflows ExpireStopSellsWorkflowID.
 	ExpireStopSellsWorkflowName = "ExpireStopSells"
 	ExpireStopSellsScheduleID   = "bookflow-expire-stop-sells"
+	ExpireStopSellsWorkflowID   = "expire-stop-sells"
 
 	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
 	RecoverRefundWorkflowName = "RecoverRefund"
@@ -93,8 +102,40 @@ const (
 // TellSupplierID is the id of the workflow telling a booking's supplier again that it is off.
 func TellSupplierID(bookingID string) string { return "tell-supplier-" + bookingID }
 
-// SupplierSyncScheduleID is the id of a supplier's stock sync schedule.
-func SupplierSyncScheduleID(supplierID string) string { return "bookflow-supplier-sync-" + supplierID }
+// SupplierSyncScheduleID is the id of a supplier's stock sync schedule, without a deployment's
+// prefix (ScheduleIDs).
+func SupplierSyncScheduleID(supplierID string) string {
+	return SupplierSyncScheduleIDPrefix + supplierID
+}
+
+// ScheduleIDs are the ids of the schedules the worker keeps and of the workflows they start, as
+// one deployment names them: each behind its Prefix (BOOKFLOW_SCHEDULE_PREFIX), so two
+// deployments sharing a Temporal namespace keep a schedule each instead of taking turns
+// rewriting one. The zero value has no prefix: the ids as they always were.
+type ScheduleIDs struct {
+	Prefix string
+}
+
+// InvariantCheck is the invariant checker's schedule and the id of the workflows it starts.
+func (n ScheduleIDs) InvariantCheck() (schedule, workflow string) {
+	return n.Prefix + InvariantCheckScheduleID, n.Prefix + InvariantCheckWorkflowID
+}
+
+// Reconcile is the payment reconciliation's schedule and the id of the workflows it starts.
+func (n ScheduleIDs) Reconcile() (schedule, workflow string) {
+	return n.Prefix + ReconcileScheduleID, n.Prefix + ReconcileWorkflowID
+}
+
+// ExpireStopSells is the stop-sells' expiry schedule and the id of the workflows it starts.
+func (n ScheduleIDs) ExpireStopSells() (schedule, workflow string) {
+	return n.Prefix + ExpireStopSellsScheduleID, n.Prefix + ExpireStopSellsWorkflowID
+}
+
+// SupplierSync is a supplier's stock sync schedule and the id of its SupplierSync workflows,
+// scheduled or asked for now (one at a time).
+func (n ScheduleIDs) SupplierSync(supplierID string) (schedule, workflow string) {
+	return n.Prefix + SupplierSyncScheduleID(supplierID), n.Prefix + SupplierSyncIDPrefix + supplierID
+}
 
 // Search attributes that let operators filter bookings in the Temporal UI. They must be
 // registered on the server (the dev scripts pass them to `temporal server start-dev`).

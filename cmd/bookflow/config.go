@@ -55,6 +55,10 @@ type Config struct {
 	SupplierSyncDays     int
 	SupplierSimAddr      string // dev and supplier-sim: where the simulated supplier listens
 	SupplierSimURL       string // supplier-sim: where bookflow reaches it (empty: its address)
+	// SchedulePrefix starts the id of every schedule the worker keeps and of the workflows they
+	// start (BOOKFLOW_SCHEDULE_PREFIX): deployments sharing a Temporal namespace each set their
+	// own. Empty: the ids as they always were.
+	SchedulePrefix string
 
 	RedisURL string // the availability cache; none: searches read PostgreSQL, no sold-out gate
 	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
@@ -87,6 +91,7 @@ func LoadConfig() (Config, error) {
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
 		SupplierSimAddr:     env("SUPPLIER_SIM_ADDR", "127.0.0.1:8091"),
 		SupplierSimURL:      os.Getenv("SUPPLIER_SIM_URL"),
+		SchedulePrefix:      os.Getenv("BOOKFLOW_SCHEDULE_PREFIX"),
 		RedisURL:            os.Getenv("REDIS_URL"),
 		MetricsAddr:         os.Getenv("METRICS_ADDR"),
 	}
@@ -192,6 +197,11 @@ func envInt(name string, def, min int) (int, error) {
 		return 0, fmt.Errorf("%s=%q: want a whole number of at least %d", name, v, min)
 	}
 	return n, nil
+}
+
+// scheduleIDs names the schedules and scheduled workflows of this deployment.
+func (c Config) scheduleIDs() workflows.ScheduleIDs {
+	return workflows.ScheduleIDs{Prefix: c.SchedulePrefix}
 }
 
 // minSecretBytes is the shortest ADMIN_TOKEN, AUTH_JWT_SECRET and BOOKING_ID_KEY serve accepts.

@@ -34,3 +34,17 @@ func TestLogsAreJSONExceptForDev(t *testing.T) {
 	_, err := LoadConfig()
 	assert.ErrorContains(t, err, "LOG_FORMAT")
 }
+
+// BOOKFLOW_SCHEDULE_PREFIX reaches the schedules' ids; unset, they are today's.
+func TestTheSchedulePrefixComesFromTheEnvironment(t *testing.T) {
+	t.Setenv("BOOKFLOW_SCHEDULE_PREFIX", "")
+	cfg, err := LoadConfig()
+	require.NoError(t, err)
+	schedule, _ := cfg.scheduleIDs().InvariantCheck()
+	assert.Equal(t, "bookflow-invariant-check", schedule)
+	t.Setenv("BOOKFLOW_SCHEDULE_PREFIX", "eu-")
+	cfg, err = LoadConfig()
+	require.NoError(t, err)
+	schedule, _ = cfg.scheduleIDs().InvariantCheck()
+	assert.Equal(t, "eu-bookflow-invariant-check", schedule)
+}

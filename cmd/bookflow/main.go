@@ -1,4 +1,5 @@
-// Command bookflow runs the booking service: bookflow serve|worker|migrate|seed|dev|token|pay|bench.
+// Command bookflow runs the booking service: the API (serve), the worker, dev, migrate, seed and
+// the operators' tools (check, reconcile, token, pay, ...); `bookflow` alone lists them.
 package main
 
 import (
@@ -33,10 +34,10 @@ Commands:
   supplier-sim
             run the simulated supplier and register its hotels, channel and agent (as dev does inside)
   health    exit 0 when a URL answers 2xx (the containers' healthcheck: bookflow health http://127.0.0.1:8080/readyz)
-  bench     measure reservations/s and holds/s against baselines (see docs/benchmarks-and-scaling.md)
-  chaos     the fault-injection suite: load, one fault per run, nothing may be lost (scripts/chaos)
 
-Configuration comes from the environment; see docs/configuration.md.
+Configuration comes from the environment; see docs/configuration.md. The benchmarks (scripts/bench)
+and the fault-injection suite (scripts/chaos) are commands of their own: bookflow-bench,
+bookflow-chaos (see docs/benchmarks-and-scaling.md and docs/testing.md).
 `
 
 // traced are the commands whose work is traced (OTEL_*); the others (migrate, token, pay, ...)
@@ -47,8 +48,8 @@ var traced = map[string]bool{"serve": true, "worker": true, "dev": true}
 // commands are bookflow's subcommands, by name.
 var commands = map[string]func(context.Context, Config) error{
 	"serve": runServe, "worker": runWorker, "migrate": runMigrate,
-	"seed": runSeed, "dev": runDev, "bench": runBench, "pay": runPay, "token": runToken,
-	"search-attributes": runSearchAttributes, "check": runCheck, "reconcile": runReconcile, "chaos": runChaos,
+	"seed": runSeed, "dev": runDev, "pay": runPay, "token": runToken,
+	"search-attributes": runSearchAttributes, "check": runCheck, "reconcile": runReconcile,
 	"supplier-sim": runSupplierSim, "health": runHealth,
 }
 

@@ -75,8 +75,7 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 	}, nil
 }
 
-// connectAndMigrate connects and brings the schema up to date, for the commands that own their
-// database (dev, bench).
+// connectAndMigrate connects and brings the schema up to date, for dev, which owns its database.
 func connectAndMigrate(ctx context.Context, cfg Config) (*deps, func(), error) {
 	d, closeDeps, err := connect(ctx, cfg)
 	if err != nil {
@@ -160,8 +159,8 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		RefundBackoff: cfg.RefundBackoff, MaxRefundAttempts: cfg.RefundAttempts,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
-			Interval: cfg.SupplierSyncInterval}.Ensure,
-		Cache: d.cache, ReserveLocally: cfg.ReserveLocally, Tracing: telemetry.TracingEnabled(),
+			Interval: cfg.SupplierSyncInterval, IDs: cfg.scheduleIDs()}.Ensure,
+		ScheduleIDs: cfg.scheduleIDs(), Cache: d.cache, ReserveLocally: cfg.ReserveLocally, Tracing: telemetry.TracingEnabled(),
 	}
 	if d.cache == nil {
 		slog.Warn("no REDIS_URL: searches read PostgreSQL and no hold is refused before its workflow starts")
@@ -217,11 +216,11 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err := worker.CheckSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
 		return err
 	}
-	if err := worker.EnsureSchedules(ctx, d.temporal, cfg.TaskQueue); err != nil {
+	if err := worker.EnsureSchedules(ctx, d.temporal, cfg.TaskQueue, cfg.scheduleIDs()); err != nil {
 		slog.Warn("the checker's and the reconciliation's schedules could not be made; run `bookflow check` and `bookflow reconcile` by hand", "err", err)
 	}
 	if err := (worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
-		Interval: cfg.SupplierSyncInterval}).EnsureAll(ctx, d.store); err != nil {
+		Interval: cfg.SupplierSyncInterval, IDs: cfg.scheduleIDs()}).EnsureAll(ctx, d.store); err != nil {
 		slog.Warn("some suppliers' stock sync schedules could not be made", "err", err)
 	}
 	// The worker reports what PostgreSQL and Temporal know (stuck bookings, the checker's

@@ -111,10 +111,10 @@ func (s *Sim) Calls(path string) int {
 }
 
 // Report is the hotel's stock on the nights [from, to), as the supplier reports it now.
-func (s *Sim) Report(hotel string, from, to domain.Date) suppliers.StockReport {
+func (s *Sim) Report(hotel string, from, to domain.Date) domain.StockReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := suppliers.StockReport{HotelID: hotel, RoomTypes: []suppliers.RoomTypeStock{}}
+	r := domain.StockReport{HotelID: hotel, RoomTypes: []domain.RoomTypeStock{}}
 	if !s.behaviour.NoReportTime {
 		now := time.Now()
 		r.ReportedAt = &now
@@ -129,9 +129,9 @@ func (s *Sim) Report(hotel string, from, to domain.Date) suppliers.StockReport {
 			if !ok {
 				i = len(r.RoomTypes)
 				byType[k.roomType] = i
-				r.RoomTypes = append(r.RoomTypes, suppliers.RoomTypeStock{RoomTypeID: k.roomType})
+				r.RoomTypes = append(r.RoomTypes, domain.RoomTypeStock{RoomTypeID: k.roomType})
 			}
-			r.RoomTypes[i].Nights = append(r.RoomTypes[i].Nights, suppliers.StockNight{Date: d, Total: s.reported(n),
+			r.RoomTypes[i].Nights = append(r.RoomTypes[i].Nights, domain.StockNight{Date: d, Total: s.reported(n),
 				Rate: n.rate, Currency: n.currency})
 		}
 	}
@@ -282,7 +282,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // Push sends a stock report to bookflow's push endpoint at baseURL, signed with secret.
-func Push(ctx context.Context, baseURL, supplierID, secret string, report suppliers.StockReport) error {
+func Push(ctx context.Context, baseURL, supplierID, secret string, report domain.StockReport) error {
 	body, err := json.Marshal(report)
 	if err != nil {
 		return err

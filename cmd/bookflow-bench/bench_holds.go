@@ -22,6 +22,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/bookflow/bookflow/cmd/internal/product"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
@@ -40,12 +41,6 @@ type holdMode struct {
 var holdModes = []holdMode{{"hold, activity", "activity", false, false}, {"hold, local activity", "local", true, false},
 	{"hold + confirm, local", "confirm", true, true}}
 
-// benchHolds measures holds through the HTTP API and Temporal against a bare
-// start-signal-complete workflow on the same server, with the reservation as an activity and
-// as a local activity. Single runs swing by a third on a small machine, so the three alternate
-// for o.rounds rounds and the ratios are reported as their median and range. The API and the
-// worker run as processes of their own (bookflow serve and bookflow worker, as deployed), so
-// the CPU time each process spends per hold can be read from /proc.
 // temporalTarget is a Temporal server holds are measured on.
 type temporalTarget struct {
 	name, address string
@@ -53,6 +48,12 @@ type temporalTarget struct {
 	pidEnv        string // the environment variable naming its process, for its CPU time
 }
 
+// benchHolds measures holds through the HTTP API and Temporal against a bare
+// start-signal-complete workflow on the same server, with the reservation as an activity and
+// as a local activity. Single runs swing by a third on a small machine, so the three alternate
+// for o.rounds rounds and the ratios are reported as their median and range. The API and the
+// worker run as processes of their own (bookflow serve and bookflow worker, as deployed), so
+// the CPU time each process spends per hold can be read from /proc.
 func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run string, target temporalTarget, token string) error {
 	bareQueue := fmt.Sprintf("bookflow-bench-%s-%s", run, strings.ReplaceAll(target.address, ":", "-"))
 	bare := sdkworker.New(target.client, bareQueue, sdkworker.Options{})
@@ -63,7 +64,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 	defer bare.Stop()
 	resume := o.pauseRelay() // the worker process relays the outbox, and is metered doing it
 	defer resume()
-	self, err := os.Executable()
+	bookflow, err := product.Binary(o.bookflow)
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 	var children []*exec.Cmd
 	defer func() { stopChildren(children) }()
 	start := func(command string, extra ...string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, self, command)
+		cmd := exec.CommandContext(ctx, bookflow, command)
 		cmd.Env = append(slices.Clone(env), extra...)
 		out, err := os.Create(filepath.Join(logs, fmt.Sprintf("%s-%d.log", command, len(children))))
 		if err != nil {

@@ -1,13 +1,22 @@
+// Command bookflow-chaos is bookflow's fault-injection suite (package testsuite/chaos): it
+// starts Temporal, a worker and an API as bookflow processes of their own, drives load,
+// injects one fault per run and fails if anything was lost. scripts/chaos gives it a private
+// PostgreSQL and the Temporal CLI; see bookflow-chaos -h.
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
 	"time"
 
+	"github.com/bookflow/bookflow/cmd/internal/product"
 	"github.com/bookflow/bookflow/testsuite/chaos"
 )
 
@@ -21,16 +30,32 @@ var chaosProfiles = map[string]struct {
 	"long":  {runs: 105, load: 10 * time.Second},
 }
 
+func main() {
+	level := slog.LevelInfo
+	if err := level.UnmarshalText([]byte(cmp.Or(os.Getenv("LOG_LEVEL"), "info"))); err != nil {
+		fmt.Fprintln(os.Stderr, "configuration: LOG_LEVEL:", err)
+		os.Exit(2)
+	}
+	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runChaos(ctx); err != nil {
+		slog.Error("chaos failed", "err", err)
+		os.Exit(1)
+	}
+}
+
 // runChaos runs the fault-injection suite (see package chaos) against a system it starts itself.
 // scripts/chaos provides what it needs: TEMPORAL_CLI, CHAOS_DATABASE_URL (a server to create its
 // database on) and CHAOS_PG_RESTART (a command restarting that server at once).
-func runChaos(ctx context.Context, _ Config) error {
-	fs := flag.NewFlagSet("chaos", flag.ExitOnError)
+func runChaos(ctx context.Context) error {
+	fs := flag.NewFlagSet("bookflow-chaos", flag.ExitOnError)
 	profile := fs.String("profile", "short", "short (7 runs: each fault once) or long (105 runs: 15 of each fault)")
 	runs := fs.Int("runs", 0, "fault runs (default: the profile's)")
 	load := fs.Duration("load", 0, "how long each run's load lasts (default: the profile's)")
 	clients := fs.Int("clients", 6, "concurrent checkout clients")
-	_ = fs.Parse(os.Args[2:])
+	bookflowBin := fs.String("bookflow", "", "the bookflow binary whose processes are broken (default: bookflow beside this binary)")
+	_ = fs.Parse(os.Args[1:])
 	p, ok := chaosProfiles[*profile]
 	if !ok {
 		return fmt.Errorf("--profile %q: want short or long", *profile)
@@ -41,11 +66,11 @@ func runChaos(ctx context.Context, _ Config) error {
 	if *load > 0 {
 		p.load = *load
 	}
-	self, err := os.Executable()
+	bookflow, err := product.Binary(*bookflowBin)
 	if err != nil {
 		return err
 	}
-	o := chaos.Options{Runs: p.runs, LoadFor: p.load, Clients: *clients, Bookflow: self,
+	o := chaos.Options{Runs: p.runs, LoadFor: p.load, Clients: *clients, Bookflow: bookflow,
 		TemporalCLI: os.Getenv("TEMPORAL_CLI"), AdminDBURL: os.Getenv("CHAOS_DATABASE_URL"),
 		PGRestart: os.Getenv("CHAOS_PG_RESTART"), Out: os.Stdout}
 	if o.TemporalCLI == "" || o.AdminDBURL == "" {
