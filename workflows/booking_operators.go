@@ -18,6 +18,9 @@ type OperatorAction struct {
 	Reason string
 }
 
+// setOperatorHandlers registers the operators' retry-refund and resolve-refund updates, which
+// every workflow that runs refund sagas takes (the booking, a late payment, a recovery). They are
+// refused unless a saga waits for an operator (awaitOperator), and while another action is taken.
 func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 	validate := func(OperatorAction) error {
 		if len(b.stuck) == 0 {
