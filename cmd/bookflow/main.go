@@ -1,9 +1,4 @@
-// Command bookflow runs the booking service and the tools around it. serve runs the HTTP API
-// and worker the Temporal worker (the workflows and their activities), two processes in a
-// deployment; dev migrates, seeds and runs both in one process for local use. The other
-// commands (migrate, seed, search-attributes, check, reconcile, token, pay, supplier-sim,
-// health, ...) are listed when it runs without arguments. Its configuration comes from the
-// environment (LoadConfig).
+// Command bookflow runs the booking service: bookflow serve|worker|migrate|seed|dev|token|pay|bench.
 package main
 
 import (
