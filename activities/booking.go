@@ -1,5 +1,3 @@
-// Package activities holds the side effects a booking workflow asks for. Each one is idempotent:
-// a retry after a commit whose reply was lost finds the work done and changes nothing.
 package activities
 
 import (

@@ -1,5 +1,8 @@
 // Package api is bookflow's HTTP API: Echo handlers that validate requests, start, update and
-// query booking workflows, read inventory, and map every error to one JSON shape.
+// query booking workflows, read inventory, and map every error to one JSON shape. Every
+// /api/v1 route needs a bearer token, which authenticate turns into a domain.Principal, and one
+// of the roles its group allows; only the payment webhook and a supplier's stock push are signed
+// instead. A hold passes the rate limits and the sold-out gate before it starts a workflow.
 package api
 
 import (

@@ -1,6 +1,3 @@
-// Package domain holds bookflow's pure rules: calendar dates and stays, booking requests and
-// their limits, booking states and their transitions, and the errors every layer maps to.
-// It does no I/O and imports nothing of pgx, Echo or Temporal.
 package domain
 
 import (

@@ -1,5 +1,3 @@
-// Package telemetry is how bookflow reports on itself: Prometheus metrics served on their own
-// listen address, and OpenTelemetry traces exported over OTLP when an endpoint is configured.
 package telemetry
 
 import (

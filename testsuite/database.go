@@ -1,5 +1,3 @@
-// Package testsuite is bookflow's shared test harness: a fresh PostgreSQL database per test, a
-// real Temporal dev server, and an in-process worker and API wired to them.
 package testsuite
 
 import (

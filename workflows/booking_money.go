@@ -23,71 +23,6 @@ const (
 	IssueNoBooking = "NO_BOOKING"
 )
 
-// Error types of operator actions refused: nothing is stuck, or another action is under way.
-const (
-	ErrTypeNotStuck     = "NotStuck"
-	ErrTypeOperatorBusy = "OperatorBusy"
-)
-
-// OperatorAction is an operator's decision on a stuck refund: retry it, or mark it resolved by
-// hand. Actor and Reason are required; the API writes them to the audit log.
-type OperatorAction struct {
-	Actor  string
-	Reason string
-}
-
-func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
-	validate := func(OperatorAction) error {
-		if len(b.stuck) == 0 {
-			return temporal.NewApplicationError("no refund of this booking is waiting for an operator", ErrTypeNotStuck)
-		}
-		return b.checkOperatorFree()
-	}
-	for _, name := range []string{UpdateRetryRefund, UpdateResolveRefund} {
-		// An action applies to every refund step waiting at the time; the handler answers once
-		// they have all taken it. One action at a time, so each keeps its own intent: a retry and
-		// a resolve sent together never both act as the later one.
-		handler := func(ctx workflow.Context, a OperatorAction) (BookingState, error) {
-			ctx = uncancellable(ctx)
-			if err := b.checkOperatorFree(); err != nil {
-				return b.state, err // accepted beside another in the same workflow task
-			}
-			b.opBusy = true
-			defer func() { b.opBusy = false }()
-			b.opRound++
-			b.opResolve = name == UpdateResolveRefund
-			round := b.opRound
-			b.logger.Info("Operator action on stuck refunds", "action", name, "actor", a.Actor, "reason", a.Reason)
-			if b.opResolve {
-				b.state.Reason = "resolved by " + a.Actor + ": " + a.Reason
-			}
-			err := workflow.Await(ctx, func() bool {
-				for _, waitingFor := range b.stuck {
-					if waitingFor <= round {
-						return false // a step this action applies to has not taken it yet
-					}
-				}
-				return true
-			})
-			return b.state, err
-		}
-		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, handler,
-			workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkOperatorFree refuses an operator action while another is still being taken.
-func (b *booking) checkOperatorFree() error {
-	if b.opBusy {
-		return temporal.NewApplicationError("another operator action on this booking is being carried out; "+
-			"send yours again once it is answered", ErrTypeOperatorBusy)
-	}
-	return nil
-}
-
 // listenForRefunds keeps the provider's final word on every refund as it arrives, for the saga
 // that waits for it (several sagas may wait at once).
 func (b *booking) listenForRefunds(ctx workflow.Context) {
@@ -480,32 +415,6 @@ func (b *booking) recordSettled(ctx workflow.Context, key string, out activities
 	}
 	err := workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordRefundOutcome, key, out).Get(ctx, nil)
 	return out, err
-}
-
-// awaitOperator marks the booking PAYMENT_STUCK and waits for an operator's retry (false) or
-// resolution (true) of saga s, stuck at step. A saga handed over waiting takes the first
-// operator action of the run, even one taken before it got here.
-func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string) (resolved bool, err error) {
-	round, handedOver := b.stuck[s.ID]
-	if !handedOver || !s.Parked {
-		round = b.opRound + 1
-		b.count(ctx, MetricStuck, nil) // not for a saga handed over already waiting
-	}
-	b.stuck[s.ID], b.waiting[s.ID] = round, s
-	s.Parked, s.Waiting = true, why
-	b.state.Reason = why
-	b.logger.Error("Payment stuck: waiting for an operator", "step", step, "reason", why)
-	if err := b.publish(ctx); err != nil {
-		return false, err
-	}
-	err = workflow.Await(ctx, func() bool { return b.opRound >= round })
-	delete(b.stuck, s.ID)
-	delete(b.waiting, s.ID)
-	s.Parked, s.Waiting = false, ""
-	if err != nil {
-		return false, err
-	}
-	return b.opResolve, b.publish(ctx)
 }
 
 // refundActivity sets the options of a refund attempt: a few quick retries with the same

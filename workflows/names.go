@@ -1,5 +1,3 @@
-// Package workflows holds bookflow's workflow definitions: deterministic code only, no I/O, no
-// wall clock, no randomness except through the Temporal SDK.
 package workflows
 
 import (

@@ -1,0 +1,156 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/worker"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// confirmBooking is for staff: it confirms a hold paid outside the payment provider (at the
+// desk). It answers with the outcome: 200 CONFIRMED, or 409 with the status the booking is in
+// instead (for example EXPIRED).
+func (s *Server) confirmBooking(c echo.Context) error {
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
+	if err != nil {
+		return err
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateConfirm, staffView, domain.StatusConfirmed)
+	return s.answerAudited(c, state, err, "confirm")
+}
+
+// cancelBooking cancels the customer's booking on hold or confirmed and gives its nights back.
+// A paid booking answers REFUNDING: its nights are released and the refund its hotel's policy
+// allows is on its way (REFUNDED once the provider confirms).
+func (s *Server) cancelBooking(c echo.Context) error {
+	b, err := s.ownBooking(c)
+	if err != nil {
+		return err
+	}
+	switch {
+	case b.VenueID != "" && b.Status == domain.StatusCompleted:
+		return newError(http.StatusConflict, "checked_in", "the booking was checked in; the front desk can still refund it")
+	case b.FreeCancelEnded(s.cfg.Now()):
+		return newError(http.StatusConflict, "cancellation_closed", "free cancellation ended %d hours before the "+
+			"booking starts; the front desk can still refund it", b.CancellationPolicy.FreeUntilHours)
+	case b.VenueID == "" && b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
+		return newError(http.StatusConflict, "stay_started",
+			"the stay has begun: an early departure is arranged at the front desk")
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, customerView, cancelled...)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, customerView(state.Booking, state.Reason))
+}
+
+// staffCancelBooking cancels a booking of the staff member's hotel, as the guest could; once a
+// confirmed stay has begun it is an early departure: the booking stays CONFIRMED with the nights
+// after today at the hotel given back.
+func (s *Server) staffCancelBooking(c echo.Context) error {
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
+	if err != nil {
+		return err
+	}
+	want := cancelled
+	if b.VenueID == "" && b.Status.Used() && b.StayBegun(s.cfg.Now()) {
+		want = []domain.Status{b.Status} // an early departure
+	}
+	if b.VenueID != "" && b.Status == domain.StatusCompleted {
+		return newError(http.StatusConflict, "checked_in", "the booking was checked in: cancelling it would put its "+
+			"units back on sale while they are in use")
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, want...)
+	return s.answerAudited(c, state, err, "cancel")
+}
+
+// checkInBooking is for staff: it checks a confirmed booking's guest in (COMPLETED), from its
+// check-in date at the hotel, or from an hour before a venue order's first slot.
+func (s *Server) checkInBooking(c echo.Context) error {
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
+	if err != nil {
+		return err
+	}
+	now := s.cfg.Now()
+	early := b.VenueID == "" && !b.StayBegun(now)
+	if b.VenueID != "" {
+		early = now.Before(b.OrderStarts().Add(-checkInAhead))
+	}
+	if b.Status == domain.StatusConfirmed && early {
+		return newError(http.StatusConflict, "too_early", "check-in opens on the check-in date at the hotel, "+
+			"or an hour before a venue booking starts")
+	}
+	state, err := s.askBooking(c, b.ID, workflows.UpdateCheckIn, staffView, domain.StatusCompleted)
+	return s.answerAudited(c, state, err, "check-in")
+}
+
+// checkInAhead is how long before a venue booking starts its guest may check in.
+const checkInAhead = time.Hour
+
+// cancelled are the statuses a successful cancel leaves a booking in.
+var cancelled = []domain.Status{domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded}
+
+// answerAudited answers a staff action on a booking and writes it to the audit log.
+func (s *Server) answerAudited(c echo.Context, state workflows.BookingState, err error, action string) error {
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, action, state.Booking.ID, "", map[string]any{"statusAfter": state.Booking.Status}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, staffView(state.Booking, state.Reason))
+}
+
+// askBooking sends an update to the booking's workflow and returns the state it leads to when
+// the booking ends up in one of the statuses wanted; otherwise 409 with the status it is in.
+func (s *Server) askBooking(c echo.Context, id, update string, view viewer, want ...domain.Status) (workflows.BookingState, error) {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
+	defer cancel()
+	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{principal(c).Subject}, // who asks, for the booking's history
+	})
+	state, _, err := s.outcome(ctx, id, handle, err)
+	if err != nil {
+		return state, err
+	}
+	if !slices.Contains(want, state.Booking.Status) {
+		msg := "booking " + id + " is " + string(state.Booking.Status)
+		if v := view(state.Booking, state.Reason); v.Reason != "" {
+			msg += ": " + v.Reason
+		}
+		return state, newError(http.StatusConflict, "wrong_state", "%s", msg)
+	}
+	return state, nil
+}
+
+// outcome waits for an update's answer. When the booking's workflow has ended (or never
+// started), or rejected the update as changing nothing, the database has the last word, and
+// fromDB says so.
+func (s *Server) outcome(ctx context.Context, id string, handle client.WorkflowUpdateHandle, err error) (
+	state workflows.BookingState, fromDB bool, _ error) {
+	if err == nil {
+		err = handle.Get(ctx, &state)
+	}
+	var appErr *temporal.ApplicationError
+	switch {
+	case isWorkflowGone(err), errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeNoChange:
+		b, dbErr := s.store.GetBooking(ctx, id)
+		return workflows.BookingState{Booking: b}, true, dbErr
+	case err != nil:
+		return state, false, workflowError(err)
+	}
+	return state, false, nil
+}
+
+// isWorkflowGone reports whether the workflow does not exist or has already completed.
+func isWorkflowGone(err error) bool { return worker.WorkflowGone(err) }
