@@ -3,6 +3,8 @@ package testsuite_test
 import (
 	"bufio"
 	"context"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
 
@@ -62,6 +65,11 @@ type docsRun struct {
 	statuses []int
 	// shows are patterns its output must match, in order.
 	shows []string
+	// suppliers runs `bookflow supplier-sim` beside the system first: the simulated supplier,
+	// its hotels, the wholesale channel and its agent, as scripts/dev has them.
+	suppliers bool
+	// then checks what the block's comments promise for later, once it has run.
+	then func(t *testing.T, sys *testsuite.System, output string)
 }
 
 // docsRunBlocks are the blocks this test runs, each against a system of its own with the demo
@@ -79,6 +87,7 @@ var docsRunBlocks = map[string]docsRun{
 			`"status":"REFUND(ING|ED)"`,
 			`"code":"not_found"`,
 		},
+		then: refundedInTheEnd,
 	},
 	"docs/api.md#Who is calling": {
 		statuses: []int{200, 401, 403},
@@ -92,6 +101,25 @@ var docsRunBlocks = map[string]docsRun{
 	"docs/hotels.md#The front desk": {
 		statuses: []int{201, 200, 200},
 		shows:    []string{`"status":"CONFIRMED"`, `"action":"confirm"`},
+	},
+	"docs/suppliers-and-channels.md#Try it": {
+		suppliers: true,
+		statuses:  []int{200, 200, 201, 200, 201, 201},
+		shows: []string{
+			`"roomTypeId":"studio"`,
+			`"supplier":"simlive \(direct_connect\)"`,
+			`"status":"HOLD"`,
+			`"notifications":\[`,
+			`"kind":"stop_sell"`,
+			`"minLos":3`,
+		},
+		then: func(t *testing.T, sys *testsuite.System, _ string) {
+			agent := sys.As(t, docsDevTokens["AGENT_TOKEN"])
+			assert.Eventually(t, func() bool {
+				res := agent.Do(t, http.MethodGet, "/api/v1/agent/notifications", nil, nil)
+				return res.Status == http.StatusOK && strings.Contains(res.Raw, `"confirmed"`)
+			}, 10*time.Second, 100*time.Millisecond, "the agent is told the supplier confirmed")
+		},
 	},
 	"docs/venues.md#Try it": {
 		statuses: []int{200, 200, 201, 201, 200, 201, 409, 200, 200, 200},
@@ -112,7 +140,20 @@ var docsRunBlocks = map[string]docsRun{
 			`"status":"REFUND(ING|ED)"`,
 			`"status":"REFUND(ING|ED)"`,
 		},
+		then: refundedInTheEnd,
 	},
+}
+
+// refundedInTheEnd checks "REFUNDING, then REFUNDED": alice's booking, the first id in the
+// output, reaches REFUNDED.
+func refundedInTheEnd(t *testing.T, sys *testsuite.System, output string) {
+	id := regexp.MustCompile(`booking-[a-z2-7]{26}`).FindString(output)
+	require.NotEmpty(t, id, "a booking id in the output")
+	alice := sys.As(t, docsDevTokens["CUSTOMER_TOKEN"])
+	assert.Eventually(t, func() bool {
+		res := alice.Do(t, http.MethodGet, "/api/v1/bookings/"+id, nil, nil)
+		return res.Status == http.StatusOK && res.Body["status"] == "REFUNDED"
+	}, 10*time.Second, 100*time.Millisecond, "booking %s is REFUNDED", id)
 }
 
 // notRunMarker is the comment that marks the block below it as not run, with its reason.
@@ -171,6 +212,9 @@ func runDocsBlock(t *testing.T, binary string, b docsBlock, want docsRun) {
 		"STRIPE_WEBHOOK_SECRET=" + sys.WebhookSecret,
 		"HTTP_ADDR=" + u.Host,
 	}
+	for name, p := range docsDevTokens {
+		env = append(env, name+"="+sys.Token(t, p))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -178,6 +222,9 @@ func runDocsBlock(t *testing.T, binary string, b docsBlock, want docsRun) {
 	seed.Env, seed.Dir = env, dir
 	out, err := seed.CombinedOutput()
 	require.NoError(t, err, "bookflow seed: %s", out)
+	if want.suppliers {
+		startDocsSupplierSim(ctx, t, binary, env)
+	}
 
 	// The block as the reader sees it, but for the address and the binary; curl reports each
 	// call's status on stderr, since `curl -s` does not fail on a 4xx.
@@ -205,6 +252,50 @@ func runDocsBlock(t *testing.T, binary string, b docsBlock, want docsRun) {
 			break
 		}
 		rest = rest[loc[1]:]
+	}
+	if want.then != nil {
+		want.then(t, sys, stdout.String())
+	}
+}
+
+// docsDevTokens are the tokens scripts/dev prints, by the variable it prints them for.
+var docsDevTokens = map[string]domain.Principal{
+	"CUSTOMER_TOKEN":       {Subject: "alice", Roles: []domain.Role{domain.RoleCustomer}},
+	"OTHER_CUSTOMER_TOKEN": {Subject: "bob", Roles: []domain.Role{domain.RoleCustomer}},
+	"DESK_TOKEN": {Subject: "desk-budapest", Roles: []domain.Role{domain.RoleFrontDesk},
+		Hotels: []string{"grand-budapest"}},
+	"FINANCE_TOKEN": {Subject: "ana-finance", Roles: []domain.Role{domain.RoleFinance}},
+	"ADMIN_JWT":     {Subject: "root-admin", Roles: []domain.Role{domain.RoleAdmin}},
+	"AGENT_TOKEN": {Subject: "agent-lena", Roles: []domain.Role{domain.RoleAgent},
+		Agent: "lena-travel", Channel: "wholesale"},
+	"SUPPLIER_TOKEN": {Subject: "sim-staff", Roles: []domain.Role{domain.RoleSupplier},
+		Suppliers: []string{"simsupply"}},
+}
+
+// startDocsSupplierSim runs `bookflow supplier-sim` on a port of its own until the block ends,
+// and waits until it has registered its hotels, channel and agent in the system's database.
+func startDocsSupplierSim(ctx context.Context, t *testing.T, binary string, env []string) {
+	sim := exec.CommandContext(ctx, binary, "supplier-sim")
+	sim.Env = append(env, "SUPPLIER_SIM_ADDR=127.0.0.1:0")
+	logs, err := sim.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, sim.Start())
+	t.Cleanup(func() { _ = sim.Process.Kill(); _ = sim.Wait() })
+	seeded := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "seeded demo suppliers") {
+				close(seeded)
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, logs)
+	}()
+	select {
+	case <-seeded:
+	case <-ctx.Done():
+		t.Fatal("bookflow supplier-sim did not seed its suppliers")
 	}
 }
 
