@@ -72,6 +72,12 @@ func (s *Server) pushStock(c echo.Context) error {
 	if err := report.Within(yesterday, yesterday.AddDays(domain.MaxReportNights)); err != nil {
 		return err
 	}
+	if report.ReportedAt == nil {
+		// Stamped with its arrival, a re-signed retry of an older push would put its totals back
+		// over a newer pull's: only the supplier's own time orders its retries.
+		return fmt.Errorf("%w: stock report: reportedAt is required on a push (when the supplier read the stock it reports)",
+			domain.ErrInvalid)
+	}
 	at, err := report.OrderedAt(arrived, arrived)
 	if err != nil {
 		return err

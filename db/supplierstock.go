@@ -87,6 +87,12 @@ func applyStock(ctx context.Context, tx pgx.Tx, supplierID, source string, r dom
 	if owner == nil || *owner != supplierID {
 		return res, fmt.Errorf("%w: hotel %s is not supplied by %s", domain.ErrInvalid, r.HotelID, supplierID)
 	}
+	// The hotel's row first, as rule writes and SetInventory take it (FOR UPDATE) before its room
+	// types: a sync holding a room type's row while it waited for the hotel's (a new room type's
+	// foreign key) deadlocked with them. NO KEY UPDATE leaves reservations' KEY SHARE alone.
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM hotels WHERE id = $1 FOR NO KEY UPDATE`, r.HotelID); err != nil {
+		return res, err
+	}
 	reportedAt := r.ReportedAt
 	if reportedAt == nil {
 		var now time.Time
@@ -144,8 +150,9 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 	for i, night := range nightsSorted {
 		all[i] = night.Date.Time()
 	}
-	// Lock the nights, and leave out those a report at least as new already set.
-	rows, err := tx.Query(ctx, `SELECT unit_start, reported_at IS NOT NULL AND reported_at >= $3 FROM inventory
+	// Lock the nights, and leave out those a newer report already set (one as new applies: the
+	// later arrival of two reports read at the same moment wins).
+	rows, err := tx.Query(ctx, `SELECT unit_start, reported_at IS NOT NULL AND reported_at > $3 FROM inventory
 		WHERE resource_id = $1 AND unit_start = ANY($2) ORDER BY unit_start FOR UPDATE`, resourceID, all, reportedAt)
 	if err != nil {
 		return w, err
@@ -210,7 +217,7 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 			total = CASE WHEN EXCLUDED.total IS NULL THEN NULL ELSE GREATEST(EXCLUDED.total, inventory.reserved) END,
 			rate = EXCLUDED.rate, currency = EXCLUDED.currency, synced_at = EXCLUDED.synced_at, synced_from = EXCLUDED.synced_from,
 			reported_at = EXCLUDED.reported_at
-		WHERE inventory.reported_at IS NULL OR inventory.reported_at < EXCLUDED.reported_at`,
+		WHERE inventory.reported_at IS NULL OR inventory.reported_at <= EXCLUDED.reported_at`,
 		resourceID, dates, totals, rates, currencies, source, reportedAt)
 	if err != nil {
 		return w, err
@@ -233,9 +240,9 @@ func applyRoomTypeStock(ctx context.Context, tx pgx.Tx, resourceID int64, hotelI
 	// A sync that leaves a watched night below its threshold is low stock like a sale is.
 	_, err = tx.Exec(ctx, `INSERT INTO stock_alerts (kind, hotel_id, room_type, night, detail)
 		SELECT 'low_stock', $3, $4, i.unit_start::date,
-			format('%s rooms left after a %s sync, below the threshold of %s', i.total - i.reserved, $5::text, t.threshold)
+			format('%s rooms left after a %s sync, below the threshold of %s', `+unitsLeft+`, $5::text, t.threshold)
 		FROM inventory i JOIN stock_alert_thresholds t ON t.hotel_id = $3 AND t.room_type = $4
-		WHERE i.resource_id = $1 AND i.unit_start = ANY($2) AND i.total IS NOT NULL AND i.total - i.reserved < t.threshold
+		WHERE i.resource_id = $1 AND i.unit_start = ANY($2) AND i.total IS NOT NULL AND `+unitsLeft+` < t.threshold
 		ON CONFLICT DO NOTHING`, resourceID, dates, hotelID, rt.RoomTypeID, source)
 	return w, err
 }

@@ -50,8 +50,14 @@ func TestAnOlderReportNeverOverwritesTheNightsANewerOneSet(t *testing.T) {
 	assert.Equal(t, db.SyncResult{HotelID: "h1", Nights: 3, Stale: 2}, res, "only the nights no newer report set")
 	assert.Equal(t, []int{4, 4, 10, 10, 10}, totals(t, d, 5))
 
-	// A report as old as the one that set a night is no newer: a retry of it changes nothing.
+	// A report read at the same moment as the one that set a night is not older: the later
+	// arrival wins (a supplier whose clock has one-second steps keeps its second change).
 	res, err = d.Store.ApplySupplierStock(ctx, "sup", "push", reportAt(t1, "h1", intp(7), intp(7)))
+	require.NoError(t, err)
+	assert.Equal(t, db.SyncResult{HotelID: "h1", Nights: 2}, res)
+	assert.Equal(t, []int{7, 7, 10, 10, 10}, totals(t, d, 5))
+	// An older one is stale.
+	res, err = d.Store.ApplySupplierStock(ctx, "sup", "push", reportAt(t1.Add(-time.Millisecond), "h1", intp(4), intp(4)))
 	require.NoError(t, err)
 	assert.Equal(t, db.SyncResult{HotelID: "h1", Stale: 2}, res)
 	// A newer one is written, and so is one without a time (stamped with now).
@@ -113,4 +119,30 @@ func TestReportsRacingOnNewNightsLeaveTheNewest(t *testing.T) {
 	})
 	require.NoError(t, errors.Join(errs...))
 	assert.Equal(t, []int{12, 12, 12}, totals(t, d, 3))
+}
+
+// A sync's low-stock alert counts the rooms left for sale: blocked rooms are not.
+func TestASyncLeavingFewRoomsBesidesBlockedOnesRaisesLowStock(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
+	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", report("h1", intp(10)))
+	require.NoError(t, err)
+	_, err = d.Store.SetBlockedRooms(ctx, db.BlockRooms{HotelID: "h1", RoomTypeID: "double", From: dec10, To: dec10.AddDays(1), Blocked: 4})
+	require.NoError(t, err)
+	require.NoError(t, d.Store.SetStockAlertThresholds(ctx, []string{"h1"}, []string{"double"}, 2))
+	// The supplier now has 5: 5 - 4 blocked = 1 room left, under the threshold of 2.
+	_, err = d.Store.ApplySupplierStock(ctx, "sup", "push", report("h1", intp(5)))
+	require.NoError(t, err)
+	stock, err := d.Store.HotelStock(ctx, "h1", dec10, dec10.AddDays(1))
+	require.NoError(t, err)
+	require.Equal(t, 1, stock[0].Available)
+	alerts, err := d.Store.StockAlerts(ctx, "h1", false, 10)
+	require.NoError(t, err)
+	kinds := []string{}
+	for _, a := range alerts {
+		kinds = append(kinds, a.Kind)
+	}
+	assert.Contains(t, kinds, db.AlertLowStock, "1 room left, threshold 2")
 }

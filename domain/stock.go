@@ -97,8 +97,9 @@ func (r StockReport) Validate() error {
 }
 
 // OrderedAt is the time the report is ordered by: its ReportedAt, or fallback when the supplier
-// sent none. A report time more than SupplierClockSkew ahead of now is refused: it would keep
-// every later report off its nights.
+// sent none. A report time more than SupplierClockSkew ahead of now is refused, and one less far
+// ahead counts as now: a supplier's clock running ahead would keep every later report that
+// bookflow times off its nights.
 func (r StockReport) OrderedAt(fallback, now time.Time) (time.Time, error) {
 	if r.ReportedAt == nil {
 		return fallback, nil
@@ -106,6 +107,9 @@ func (r StockReport) OrderedAt(fallback, now time.Time) (time.Time, error) {
 	if r.ReportedAt.After(now.Add(SupplierClockSkew)) {
 		return time.Time{}, fmt.Errorf("%w: stock report: reportedAt %s is in the future (more than %s ahead of %s)",
 			ErrInvalid, r.ReportedAt.Format(time.RFC3339), SupplierClockSkew, now.UTC().Format(time.RFC3339))
+	}
+	if r.ReportedAt.After(now) {
+		return now, nil
 	}
 	return *r.ReportedAt, nil
 }

@@ -49,8 +49,9 @@ func TestAReportIsOrderedByItsTimeOrTheFallbackAndNeverFromTheFuture(t *testing.
 	assert.NoError(t, err)
 	assert.Equal(t, sent, at)
 	skewed, ahead := now.Add(4*time.Minute), now.Add(6*time.Minute)
-	_, err = domain.StockReport{ReportedAt: &skewed}.OrderedAt(fallback, now)
+	at, err = domain.StockReport{ReportedAt: &skewed}.OrderedAt(fallback, now)
 	assert.NoError(t, err, "a clock a little ahead is tolerated")
+	assert.Equal(t, now, at, "and counts as now: it would keep the later reports bookflow times off its nights")
 	_, err = domain.StockReport{ReportedAt: &ahead}.OrderedAt(fallback, now)
 	assert.ErrorIs(t, err, domain.ErrInvalid)
 }

@@ -56,8 +56,12 @@ func TestAPullAnsweringAfterAPushNeverPutsOlderTotalsBack(t *testing.T) {
 
 		// The pull has read 10 rooms; the supplier now has 4 and pushes them.
 		w.sim.SetStock(w.hotel, "double", w.stay.CheckIn, w.stay.CheckOut, &pushed, 12000, "EUR")
-		require.NoError(t, suppliersim.Push(context.Background(), w.sys.URL, w.supplierID, w.pushSecret,
-			w.sim.Report(w.hotel, w.stay.CheckIn, w.stay.CheckOut)))
+		push := w.sim.Report(w.hotel, w.stay.CheckIn, w.stay.CheckOut)
+		if push.ReportedAt == nil { // a push always carries its time; the pull may not
+			now := time.Now()
+			push.ReportedAt = &now
+		}
+		require.NoError(t, suppliersim.Push(context.Background(), w.sys.URL, w.supplierID, w.pushSecret, push))
 		assert.Equal(t, []float64{float64(pushed), float64(pushed), float64(pushed)}, w.stockTotals(t))
 
 		res := <-answered
@@ -93,10 +97,17 @@ func TestAPushIsRefusedWholeForANightWithoutARateAndWhenReplayed(t *testing.T) {
 	assert.Contains(t, res.Body["error"].(map[string]any)["message"], "double on "+w.stay.CheckIn.AddDays(1).String())
 	assert.Zero(t, pushedRows(), "nothing of a refused report is written")
 
-	// A report without reportedAt, pushed, then a newer pull, then the push replayed: 409, and the
-	// pull's totals stay.
+	// A push without reportedAt is refused: only the supplier's time orders its retries.
 	body = []byte(fmt.Sprintf(`{"hotelId":%q,"roomTypes":[{"roomTypeId":"double","nights":[`+
 		`{"date":%q,"total":2,"rate":12000,"currency":"EUR"}]}]}`, w.hotel, w.stay.CheckIn))
+	res = post(body, suppliers.Sign(body, w.pushSecret, time.Now()))
+	require.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
+	assert.Contains(t, res.Body["error"].(map[string]any)["message"], "reportedAt is required")
+	assert.Zero(t, pushedRows())
+
+	// A report pushed, then a newer pull, then the push replayed: 409, and the pull's totals stay.
+	body = []byte(fmt.Sprintf(`{"hotelId":%q,"reportedAt":%q,"roomTypes":[{"roomTypeId":"double","nights":[`+
+		`{"date":%q,"total":2,"rate":12000,"currency":"EUR"}]}]}`, w.hotel, time.Now().UTC().Format(time.RFC3339Nano), w.stay.CheckIn))
 	signature := suppliers.Sign(body, w.pushSecret, time.Now())
 	res = post(body, signature)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
@@ -113,10 +124,12 @@ func TestAPushIsRefusedWholeForANightWithoutARateAndWhenReplayed(t *testing.T) {
 	require.Equal(t, http.StatusConflict, res.Status, res.Raw)
 	assert.Equal(t, "replayed", res.ErrorCode())
 	assert.Equal(t, 10.0, w.stockTotals(t)[0], "the replay wrote nothing")
-	// The same report signed anew is a new push.
+	// The same report signed anew (a supplier's retry) is a new push, but older than the pull:
+	// stale, and the pull's totals stay.
 	res = post(body, suppliers.Sign(body, w.pushSecret, time.Now().Add(time.Second)))
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
-	assert.Equal(t, 2.0, w.stockTotals(t)[0])
+	assert.Equal(t, 1.0, res.Body["stale"], res.Raw)
+	assert.Equal(t, 10.0, w.stockTotals(t)[0], "a retry of an older report never puts its totals back")
 
 	// A pulled report is judged the same way: one night without a rate, and nothing of the
 	// hotel's report is written; the sync names it.
@@ -129,7 +142,7 @@ func TestAPushIsRefusedWholeForANightWithoutARateAndWhenReplayed(t *testing.T) {
 	require.Len(t, failed, 1, res.Raw)
 	assert.Contains(t, failed[0], w.hotel+": ")
 	assert.Contains(t, failed[0], "double on "+w.stay.CheckOut.AddDays(-1).String()+": rate must be")
-	assert.Equal(t, 2.0, w.stockTotals(t)[0], "nothing of the refused report was written")
+	assert.Equal(t, 10.0, w.stockTotals(t)[0], "nothing of the refused report was written")
 }
 
 func TestSyncNowIsForAdminsAndTheSuppliersStaffOfStockItPulls(t *testing.T) {
