@@ -38,106 +38,91 @@ func twoTypeReport(hotel string, codes ...string) domain.StockReport {
 	return r
 }
 
-// A supplier sync upserts its room types' rows in code order; a rule write locks them
-// FOR UPDATE in id order. With a room type created before another whose code sorts first, the
-// two deadlock.
+// deadlocks races sync(i) against other(i) in each of 60 runs and counts the runs' deadlocks;
+// any other error fails the test.
+func deadlocks(t *testing.T, sync, other func(i int) error) int {
+	t.Helper()
+	n := 0
+	for i := range 60 {
+		errs := make([]error, 2)
+		testsuite.Race(2, func(j int) {
+			if j == 0 {
+				errs[0] = sync(i)
+			} else {
+				errs[1] = other(i)
+			}
+		})
+		for _, e := range errs {
+			if isDeadlock(e) {
+				n++
+			} else {
+				require.NoError(t, e)
+			}
+		}
+	}
+	return n
+}
+
+// syncing and writeRule are the two sides of the races: a push of the given room types, a
+// stop-sell at h1.
+func syncing(d *testsuite.Database, codes func(i int) []string) func(int) error {
+	return func(i int) error {
+		_, err := d.Store.ApplySupplierStock(context.Background(), "sup", "push", twoTypeReport("h1", codes(i)...))
+		return err
+	}
+}
+
+func writeRule(d *testsuite.Database) func(int) error {
+	return func(i int) error {
+		rule := domain.SaleRule{Kind: domain.RuleStopSell, HotelID: "h1", From: dec10.AddDays(20), To: dec10.AddDays(21),
+			Reason: "event", Note: fmt.Sprint("r", i), SetBy: "tester"}
+		_, err := d.Store.CreateSaleRules(context.Background(), []domain.SaleRule{rule})
+		return err
+	}
+}
+
+// supplierHotelWith makes h1 a supplier's hotel whose room types are created in the order given.
+func supplierHotelWith(t *testing.T, d *testsuite.Database, codes ...string) {
+	t.Helper()
+	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
+	for _, c := range codes {
+		_, err := d.Store.ApplySupplierStock(context.Background(), "sup", "pull", twoTypeReport("h1", c))
+		require.NoError(t, err)
+	}
+}
+
+// A supplier sync upserts its room types' rows in code order; a rule write locks them FOR UPDATE
+// in id order. With a room type created before another whose code sorts first, the two met in
+// opposite orders.
 func TestSyncAndRuleWriteDeadlock(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
-	ctx := context.Background()
-	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
-	// zeta first (lower id), then alpha (higher id, first in code order).
-	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", twoTypeReport("h1", "zeta"))
-	require.NoError(t, err)
-	_, err = d.Store.ApplySupplierStock(ctx, "sup", "pull", twoTypeReport("h1", "alpha"))
-	require.NoError(t, err)
-
-	deadlocks, runs := 0, 60
-	for i := range runs {
-		errs := make([]error, 2)
-		testsuite.Race(2, func(j int) {
-			if j == 0 {
-				_, errs[0] = d.Store.ApplySupplierStock(ctx, "sup", "push", twoTypeReport("h1", "alpha", "zeta"))
-				return
-			}
-			rule := domain.SaleRule{Kind: domain.RuleStopSell, HotelID: "h1", From: dec10.AddDays(20), To: dec10.AddDays(21),
-				Reason: "event", Note: fmt.Sprint("r", i), SetBy: "tester"}
-			_, errs[1] = d.Store.CreateSaleRules(ctx, []domain.SaleRule{rule})
-		})
-		for _, e := range errs {
-			if isDeadlock(e) {
-				deadlocks++
-			} else {
-				require.NoError(t, e)
-			}
-		}
-	}
-	assert.Zero(t, deadlocks, "deadlocks between a supplier sync and a rule write in %d runs", runs)
+	supplierHotelWith(t, d, "zeta", "alpha") // zeta has the lower id, alpha sorts first
+	both := func(int) []string { return []string{"alpha", "zeta"} }
+	assert.Zero(t, deadlocks(t, syncing(d, both), writeRule(d)), "a supplier sync and a rule write deadlocked")
 }
 
-// A sync that adds a new room type (after one it already upserted) needs the hotel's row
-// FOR KEY SHARE (the foreign key) while a rule write holds it FOR UPDATE and waits for the room
-// type row the sync upserted: a deadlock whatever the ids.
+// A sync that adds a new room type (after one it already upserted) needs the hotel's row FOR KEY
+// SHARE (the foreign key) while a rule write holds it FOR UPDATE and waits for the room type row
+// the sync upserted, whatever the ids.
 func TestSyncAddingARoomTypeAndRuleWriteDeadlock(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
-	ctx := context.Background()
-	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
-	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", twoTypeReport("h1", "a"))
-	require.NoError(t, err)
-
-	deadlocks, runs := 0, 60
-	for i := range runs {
-		errs := make([]error, 2)
-		testsuite.Race(2, func(j int) {
-			if j == 0 {
-				_, errs[0] = d.Store.ApplySupplierStock(ctx, "sup", "push", twoTypeReport("h1", "a", fmt.Sprintf("n%03d", i)))
-				return
-			}
-			rule := domain.SaleRule{Kind: domain.RuleStopSell, HotelID: "h1", From: dec10.AddDays(20), To: dec10.AddDays(21),
-				Reason: "event", Note: fmt.Sprint("r", i), SetBy: "tester"}
-			_, errs[1] = d.Store.CreateSaleRules(ctx, []domain.SaleRule{rule})
-		})
-		for _, e := range errs {
-			if isDeadlock(e) {
-				deadlocks++
-			} else {
-				require.NoError(t, e)
-			}
-		}
-	}
-	assert.Zero(t, deadlocks, "deadlocks between a supplier sync adding a room type and a rule write in %d runs", runs)
+	supplierHotelWith(t, d, "a")
+	adding := func(i int) []string { return []string{"a", fmt.Sprintf("n%03d", i)} }
+	assert.Zero(t, deadlocks(t, syncing(d, adding), writeRule(d)), "a sync adding a room type and a rule write deadlocked")
 }
 
-// SetInventory (an admin's stock at a supplier's hotel) takes the hotel's row FOR UPDATE
-// and then its room type's row; a sync holding that room type's row and adding a new room type
-// needs the hotel's row FOR KEY SHARE: a deadlock.
+// SetInventory (an admin's stock at a supplier's hotel) takes the hotel's row FOR UPDATE, then its
+// room type's row: against a sync holding that room type's row and adding a new one, likewise.
 func TestSyncAddingARoomTypeAndSetInventoryDeadlock(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
-	ctx := context.Background()
-	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
-	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", twoTypeReport("h1", "a"))
-	require.NoError(t, err)
-
-	deadlocks, runs := 0, 60
-	for i := range runs {
-		errs := make([]error, 2)
-		testsuite.Race(2, func(j int) {
-			if j == 0 {
-				_, errs[0] = d.Store.ApplySupplierStock(ctx, "sup", "push", twoTypeReport("h1", "a", fmt.Sprintf("n%03d", i)))
-				return
-			}
-			errs[1] = d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "a", From: dec10.AddDays(30),
-				To: dec10.AddDays(31), TotalRooms: 4})
-		})
-		for _, e := range errs {
-			if isDeadlock(e) {
-				deadlocks++
-			} else {
-				require.NoError(t, e)
-			}
-		}
+	supplierHotelWith(t, d, "a")
+	adding := func(i int) []string { return []string{"a", fmt.Sprintf("n%03d", i)} }
+	setInventory := func(int) error {
+		return d.Store.SetInventory(context.Background(), db.SetInventoryParams{HotelID: "h1", RoomTypeID: "a",
+			From: dec10.AddDays(30), To: dec10.AddDays(31), TotalRooms: 4})
 	}
-	assert.Zero(t, deadlocks, "deadlocks between a supplier sync adding a room type and SetInventory in %d runs", runs)
+	assert.Zero(t, deadlocks(t, syncing(d, adding), setInventory), "a sync adding a room type and SetInventory deadlocked")
 }
