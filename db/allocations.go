@@ -47,11 +47,7 @@ func (s *Store) SetAllocations(ctx context.Context, sets []AllocationSet) error 
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		lines := make([]line, len(sets))
 		for i, a := range sets {
-			var id int64
-			err := tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`, a.HotelID, a.RoomTypeID).Scan(&id)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, a.HotelID, a.RoomTypeID)
-			}
+			id, err := roomTypeResource(ctx, tx, a.HotelID, a.RoomTypeID)
 			if err != nil {
 				return err
 			}
@@ -123,11 +119,7 @@ func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a Allocatio
 func (s *Store) DeleteAllocation(ctx context.Context, a AllocationSet) (int, error) {
 	var deleted int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var id int64
-		err := tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`, a.HotelID, a.RoomTypeID).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, a.HotelID, a.RoomTypeID)
-		}
+		id, err := roomTypeResource(ctx, tx, a.HotelID, a.RoomTypeID)
 		if err != nil {
 			return err
 		}

@@ -170,11 +170,7 @@ type BlockRooms struct {
 func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) {
 	var nights int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var resourceID int64
-		err := tx.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`, p.HotelID, p.RoomTypeID).Scan(&resourceID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, p.HotelID, p.RoomTypeID)
-		}
+		resourceID, err := roomTypeResource(ctx, tx, p.HotelID, p.RoomTypeID)
 		if err != nil {
 			return err
 		}

@@ -2,10 +2,13 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
 )
 
 // The units of every kind of resource are spans of time: a night is [its date, the next date)
@@ -38,6 +41,16 @@ func bookingLines(ctx context.Context, tx pgx.Tx, bookingID string) ([]line, err
 		err := r.Scan(&l.resourceID, &l.from, &l.to, &l.quantity)
 		return l, err
 	})
+}
+
+// roomTypeResource is the resource id of a hotel's room type (ErrNotFound when it has none).
+func roomTypeResource(ctx context.Context, q querier, hotelID, roomTypeID string) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = $1 AND code = $2`, hotelID, roomTypeID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, hotelID, roomTypeID)
+	}
+	return id, err
 }
 
 // lockLines locks the units of lines in (resource, start) order: the one order every writer of
