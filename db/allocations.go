@@ -319,7 +319,8 @@ func takeShares(ctx context.Context, tx pgx.Tx, bookingID string, l line, channe
 		return false, err
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO booking_allocations (booking_id, resource_id, unit_start, channel_id, agent_id, quantity)
-		SELECT $1, $2, t.start, $6, t.agent, t.qty FROM unnest($3::timestamp[], $4::text[], $5::int[]) AS t(start, agent, qty)`,
+		SELECT $1, $2, t.start, $6, t.agent, t.qty FROM unnest($3::timestamp[], $4::text[], $5::int[]) AS t(start, agent, qty)
+		ON CONFLICT ON CONSTRAINT booking_allocations_key DO UPDATE SET quantity = booking_allocations.quantity + EXCLUDED.quantity`,
 		bookingID, l.resourceID, starts, agents, qtys, channel)
 	return err == nil, err
 }

@@ -175,6 +175,9 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			return err
 		}
 		begun = true
+		if err := lapseExtras(ctx, tx, b, "the guest departed early"); err != nil {
+			return err
+		}
 		checkOut := today.AddDays(1)
 		if !checkOut.Before(b.CheckOut) {
 			return nil // the last night, or already shortened: nothing to give back

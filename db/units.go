@@ -141,9 +141,10 @@ func takeLine(ctx context.Context, tx pgx.Tx, l line, units int) ([]unitRate, er
 	return rates, nil
 }
 
-// giveBack subtracts a booking's quantities from the units of its lines, locked in order. The
-// caller has just moved the booking out of a status that holds inventory, in the same
-// transaction. A closed unit stays closed.
+// giveBack subtracts a booking's quantities from the units of its lines, locked in order, those
+// a pending amendment holds beside them included (it lapses). The caller has just moved the
+// booking out of a status that holds inventory, in the same transaction. A closed unit stays
+// closed.
 func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 	lines, err := bookingLines(ctx, tx, bookingID)
 	if err != nil {
@@ -157,7 +158,7 @@ func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 			return err
 		}
 	}
-	return nil
+	return lapsePending(ctx, tx, bookingID)
 }
 
 // giveBackLine subtracts a line's quantity from its units, locked by the caller, which must

@@ -1,0 +1,264 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// AmendParams is one amendment of a stay.
+type AmendParams struct {
+	BookingID      string
+	IdempotencyKey string
+	Change         domain.StayChange
+	Actor          string // who asks: a token's subject
+	// BalanceWindow is how long a paid booking that costs more waits for its balance.
+	BalanceWindow time.Duration
+	// RefundOf is how much of fallsBy, the fall in a paid booking's price, goes back to the guest
+	// by the booking's policy (the booking as locked, before the change).
+	RefundOf func(b domain.Booking, fallsBy int64) int64
+	// DryRun quotes the amendment: everything is judged as it would be, then rolled back.
+	DryRun bool
+}
+
+// Errors of an amendment the booking's state refuses.
+var (
+	// ErrBalanceDue: another amendment of the booking waits for its balance.
+	ErrBalanceDue = fmt.Errorf("%w: an earlier amendment of the booking waits for its balance", domain.ErrConflict)
+	// ErrNotAmendable: the booking is not held or confirmed, or is not a stay of ours to change.
+	ErrNotAmendable = fmt.Errorf("%w: the booking cannot be amended", domain.ErrConflict)
+	// ErrStayStarted: the change touches nights before today of a stay that has begun.
+	ErrStayStarted = fmt.Errorf("%w: the stay has begun", domain.ErrConflict)
+)
+
+// errQuoted rolls a dry run back once it is judged.
+var errQuoted = errors.New("quoted")
+
+// Amend changes what a booking holds in one transaction, with the locks, in the order, and the
+// checks of a new hold: the booking's row; the new room type's sale lock and the hotel's sale
+// rules judged on the new stay; every unit of the old and new stay locked in (resource, start)
+// order; only the units the new stay adds checked and taken (stock, closures, rates, the
+// channel's allocation and the pool), and those it no longer needs given back. Units both stays
+// hold stay the booking's. Nights kept keep their snapshot price; added ones are priced at the
+// rates in force, with the length-of-stay discount the new stay earns.
+//
+// A booking on hold, one that costs the same or less, and one with no provider payment (settled
+// at the desk or on a channel's account) change at once (APPLIED); a paid one that costs less
+// is given back RefundOf the difference. A paid booking that costs more holds the added units
+// beside its own and waits for the balance (BALANCE_DUE, until DueBy): SettleAmendment applies
+// it, LapseAmendment gives the added units back.
+//
+// What cannot be sold is stored REFUSED, with the night or rule, and nothing else changes. The
+// same key and change return the stored amendment; the same key with another change fails with
+// ErrIdempotencyMismatch.
+func (s *Store) Amend(ctx context.Context, p AmendParams) (domain.Amendment, domain.Booking, error) {
+	var a domain.Amendment
+	var b domain.Booking
+	err := s.inBookingTx(WithActor(ctx, p.Actor), p.BookingID, func(tx pgx.Tx) error {
+		var err error
+		if b, err = lockBooking(ctx, tx, p.BookingID); err != nil {
+			return err
+		}
+		if a, err = amendmentByKey(ctx, tx, p.BookingID, p.IdempotencyKey); err == nil {
+			if a.Fingerprint != p.Change.Fingerprint() {
+				return fmt.Errorf("%w: amendment key %s of booking %s", domain.ErrIdempotencyMismatch, p.IdempotencyKey, p.BookingID)
+			}
+			return nil
+		} else if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		var extra []line
+		if a, extra, err = amendStay(ctx, tx, b, p); err != nil {
+			return err
+		}
+		if p.DryRun {
+			return errQuoted
+		}
+		if a, err = insertAmendment(ctx, tx, a, p.BalanceWindow, extra); err != nil {
+			return err
+		}
+		b, err = getBooking(ctx, tx, p.BookingID)
+		return err
+	})
+	if errors.Is(err, errQuoted) {
+		err = nil
+		if a.Status != domain.AmendmentRefused {
+			a.Status = domain.AmendmentQuoted
+		}
+	}
+	return a, b, err
+}
+
+// lockBooking reads a booking and locks its row.
+func lockBooking(ctx context.Context, tx pgx.Tx, id string) (domain.Booking, error) {
+	return scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
+		FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, id))
+}
+
+// amendStay judges and makes the change of booking b, locked, in tx; the amendment it returns is
+// not stored yet. A refusal rolls back to before the change. extra are the units a paid booking
+// holds beside its own until its balance is paid.
+func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) (a domain.Amendment, extra []line, _ error) {
+	from := domain.UnitsOf(b)
+	to := p.Change.Apply(from)
+	a = domain.Amendment{BookingID: b.ID, Requested: p.Change, Before: from, After: to, PriceBefore: b.Price,
+		Currency: b.Price.Currency, Actor: p.Actor, Fingerprint: p.Change.Fingerprint(), IdempotencyKey: p.IdempotencyKey}
+	var paidHere, elsewhere bool
+	var today time.Time
+	var pending int
+	if err := tx.QueryRow(ctx, `SELECT b.payment_id IS NOT NULL, b.supplier_id IS NOT NULL OR b.supplier_held,
+			(now() AT TIME ZONE h.time_zone)::date,
+			(SELECT count(*) FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE')
+		FROM bookings b JOIN resources r ON r.id = b.resource_id JOIN hotels h ON h.id = r.hotel_id WHERE b.id = $1`,
+		b.ID).Scan(&paidHere, &elsewhere, &today, &pending); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return a, nil, fmt.Errorf("%w: booking %s is not a hotel stay (venue orders are not amendable yet)", ErrNotAmendable, b.ID)
+		}
+		return a, nil, err
+	}
+	switch {
+	case b.Status != domain.StatusHold && !b.Status.Used():
+		return a, nil, fmt.Errorf("%w: booking %s is %s", ErrNotAmendable, b.ID, b.Status)
+	case elsewhere:
+		return a, nil, fmt.Errorf("%w: booking %s is a supplier's, whose protocol cannot change a booking", ErrNotAmendable, b.ID)
+	case pending > 0:
+		return a, nil, ErrBalanceDue
+	}
+	if err := checkBegunStay(from, to, domain.DateOf(today, time.UTC)); err != nil {
+		return a, nil, err
+	}
+	resource, err := roomTypeResource(ctx, tx, b.HotelID, to.RoomTypeID)
+	if err != nil {
+		return a, nil, err
+	}
+	// The new room type's sale lock, as a new booking row's foreign key takes it, before its rules are read.
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM resources WHERE id = $1 FOR KEY SHARE`, resource); err != nil {
+		return a, nil, err
+	}
+	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
+		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay})
+	if err != nil {
+		return a, nil, err
+	}
+	if !v.Allowed {
+		return refused(a, v.Refusal.Named()), nil, nil
+	}
+	current, err := bookingLines(ctx, tx, b.ID)
+	if err != nil {
+		return a, nil, err
+	}
+	want := line{resourceID: resource, from: to.CheckIn.Time(), to: to.CheckOut.Time(), quantity: to.Quantity}
+	sp, err := tx.Begin(ctx) // a savepoint: a refusal undoes what was taken before it
+	if err != nil {
+		return a, nil, err
+	}
+	paid := b.Status != domain.StatusHold && paidHere
+	// A paid booking's price is only known once the units are taken; a rise keeps the old units.
+	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, []line{want}, paid)
+	if err != nil {
+		return a, nil, err
+	}
+	if refusal != nil {
+		if err := sp.Rollback(ctx); err != nil {
+			return a, nil, err
+		}
+		return refused(a, "the night of "+refusal.at.Format(time.DateOnly)+" is not available"), nil, nil
+	}
+	var off int64
+	a.PriceAfter, off, err = stayPrice(b, current, want, to, r.rates, v.Discount)
+	if err != nil {
+		return a, nil, err
+	}
+	a.Difference = a.PriceAfter.Total - b.Price.Total
+	switch {
+	case paid && a.Difference > 0:
+		a.Status = domain.AmendmentBalanceDue
+		return a, r.taken, sp.Commit(ctx)
+	case paid:
+		// The price holds or falls: the old units no longer needed go back now.
+		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), []line{want}, false); err != nil {
+			return a, nil, err
+		}
+		a.Refund = min(max(p.RefundOf(b, -a.Difference), 0), b.Paid)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return a, nil, err
+	}
+	a.Status = domain.AmendmentApplied
+	return a, nil, applyStay(ctx, tx, b.ID, want, a, off)
+}
+
+// refused is a with its refusal.
+func refused(a domain.Amendment, why string) domain.Amendment {
+	a.Status, a.Reason, a.PriceAfter = domain.AmendmentRefused, why, a.PriceBefore
+	return a
+}
+
+// checkBegunStay refuses a change of a stay that has begun (today at the hotel is on or after
+// its check-in) that touches nights before today: only its check-out may move, to tomorrow or
+// later.
+func checkBegunStay(from, to domain.Units, today domain.Date) error {
+	if today.Before(from.CheckIn) {
+		return nil
+	}
+	switch {
+	case to.CheckIn != from.CheckIn || to.RoomTypeID != from.RoomTypeID || to.Quantity != from.Quantity:
+		return fmt.Errorf("%w: only its check-out can move once the stay has begun (the nights before today are used)", ErrStayStarted)
+	case !to.CheckOut.After(today):
+		return fmt.Errorf("%w: the check-out cannot move before tomorrow (%s) at the hotel", ErrStayStarted, today.AddDays(1))
+	}
+	return nil
+}
+
+// stayPrice prices the stay to: on each night, the rooms the booking kept of the same room type
+// at their snapshot price (a night's amount over its quantity), the rooms added at the rate they
+// were taken at, less the discount the new stay earns (off, what it takes off them).
+func stayPrice(b domain.Booking, current []line, want line, to domain.Units, rates map[unitKey]int64,
+	discount *domain.SaleRule) (p domain.Price, off int64, _ error) {
+	snapshot := map[domain.Date]int64{}
+	for _, n := range b.Price.Nights {
+		snapshot[n.Date] = n.Amount
+	}
+	sameRoom := len(current) > 0 && current[0].resourceID == want.resourceID && to.RoomTypeID == b.RoomTypeID
+	p.Currency = b.Price.Currency
+	for _, d := range to.NightDates() {
+		kept := 0
+		if sameRoom && !d.Before(b.CheckIn) && d.Before(b.CheckOut) {
+			kept = min(b.Quantity, to.Quantity)
+		}
+		added := to.Quantity - kept
+		amount := snapshot[d] / int64(b.Quantity) * int64(kept)
+		if added > 0 {
+			rate, ok := rates[unitKey{want.resourceID, d.Time()}]
+			if !ok {
+				return p, 0, fmt.Errorf("amend %s: no rate was taken for the night of %s", b.ID, d)
+			}
+			night := domain.Price{Nights: []domain.NightRate{{Date: d, Amount: rate * int64(added)}}, Total: rate * int64(added)}
+			if discount != nil {
+				var less int64
+				night, less = discount.Apply(night, added)
+				off += less
+			}
+			amount += night.Total
+		}
+		p.Nights = append(p.Nights, domain.NightRate{Date: d, Amount: amount})
+		p.Total += amount
+	}
+	return p, off, nil
+}
+
+// applyStay writes the amended stay onto the booking row: its room type, dates, quantity and
+// price and the discount taken off the rooms added (a paid booking no longer counts as paid what
+// it gives back).
+func applyStay(ctx context.Context, tx pgx.Tx, bookingID string, want line, a domain.Amendment, off int64) error {
+	_, err := tx.Exec(ctx, `UPDATE bookings SET resource_id = $2, unit_from = $3, unit_to = $4, quantity = $5,
+			total = $6, nightly_rates = $7, paid = paid - $8, discount = discount + $9, updated_at = now()
+		WHERE id = $1`, bookingID, want.resourceID, want.from, want.to, want.quantity, a.PriceAfter.Total, a.PriceAfter.Nights,
+		a.Refund, off)
+	return err
+}

@@ -1,0 +1,231 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// amendmentSide is what the record keeps of a booking before or after an amendment.
+type amendmentSide struct {
+	Units domain.Units `json:"units"`
+	Price domain.Price `json:"price"`
+}
+
+const amendmentColumns = `id, booking_id, idempotency_key, fingerprint, actor, requested, before, after, difference, currency,
+	refund, status, COALESCE(reason, ''), due_by, COALESCE(balance_payment_id, ''), created_at, decided_at`
+
+func scanAmendment(row pgx.Row) (domain.Amendment, error) {
+	var a domain.Amendment
+	var before, after amendmentSide
+	var dueBy, decidedAt *time.Time
+	err := row.Scan(&a.ID, &a.BookingID, &a.IdempotencyKey, &a.Fingerprint, &a.Actor, &a.Requested, &before, &after,
+		&a.Difference, &a.Currency, &a.Refund, &a.Status, &a.Reason, &dueBy, &a.BalancePaymentID, &a.CreatedAt, &decidedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, fmt.Errorf("%w: no such amendment", domain.ErrNotFound)
+	}
+	a.Before, a.PriceBefore, a.After, a.PriceAfter = before.Units, before.Price, after.Units, after.Price
+	if dueBy != nil {
+		a.DueBy = dueBy.UTC()
+	}
+	if decidedAt != nil {
+		a.DecidedAt = decidedAt.UTC()
+	}
+	return a, err
+}
+
+// insertAmendment stores a, decided now by the database's clock unless it waits for its balance
+// (then due within window), with the extra units it holds beside the booking's own, and returns
+// it as stored.
+func insertAmendment(ctx context.Context, tx pgx.Tx, a domain.Amendment, window time.Duration, extra []line) (domain.Amendment, error) {
+	requested, err := json.Marshal(a.Requested)
+	if err != nil {
+		return a, err
+	}
+	stored, err := scanAmendment(tx.QueryRow(ctx, `INSERT INTO booking_amendments (booking_id, idempotency_key, fingerprint,
+			actor, requested, before, after, difference, currency, refund, status, reason, due_by, decided_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULLIF($12, ''),
+			CASE WHEN $11 = 'BALANCE_DUE' THEN now() + $13 * interval '1 microsecond' END,
+			CASE WHEN $11 <> 'BALANCE_DUE' THEN now() END)
+		RETURNING `+amendmentColumns,
+		a.BookingID, a.IdempotencyKey, a.Fingerprint, a.Actor, requested, amendmentSide{a.Before, a.PriceBefore},
+		amendmentSide{a.After, a.PriceAfter}, a.Difference, a.Currency, a.Refund, a.Status, a.Reason, window.Microseconds()))
+	if err != nil {
+		return a, err
+	}
+	for i, l := range extra {
+		if _, err := tx.Exec(ctx, `INSERT INTO booking_lines (booking_id, line_no, resource_id, unit_from, unit_to, quantity, amendment_id)
+			VALUES ($1, (SELECT COALESCE(max(line_no), 0) FROM booking_lines WHERE booking_id = $1) + $2, $3, $4, $5, $6, $7)`,
+			a.BookingID, i+1, l.resourceID, l.from, l.to, l.quantity, stored.ID); err != nil {
+			return a, err
+		}
+	}
+	return stored, nil
+}
+
+// amendmentByKey is the booking's amendment made with an idempotency key.
+func amendmentByKey(ctx context.Context, q querier, bookingID, key string) (domain.Amendment, error) {
+	return scanAmendment(q.QueryRow(ctx, `SELECT `+amendmentColumns+` FROM booking_amendments
+		WHERE booking_id = $1 AND idempotency_key = $2`, bookingID, key))
+}
+
+// Amendments lists a booking's amendments, oldest first.
+func (s *Store) Amendments(ctx context.Context, bookingID string) ([]domain.Amendment, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+amendmentColumns+` FROM booking_amendments WHERE booking_id = $1 ORDER BY id`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Amendment, error) { return scanAmendment(r) })
+	return orEmpty(list), err
+}
+
+// PendingAmendment is the booking's amendment waiting for its balance (ErrNotFound when none).
+func (s *Store) PendingAmendment(ctx context.Context, bookingID string) (domain.Amendment, error) {
+	return scanAmendment(s.pool.QueryRow(ctx, `SELECT `+amendmentColumns+` FROM booking_amendments
+		WHERE booking_id = $1 AND status = 'BALANCE_DUE'`, bookingID))
+}
+
+// SettleAmendment applies an amendment whose balance pay paid: the units the booking no longer
+// needs go back (the added ones were held beside its own), and the booking takes the new stay,
+// price and payment. Settling it again with the same payment changes nothing. It fails with
+// ErrConflict when the amendment no longer waits for its balance (it lapsed, or the booking
+// ended), or pay is not its balance.
+func (s *Store) SettleAmendment(ctx context.Context, bookingID string, amendmentID int64, pay domain.Payment) (domain.Amendment, domain.Booking, error) {
+	return s.decideAmendment(ctx, bookingID, amendmentID, func(tx pgx.Tx, b domain.Booking, a domain.Amendment) (domain.Amendment, error) {
+		if a.Status == domain.AmendmentApplied && a.BalancePaymentID == pay.ID {
+			return a, nil
+		}
+		if a.Status != domain.AmendmentBalanceDue || pay.Amount != a.Difference || pay.Currency != a.Currency {
+			return a, fmt.Errorf("%w: amendment %d is %s and its balance is %d %s; payment %s of %d %s cannot settle it",
+				domain.ErrConflict, a.ID, a.Status, a.Balance(), a.Currency, pay.ID, pay.Amount, pay.Currency)
+		}
+		resource, err := roomTypeResource(ctx, tx, b.HotelID, a.After.RoomTypeID)
+		if err != nil {
+			return a, err
+		}
+		want := line{resourceID: resource, from: a.After.CheckIn.Time(), to: a.After.CheckOut.Time(), quantity: a.After.Quantity}
+		if err := relineTo(ctx, tx, b, []line{want}); err != nil {
+			return a, err
+		}
+		a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
+		if err := applyStay(ctx, tx, b.ID, want, a, 0); err != nil {
+			return a, err
+		}
+		_, err = tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2 WHERE id = $1`, b.ID, pay.Amount)
+		return a, err
+	})
+}
+
+// LapseAmendment gives back the units an amendment waiting for its balance held beside the
+// booking's own: the booking is exactly as it was. A decided amendment is left as it is.
+func (s *Store) LapseAmendment(ctx context.Context, bookingID string, amendmentID int64, reason string) (domain.Amendment, domain.Booking, error) {
+	return s.decideAmendment(ctx, bookingID, amendmentID, func(tx pgx.Tx, b domain.Booking, a domain.Amendment) (domain.Amendment, error) {
+		if a.Status != domain.AmendmentBalanceDue {
+			return a, nil
+		}
+		a.Status, a.Reason = domain.AmendmentLapsed, reason
+		return a, giveBackExtras(ctx, tx, b)
+	})
+}
+
+// giveBackExtras gives back the units a pending amendment of booking b, locked, holds beside
+// the booking's own.
+func giveBackExtras(ctx context.Context, tx pgx.Tx, b domain.Booking) error {
+	own, err := tx.Query(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1 AND NOT supplier_held`, b.ID)
+	if err != nil {
+		return err
+	}
+	kept, err := pgx.CollectRows(own, func(r pgx.CollectableRow) (line, error) {
+		var l line
+		err := r.Scan(&l.resourceID, &l.from, &l.to, &l.quantity)
+		return l, err
+	})
+	if err != nil {
+		return err
+	}
+	return relineTo(ctx, tx, b, kept)
+}
+
+// lapseExtras lapses a pending amendment of booking b, locked, giving back the units it holds,
+// before the booking's own units change another way (an early departure).
+func lapseExtras(ctx context.Context, tx pgx.Tx, b domain.Booking, reason string) error {
+	var pending bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM booking_amendments WHERE booking_id = $1 AND status = 'BALANCE_DUE')`,
+		b.ID).Scan(&pending); err != nil || !pending {
+		return err
+	}
+	if err := giveBackExtras(ctx, tx, b); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `UPDATE booking_amendments SET status = 'LAPSED', reason = $2, decided_at = now()
+		WHERE booking_id = $1 AND status = 'BALANCE_DUE'`, b.ID, reason)
+	return err
+}
+
+// relineTo gives back what booking b, locked, holds beyond target (its own units and those a
+// pending amendment holds beside them), and forgets the pending amendment's units.
+func relineTo(ctx context.Context, tx pgx.Tx, b domain.Booking, target []line) error {
+	current, err := bookingLines(ctx, tx, b.ID)
+	if err != nil {
+		return err
+	}
+	r, refusal, err := reline(ctx, tx, b.ID, b.ChannelID, current, target, false)
+	switch {
+	case err != nil:
+		return err
+	case refusal != nil || len(r.taken) > 0:
+		return fmt.Errorf("amend %s: the units of the new stay were not all held", b.ID)
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM booking_lines WHERE booking_id = $1 AND amendment_id IS NOT NULL`, b.ID)
+	return err
+}
+
+// decideAmendment locks the booking and its amendment and decides it with decide, which returns
+// the amendment as decided; a change of status is stored.
+func (s *Store) decideAmendment(ctx context.Context, bookingID string, amendmentID int64,
+	decide func(pgx.Tx, domain.Booking, domain.Amendment) (domain.Amendment, error)) (domain.Amendment, domain.Booking, error) {
+	var a domain.Amendment
+	var b domain.Booking
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
+		var err error
+		if b, err = lockBooking(ctx, tx, bookingID); err != nil {
+			return err
+		}
+		was, err := scanAmendment(tx.QueryRow(ctx, `SELECT `+amendmentColumns+` FROM booking_amendments
+			WHERE booking_id = $1 AND id = $2 FOR UPDATE`, bookingID, amendmentID))
+		if err != nil {
+			return err
+		}
+		if a, err = decide(tx, b, was); err != nil {
+			return err
+		}
+		if a.Status != was.Status {
+			if a, err = scanAmendment(tx.QueryRow(ctx, `UPDATE booking_amendments SET status = $2, reason = NULLIF($3, ''),
+					balance_payment_id = NULLIF($4, ''), decided_at = now() WHERE id = $1 RETURNING `+amendmentColumns,
+				a.ID, a.Status, a.Reason, a.BalancePaymentID)); err != nil {
+				return err
+			}
+		}
+		b, err = getBooking(ctx, tx, bookingID)
+		return err
+	})
+	return a, b, err
+}
+
+// lapsePending ends the amendment of a booking waiting for its balance when the booking gives
+// back its units (cancelled, refunded, a no-show), in the same transaction: its units went back
+// with the booking's.
+func lapsePending(ctx context.Context, tx pgx.Tx, bookingID string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM booking_lines WHERE booking_id = $1 AND amendment_id IS NOT NULL`, bookingID); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `UPDATE booking_amendments SET status = 'LAPSED', reason = 'the booking ended before the balance was paid',
+		decided_at = now() WHERE booking_id = $1 AND status = 'BALANCE_DUE'`, bookingID)
+	return err
+}

@@ -1,0 +1,41 @@
+-- +goose Up
+
+-- An amendment changes what a booking holds (its dates, room type, quantity) under the same
+-- booking id. Each is a record: what was asked, the booking's units and price before and after,
+-- who asked, and the outcome. One per booking and idempotency key; the fingerprint tells a retry
+-- from a key reused for another change.
+CREATE TABLE booking_amendments (
+    id              bigserial   PRIMARY KEY,
+    booking_id      text        NOT NULL REFERENCES bookings (id),
+    idempotency_key text        NOT NULL,
+    fingerprint     text        NOT NULL,
+    actor           text        NOT NULL,
+    requested       jsonb       NOT NULL,
+    before          jsonb       NOT NULL,
+    after           jsonb       NOT NULL,
+    -- difference is the new price less the old (minor units of currency): a balance due when
+    -- positive, a refund by policy when negative.
+    difference      bigint      NOT NULL,
+    currency        text        NOT NULL,
+    refund          bigint      NOT NULL DEFAULT 0 CHECK (refund >= 0),
+    status          text        NOT NULL CHECK (status IN ('APPLIED', 'BALANCE_DUE', 'LAPSED', 'REFUSED')),
+    -- reason says why an amendment was refused (the night or rule) or lapsed.
+    reason          text,
+    -- due_by: when an unpaid balance lapses; balance_payment_id: the payment that paid it.
+    due_by          timestamptz,
+    balance_payment_id text     UNIQUE,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    decided_at      timestamptz,
+    UNIQUE (booking_id, idempotency_key)
+);
+-- At most one amendment waits for its balance per booking.
+CREATE UNIQUE INDEX booking_amendments_one_pending ON booking_amendments (booking_id) WHERE status = 'BALANCE_DUE';
+
+-- The units a pending amendment holds beside the booking's own: further lines of the booking
+-- (taken and given back with it, counted by the invariant checker) until the balance is paid or
+-- lapses.
+ALTER TABLE booking_lines ADD COLUMN amendment_id bigint REFERENCES booking_amendments (id);
+
+-- +goose Down
+ALTER TABLE booking_lines DROP COLUMN amendment_id;
+DROP TABLE booking_amendments;
