@@ -182,6 +182,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer.add(http.MethodGet, "/bookings/:id", s.getBooking)
 	customer.add(http.MethodPost, "/bookings/:id/payment", s.createPayment)
 	customer.add(http.MethodPost, "/bookings/:id/cancel", s.cancelBooking)
+	customer.add(http.MethodPost, "/bookings/:id/amendments", s.amendBooking(s.customerAmender()))
+	customer.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.customerAmender()))
+	customer.add(http.MethodGet, "/bookings/:id/amendments", s.listAmendments(s.customerAmender()))
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
 	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, s.holdRateLimits()...)
 
@@ -192,6 +195,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	agent.add(http.MethodGet, "/bookings", s.agentBookings)
 	agent.add(http.MethodGet, "/bookings/:id", s.getAgentBooking)
 	agent.add(http.MethodPost, "/bookings/:id/cancel", s.cancelAgentBooking)
+	agent.add(http.MethodPost, "/bookings/:id/amendments", s.amendBooking(s.agentAmender()))
+	agent.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.agentAmender()))
+	agent.add(http.MethodGet, "/bookings/:id/amendments", s.listAmendments(s.agentAmender()))
 	agent.add(http.MethodGet, "/notifications", s.agentNotifications)
 
 	// Staff act for the hotels their token names (front desk) or for every hotel (finance,
@@ -208,6 +214,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/check-in", s.checkInBooking, desk)
+	staff.add(http.MethodPost, "/bookings/:id/amendments", s.amendBooking(s.staffAmender()), desk)
+	staff.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.staffAmender()), desk)
+	staff.add(http.MethodGet, "/bookings/:id/amendments", s.listAmendments(s.staffAmenderReading()), anyStaff)
 	staff.add(http.MethodGet, "/bookings/:id/payments", s.bookingPayments, money)
 	staff.add(http.MethodGet, "/bookings/:id/audit", s.bookingAudit, money)
 	staff.add(http.MethodGet, "/bookings/:id/history", s.bookingHistory, anyStaff)

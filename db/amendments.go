@@ -69,6 +69,11 @@ func insertAmendment(ctx context.Context, tx pgx.Tx, a domain.Amendment, window 
 	return stored, nil
 }
 
+// AmendmentByKey is the booking's amendment made with an idempotency key (ErrNotFound when none).
+func (s *Store) AmendmentByKey(ctx context.Context, bookingID, key string) (domain.Amendment, error) {
+	return amendmentByKey(ctx, s.pool, bookingID, key)
+}
+
 // amendmentByKey is the booking's amendment made with an idempotency key.
 func amendmentByKey(ctx context.Context, q querier, bookingID, key string) (domain.Amendment, error) {
 	return scanAmendment(q.QueryRow(ctx, `SELECT `+amendmentColumns+` FROM booking_amendments

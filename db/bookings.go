@@ -16,15 +16,22 @@ const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, 
 	COALESCE(b.currency, ''), COALESCE(b.total, 0), b.nightly_rates, b.line_prices, COALESCE(b.payment_id, ''), b.paid,
 	b.refund_due, COALESCE(b.policy, '{}'), COALESCE(b.time_zone, 'UTC'), b.abandoned,
 	COALESCE(b.channel_id, ''), COALESCE(b.agent_id, ''), b.discount, COALESCE(b.refusal, ''), COALESCE(b.supplier_id, ''),
-	COALESCE(b.supplier_ref, '')`
+	COALESCE(b.supplier_ref, ''),
+	COALESCE((SELECT m.difference FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'), 0),
+	(SELECT m.due_by FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE')`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
+	var dueBy *time.Time
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
-		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef)
+		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef,
+		&b.BalanceDue, &dueBy)
+	if dueBy != nil {
+		b.BalanceDueBy = dueBy.UTC()
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}

@@ -29,6 +29,7 @@ const (
 	ActorNoShow             = domain.SystemActorPrefix + "no-show"             // nobody checked in by the deadline
 	ActorPayment            = domain.SystemActorPrefix + "payment"             // a payment the provider reported
 	ActorLatePayment        = domain.SystemActorPrefix + "late-payment"        // a payment after the hold ended
+	ActorBalancePayment     = domain.SystemActorPrefix + "balance-payment"     // an amendment's balance paid
 	ActorRefund             = domain.SystemActorPrefix + "refund"              // the provider made the refund
 	ActorReservationTimeout = domain.SystemActorPrefix + "reservation-timeout" // the reservation was abandoned
 	ActorInvariantChecker   = domain.SystemActorPrefix + "invariant-checker"   // a repair of the hourly checker

@@ -142,11 +142,15 @@ type Booking struct {
 	// Refusal says which sale rule refused a REJECTED booking (empty when stock did).
 	Refusal string `json:"refusal,omitempty"`
 	// SupplierID is the supplier that confirms the stay, SupplierRef its confirmation.
-	SupplierID  string    `json:"supplierId,omitempty"`
-	SupplierRef string    `json:"supplierRef,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Fingerprint string    `json:"-"`
+	SupplierID  string `json:"supplierId,omitempty"`
+	SupplierRef string `json:"supplierRef,omitempty"`
+	// BalanceDue is what an amendment waiting for its balance asks for (minor units), until
+	// BalanceDueBy; 0 when none waits.
+	BalanceDue   int64     `json:"balanceDue,omitempty"`
+	BalanceDueBy time.Time `json:"balanceDueBy,omitzero"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	Fingerprint  string    `json:"-"`
 }
 
 // HotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the
@@ -172,6 +176,13 @@ func (b Booking) FreeCancelEnded(now time.Time) bool {
 	start := b.OrderStarts()
 	window := time.Duration(b.CancellationPolicy.FreeUntilHours) * time.Hour
 	return b.VenueID != "" && b.Status == StatusConfirmed && !start.IsZero() && !now.Before(start.Add(-window))
+}
+
+// FreeAmendEnded reports whether a confirmed stay is past its free cancellation at instant now:
+// its customer may no longer amend it (staff may).
+func (b Booking) FreeAmendEnded(now time.Time) bool {
+	loc, err := time.LoadLocation(b.TimeZone)
+	return b.VenueID == "" && b.Status.Used() && (err != nil || !now.Before(b.CheckIn.At(-b.CancellationPolicy.FreeUntilHours, loc)))
 }
 
 // TodayAtHotel is the date at the booking's hotel at instant now.

@@ -68,6 +68,9 @@ type BookingInput struct {
 	// back, its payment is kept): the end of a venue order's last line plus the venue's grace,
 	// or a hotel's check-in cut-off. Zero: never.
 	NoShowAt time.Time `json:",omitzero"`
+	// AmendedEnd, set once an amendment moved the stay, is when its use is over (see ends); it is
+	// carried to the runs that continue the workflow.
+	AmendedEnd time.Time `json:",omitzero"`
 	// ReserveLocally runs the reservation as a local activity (see startReserve); absent in
 	// the inputs of workflows started before it existed, which keep the activity.
 	ReserveLocally bool `json:",omitempty"`
@@ -85,15 +88,23 @@ type BookingState struct {
 	// Stuck is set while a refund waits for an operator; Issue flags money that needs a look.
 	Stuck bool
 	Issue string `json:",omitempty"`
+	// Pending is the amendment waiting for its balance: the booking holds its added units beside
+	// its own until the balance is paid or DueBy passes.
+	Pending *domain.Amendment `json:",omitempty"`
 }
 
 // command is a confirm or cancel request from an update handler, carried out by the main loop
 // so that every state change happens in one place, one at a time.
 type command struct {
-	name  string    // UpdateConfirm, UpdateCancel or UpdateCheckIn
+	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn or UpdateAmend
 	at    time.Time // when the workflow accepted it: a cancellation policy judges this moment
 	actor string    // who asked (the caller's token subject), for the booking's history
 	done  bool
+	// amend is an amendment's request; amended its outcome, refusal the update's error when the
+	// booking could not take it.
+	amend   *AmendRequest
+	amended domain.Amendment
+	refusal error
 }
 
 // booking is the workflow's private state.
@@ -104,6 +115,8 @@ type booking struct {
 	// busy is set while the main loop carries out a step: the state may be about to change, so
 	// validators let updates through for the main loop to decide.
 	busy bool
+	// replan: a step changed the deadlines of the phase (an amendment): it starts again.
+	replan bool
 	// refused is the hold update's answer when the reservation ended with nothing held for its
 	// client: refused at the active-hold limit, or abandoned past its time bound. The workflow
 	// then closes.
@@ -221,6 +234,10 @@ func (b *booking) setup(ctx workflow.Context) error {
 			return err
 		}
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAmend, b.requestAmend,
+		workflow.UpdateHandlerOptions{Validator: b.validateAmend}); err != nil {
+		return err
+	}
 	if err := b.setOperatorHandlers(ctx); err != nil {
 		return err
 	}
@@ -255,6 +272,9 @@ func (in BookingInput) fingerprint() string {
 // ends is when the booking's use is over: the day after check-out, late enough for every time
 // zone, or the end of an order's last line.
 func (in BookingInput) ends() time.Time {
+	if !in.AmendedEnd.IsZero() {
+		return in.AmendedEnd
+	}
 	if in.Order != nil {
 		return in.Order.Ends()
 	}
@@ -365,11 +385,16 @@ func (b *booking) publish(ctx workflow.Context) error {
 	b.countStatus(ctx)
 	status := string(b.status())
 	b.state.Stuck = len(b.stuck) > 0
+	if !b.status().Used() {
+		b.state.Pending = nil // the booking gave its units back: a pending amendment lapsed with them
+	}
 	switch {
 	case b.state.Stuck:
 		status = StatusPaymentStuck
 	case b.supplierStuck:
 		status = StatusSupplierStuck
+	case b.state.Pending != nil:
+		status = StatusBalanceDue
 	}
 	updates := []temporal.SearchAttributeUpdate{SearchBookingStatus.ValueSet(status)}
 	if b.status() == domain.StatusHold {

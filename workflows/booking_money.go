@@ -68,6 +68,9 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 		counted("amount_mismatch")
 		return b.refundExtra(ctx, pay, IssueAmountMismatch, fmt.Sprintf("paid %d %s for a booking priced %d %s",
 			pay.Amount, pay.Currency, b.state.Booking.Price.Total, b.state.Booking.Price.Currency))
+	case b.pendingBalance(pay):
+		counted("pays_balance")
+		return b.payBalance(ctx, pay)
 	case st == domain.StatusExpired && unpaid && matches:
 		counted("late")
 		return b.latePayment(ctx, pay)
@@ -187,7 +190,7 @@ func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, r
 type Saga struct {
 	ID   int    // unique in the workflow, across runs
 	Step string // its name in logs, and in its refund keys
-	Kind string // sagaRefund, sagaStartRefund or sagaExtra
+	Kind string // sagaRefund, sagaStartRefund, sagaExtra or sagaPart
 	// Start is the first step of a booking's refund (sagaStartRefund), which the database
 	// refused once.
 	Start *activities.StartRefundInput `json:",omitempty"`
@@ -195,7 +198,8 @@ type Saga struct {
 	// currency of its payment (sagaRefund; sagaStartRefund once its first step is done).
 	Booking  domain.Booking
 	Currency string
-	// Payment is the payment given back whole (sagaExtra).
+	// Payment is the payment given back whole (sagaExtra), or the part of the booking's payment
+	// given back (sagaPart).
 	Payment domain.Payment
 	Reason  string
 	// FirstAttempt is the refund attempt a run of the saga starts from (a recovery goes on
@@ -213,7 +217,7 @@ type Saga struct {
 // refundStep names the saga's refund attempts in their idempotency keys: a booking's refund is
 // "refund" however it began.
 func (s *Saga) refundStep() string {
-	if s.Kind == sagaExtra {
+	if s.Kind == sagaExtra || s.Kind == sagaPart {
 		return s.Step
 	}
 	return sagaRefund
@@ -224,6 +228,7 @@ const (
 	sagaRefund      = "refund"       // give a REFUNDING booking's refund due back, mark it REFUNDED
 	sagaStartRefund = "start-refund" // take the booking REFUNDING first, then as sagaRefund
 	sagaExtra       = "extra"        // give back a whole payment the booking cannot keep
+	sagaPart        = "part"         // give back part of the booking's payment: an amendment lowered its price
 )
 
 // startSaga runs s in its own coroutine; the workflow does not complete while one runs. When a
@@ -265,7 +270,7 @@ func (b *booking) startSaga(ctx workflow.Context, s *Saga, refused error) {
 // runSaga runs s from its start, or from the refund attempt it waits at.
 func (b *booking) runSaga(ctx workflow.Context, s *Saga) error {
 	switch s.Kind {
-	case sagaExtra:
+	case sagaExtra, sagaPart:
 		return b.refundFrom(ctx, s, s.Payment, s.Payment.Amount)
 	case sagaStartRefund:
 		if !s.InRefund {

@@ -70,15 +70,26 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 	if d != 0 {
 		timer = workflow.NewTimer(timerCtx, d)
 	}
+	var balanceDue workflow.Future // a pending amendment's balance window
+	if p := b.state.Pending; p != nil {
+		balanceDue = workflow.NewTimer(timerCtx, until(ctx, p.DueBy))
+	}
+	b.replan = false
 	phase, stayOver, active := b.status(), b.stayOver, b.active()
 	var err error
 	fired := false
-	for err == nil && !fired && !b.continuing && b.status() == phase && b.stayOver == stayOver && b.active() == active {
+	for err == nil && !fired && !b.continuing && !b.replan && b.status() == phase && b.stayOver == stayOver && b.active() == active {
 		sel := workflow.NewSelector(ctx)
 		if timer != nil {
 			sel.AddFuture(timer, func(workflow.Future) {
 				fired, b.busy = true, true
 				err = onTimer()
+			})
+		}
+		if balanceDue != nil && b.state.Pending != nil {
+			sel.AddFuture(balanceDue, func(workflow.Future) {
+				b.busy = true
+				err = b.lapseBalance(ctx)
 			})
 		}
 		sel.AddReceive(b.wake, func(c workflow.ReceiveChannel, _ bool) {
@@ -123,6 +134,8 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 		return b.confirm(ctx, nil, cmd.actor)
 	case cmd.name == UpdateCheckIn && b.status() == domain.StatusConfirmed:
 		return b.checkIn(ctx, cmd.actor)
+	case cmd.name == UpdateAmend:
+		return b.amend(ctx, cmd)
 	}
 	return nil // confirming a confirmed booking: nothing to do
 }

@@ -26,6 +26,9 @@ const (
 	// after_close (the booking's workflow had closed: given back), duplicate_event,
 	// not_received (a failed payment).
 	MetricPayments = "bookflow_payments"
+	// MetricAmendments counts amendments carried out, tagged outcome: APPLIED, BALANCE_DUE,
+	// REFUSED.
+	MetricAmendments = "bookflow_amendments"
 	// MetricStuck counts the times a booking's refund was handed to an operator (PAYMENT_STUCK).
 	MetricStuck = "bookflow_payment_stuck"
 )

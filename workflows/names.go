@@ -22,6 +22,9 @@ const (
 	UpdateCancel = "cancel"
 	// UpdateCheckIn marks a confirmed booking COMPLETED: staff checked its guest in.
 	UpdateCheckIn = "checkIn"
+	// UpdateAmend changes what a held or confirmed booking holds (an AmendRequest); it answers
+	// an AmendAnswer.
+	UpdateAmend = "amend"
 	// QueryState returns the booking's BookingState.
 	QueryState = "state"
 
@@ -76,6 +79,9 @@ const (
 	// StatusPaymentStuck is the BookingStatus search attribute of a booking whose refund failed
 	// too often and waits for an operator.
 	StatusPaymentStuck = "PAYMENT_STUCK"
+	// StatusBalanceDue is the BookingStatus search attribute of a confirmed booking whose
+	// amendment waits for its balance.
+	StatusBalanceDue = "BALANCE_DUE"
 
 	// ErrTypeIdempotencyMismatch is the error type of a hold update refused because its
 	// request differs from the one the workflow was started with.
@@ -84,6 +90,12 @@ const (
 	// change nothing (a cancel of a cancelled booking, a repeated hold); the booking's state is
 	// in the database.
 	ErrTypeNoChange = "NoChange"
+	// ErrTypeNotAmendable is the error type of an amend update the booking cannot take (its
+	// status, or a kind of booking that cannot be amended yet); nothing changed.
+	ErrTypeNotAmendable = "NotAmendable"
+	// ErrTypeBalanceDue is the error type of an amend update refused because an earlier
+	// amendment waits for its balance.
+	ErrTypeBalanceDue = "BalanceDue"
 	// ErrTypeReservationAbandoned is the error type of a hold update whose reservation did not
 	// complete within the time the API waits: it was abandoned, nothing is held, the key is
 	// spent.

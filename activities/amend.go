@@ -1,0 +1,116 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// AmendInput asks to change what booking BookingID holds (see db.Store.Amend).
+type AmendInput struct {
+	BookingID      string
+	IdempotencyKey string
+	Change         domain.StayChange
+	Actor          string
+	// BalanceWindow is how long a paid booking that costs more waits for its balance.
+	BalanceWindow time.Duration
+	// At is when the workflow accepted the amendment: the cancellation policy of the units given
+	// up is judged at this moment.
+	At time.Time
+}
+
+// AmendOutcome is an amendment as stored, the booking as it left it, and the no-show deadline of
+// the booking's check-in (the workflow keeps it only when the booking had one).
+type AmendOutcome struct {
+	Amendment domain.Amendment
+	Booking   domain.Booking
+	NoShowAt  time.Time `json:",omitzero"`
+	// Replayed: the amendment was carried out before under the same key; nothing changed now.
+	Replayed bool `json:",omitempty"`
+}
+
+// Amend changes what a booking holds in one transaction: at once, or, for a paid booking that
+// costs more, holding the added units until the balance is paid. Of a paid booking that costs
+// less, what the cancellation policy allows of the difference goes back, judged at in.At on the
+// booking's check-in before the change.
+func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, error) {
+	if am, err := a.Store.AmendmentByKey(ctx, in.BookingID, in.IdempotencyKey); err == nil {
+		// The workflow carries one command at a time, so a second attempt under this key finds
+		// the first one's record here.
+		if am.Fingerprint != in.Change.Fingerprint() {
+			return AmendOutcome{}, classify(fmt.Errorf("%w: amendment key %s", domain.ErrIdempotencyMismatch, in.IdempotencyKey))
+		}
+		b, err := a.Store.GetBooking(ctx, in.BookingID)
+		if err != nil {
+			return AmendOutcome{}, classify(err)
+		}
+		out, err := a.amended(am, b)
+		out.Replayed = true
+		return out, err
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return AmendOutcome{}, err
+	}
+	var loc *time.Location
+	am, b, err := a.Store.Amend(ctx, db.AmendParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey,
+		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow,
+		RefundOf: func(b domain.Booking, fallsBy int64) int64 {
+			if loc, _ = time.LoadLocation(b.TimeZone); loc == nil {
+				return 0 // never reached: the hotel's zone was checked when it was stored
+			}
+			return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, in.At)
+		}})
+	if err != nil {
+		return AmendOutcome{}, classify(err)
+	}
+	return a.amended(am, b)
+}
+
+// amended is the outcome of an amendment, with the no-show deadline of the booking's check-in.
+func (a *Bookings) amended(am domain.Amendment, b domain.Booking) (AmendOutcome, error) {
+	out := AmendOutcome{Amendment: am, Booking: b}
+	if b.HotelID == "" {
+		return out, nil
+	}
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		return out, fmt.Errorf("booking %s: time zone %q: %w", b.ID, b.TimeZone, err)
+	}
+	out.NoShowAt = domain.HotelNoShowAt(b.CheckIn, loc)
+	return out, nil
+}
+
+// SettleAmendmentInput pays an amendment's balance.
+type SettleAmendmentInput struct {
+	BookingID   string
+	AmendmentID int64
+	Payment     domain.Payment
+}
+
+// SettleAmendment applies an amendment whose balance was paid (db.Store.SettleAmendment).
+func (a *Bookings) SettleAmendment(ctx context.Context, in SettleAmendmentInput) (AmendOutcome, error) {
+	am, b, err := a.Store.SettleAmendment(db.WithActor(ctx, db.ActorBalancePayment), in.BookingID, in.AmendmentID, in.Payment)
+	if err != nil {
+		return AmendOutcome{}, classify(err)
+	}
+	return a.amended(am, b)
+}
+
+// LapseAmendmentInput ends an amendment whose balance was not paid in time.
+type LapseAmendmentInput struct {
+	BookingID   string
+	AmendmentID int64
+	Reason      string
+}
+
+// LapseAmendment gives back the units an unpaid amendment held (db.Store.LapseAmendment).
+func (a *Bookings) LapseAmendment(ctx context.Context, in LapseAmendmentInput) (AmendOutcome, error) {
+	am, b, err := a.Store.LapseAmendment(ctx, in.BookingID, in.AmendmentID, in.Reason)
+	if err != nil {
+		return AmendOutcome{}, classify(err)
+	}
+	return AmendOutcome{Amendment: am, Booking: b}, nil
+}

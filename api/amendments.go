@@ -1,0 +1,222 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// amendmentView is an amendment's answer: the amendment and the booking it leaves.
+type amendmentView struct {
+	Amendment domain.Amendment `json:"amendment"`
+	Booking   bookingView      `json:"booking"`
+}
+
+// amender is who amends: how the booking in the path is found for them, what they may change
+// of it, and how it is shown to them.
+type amender struct {
+	load  func(echo.Context) (domain.Booking, error)
+	check func(domain.Booking, domain.StayChange) error
+	view  viewer
+}
+
+// customerAmender: customers amend their own booking until its free cancellation ends, and not
+// once the stay has begun.
+func (s *Server) customerAmender() amender {
+	return amender{load: s.ownBooking, view: customerView, check: func(b domain.Booking, _ domain.StayChange) error {
+		now := s.cfg.Now()
+		switch {
+		case b.StayBegun(now) && b.Status.HoldsInventory():
+			return newError(http.StatusConflict, "stay_started", "the stay has begun: the front desk can still change it")
+		case b.FreeAmendEnded(now):
+			return newError(http.StatusConflict, "amendment_closed", "changes are open until free cancellation ends, %d hours "+
+				"before check-in; the front desk can still change the booking", b.CancellationPolicy.FreeUntilHours)
+		}
+		return nil
+	}}
+}
+
+// staffAmender: the front desk amends its hotels' bookings at any time (once the stay has
+// begun, only from today on), admins any.
+func (s *Server) staffAmender() amender {
+	return amender{load: func(c echo.Context) (domain.Booking, error) { return s.staffBooking(c, domain.Principal.CanBookAt) },
+		view: staffView, check: func(domain.Booking, domain.StayChange) error { return nil }}
+}
+
+// staffAmenderReading finds the booking for staff who may read it (finance included).
+func (s *Server) staffAmenderReading() amender {
+	a := s.staffAmender()
+	a.load = func(c echo.Context) (domain.Booking, error) { return s.staffBooking(c, domain.Principal.CanReadAt) }
+	return a
+}
+
+// agentAmender: agents amend the bookings they sold before the stay begins; it stays on their
+// channel, taking from its allocation first.
+func (s *Server) agentAmender() amender {
+	return amender{load: s.agentBooking, view: staffView, check: func(b domain.Booking, _ domain.StayChange) error {
+		if b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory() {
+			return newError(http.StatusConflict, "stay_started", "the stay has begun: the front desk can still change it")
+		}
+		return nil
+	}}
+}
+
+// amendBooking changes what a booking holds: 200 with the amendment APPLIED (a price that
+// fell on a paid booking is refunded by its policy) or BALANCE_DUE (a paid booking that costs
+// more: the balance is due by dueBy); 409 unavailable naming the night when the new units cannot
+// be sold, and nothing changed.
+func (s *Server) amendBooking(who amender) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		b, change, err := s.amendmentRequest(c, who)
+		if err != nil {
+			return err
+		}
+		key := c.Request().Header.Get("Idempotency-Key")
+		if err := domain.ValidateIdempotencyKey(key); err != nil {
+			return err
+		}
+		if done, err := s.store.AmendmentByKey(c.Request().Context(), b.ID, key); err == nil {
+			return s.answerAmendment(c, who, done, change) // a retry: the outcome it had
+		} else if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		if err := who.check(b, change); err != nil {
+			return err
+		}
+		answer, err := s.askAmend(c, b.ID, workflows.AmendRequest{IdempotencyKey: key, Change: change, Actor: principal(c).Subject})
+		if err != nil {
+			return err
+		}
+		return s.answerAmendment(c, who, answer.Amendment, change)
+	}
+}
+
+// quoteAmendment answers whether an amendment can be sold and what it would cost, as
+// amendBooking would judge it now, without taking anything.
+func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		b, change, err := s.amendmentRequest(c, who)
+		if err != nil {
+			return err
+		}
+		if err := who.check(b, change); err != nil {
+			return err
+		}
+		q, _, err := s.store.Amend(c.Request().Context(), db.AmendParams{BookingID: b.ID, IdempotencyKey: "quote",
+			Change: change, Actor: principal(c).Subject, DryRun: true, RefundOf: s.refundOf})
+		if err != nil {
+			return err
+		}
+		return s.answerAmendment(c, who, q, change)
+	}
+}
+
+// listAmendments lists a booking's amendments, oldest first.
+func (s *Server) listAmendments(who amender) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		b, err := who.load(c)
+		if err != nil {
+			return err
+		}
+		list, err := s.store.Amendments(c.Request().Context(), b.ID)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string][]domain.Amendment{"amendments": list})
+	}
+}
+
+// amendmentRequest loads the booking in the path for who and reads the change asked of it.
+func (s *Server) amendmentRequest(c echo.Context, who amender) (domain.Booking, domain.StayChange, error) {
+	var change domain.StayChange
+	b, err := who.load(c)
+	if err != nil {
+		return b, change, err
+	}
+	if err := decodeJSON(c, &change); err != nil {
+		return b, change, err
+	}
+	if b.VenueID != "" {
+		return b, change, newError(http.StatusConflict, "not_amendable", "venue orders cannot be amended yet")
+	}
+	if err := change.Validate(domain.UnitsOf(b), s.cfg.Limits); err != nil {
+		return b, change, err
+	}
+	to := change.Apply(domain.UnitsOf(b))
+	switch {
+	case b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
+		if to.CheckIn != b.CheckIn || to.RoomTypeID != b.RoomTypeID || to.Quantity != b.Quantity {
+			return b, change, newError(http.StatusConflict, "stay_started",
+				"the stay has begun: only its check-out can move (the nights before today are used)")
+		}
+	case to.RoomTypeID != b.RoomTypeID || to.CheckIn != b.CheckIn:
+		// An unknown room type answers 404, a check-in outside the window on sale 400.
+		_, err = s.checkRoomType(c.Request().Context(), b.HotelID, to.RoomTypeID, to.Stay)
+	}
+	return b, change, err
+}
+
+// answerAmendment answers with an amendment's outcome: 409 unavailable when it was refused.
+func (s *Server) answerAmendment(c echo.Context, who amender, a domain.Amendment, asked domain.StayChange) error {
+	if a.Fingerprint != "" && a.Fingerprint != asked.Fingerprint() {
+		return domain.ErrIdempotencyMismatch
+	}
+	if a.Status == domain.AmendmentRefused {
+		return newError(http.StatusConflict, "unavailable", "%s", a.Reason)
+	}
+	b, err := s.store.GetBooking(c.Request().Context(), a.BookingID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, amendmentView{Amendment: a, Booking: who.view(b, "")})
+}
+
+// askAmend sends the amend update to the booking's workflow and waits for its answer.
+func (s *Server) askAmend(c echo.Context, id string, req workflows.AmendRequest) (workflows.AmendAnswer, error) {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
+	defer cancel()
+	var answer workflows.AmendAnswer
+	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: workflows.UpdateAmend, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{req},
+	})
+	if err == nil {
+		err = handle.Get(ctx, &answer)
+	}
+	var appErr *temporal.ApplicationError
+	switch {
+	case err == nil:
+		return answer, nil
+	case isWorkflowGone(err):
+		return answer, newError(http.StatusConflict, "not_amendable", "booking %s has ended", id)
+	case errors.As(err, &appErr):
+		switch appErr.Type() {
+		case workflows.ErrTypeBalanceDue:
+			return answer, newError(http.StatusConflict, "balance_due", "an earlier amendment waits for its balance: pay it or let it lapse first")
+		case workflows.ErrTypeNotAmendable, workflows.ErrTypeNoChange, activities.ErrTypeConflict:
+			return answer, newError(http.StatusConflict, "not_amendable", "%s", appErr.Message())
+		case activities.ErrTypeInvalid:
+			return answer, newError(http.StatusBadRequest, "invalid_request", "%s", appErr.Message())
+		}
+	}
+	return answer, workflowError(err)
+}
+
+// refundOf is what goes back, by its policy, of a fall in a paid booking's price now.
+func (s *Server) refundOf(b domain.Booking, fallsBy int64) int64 {
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		return 0
+	}
+	return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, s.cfg.Now())
+}

@@ -1,0 +1,180 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// An amendment changes what the booking holds (its dates, room type, quantity) under the same
+// booking id, workflow, payments and history. The update hands it to the main loop, which carries
+// it out as one database step (activities.Bookings.Amend): on a hold, or when the price does not
+// rise, at once (a fall is refunded by the policy, beside the main loop); on a paid booking that
+// costs more, the added units are held until the balance is paid (a payment of exactly the
+// balance) or the balance window (the hold's TTL) runs out, when they go back.
+
+// AmendRequest is the amend update's argument.
+type AmendRequest struct {
+	IdempotencyKey string
+	Change         domain.StayChange
+	Actor          string // who asks: the token's subject
+}
+
+// AmendAnswer is the amend update's answer: the amendment as stored and the state it leads to.
+type AmendAnswer struct {
+	State     BookingState
+	Amendment domain.Amendment
+}
+
+// versionAmendments marks the workflows that carry amendments out (none arrive at older ones:
+// the update did not exist).
+const versionAmendments = "amendments"
+
+// validateAmend rejects an amendment the booking cannot take, before it is stored in history:
+// a venue order or a supplier's booking, a booking that is not held or confirmed (or is past
+// its stay), one whose earlier amendment waits for its balance, and a change that changes nothing.
+func (b *booking) validateAmend(req AmendRequest) error {
+	switch {
+	case b.in.Order != nil:
+		return notAmendable("venue orders cannot be amended yet")
+	case b.in.SupplierID != "":
+		return notAmendable("a supplier's booking cannot be amended: its protocol cannot change a booking")
+	case b.closing && !b.busy:
+		return notAmendable("the booking has ended")
+	case !b.steady():
+		return nil // the main loop decides
+	case !amendable(b.status()) || b.stayOver:
+		return notAmendable(fmt.Sprintf("booking %s is %s", b.in.BookingID, b.status()))
+	case b.state.Pending != nil:
+		return temporal.NewApplicationError("an earlier amendment waits for its balance", ErrTypeBalanceDue)
+	case req.Change.Apply(domain.UnitsOf(b.state.Booking)) == domain.UnitsOf(b.state.Booking):
+		return b.noChange("the amendment changes nothing")
+	}
+	return nil
+}
+
+// amendable reports whether a booking in status st can be amended: held, or confirmed (checked
+// in included).
+func amendable(st domain.Status) bool { return st == domain.StatusHold || st.Used() }
+
+func notAmendable(why string) error { return temporal.NewApplicationError(why, ErrTypeNotAmendable) }
+
+// requestAmend is the amend update: it hands the amendment to the main loop and answers with
+// its outcome.
+func (b *booking) requestAmend(ctx workflow.Context, req AmendRequest) (AmendAnswer, error) {
+	ctx = uncancellable(ctx)
+	if err := workflow.Await(ctx, func() bool { return b.reserved }); err != nil {
+		return AmendAnswer{State: b.state}, err
+	}
+	if b.closing && !b.busy {
+		return AmendAnswer{State: b.state}, notAmendable("the booking has ended")
+	}
+	cmd := &command{name: UpdateAmend, at: workflow.Now(ctx), actor: req.Actor, amend: &req}
+	b.commands.Send(ctx, cmd)
+	if err := workflow.Await(ctx, func() bool { return cmd.done }); err != nil {
+		return AmendAnswer{State: b.state}, err
+	}
+	return AmendAnswer{State: b.state, Amendment: cmd.amended}, cmd.refusal
+}
+
+// amend carries an amendment out in the booking's current state. A refusal of the booking's
+// state is the update's answer (cmd.refusal), not the workflow's failure.
+func (b *booking) amend(ctx workflow.Context, cmd *command) error {
+	_ = workflow.GetVersion(ctx, versionAmendments, workflow.DefaultVersion, 1)
+	switch {
+	case !amendable(b.status()) || b.stayOver:
+		cmd.refusal = notAmendable(fmt.Sprintf("booking %s is %s", b.in.BookingID, b.status()))
+		return nil
+	case b.state.Pending != nil:
+		cmd.refusal = temporal.NewApplicationError("an earlier amendment waits for its balance", ErrTypeBalanceDue)
+		return nil
+	}
+	var out activities.AmendOutcome
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Amend, activities.AmendInput{BookingID: b.in.BookingID,
+		IdempotencyKey: cmd.amend.IdempotencyKey, Change: cmd.amend.Change, Actor: cmd.actor, BalanceWindow: b.in.HoldTTL,
+		At: cmd.at}).Get(ctx, &out)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		cmd.refusal = err // the database refused it (its state, or the key reused): nothing changed
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a := out.Amendment
+	cmd.amended = a
+	if out.Replayed {
+		return nil // carried out before, under the same key
+	}
+	b.logger.Info("Amendment", "amendment", a.ID, "status", a.Status, "difference", a.Difference, "reason", a.Reason)
+	b.count(ctx, MetricAmendments, map[string]string{"outcome": string(a.Status)})
+	switch a.Status {
+	case domain.AmendmentApplied:
+		if err := b.takeAmended(ctx, out); err != nil {
+			return err
+		}
+		if a.Refund > 0 {
+			pay := domain.Payment{ID: b.state.Booking.PaymentID, Amount: a.Refund, Currency: a.Currency}
+			b.startSaga(ctx, &Saga{Step: fmt.Sprintf("amendment-%d", a.ID), Kind: sagaPart, Payment: pay,
+				Reason: "the amendment lowered the price", FirstAttempt: 1}, nil)
+		}
+	case domain.AmendmentBalanceDue:
+		b.state.Booking, b.state.Pending, b.replan = out.Booking, &a, true
+	}
+	return b.publish(ctx)
+}
+
+// takeAmended takes the booking as an amendment left it: its stay, price and payment, the
+// no-show deadline and end of its new stay, and what operators filter on.
+func (b *booking) takeAmended(ctx workflow.Context, out activities.AmendOutcome) error {
+	b.state.Booking, b.state.Pending, b.replan = out.Booking, nil, true
+	if !b.in.NoShowAt.IsZero() && !out.NoShowAt.IsZero() {
+		b.in.NoShowAt = out.NoShowAt
+	}
+	b.in.AmendedEnd = out.Booking.CheckOut.AddDays(1).Time()
+	return workflow.UpsertTypedSearchAttributes(ctx, SearchCheckIn.ValueSet(out.Booking.CheckIn.Time()))
+}
+
+// payBalance acts on a payment of exactly the pending amendment's balance: the amendment is
+// applied. When the database no longer has it waiting (it lapsed), the payment goes back.
+func (b *booking) payBalance(ctx workflow.Context, pay domain.Payment) error {
+	var out activities.AmendOutcome
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.SettleAmendment, activities.SettleAmendmentInput{
+		BookingID: b.in.BookingID, AmendmentID: b.state.Pending.ID, Payment: pay}).Get(ctx, &out)
+	if conflict(err) {
+		b.state.Pending = nil
+		return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a balance payment for an amendment that no longer waits for it")
+	}
+	if err != nil {
+		return err
+	}
+	b.logger.Info("Amendment balance paid", "amendment", out.Amendment.ID, "paymentId", pay.ID)
+	if err := b.takeAmended(ctx, out); err != nil {
+		return err
+	}
+	return b.publish(ctx)
+}
+
+// lapseBalance gives back the units the pending amendment held: its balance was not paid in
+// time. The booking is exactly as it was before it.
+func (b *booking) lapseBalance(ctx workflow.Context) error {
+	var out activities.AmendOutcome
+	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.LapseAmendment, activities.LapseAmendmentInput{
+		BookingID: b.in.BookingID, AmendmentID: b.state.Pending.ID, Reason: "the balance was not paid in time"}).Get(ctx, &out); err != nil {
+		return err
+	}
+	b.logger.Info("Amendment lapsed", "amendment", out.Amendment.ID)
+	b.state.Booking, b.state.Pending, b.replan = out.Booking, nil, true
+	return b.publish(ctx)
+}
+
+// pendingBalance reports whether pay pays the pending amendment's balance exactly.
+func (b *booking) pendingBalance(pay domain.Payment) bool {
+	p := b.state.Pending
+	return p != nil && b.status().Used() && p.Currency == pay.Currency && p.Difference == pay.Amount
+}
