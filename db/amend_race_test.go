@@ -13,10 +13,10 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestAnExtensionAndANewHoldRacingForTheLastRoomHaveOneWinner: in each round a two-night stay
+// TestAnAmendmentAndANewHoldRacingForTheLastRoomHaveOneWinner: in each round a two-night stay
 // asks for a third night that has one room left while another guest's hold asks for the same
 // night. Each round has its own nights.
-func TestAnExtensionAndANewHoldRacingForTheLastRoomHaveOneWinner(t *testing.T) {
+func TestAnAmendmentAndANewHoldRacingForTheLastRoomHaveOneWinner(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()

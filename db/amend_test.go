@@ -70,7 +70,7 @@ func amendments(t *testing.T, d *testsuite.Database, bookingID string) []domain.
 	return list
 }
 
-func TestAnExtensionOntoASoldOutNightIsRefusedNamingItAndChangesNothing(t *testing.T) {
+func TestAnAmendmentOntoASoldOutNightIsRefusedNamingItAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 2)
@@ -104,10 +104,10 @@ func TestAnExtensionOntoASoldOutNightIsRefusedNamingItAndChangesNothing(t *testi
 	d.AssertInventoryMatchesBookings(t)
 }
 
-// TestAnExtensionOfASoldOutStayKeepsItsNightsAndTakesOnlyTheNewOne: the booking holds every
+// TestAnAmendmentExtendingASoldOutStayKeepsItsNightsAndTakesOnlyTheNewOne: the booking holds every
 // room of its three nights; only the fourth, free, is taken. Counting the kept nights again (or
 // giving them back and taking them again) would find them sold out.
-func TestAnExtensionOfASoldOutStayKeepsItsNightsAndTakesOnlyTheNewOne(t *testing.T) {
+func TestAnAmendmentExtendingASoldOutStayKeepsItsNightsAndTakesOnlyTheNewOne(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 2)
@@ -125,10 +125,10 @@ func TestAnExtensionOfASoldOutStayKeepsItsNightsAndTakesOnlyTheNewOne(t *testing
 	d.AssertInventoryMatchesBookings(t)
 }
 
-// TestControlReleaseThenRetakeLosesASharedNightToARacingHold is the control for the test above:
+// TestControlAnAmendmentAsReleaseThenRetakeLosesASharedNightToARacingHold is the control for the test above:
 // amended in two steps (give the old stay back, then reserve the new one), a hold that comes
 // between the steps takes a shared night, and the guest loses the stay they had.
-func TestControlReleaseThenRetakeLosesASharedNightToARacingHold(t *testing.T) {
+func TestControlAnAmendmentAsReleaseThenRetakeLosesASharedNightToARacingHold(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
@@ -165,7 +165,7 @@ func channelUsed(t *testing.T, d *testsuite.Database) (used []int, poolLeft []in
 	return used, poolLeft
 }
 
-func TestAChannelBookingsRoomsGoBackToItsAllocation(t *testing.T) {
+func TestAnAmendedChannelBookingsRoomsGoBackToItsAllocation(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	splitStock(t, d) // 18 rooms: A 10, B 5, a pool of 3
@@ -191,9 +191,9 @@ func TestAChannelBookingsRoomsGoBackToItsAllocation(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-// TestAChannelBookingGivesBackItsPoolRoomFirst: a booking that took one room from its channel's
+// TestAnAmendedChannelBookingGivesBackItsPoolRoomFirst: a booking that took one room from its channel's
 // last allocated room and one from the pool gives back the pool's when it drops one.
-func TestAChannelBookingGivesBackItsPoolRoomFirst(t *testing.T) {
+func TestAnAmendedChannelBookingGivesBackItsPoolRoomFirst(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	splitStock(t, d)
@@ -217,10 +217,10 @@ func TestAChannelBookingGivesBackItsPoolRoomFirst(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-// TestAPaidChannelBookingsPendingRoomsGoBackToItsAllocation: a paid channel booking that moves a
+// TestAPaidChannelBookingsPendingAmendmentGivesItsRoomsBackToItsAllocation: a paid channel booking that moves a
 // night later with a second room waits for its balance holding the added rooms from its
 // allocation; lapsed, they go back to it, and settled, the night it leaves goes back to it.
-func TestAPaidChannelBookingsPendingRoomsGoBackToItsAllocation(t *testing.T) {
+func TestAPaidChannelBookingsPendingAmendmentGivesItsRoomsBackToItsAllocation(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	splitStock(t, d)
@@ -252,7 +252,7 @@ func TestAPaidChannelBookingsPendingRoomsGoBackToItsAllocation(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-func TestAQuoteTakesAndStoresNothingAndAKeyIsAnsweredOnce(t *testing.T) {
+func TestAnAmendmentQuoteTakesAndStoresNothingAndAKeyIsAnsweredOnce(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
@@ -294,10 +294,10 @@ func TestAQuoteTakesAndStoresNothingAndAKeyIsAnsweredOnce(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-// TestAPaidBookingThatCostsMoreWaitsForItsBalance: the stay moves a night later and grows by one
+// TestAPaidBookingAmendedToCostMoreWaitsForItsBalance: the stay moves a night later and grows by one
 // (dec10-12 to dec11-14). Until the balance is paid the booking keeps its stay and holds the
 // added nights beside it; settling gives back the night it no longer needs.
-func TestAPaidBookingThatCostsMoreWaitsForItsBalance(t *testing.T) {
+func TestAPaidBookingAmendedToCostMoreWaitsForItsBalance(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
@@ -315,6 +315,9 @@ func TestAPaidBookingThatCostsMoreWaitsForItsBalance(t *testing.T) {
 	pending, err := d.Store.PendingAmendment(ctx, b.ID)
 	require.NoError(t, err)
 	assert.Equal(t, a.ID, pending.ID)
+	findings, err := d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, findings, "the checker counts the units a pending amendment holds")
 	d.AssertInventoryMatchesBookings(t)
 
 	_, _, err = d.Store.Amend(ctx, amendParams(b, "k2", domain.StayChange{Quantity: 2}))
@@ -340,7 +343,7 @@ func TestAPaidBookingThatCostsMoreWaitsForItsBalance(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-func TestALapsedOrEndedBalanceGivesBackExactlyTheUnitsItHeld(t *testing.T) {
+func TestALapsedOrEndedAmendmentGivesBackExactlyTheUnitsItHeld(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
@@ -381,7 +384,7 @@ func TestALapsedOrEndedBalanceGivesBackExactlyTheUnitsItHeld(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-func TestAPaidBookingThatCostsLessIsRefundedByItsPolicy(t *testing.T) {
+func TestAPaidBookingAmendedToCostLessIsRefundedByItsPolicy(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
@@ -408,5 +411,43 @@ func TestAPaidBookingThatCostsLessIsRefundedByItsPolicy(t *testing.T) {
 	assert.Equal(t, int64(5000), a.Refund, "capped at what was paid")
 	assert.Zero(t, got.Paid)
 	assert.Equal(t, []int{2, 1, 0}, d.Reserved(t, "h1", "double", stay3))
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestAnAmendmentOfABegunStayMovesOnlyItsCheckOut: a stay confirmed without a provider payment (paid at the
+// desk) that began today changes at once, whatever it costs, but only its check-out may move,
+// to tomorrow or later. An ended booking is not amendable.
+func TestAnAmendmentOfABegunStayMovesOnlyItsCheckOut(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	today := domain.DateOf(time.Now(), time.UTC) // the hotel's time zone is UTC
+	d.SetInventory(t, "h1", "double", today, today.AddDays(4), 5)
+	b := hold(t, d, "g1", nights(today, 3), 1)
+	b, err := d.Store.Confirm(ctx, b.ID, nil)
+	require.NoError(t, err)
+
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "later", domain.StayChange{CheckIn: today.AddDays(1)}))
+	assert.ErrorIs(t, err, db.ErrStayStarted)
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "more", domain.StayChange{Quantity: 2}))
+	assert.ErrorIs(t, err, db.ErrStayStarted)
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "today", domain.StayChange{CheckOut: today}))
+	assert.ErrorIs(t, err, db.ErrStayStarted)
+	assert.Equal(t, []int{1, 1, 1, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
+
+	a, got := amend(t, d, amendParams(b, "longer", domain.StayChange{CheckOut: today.AddDays(4)}))
+	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
+	assert.Equal(t, int64(40000), got.Price.Total, "no payment is waited for")
+	assert.Zero(t, got.Paid)
+	a, _ = amend(t, d, amendParams(b, "shorter", domain.StayChange{CheckOut: today.AddDays(1)}))
+	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
+	assert.Zero(t, a.Refund, "nothing was paid")
+	assert.Equal(t, []int{1, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
+
+	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
+	require.NoError(t, err)
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "after", domain.StayChange{CheckOut: today.AddDays(2)}))
+	assert.ErrorIs(t, err, db.ErrNotAmendable)
+	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
 	d.AssertInventoryMatchesBookings(t)
 }
