@@ -310,6 +310,9 @@ func TestAPaidBookingAmendedToCostMoreWaitsForItsBalance(t *testing.T) {
 	assert.Equal(t, int64(10000), a.Difference)
 	assert.Equal(t, int64(30000), a.PriceAfter.Total)
 	assert.False(t, a.DueBy.IsZero())
+	assert.Equal(t, int64(10000), got.BalanceDue, "the booking shows the balance due")
+	assert.Equal(t, a.DueBy, got.BalanceDueBy)
+	got.BalanceDue, got.BalanceDueBy = 0, time.Time{}
 	assert.Equal(t, b, got, "the booking is unchanged until its balance is paid")
 	assert.Equal(t, []int{1, 1, 1, 1}, d.Reserved(t, "h1", "double", four), "the added nights are held beside its own")
 	pending, err := d.Store.PendingAmendment(ctx, b.ID)

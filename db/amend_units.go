@@ -200,10 +200,10 @@ func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want
 	if err != nil {
 		return err
 	}
-	type share struct {
-		start    time.Time
-		agent    *string
-		quantity int
+	type share struct { // exported fields: pgx scans into them by position
+		Start    time.Time
+		Agent    *string
+		Quantity int
 	}
 	shares, err := pgx.CollectRows(rows, pgx.RowToStructByPos[share])
 	if err != nil {
@@ -211,15 +211,15 @@ func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want
 	}
 	held := map[time.Time]int{}
 	for _, s := range shares {
-		held[s.start] += s.quantity
+		held[s.Start] += s.Quantity
 	}
 	for _, s := range shares {
-		excess := held[s.start] - want[unitKey{l.resourceID, s.start}]
-		back := min(excess, s.quantity)
+		excess := held[s.Start] - want[unitKey{l.resourceID, s.Start}]
+		back := min(excess, s.Quantity)
 		if back <= 0 {
 			continue
 		}
-		held[s.start] -= back
+		held[s.Start] -= back
 		if _, err := tx.Exec(ctx, `WITH gone AS (
 				DELETE FROM booking_allocations
 				WHERE booking_id = $1 AND resource_id = $2 AND unit_start = $3 AND agent_id IS NOT DISTINCT FROM $4 AND quantity = $5
@@ -230,7 +230,7 @@ func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want
 				RETURNING channel_id)
 			UPDATE allocations a SET used = a.used - $5 FROM (SELECT channel_id FROM gone UNION ALL SELECT channel_id FROM kept) g
 			WHERE a.resource_id = $2 AND a.unit_start = $3 AND a.channel_id = g.channel_id AND a.agent_id IS NOT DISTINCT FROM $4`,
-			bookingID, l.resourceID, s.start, s.agent, back); err != nil {
+			bookingID, l.resourceID, s.Start, s.Agent, back); err != nil {
 			return err
 		}
 	}
