@@ -155,8 +155,10 @@ func (a *Suppliers) RecordSupplierNotTold(ctx context.Context, bookingID string)
 type NotifyInput struct {
 	BookingID string
 	AgentID   string
-	Event     string // confirmed, rejected, supplier_timeout, cancelled, expired
+	Event     string // confirmed, rejected, supplier_timeout, cancelled, expired, amended
 	Detail    string
+	// AmendmentID names the amendment of an amended event.
+	AmendmentID int64 `json:",omitempty"`
 }
 
 // agentEvent is the body of an agent's webhook.
@@ -166,6 +168,8 @@ type agentEvent struct {
 	BookingID string    `json:"bookingId"`
 	Detail    string    `json:"detail"`
 	At        time.Time `json:"at"`
+	// AmendmentID names the amendment of an amended event.
+	AmendmentID *int64 `json:"amendmentId,omitempty"`
 }
 
 // NotifyAgent records the notification (once per booking and event) and, when the agent has a
@@ -173,7 +177,7 @@ type agentEvent struct {
 // retried.
 func (a *Suppliers) NotifyAgent(ctx context.Context, in NotifyInput) error {
 	n, err := a.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: in.AgentID, BookingID: in.BookingID,
-		Event: in.Event, Detail: in.Detail})
+		Event: in.Event, Detail: in.Detail, AmendmentID: nonZero(in.AmendmentID)})
 	if err != nil || n.DeliveredAt != nil {
 		return err
 	}
@@ -181,7 +185,8 @@ func (a *Suppliers) NotifyAgent(ctx context.Context, in NotifyInput) error {
 	if err != nil || agent.WebhookURL == "" {
 		return classify(err)
 	}
-	body, err := json.Marshal(agentEvent{ID: n.ID, Event: n.Event, BookingID: n.BookingID, Detail: n.Detail, At: n.CreatedAt})
+	body, err := json.Marshal(agentEvent{ID: n.ID, Event: n.Event, BookingID: n.BookingID, Detail: n.Detail, At: n.CreatedAt,
+		AmendmentID: n.AmendmentID})
 	if err != nil {
 		return err
 	}
@@ -190,6 +195,14 @@ func (a *Suppliers) NotifyAgent(ctx context.Context, in NotifyInput) error {
 		return err
 	}
 	return deliveryErr
+}
+
+// nonZero is id, or nil when it is 0.
+func nonZero(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 func (a *Suppliers) post(ctx context.Context, agent db.Agent, body []byte) error {

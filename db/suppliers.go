@@ -100,17 +100,20 @@ type AgentNotification struct {
 	CreatedAt   time.Time  `json:"createdAt"`
 	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
 	LastError   string     `json:"lastError,omitempty"`
+	// AmendmentID names the amendment an "amended" notification is about.
+	AmendmentID *int64 `json:"amendmentId,omitempty"`
 }
 
-// RecordAgentNotification stores a notification once per booking and event, and returns it as
+// RecordAgentNotification stores a notification once per booking and event (and amendment), and returns it as
 // stored (the first one when it was already there).
 func (s *Store) RecordAgentNotification(ctx context.Context, n AgentNotification) (AgentNotification, error) {
 	rows, err := s.pool.Query(ctx, `WITH ins AS (
-			INSERT INTO agent_notifications (agent_id, booking_id, event, detail) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (booking_id, event) DO NOTHING RETURNING *)
-		SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error FROM ins
-		UNION ALL SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error
-			FROM agent_notifications WHERE booking_id = $2 AND event = $3`, n.AgentID, n.BookingID, n.Event, n.Detail)
+			INSERT INTO agent_notifications (agent_id, booking_id, event, detail, amendment_id) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT ON CONSTRAINT agent_notifications_once DO NOTHING RETURNING *)
+		SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error, amendment_id FROM ins
+		UNION ALL SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error, amendment_id
+			FROM agent_notifications WHERE booking_id = $2 AND event = $3 AND amendment_id IS NOT DISTINCT FROM $5`,
+		n.AgentID, n.BookingID, n.Event, n.Detail, n.AmendmentID)
 	if err != nil {
 		return n, err
 	}
@@ -133,7 +136,8 @@ func (s *Store) MarkNotification(ctx context.Context, id int64, deliveryErr erro
 
 // AgentNotifications lists an agent's notifications, newest first.
 func (s *Store) AgentNotifications(ctx context.Context, agentID string, limit int) ([]AgentNotification, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error
+	rows, err := s.pool.Query(ctx, `SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error,
+			amendment_id
 		FROM agent_notifications WHERE agent_id = $1 ORDER BY id DESC LIMIT $2`, agentID, limit)
 	if err != nil {
 		return nil, err

@@ -201,3 +201,43 @@ func TestACustomerAmendsOnlyUntilFreeCancellationEnds(t *testing.T) {
 	noop := amend(t, sys, id, "a2", map[string]any{"checkOut": stay.CheckOut})
 	assert.Equal(t, http.StatusBadRequest, noop.Status, noop.Raw)
 }
+
+// TestAnAgentAmendsItsOwnBookingOnItsChannelAndIsNotified: a booking confirmed on the channel's
+// account (no provider payment) changes at once, takes from the channel's allocation first, and
+// the agent hears of it.
+func TestAnAgentAmendsItsOwnBookingOnItsChannelAndIsNotified(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{})
+	hotel := "own-" + w.sys.ID
+	stay := stayFromNow(15, 2)
+	openRooms(t, w.sys, hotel, "double", stay, 4)
+	res := w.sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/"+hotel+"/room-types/double/allocations",
+		map[string]any{"channelId": "wholesale", "from": stay.CheckIn, "to": stay.CheckOut, "allotted": 2})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings", map[string]string{"Idempotency-Key": "own1"},
+		map[string]any{"hotelId": hotel, "roomTypeId": "double", "checkIn": stay.CheckIn, "checkOut": stay.CheckOut, "quantity": 1})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	awaitStatus(t, w.sys, id, "CONFIRMED")
+
+	res = w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings/"+id+"/amendments", map[string]string{"Idempotency-Key": "a1"},
+		map[string]any{"quantity": 2})
+	a := amendment(t, res)
+	assert.Equal(t, "APPLIED", a["status"], "confirmed on account: no balance waits")
+	assert.EqualValues(t, 2, res.Body["booking"].(map[string]any)["quantity"])
+	assert.Equal(t, 2, count(t, w.sys, `SELECT COALESCE(min(used), 0) FROM allocations WHERE channel_id = 'wholesale'`),
+		"both rooms come from the channel's allocation")
+	w.notified(t, id, "amended")
+	list := w.agent.Do(t, http.MethodGet, "/api/v1/agent/bookings/"+id+"/amendments", nil, nil)
+	require.Equal(t, http.StatusOK, list.Status, list.Raw)
+	assert.Len(t, list.Body["amendments"], 1)
+	other := sys2Guest(t, w.sys).Do(t, http.MethodGet, "/api/v1/bookings/"+id+"/amendments", nil, nil)
+	assert.Equal(t, http.StatusNotFound, other.Status, "nobody else's")
+	checkInvariants(t, w.sys)
+	testsuite.ReplayAndRecord(t, w.sys.Temporal, id, "amend-agent-on-account")
+}
+
+// sys2Guest is a customer with no booking of the system.
+func sys2Guest(t *testing.T, sys *testsuite.System) testsuite.Caller {
+	return sys.Guest(t, sys.Customer("stranger"))
+}

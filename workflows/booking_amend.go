@@ -130,9 +130,16 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 }
 
 // takeAmended takes the booking as an amendment left it: its stay, price and payment, the
-// no-show deadline and end of its new stay, and what operators filter on.
+// no-show deadline and end of its new stay, and what operators filter on. Its agent hears of it
+// once the request is answered.
 func (b *booking) takeAmended(ctx workflow.Context, out activities.AmendOutcome) error {
 	b.state.Booking, b.state.Pending, b.replan = out.Booking, nil, true
+	if b.in.AgentID != "" {
+		u := out.Amendment.After
+		b.offPending = append(b.offPending, offNotice{event: EventAmended, amendment: out.Amendment.ID,
+			detail: fmt.Sprintf("now %d × %s from %s to %s, %d %s", u.Quantity, u.RoomTypeID, u.CheckIn, u.CheckOut,
+				out.Booking.Price.Total, out.Booking.Price.Currency)})
+	}
 	if !b.in.NoShowAt.IsZero() && !out.NoShowAt.IsZero() {
 		b.in.NoShowAt = out.NoShowAt
 	}

@@ -40,6 +40,8 @@ const (
 	EventSupplierTimeout = "supplier_timeout"
 	EventCancelled       = "cancelled"
 	EventExpired         = "expired"
+	// EventAmended: an amendment of the booking was applied (its amendment id is given).
+	EventAmended = "amended"
 )
 
 // afterReserve runs the steps a new hold takes before it waits for payment: the supplier's
@@ -66,7 +68,7 @@ func (b *booking) confirmOnAccount(ctx workflow.Context, detail string) error {
 	if detail == "" {
 		detail = "confirmed on the channel's account"
 	}
-	return b.notifyAgent(ctx, EventConfirmed, detail)
+	return b.notifyAgent(ctx, offNotice{event: EventConfirmed, detail: detail})
 }
 
 // confirmWithSupplier asks the supplier to confirm the booking on hold, racing the hold's expiry
@@ -149,7 +151,7 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 			if err := b.release(ctx, domain.StatusCancelled, reason, activities.ActorSupplier); err != nil {
 				return err
 			}
-			return b.notifyAgent(ctx, EventRejected, reason)
+			return b.notifyAgent(ctx, offNotice{event: EventRejected, detail: reason})
 		}
 		// REJECTED, with the supplier's reason on the booking (for staff and the agent: customers
 		// are shown a fixed sentence); the supplier hears the booking is off too, in case it
@@ -185,9 +187,11 @@ func (b *booking) supplierConfirmed(ctx workflow.Context, stored domain.Booking)
 	return b.confirmOnAccount(ctx, "confirmed by the supplier: "+stored.SupplierRef)
 }
 
-// offNotice is a booking that went off (cancelled, expired), for its supplier and agent to hear.
+// offNotice is a booking that went off (cancelled, expired), for its supplier and agent to hear,
+// or an amendment of it (amendment set), for its agent alone.
 type offNotice struct {
 	event, detail string
+	amendment     int64
 }
 
 // bookingOff queues telling the supplier (it may have confirmed the booking, or may still) and
@@ -198,7 +202,7 @@ func (b *booking) bookingOff(ctx workflow.Context, event, detail string) error {
 	if b.in.SupplierID == "" && b.in.AgentID == "" {
 		return nil
 	}
-	b.offPending = append(b.offPending, offNotice{event, detail})
+	b.offPending = append(b.offPending, offNotice{event: event, detail: detail})
 	if workflow.GetVersion(ctx, versionNoticeAfterAnswer, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return b.flushBookingOff(ctx)
 	}
@@ -215,7 +219,7 @@ func (b *booking) flushBookingOff(ctx workflow.Context) error {
 	for len(b.offPending) > 0 {
 		n := b.offPending[0]
 		b.offPending = b.offPending[1:]
-		if b.in.SupplierID != "" {
+		if b.in.SupplierID != "" && n.amendment == 0 {
 			err := workflow.ExecuteActivity(supplierCleanupActivity(ctx, b.in.SupplierTellFor), supplierSteps.CancelWithSupplier,
 				b.in.BookingID).Get(ctx, nil)
 			if err != nil {
@@ -233,7 +237,7 @@ func (b *booking) flushBookingOff(ctx workflow.Context) error {
 				}
 			}
 		}
-		if err := b.notifyAgent(ctx, n.event, n.detail); err != nil {
+		if err := b.notifyAgent(ctx, n); err != nil {
 			return err
 		}
 	}
@@ -246,14 +250,14 @@ const versionNotToldRecorded = "not-told-recorded"
 
 // notifyAgent tells the booking's agent, if it has one, what became of it. A notification that
 // cannot be delivered stays recorded for the agent to read; the booking does not wait for it.
-func (b *booking) notifyAgent(ctx workflow.Context, event, detail string) error {
+func (b *booking) notifyAgent(ctx workflow.Context, n offNotice) error {
 	if b.in.AgentID == "" {
 		return nil
 	}
 	err := workflow.ExecuteActivity(notifyActivity(ctx), supplierSteps.NotifyAgent, activities.NotifyInput{
-		BookingID: b.in.BookingID, AgentID: b.in.AgentID, Event: event, Detail: detail}).Get(ctx, nil)
+		BookingID: b.in.BookingID, AgentID: b.in.AgentID, Event: n.event, Detail: n.detail, AmendmentID: n.amendment}).Get(ctx, nil)
 	if err != nil {
-		b.logger.Warn("The agent's webhook was not delivered; the notification stays recorded", "event", event, "error", err)
+		b.logger.Warn("The agent's webhook was not delivered; the notification stays recorded", "event", n.event, "error", err)
 	}
 	return nil
 }

@@ -36,6 +36,18 @@ CREATE UNIQUE INDEX booking_amendments_one_pending ON booking_amendments (bookin
 -- lapses.
 ALTER TABLE booking_lines ADD COLUMN amendment_id bigint REFERENCES booking_amendments (id);
 
+-- An agent hears of every amendment of its bookings: one notification per booking, event and
+-- amendment (none for the other events).
+ALTER TABLE agent_notifications
+    ADD COLUMN amendment_id bigint REFERENCES booking_amendments (id),
+    DROP CONSTRAINT agent_notifications_booking_id_event_key,
+    ADD CONSTRAINT agent_notifications_once UNIQUE NULLS NOT DISTINCT (booking_id, event, amendment_id);
+
 -- +goose Down
+DELETE FROM agent_notifications WHERE amendment_id IS NOT NULL;
+ALTER TABLE agent_notifications
+    DROP CONSTRAINT agent_notifications_once,
+    DROP COLUMN amendment_id,
+    ADD CONSTRAINT agent_notifications_booking_id_event_key UNIQUE (booking_id, event);
 ALTER TABLE booking_lines DROP COLUMN amendment_id;
 DROP TABLE booking_amendments;
