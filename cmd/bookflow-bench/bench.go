@@ -257,9 +257,16 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 	})
 	byHand.label = "by hand"
 	byHand.print(&rawHot)
-	measure(ctx, "reserve 3 nights, 1 hot room type", o.clients, 0, o.duration, func(_ context.Context, i int) error {
+	reserveHot := measure(ctx, "reserve 3 nights, 1 hot room type", o.clients, 0, o.duration, func(_ context.Context, i int) error {
 		return hold(hot, "double", fmt.Sprintf("%s-hot-%d", run, i), hotStay)
-	}).print(&rawHot, &byHand)
+	})
+	reserveHot.print(&rawHot, &byHand)
+	reserveHot.label = "reserve"
+	amendHot, err := benchAmend(ctx, store, hot, run, hotStay, o)
+	if err != nil {
+		return err
+	}
+	amendHot.print(&reserveHot)
 	measure(ctx, "  the same, full path (hotel with sale rules)", o.clients, 0, o.duration, func(_ context.Context, i int) error {
 		return hold(hotRuled, "double", fmt.Sprintf("%s-ruled-%d", run, i), hotStay)
 	}).print(&rawHot, &byHand)
@@ -281,6 +288,31 @@ func benchDatabase(ctx context.Context, store *db.Store, o benchOptions, run str
 	}).print(&rawSpread)
 	fmt.Println()
 	return nil
+}
+
+// benchAmend measures amendments of 3-night holds on the hot room type, each one night longer
+// or back, beside the reservations measured before it in the same run.
+func benchAmend(ctx context.Context, store *db.Store, hotel, run string, stay domain.Stay, o benchOptions) (result, error) {
+	ids := make([]string, 4*o.clients)
+	for j := range ids {
+		key := fmt.Sprintf("%s-amend-%d", run, j)
+		req := domain.HoldRequest{CustomerID: "bench", HotelID: hotel, RoomTypeID: "double", Stay: stay, Quantity: 1}
+		b, err := store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID(benchIDKey, "bench", "bench", key),
+			IdempotencyKey: key, Request: req, CreatedBy: "bench", HoldTTL: time.Hour})
+		if err != nil {
+			return result{}, err
+		}
+		ids[j] = b.ID
+	}
+	return measure(ctx, "amend a 3-night hold there (a night more, then back)", o.clients, 0, o.duration, func(ctx context.Context, i int) error {
+		checkOut := stay.CheckOut.AddDays((i / len(ids)) % 2) // each booking alternates
+		a, _, err := store.Amend(ctx, db.AmendParams{BookingID: ids[i%len(ids)], IdempotencyKey: fmt.Sprintf("%s-a-%d", run, i),
+			Change: domain.StayChange{CheckOut: checkOut.AddDays(1 - 2*((i/len(ids))%2) + (i/len(ids))%2)}, Actor: "bench"})
+		if err == nil && a.Status != domain.AmendmentApplied {
+			err = fmt.Errorf("amendment of %s is %s: %s", a.BookingID, a.Status, a.Reason)
+		}
+		return err
+	}), nil
 }
 
 // reserveByHand is the hand-written equivalent of a reservation, the baseline of our own
