@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
@@ -42,7 +44,8 @@ func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, erro
 		// The workflow carries one command at a time, so a second attempt under this key finds
 		// the first one's record here.
 		if am.Fingerprint != in.Change.Fingerprint() {
-			return AmendOutcome{}, classify(fmt.Errorf("%w: amendment key %s", domain.ErrIdempotencyMismatch, in.IdempotencyKey))
+			return AmendOutcome{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"Idempotency-Key %q was first used for another amendment", in.IdempotencyKey), ErrTypeIdempotencyMismatch, nil)
 		}
 		b, err := a.Store.GetBooking(ctx, in.BookingID)
 		if err != nil {
@@ -64,9 +67,31 @@ func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, erro
 			return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, in.At)
 		}})
 	if err != nil {
-		return AmendOutcome{}, classify(err)
+		return AmendOutcome{}, classifyAmend(err)
 	}
 	return a.amended(am, b)
+}
+
+// Application error types of an amendment the booking's state refuses; nothing changed.
+const (
+	ErrTypeBalanceDue          = "BalanceDue"          // an earlier amendment waits for its balance
+	ErrTypeNotAmendable        = "NotAmendable"        // not held or confirmed, or a kind not amendable yet
+	ErrTypeStayStarted         = "StayStarted"         // the change touches nights before today of a begun stay
+	ErrTypeIdempotencyMismatch = "IdempotencyMismatch" // the key was first used for another amendment
+)
+
+// classifyAmend names the refusals of an amendment, as the API answers them.
+func classifyAmend(err error) error {
+	for _, t := range []struct {
+		err  error
+		name string
+	}{{db.ErrBalanceDue, ErrTypeBalanceDue}, {db.ErrNotAmendable, ErrTypeNotAmendable}, {db.ErrStayStarted, ErrTypeStayStarted},
+		{domain.ErrIdempotencyMismatch, ErrTypeIdempotencyMismatch}} {
+		if errors.Is(err, t.err) {
+			return temporal.NewNonRetryableApplicationError(err.Error(), t.name, err)
+		}
+	}
+	return classify(err)
 }
 
 // amended is the outcome of an amendment, with the no-show deadline of the booking's check-in.

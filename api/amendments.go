@@ -112,10 +112,10 @@ func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
 		if err := who.check(b, change); err != nil {
 			return err
 		}
-		q, _, err := s.store.Amend(c.Request().Context(), db.AmendParams{BookingID: b.ID, IdempotencyKey: "quote",
+		q, _, err := s.store.Amend(c.Request().Context(), db.AmendParams{BookingID: b.ID,
 			Change: change, Actor: principal(c).Subject, DryRun: true, RefundOf: s.refundOf})
 		if err != nil {
-			return err
+			return quoteRefusal(err)
 		}
 		return s.answerAmendment(c, who, q, change)
 	}
@@ -200,16 +200,42 @@ func (s *Server) askAmend(c echo.Context, id string, req workflows.AmendRequest)
 	case isWorkflowGone(err):
 		return answer, newError(http.StatusConflict, "not_amendable", "booking %s has ended", id)
 	case errors.As(err, &appErr):
-		switch appErr.Type() {
-		case workflows.ErrTypeBalanceDue:
-			return answer, newError(http.StatusConflict, "balance_due", "an earlier amendment waits for its balance: pay it or let it lapse first")
-		case workflows.ErrTypeNotAmendable, workflows.ErrTypeNoChange, activities.ErrTypeConflict:
-			return answer, newError(http.StatusConflict, "not_amendable", "%s", appErr.Message())
-		case activities.ErrTypeInvalid:
-			return answer, newError(http.StatusBadRequest, "invalid_request", "%s", appErr.Message())
+		if apiErr := amendRefusal(appErr.Type(), appErr.Message()); apiErr != nil {
+			return answer, apiErr
 		}
 	}
 	return answer, workflowError(err)
+}
+
+// amendRefusal is the answer to an amendment refused for the booking's state (nil for other
+// errors), by the refusal's type.
+func amendRefusal(kind, msg string) *Error {
+	switch kind {
+	case activities.ErrTypeBalanceDue:
+		return newError(http.StatusConflict, "balance_due", "an earlier amendment waits for its balance: pay it or let it lapse first")
+	case activities.ErrTypeStayStarted:
+		return newError(http.StatusConflict, "stay_started", "%s", msg)
+	case activities.ErrTypeNotAmendable, workflows.ErrTypeNoChange, activities.ErrTypeConflict:
+		return newError(http.StatusConflict, "not_amendable", "%s", msg)
+	case activities.ErrTypeInvalid:
+		return newError(http.StatusBadRequest, "invalid_request", "%s", msg)
+	}
+	return nil
+}
+
+// quoteRefusal is the answer to a quote the database refused for the booking's state, as the
+// amendment would be answered.
+func quoteRefusal(err error) error {
+	for _, t := range []struct {
+		err  error
+		kind string
+	}{{db.ErrBalanceDue, activities.ErrTypeBalanceDue}, {db.ErrStayStarted, activities.ErrTypeStayStarted},
+		{db.ErrNotAmendable, activities.ErrTypeNotAmendable}} {
+		if errors.Is(err, t.err) {
+			return amendRefusal(t.kind, err.Error())
+		}
+	}
+	return err
 }
 
 // refundOf is what goes back, by its policy, of a fall in a paid booking's price now.

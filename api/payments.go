@@ -110,6 +110,9 @@ func (s *Server) createPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if b.Status.Used() && b.BalanceDue > 0 {
+		return s.payBalance(c, b)
+	}
 	switch {
 	case b.Status != domain.StatusHold:
 		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a booking on hold is paid", b.ID, b.Status)
@@ -124,15 +127,48 @@ func (s *Server) createPayment(c echo.Context) error {
 		return newError(http.StatusConflict, "supplier_pending", "the hotel's supplier has not confirmed booking %s yet: "+
 			"pay once it has", b.ID)
 	}
-	out, err := s.cfg.Checkouts.CreatePayment(c.Request().Context(), payments.PaymentRequest{BookingID: b.ID,
-		Amount: b.Price.Total, Currency: b.Price.Currency, IdempotencyKey: b.ID + "/payment"})
+	// An amended hold's price is a new payment: the key follows the last amendment.
+	key := b.ID + "/payment"
+	list, err := s.store.Amendments(c.Request().Context(), b.ID)
+	if err != nil {
+		return err
+	}
+	for _, a := range list {
+		if a.Status == domain.AmendmentApplied {
+			key = fmt.Sprintf("%s/payment/amended-%d", b.ID, a.ID)
+		}
+	}
+	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: b.Price.Total, Currency: b.Price.Currency,
+		IdempotencyKey: key}, b.ExpiresAt)
+}
+
+// payBalance creates the payment of a confirmed booking's balance: what its pending amendment
+// asks for, until the amendment's window ends.
+func (s *Server) payBalance(c echo.Context, b domain.Booking) error {
+	if s.cfg.Checkouts == nil {
+		return newError(http.StatusServiceUnavailable, "payments_not_configured", "this API takes no payments: ask the operator")
+	}
+	a, err := s.store.PendingAmendment(c.Request().Context(), b.ID)
+	if errors.Is(err, domain.ErrNotFound) || err == nil && !a.DueBy.After(s.cfg.Now()) {
+		return newError(http.StatusConflict, "wrong_state", "booking %s has no balance to pay", b.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: a.Difference, Currency: a.Currency,
+		IdempotencyKey: fmt.Sprintf("%s/balance/%d", b.ID, a.ID)}, a.DueBy)
+}
+
+// checkout asks the provider for the payment and answers with what the checkout needs.
+func (s *Server) checkout(c echo.Context, b domain.Booking, req payments.PaymentRequest, expires time.Time) error {
+	out, err := s.cfg.Checkouts.CreatePayment(c.Request().Context(), req)
 	if err != nil {
 		s.cfg.Logger.Error("create payment", "bookingId", b.ID, "err", err)
 		return newError(http.StatusBadGateway, "payment_provider_unavailable",
 			"the payment provider did not answer; it is safe to retry")
 	}
 	return c.JSON(http.StatusOK, checkoutView{BookingID: b.ID, PaymentID: out.PaymentID, ClientSecret: out.ClientSecret,
-		Amount: b.Price.Total, Currency: b.Price.Currency, ExpiresAt: b.ExpiresAt})
+		Amount: req.Amount, Currency: req.Currency, ExpiresAt: expires})
 }
 
 // unprocessableEvents lists the signed webhook events bookflow could not act on, newest first:

@@ -64,7 +64,12 @@ func (s *Store) Amend(ctx context.Context, p AmendParams) (domain.Amendment, dom
 		if b, err = lockBooking(ctx, tx, p.BookingID); err != nil {
 			return err
 		}
-		if a, err = amendmentByKey(ctx, tx, p.BookingID, p.IdempotencyKey); err == nil {
+		if p.DryRun {
+			a, err = domain.Amendment{}, domain.ErrNotFound // a quote has no key: it is judged afresh
+		} else {
+			a, err = amendmentByKey(ctx, tx, p.BookingID, p.IdempotencyKey)
+		}
+		if err == nil {
 			if a.Fingerprint != p.Change.Fingerprint() {
 				return fmt.Errorf("%w: amendment key %s of booking %s", domain.ErrIdempotencyMismatch, p.IdempotencyKey, p.BookingID)
 			}
@@ -169,8 +174,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		}
 		return refused(a, "the night of "+refusal.at.Format(time.DateOnly)+" is not available"), nil, nil
 	}
-	var off int64
-	a.PriceAfter, off, err = stayPrice(b, current, want, to, r.rates, v.Discount)
+	a.PriceAfter, a.Discount, err = stayPrice(b, current, want, to, r.rates, v.Discount)
 	if err != nil {
 		return a, nil, err
 	}
@@ -190,7 +194,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	a.Status = domain.AmendmentApplied
-	return a, nil, applyStay(ctx, tx, b.ID, want, a, off)
+	return a, nil, applyStay(ctx, tx, b.ID, want, a)
 }
 
 // refused is a with its refusal.
@@ -255,10 +259,10 @@ func stayPrice(b domain.Booking, current []line, want line, to domain.Units, rat
 // applyStay writes the amended stay onto the booking row: its room type, dates, quantity and
 // price and the discount taken off the rooms added (a paid booking no longer counts as paid what
 // it gives back).
-func applyStay(ctx context.Context, tx pgx.Tx, bookingID string, want line, a domain.Amendment, off int64) error {
+func applyStay(ctx context.Context, tx pgx.Tx, bookingID string, want line, a domain.Amendment) error {
 	_, err := tx.Exec(ctx, `UPDATE bookings SET resource_id = $2, unit_from = $3, unit_to = $4, quantity = $5,
 			total = $6, nightly_rates = $7, paid = paid - $8, discount = discount + $9, updated_at = now()
 		WHERE id = $1`, bookingID, want.resourceID, want.from, want.to, want.quantity, a.PriceAfter.Total, a.PriceAfter.Nights,
-		a.Refund, off)
+		a.Refund, a.Discount)
 	return err
 }

@@ -19,14 +19,14 @@ type amendmentSide struct {
 }
 
 const amendmentColumns = `id, booking_id, idempotency_key, fingerprint, actor, requested, before, after, difference, currency,
-	refund, status, COALESCE(reason, ''), due_by, COALESCE(balance_payment_id, ''), created_at, decided_at`
+	discount, refund, status, COALESCE(reason, ''), due_by, COALESCE(balance_payment_id, ''), created_at, decided_at`
 
 func scanAmendment(row pgx.Row) (domain.Amendment, error) {
 	var a domain.Amendment
 	var before, after amendmentSide
 	var dueBy, decidedAt *time.Time
 	err := row.Scan(&a.ID, &a.BookingID, &a.IdempotencyKey, &a.Fingerprint, &a.Actor, &a.Requested, &before, &after,
-		&a.Difference, &a.Currency, &a.Refund, &a.Status, &a.Reason, &dueBy, &a.BalancePaymentID, &a.CreatedAt, &decidedAt)
+		&a.Difference, &a.Currency, &a.Discount, &a.Refund, &a.Status, &a.Reason, &dueBy, &a.BalancePaymentID, &a.CreatedAt, &decidedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, fmt.Errorf("%w: no such amendment", domain.ErrNotFound)
 	}
@@ -49,13 +49,14 @@ func insertAmendment(ctx context.Context, tx pgx.Tx, a domain.Amendment, window 
 		return a, err
 	}
 	stored, err := scanAmendment(tx.QueryRow(ctx, `INSERT INTO booking_amendments (booking_id, idempotency_key, fingerprint,
-			actor, requested, before, after, difference, currency, refund, status, reason, due_by, decided_at)
+			actor, requested, before, after, difference, currency, refund, status, reason, due_by, decided_at, discount)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULLIF($12, ''),
 			CASE WHEN $11 = 'BALANCE_DUE' THEN now() + $13 * interval '1 microsecond' END,
-			CASE WHEN $11 <> 'BALANCE_DUE' THEN now() END)
+			CASE WHEN $11 <> 'BALANCE_DUE' THEN now() END, $14)
 		RETURNING `+amendmentColumns,
 		a.BookingID, a.IdempotencyKey, a.Fingerprint, a.Actor, requested, amendmentSide{a.Before, a.PriceBefore},
-		amendmentSide{a.After, a.PriceAfter}, a.Difference, a.Currency, a.Refund, a.Status, a.Reason, window.Microseconds()))
+		amendmentSide{a.After, a.PriceAfter}, a.Difference, a.Currency, a.Refund, a.Status, a.Reason, window.Microseconds(),
+		a.Discount))
 	if err != nil {
 		return a, err
 	}
@@ -119,7 +120,7 @@ func (s *Store) SettleAmendment(ctx context.Context, bookingID string, amendment
 			return a, err
 		}
 		a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
-		if err := applyStay(ctx, tx, b.ID, want, a, 0); err != nil {
+		if err := applyStay(ctx, tx, b.ID, want, a); err != nil {
 			return a, err
 		}
 		_, err = tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2 WHERE id = $1`, b.ID, pay.Amount)

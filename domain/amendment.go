@@ -107,6 +107,8 @@ type Amendment struct {
 	// due when positive on a paid booking, given back by the cancellation policy when negative.
 	Difference int64  `json:"difference"`
 	Currency   string `json:"currency"`
+	// Discount is what a length-of-stay rule took off the rooms the amendment adds.
+	Discount int64 `json:"discount,omitempty"`
 	// Refund is what is given back of a paid booking's negative difference, by its policy.
 	Refund int64           `json:"refund"`
 	Status AmendmentStatus `json:"status"`

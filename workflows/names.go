@@ -85,17 +85,17 @@ const (
 
 	// ErrTypeIdempotencyMismatch is the error type of a hold update refused because its
 	// request differs from the one the workflow was started with.
-	ErrTypeIdempotencyMismatch = "IdempotencyMismatch"
+	ErrTypeIdempotencyMismatch = activities.ErrTypeIdempotencyMismatch
 	// ErrTypeNoChange is the error type of an update rejected by its validator because it would
 	// change nothing (a cancel of a cancelled booking, a repeated hold); the booking's state is
 	// in the database.
 	ErrTypeNoChange = "NoChange"
 	// ErrTypeNotAmendable is the error type of an amend update the booking cannot take (its
 	// status, or a kind of booking that cannot be amended yet); nothing changed.
-	ErrTypeNotAmendable = "NotAmendable"
+	ErrTypeNotAmendable = activities.ErrTypeNotAmendable
 	// ErrTypeBalanceDue is the error type of an amend update refused because an earlier
 	// amendment waits for its balance.
-	ErrTypeBalanceDue = "BalanceDue"
+	ErrTypeBalanceDue = activities.ErrTypeBalanceDue
 	// ErrTypeReservationAbandoned is the error type of a hold update whose reservation did not
 	// complete within the time the API waits: it was abandoned, nothing is held, the key is
 	// spent.

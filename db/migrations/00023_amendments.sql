@@ -17,6 +17,8 @@ CREATE TABLE booking_amendments (
     -- positive, a refund by policy when negative.
     difference      bigint      NOT NULL,
     currency        text        NOT NULL,
+    -- discount is what a length-of-stay rule took off the rooms the amendment adds.
+    discount        bigint      NOT NULL DEFAULT 0,
     refund          bigint      NOT NULL DEFAULT 0 CHECK (refund >= 0),
     status          text        NOT NULL CHECK (status IN ('APPLIED', 'BALANCE_DUE', 'LAPSED', 'REFUSED')),
     -- reason says why an amendment was refused (the night or rule) or lapsed.
