@@ -77,17 +77,20 @@ func (s *Server) agentAmender() amender {
 // be sold, and nothing changed.
 func (s *Server) amendBooking(who amender) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		b, change, err := s.amendmentRequest(c, who)
-		if err != nil {
-			return err
-		}
 		key := c.Request().Header.Get("Idempotency-Key")
 		if err := domain.ValidateIdempotencyKey(key); err != nil {
 			return err
 		}
+		b, change, err := s.readAmendment(c, who)
+		if err != nil {
+			return err
+		}
 		if done, err := s.store.AmendmentByKey(c.Request().Context(), b.ID, key); err == nil {
-			return s.answerAmendment(c, who, done, change) // a retry: the outcome it had
+			return s.answerAmendment(c, who, done, change) // a retry: the outcome it had, judged on the booking as it was then
 		} else if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		if err := s.validateAmendment(c, b, change); err != nil {
 			return err
 		}
 		if err := who.check(b, change); err != nil {
@@ -105,8 +108,11 @@ func (s *Server) amendBooking(who amender) echo.HandlerFunc {
 // amendBooking would judge it now, without taking anything.
 func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		b, change, err := s.amendmentRequest(c, who)
+		b, change, err := s.readAmendment(c, who)
 		if err != nil {
+			return err
+		}
+		if err := s.validateAmendment(c, b, change); err != nil {
 			return err
 		}
 		if err := who.check(b, change); err != nil {
@@ -136,34 +142,39 @@ func (s *Server) listAmendments(who amender) echo.HandlerFunc {
 	}
 }
 
-// amendmentRequest loads the booking in the path for who and reads the change asked of it.
-func (s *Server) amendmentRequest(c echo.Context, who amender) (domain.Booking, domain.StayChange, error) {
+// readAmendment loads the booking in the path for who and reads the change asked of it.
+func (s *Server) readAmendment(c echo.Context, who amender) (domain.Booking, domain.StayChange, error) {
 	var change domain.StayChange
 	b, err := who.load(c)
 	if err != nil {
 		return b, change, err
 	}
-	if err := decodeJSON(c, &change); err != nil {
-		return b, change, err
-	}
+	return b, change, decodeJSON(c, &change)
+}
+
+// validateAmendment checks the change against the booking as it is: a stay, a change that
+// changes something, a stay a new booking could have, an existing room type, a check-in in the
+// window on sale, and nothing before today once the stay has begun.
+func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change domain.StayChange) error {
 	if b.VenueID != "" {
-		return b, change, newError(http.StatusConflict, "not_amendable", "venue orders cannot be amended yet")
+		return newError(http.StatusConflict, "not_amendable", "venue orders cannot be amended yet")
 	}
 	if err := change.Validate(domain.UnitsOf(b), s.cfg.Limits); err != nil {
-		return b, change, err
+		return err
 	}
 	to := change.Apply(domain.UnitsOf(b))
 	switch {
 	case b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
 		if to.CheckIn != b.CheckIn || to.RoomTypeID != b.RoomTypeID || to.Quantity != b.Quantity {
-			return b, change, newError(http.StatusConflict, "stay_started",
+			return newError(http.StatusConflict, "stay_started",
 				"the stay has begun: only its check-out can move (the nights before today are used)")
 		}
 	case to.RoomTypeID != b.RoomTypeID || to.CheckIn != b.CheckIn:
 		// An unknown room type answers 404, a check-in outside the window on sale 400.
-		_, err = s.checkRoomType(c.Request().Context(), b.HotelID, to.RoomTypeID, to.Stay)
+		_, err := s.checkRoomType(c.Request().Context(), b.HotelID, to.RoomTypeID, to.Stay)
+		return err
 	}
-	return b, change, err
+	return nil
 }
 
 // answerAmendment answers with an amendment's outcome: 409 unavailable when it was refused.
