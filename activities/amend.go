@@ -16,7 +16,7 @@ import (
 type AmendInput struct {
 	BookingID      string
 	IdempotencyKey string
-	Change         domain.StayChange
+	Change         domain.Change
 	Actor          string
 	// BalanceWindow is how long a paid booking that costs more waits for its balance.
 	BalanceWindow time.Duration

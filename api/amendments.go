@@ -26,14 +26,14 @@ type amendmentView struct {
 // of it, and how it is shown to them.
 type amender struct {
 	load  func(echo.Context) (domain.Booking, error)
-	check func(domain.Booking, domain.StayChange) error
+	check func(domain.Booking, domain.Change) error
 	view  viewer
 }
 
 // customerAmender: customers amend their own booking until its free cancellation ends, and not
 // once the stay has begun.
 func (s *Server) customerAmender() amender {
-	return amender{load: s.ownBooking, view: customerView, check: func(b domain.Booking, _ domain.StayChange) error {
+	return amender{load: s.ownBooking, view: customerView, check: func(b domain.Booking, _ domain.Change) error {
 		now := s.cfg.Now()
 		switch {
 		case b.StayBegun(now) && b.Status.HoldsInventory():
@@ -50,7 +50,7 @@ func (s *Server) customerAmender() amender {
 // begun, only from today on), admins any.
 func (s *Server) staffAmender() amender {
 	return amender{load: func(c echo.Context) (domain.Booking, error) { return s.staffBooking(c, domain.Principal.CanBookAt) },
-		view: staffView, check: func(domain.Booking, domain.StayChange) error { return nil }}
+		view: staffView, check: func(domain.Booking, domain.Change) error { return nil }}
 }
 
 // staffAmenderReading finds the booking for staff who may read it (finance included).
@@ -63,7 +63,7 @@ func (s *Server) staffAmenderReading() amender {
 // agentAmender: agents amend the bookings they sold before the stay begins; it stays on their
 // channel, taking from its allocation first.
 func (s *Server) agentAmender() amender {
-	return amender{load: s.agentBooking, view: staffView, check: func(b domain.Booking, _ domain.StayChange) error {
+	return amender{load: s.agentBooking, view: staffView, check: func(b domain.Booking, _ domain.Change) error {
 		if b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory() {
 			return newError(http.StatusConflict, "stay_started", "the stay has begun: the front desk can still change it")
 		}
@@ -143,8 +143,8 @@ func (s *Server) listAmendments(who amender) echo.HandlerFunc {
 }
 
 // readAmendment loads the booking in the path for who and reads the change asked of it.
-func (s *Server) readAmendment(c echo.Context, who amender) (domain.Booking, domain.StayChange, error) {
-	var change domain.StayChange
+func (s *Server) readAmendment(c echo.Context, who amender) (domain.Booking, domain.Change, error) {
+	var change domain.Change
 	b, err := who.load(c)
 	if err != nil {
 		return b, change, err
@@ -155,7 +155,7 @@ func (s *Server) readAmendment(c echo.Context, who amender) (domain.Booking, dom
 // validateAmendment checks the change against the booking as it is: a stay, a change that
 // changes something, a stay a new booking could have, an existing room type, a check-in in the
 // window on sale, and nothing before today once the stay has begun.
-func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change domain.StayChange) error {
+func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change domain.Change) error {
 	if b.VenueID != "" {
 		return newError(http.StatusConflict, "not_amendable", "venue orders cannot be amended yet")
 	}
@@ -171,14 +171,14 @@ func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change doma
 		}
 	case to.RoomTypeID != b.RoomTypeID || to.CheckIn != b.CheckIn:
 		// An unknown room type answers 404, a check-in outside the window on sale 400.
-		_, err := s.checkRoomType(c.Request().Context(), b.HotelID, to.RoomTypeID, to.Stay)
+		_, err := s.checkRoomType(c.Request().Context(), b.HotelID, to.RoomTypeID, to.Stay())
 		return err
 	}
 	return nil
 }
 
 // answerAmendment answers with an amendment's outcome: 409 unavailable when it was refused.
-func (s *Server) answerAmendment(c echo.Context, who amender, a domain.Amendment, asked domain.StayChange) error {
+func (s *Server) answerAmendment(c echo.Context, who amender, a domain.Amendment, asked domain.Change) error {
 	if a.Fingerprint != "" && a.Fingerprint != asked.Fingerprint() {
 		return domain.ErrIdempotencyMismatch
 	}

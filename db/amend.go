@@ -15,7 +15,7 @@ import (
 type AmendParams struct {
 	BookingID      string
 	IdempotencyKey string
-	Change         domain.StayChange
+	Change         domain.Change
 	Actor          string // who asks: a token's subject
 	// BalanceWindow is how long a paid booking that costs more waits for its balance.
 	BalanceWindow time.Duration
@@ -146,7 +146,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
-		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay})
+		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay()})
 	if err != nil {
 		return a, nil, err
 	}
@@ -230,7 +230,7 @@ func stayPrice(b domain.Booking, current []line, want line, to domain.Units, rat
 	}
 	sameRoom := len(current) > 0 && current[0].resourceID == want.resourceID && to.RoomTypeID == b.RoomTypeID
 	p.Currency = b.Price.Currency
-	for _, d := range to.NightDates() {
+	for _, d := range to.Stay().NightDates() {
 		kept := 0
 		if sameRoom && !d.Before(b.CheckIn) && d.Before(b.CheckOut) {
 			kept = min(b.Quantity, to.Quantity)

@@ -32,7 +32,7 @@ func TestAnAmendmentAndANewHoldRacingForTheLastRoomHaveOneWinner(t *testing.T) {
 		var errs [2]error
 		testsuite.Race(2, func(i int) {
 			if i == 0 {
-				a, _, errs[0] = d.Store.Amend(ctx, amendParams(b, "k", domain.StayChange{CheckOut: first.AddDays(3)}))
+				a, _, errs[0] = d.Store.Amend(ctx, amendParams(b, "k", domain.Change{CheckOut: first.AddDays(3)}))
 			} else {
 				rival, errs[1] = d.Store.Reserve(ctx, holdParams(fmt.Sprintf("rival%d", r), "k", nights(first.AddDays(2), 1), 1))
 			}
@@ -74,7 +74,7 @@ func TestTwentyAmendmentsIntoTheLastFiveRoomsApplyFive(t *testing.T) {
 	var got [20]domain.Amendment
 	var errs [20]error
 	testsuite.Race(20, func(i int) {
-		got[i], _, errs[i] = d.Store.Amend(ctx, amendParams(bookings[i], "k", domain.StayChange{RoomTypeID: "suite"}))
+		got[i], _, errs[i] = d.Store.Amend(ctx, amendParams(bookings[i], "k", domain.Change{RoomTypeID: "suite"}))
 	})
 
 	require.NoError(t, errors.Join(errs[:]...), "no deadlock, no lock timeout")

@@ -21,7 +21,7 @@ func nights(checkIn domain.Date, n int) domain.Stay {
 }
 
 // amendParams is booking b's guest asking for change c, to be given back the whole fall in price.
-func amendParams(b domain.Booking, key string, c domain.StayChange) db.AmendParams {
+func amendParams(b domain.Booking, key string, c domain.Change) db.AmendParams {
 	return db.AmendParams{BookingID: b.ID, IdempotencyKey: key, Change: c, Actor: b.CustomerID, BalanceWindow: time.Hour,
 		RefundOf: func(_ domain.Booking, fallsBy int64) int64 { return fallsBy }}
 }
@@ -78,7 +78,7 @@ func TestAnAmendmentOntoASoldOutNightIsRefusedNamingItAndChangesNothing(t *testi
 	hold(t, d, "g2", nights(dec12, 1), 2) // the 12th is sold out
 	before := d.Reserved(t, "h1", "double", stay3)
 
-	a, got := amend(t, d, amendParams(b, "k1", domain.StayChange{CheckOut: dec13}))
+	a, got := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
 
 	assert.Equal(t, domain.AmendmentRefused, a.Status)
 	assert.Equal(t, "the night of 2030-12-12 is not available", a.Reason)
@@ -96,7 +96,7 @@ func TestAnAmendmentOntoASoldOutNightIsRefusedNamingItAndChangesNothing(t *testi
 	// A sale rule over the new night refuses it by name, and changes nothing either.
 	createRule(t, d, domain.SaleRule{Kind: domain.RuleStopSell, HotelID: "h1", From: dec13, To: dec14, Reason: "maintenance"})
 	d.SetInventory(t, "h1", "double", dec13, dec14, 2)
-	a, _ = amend(t, d, amendParams(b, "k2", domain.StayChange{CheckIn: dec13, CheckOut: dec14}))
+	a, _ = amend(t, d, amendParams(b, "k2", domain.Change{CheckIn: dec13, CheckOut: dec14}))
 	assert.Equal(t, domain.AmendmentRefused, a.Status)
 	assert.Contains(t, a.Reason, "stop-sell (maintenance)")
 	assert.Equal(t, b, booking(t, d, b.ID))
@@ -114,7 +114,7 @@ func TestAnAmendmentExtendingASoldOutStayKeepsItsNightsAndTakesOnlyTheNewOne(t *
 	d.SetInventory(t, "h1", "double", dec13, dec14, 2)
 	b := hold(t, d, "g1", stay3, 2)
 
-	a, got := amend(t, d, amendParams(b, "k1", domain.StayChange{CheckOut: dec14}))
+	a, got := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec14}))
 
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	assert.Equal(t, []int{2, 2, 2, 2}, d.Reserved(t, "h1", "double", nights(dec10, 4)), "the shared nights are held once")
@@ -176,14 +176,14 @@ func TestAnAmendedChannelBookingsRoomsGoBackToItsAllocation(t *testing.T) {
 	used, _ := channelUsed(t, d)
 	require.Equal(t, []int{2, 2, 2}, used)
 
-	a, _ := amend(t, d, amendParams(b, "fewer", domain.StayChange{Quantity: 1}))
+	a, _ := amend(t, d, amendParams(b, "fewer", domain.Change{Quantity: 1}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	used, pool := channelUsed(t, d)
 	assert.Equal(t, []int{1, 1, 1}, used, "the room given back is the allocation's again")
 	assert.Equal(t, []int{3, 3, 3}, pool, "the pool was never touched")
 	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", soonStay))
 
-	a, _ = amend(t, d, amendParams(b, "later", domain.StayChange{CheckIn: soon.AddDays(1)}))
+	a, _ = amend(t, d, amendParams(b, "later", domain.Change{CheckIn: soon.AddDays(1)}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	used, _ = channelUsed(t, d)
 	assert.Equal(t, []int{0, 1, 1}, used, "the night dropped goes back to the allocation")
@@ -209,7 +209,7 @@ func TestAnAmendedChannelBookingGivesBackItsPoolRoomFirst(t *testing.T) {
 	require.Equal(t, []int{10, 10, 10}, used)
 	require.Equal(t, []int{2, 2, 2}, pool)
 
-	a, _ := amend(t, d, amendParams(b, "fewer", domain.StayChange{Quantity: 1}))
+	a, _ := amend(t, d, amendParams(b, "fewer", domain.Change{Quantity: 1}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	used, pool = channelUsed(t, d)
 	assert.Equal(t, []int{10, 10, 10}, used, "the allocation's room is kept")
@@ -229,7 +229,7 @@ func TestAPaidChannelBookingsPendingAmendmentGivesItsRoomsBackToItsAllocation(t 
 	require.NoError(t, err)
 	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_guest", Amount: b.Price.Total, Currency: "EUR"})
 	require.NoError(t, err)
-	change := domain.StayChange{CheckIn: soon.AddDays(1), Quantity: 2}
+	change := domain.Change{CheckIn: soon.AddDays(1), Quantity: 2}
 
 	a, _ := amend(t, d, amendParams(b, "k1", change))
 	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
@@ -258,7 +258,7 @@ func TestAnAmendmentQuoteTakesAndStoresNothingAndAKeyIsAnsweredOnce(t *testing.T
 	ctx := context.Background()
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", nights(dec10, 2), 1)
-	longer := domain.StayChange{CheckOut: dec13}
+	longer := domain.Change{CheckOut: dec13}
 
 	quote := amendParams(b, "k1", longer)
 	quote.DryRun = true
@@ -287,7 +287,7 @@ func TestAnAmendmentQuoteTakesAndStoresNothingAndAKeyIsAnsweredOnce(t *testing.T
 	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3))
 	assert.Len(t, amendments(t, d, b.ID), 1)
 
-	_, _, err := d.Store.Amend(ctx, amendParams(b, "k1", domain.StayChange{Quantity: 2}))
+	_, _, err := d.Store.Amend(ctx, amendParams(b, "k1", domain.Change{Quantity: 2}))
 	assert.ErrorIs(t, err, domain.ErrIdempotencyMismatch)
 	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3))
 	assert.Len(t, amendments(t, d, b.ID), 1)
@@ -305,7 +305,7 @@ func TestAPaidBookingAmendedToCostMoreWaitsForItsBalance(t *testing.T) {
 	b := paidBooking(t, d, "g1", nights(dec10, 2), 1, 0)
 	four := nights(dec10, 4)
 
-	a, got := amend(t, d, amendParams(b, "k1", domain.StayChange{CheckIn: dec11, CheckOut: dec14}))
+	a, got := amend(t, d, amendParams(b, "k1", domain.Change{CheckIn: dec11, CheckOut: dec14}))
 	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
 	assert.Equal(t, int64(10000), a.Difference)
 	assert.Equal(t, int64(30000), a.PriceAfter.Total)
@@ -323,7 +323,7 @@ func TestAPaidBookingAmendedToCostMoreWaitsForItsBalance(t *testing.T) {
 	assert.Empty(t, findings, "the checker counts the units a pending amendment holds")
 	d.AssertInventoryMatchesBookings(t)
 
-	_, _, err = d.Store.Amend(ctx, amendParams(b, "k2", domain.StayChange{Quantity: 2}))
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "k2", domain.Change{Quantity: 2}))
 	assert.ErrorIs(t, err, db.ErrBalanceDue)
 	_, _, err = d.Store.SettleAmendment(ctx, b.ID, a.ID, domain.Payment{ID: "pi_short", Amount: 9999, Currency: "EUR"})
 	assert.ErrorIs(t, err, domain.ErrConflict, "not its balance")
@@ -355,7 +355,7 @@ func TestALapsedOrEndedAmendmentGivesBackExactlyTheUnitsItHeld(t *testing.T) {
 	ending := paidBooking(t, d, "g2", nights(dec11, 2), 2, 0)
 	four := nights(dec10, 4)
 
-	a, _ := amend(t, d, amendParams(lapsing, "k1", domain.StayChange{CheckOut: dec13, Quantity: 2}))
+	a, _ := amend(t, d, amendParams(lapsing, "k1", domain.Change{CheckOut: dec13, Quantity: 2}))
 	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
 	assert.Equal(t, []int{2, 4, 4, 0}, d.Reserved(t, "h1", "double", four))
 	lapsed, got, err := d.Store.LapseAmendment(ctx, lapsing.ID, a.ID, "not paid in time")
@@ -372,7 +372,7 @@ func TestALapsedOrEndedAmendmentGivesBackExactlyTheUnitsItHeld(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 
 	// A booking refunded while its amendment waits gives back its own units and the pending ones.
-	a, _ = amend(t, d, amendParams(ending, "k1", domain.StayChange{CheckOut: dec14}))
+	a, _ = amend(t, d, amendParams(ending, "k1", domain.Change{CheckOut: dec14}))
 	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
 	assert.Equal(t, []int{1, 3, 2, 2}, d.Reserved(t, "h1", "double", four))
 	refunding, err := d.Store.StartRefund(ctx, ending.ID, nil, func(b domain.Booking) (int64, error) { return b.Paid, nil })
@@ -394,7 +394,7 @@ func TestAPaidBookingAmendedToCostLessIsRefundedByItsPolicy(t *testing.T) {
 	b := paidBooking(t, d, "g1", stay3, 1, 0)
 	deposit := paidBooking(t, d, "g2", stay3, 1, 5000) // a deposit, less than what the shorter stay saves
 
-	p := amendParams(b, "k1", domain.StayChange{CheckOut: dec12})
+	p := amendParams(b, "k1", domain.Change{CheckOut: dec12})
 	var saw domain.Booking
 	var fell int64
 	p.RefundOf = func(b domain.Booking, fallsBy int64) int64 { saw, fell = b, fallsBy; return fallsBy / 2 }
@@ -409,7 +409,7 @@ func TestAPaidBookingAmendedToCostLessIsRefundedByItsPolicy(t *testing.T) {
 	assert.Equal(t, nights(dec10, 2), got.Stay)
 	assert.Equal(t, []int{2, 2, 1}, d.Reserved(t, "h1", "double", stay3), "the last night went back")
 
-	a, got = amend(t, d, amendParams(deposit, "k1", domain.StayChange{CheckOut: dec11}))
+	a, got = amend(t, d, amendParams(deposit, "k1", domain.Change{CheckOut: dec11}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	assert.Equal(t, int64(5000), a.Refund, "capped at what was paid")
 	assert.Zero(t, got.Paid)
@@ -430,26 +430,26 @@ func TestAnAmendmentOfABegunStayMovesOnlyItsCheckOut(t *testing.T) {
 	b, err := d.Store.Confirm(ctx, b.ID, nil)
 	require.NoError(t, err)
 
-	_, _, err = d.Store.Amend(ctx, amendParams(b, "later", domain.StayChange{CheckIn: today.AddDays(1)}))
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "later", domain.Change{CheckIn: today.AddDays(1)}))
 	assert.ErrorIs(t, err, db.ErrStayStarted)
-	_, _, err = d.Store.Amend(ctx, amendParams(b, "more", domain.StayChange{Quantity: 2}))
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "more", domain.Change{Quantity: 2}))
 	assert.ErrorIs(t, err, db.ErrStayStarted)
-	_, _, err = d.Store.Amend(ctx, amendParams(b, "today", domain.StayChange{CheckOut: today}))
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "today", domain.Change{CheckOut: today}))
 	assert.ErrorIs(t, err, db.ErrStayStarted)
 	assert.Equal(t, []int{1, 1, 1, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
 
-	a, got := amend(t, d, amendParams(b, "longer", domain.StayChange{CheckOut: today.AddDays(4)}))
+	a, got := amend(t, d, amendParams(b, "longer", domain.Change{CheckOut: today.AddDays(4)}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	assert.Equal(t, int64(40000), got.Price.Total, "no payment is waited for")
 	assert.Zero(t, got.Paid)
-	a, _ = amend(t, d, amendParams(b, "shorter", domain.StayChange{CheckOut: today.AddDays(1)}))
+	a, _ = amend(t, d, amendParams(b, "shorter", domain.Change{CheckOut: today.AddDays(1)}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	assert.Zero(t, a.Refund, "nothing was paid")
 	assert.Equal(t, []int{1, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
 
 	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
 	require.NoError(t, err)
-	_, _, err = d.Store.Amend(ctx, amendParams(b, "after", domain.StayChange{CheckOut: today.AddDays(2)}))
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "after", domain.Change{CheckOut: today.AddDays(2)}))
 	assert.ErrorIs(t, err, db.ErrNotAmendable)
 	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
 	d.AssertInventoryMatchesBookings(t)

@@ -4,42 +4,74 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// StayChange is what an amendment of a stay asks for: the room type, dates and quantity the
-// booking should have afterwards. A field left out keeps the booking's.
-type StayChange struct {
-	RoomTypeID string `json:"roomTypeId,omitempty"`
-	CheckIn    Date   `json:"checkIn,omitzero"`
-	CheckOut   Date   `json:"checkOut,omitzero"`
-	Quantity   int    `json:"quantity,omitempty"`
+// Change is what an amendment asks for. Of a stay: the room type, dates and quantity the booking
+// should have afterwards, a field left out keeping the booking's. Of a venue order: every line
+// it should have afterwards (Lines), each kept, moved, resized, added or left out.
+type Change struct {
+	RoomTypeID string      `json:"roomTypeId,omitempty"`
+	CheckIn    Date        `json:"checkIn,omitzero"`
+	CheckOut   Date        `json:"checkOut,omitzero"`
+	Quantity   int         `json:"quantity,omitempty"`
+	Lines      []OrderLine `json:"lines,omitempty"`
 }
 
 // Fingerprint identifies the change asked for, so an idempotency key reused for another change
 // can be told from a retry.
-func (c StayChange) Fingerprint() string {
-	canon := strings.Join([]string{c.RoomTypeID, c.CheckIn.String(), c.CheckOut.String(), strconv.Itoa(c.Quantity)}, "\x1f")
-	sum := sha256.Sum256([]byte(canon))
+func (c Change) Fingerprint() string {
+	parts := []string{c.RoomTypeID, c.CheckIn.String(), c.CheckOut.String(), strconv.Itoa(c.Quantity)}
+	for _, l := range c.Lines {
+		parts = append(parts, l.ResourceID, l.Start.UTC().Format(time.RFC3339Nano), l.End.UTC().Format(time.RFC3339Nano),
+			strconv.Itoa(l.Quantity))
+	}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
 	return hex.EncodeToString(sum[:])
 }
 
-// Units is what a booking holds: a quantity of one room type for a stay.
+// Units is what a booking holds: a quantity of one room type for a stay, or a venue order's
+// lines.
 type Units struct {
-	RoomTypeID string `json:"roomTypeId"`
-	Stay
-	Quantity int `json:"quantity"`
+	RoomTypeID string      `json:"roomTypeId,omitempty"`
+	CheckIn    Date        `json:"checkIn,omitzero"`
+	CheckOut   Date        `json:"checkOut,omitzero"`
+	Quantity   int         `json:"quantity,omitempty"`
+	Lines      []OrderLine `json:"lines,omitempty"`
+}
+
+// Stay is the stay of a stay's units.
+func (u Units) Stay() Stay { return Stay{CheckIn: u.CheckIn, CheckOut: u.CheckOut} }
+
+// Equal reports whether u and o hold the same units.
+func (u Units) Equal(o Units) bool {
+	return u.RoomTypeID == o.RoomTypeID && u.CheckIn == o.CheckIn && u.CheckOut == o.CheckOut && u.Quantity == o.Quantity &&
+		slices.EqualFunc(u.Lines, o.Lines, OrderLine.Equal)
 }
 
 // UnitsOf is what b holds.
 func UnitsOf(b Booking) Units {
-	return Units{RoomTypeID: b.RoomTypeID, Stay: b.Stay, Quantity: b.Quantity}
+	if b.VenueID != "" {
+		lines := make([]OrderLine, len(b.Price.Lines))
+		for i, l := range b.Price.Lines {
+			lines[i] = l.OrderLine
+		}
+		return Units{Lines: lines}
+	}
+	return Units{RoomTypeID: b.RoomTypeID, CheckIn: b.CheckIn, CheckOut: b.CheckOut, Quantity: b.Quantity}
 }
 
 // Apply is what a booking holding u would hold after the change c.
-func (c StayChange) Apply(u Units) Units {
+func (c Change) Apply(u Units) Units {
+	if u.Lines != nil {
+		if c.Lines != nil {
+			u.Lines = c.Lines
+		}
+		return u
+	}
 	if c.RoomTypeID != "" {
 		u.RoomTypeID = c.RoomTypeID
 	}
@@ -55,25 +87,35 @@ func (c StayChange) Apply(u Units) Units {
 	return u
 }
 
-// Validate checks the change's shape against the limits: something is asked, and the stay it
-// leads to from u is one a new booking could have.
-func (c StayChange) Validate(u Units, l Limits) error {
-	if c == (StayChange{}) {
+// Validate checks the change's shape against the limits: a change of a stay names its fields, one
+// of an order its lines, and what it leads to from u is what a new booking could have, and not
+// what u already holds.
+func (c Change) Validate(u Units, l Limits) error {
+	stay := c.RoomTypeID != "" || !c.CheckIn.IsZero() || !c.CheckOut.IsZero() || c.Quantity != 0
+	switch {
+	case u.Lines != nil && (stay || c.Lines == nil):
+		return fmt.Errorf("%w: an amendment of a venue order gives its lines (all of them, as they should be)", ErrInvalid)
+	case u.Lines == nil && c.Lines != nil:
+		return fmt.Errorf("%w: a stay is amended by roomTypeId, checkIn, checkOut or quantity, not lines", ErrInvalid)
+	case u.Lines == nil && !stay:
 		return fmt.Errorf("%w: an amendment names at least one of roomTypeId, checkIn, checkOut, quantity", ErrInvalid)
+	}
+	to := c.Apply(u)
+	if to.Equal(u) {
+		return fmt.Errorf("%w: the amendment changes nothing", ErrInvalid)
+	}
+	if u.Lines != nil {
+		return validateLines(c.Lines, l)
 	}
 	if c.RoomTypeID != "" {
 		if err := ValidateID("roomTypeId", c.RoomTypeID); err != nil {
 			return err
 		}
 	}
-	to := c.Apply(u)
-	if to == u {
-		return fmt.Errorf("%w: the amendment changes nothing", ErrInvalid)
-	}
 	if to.Quantity < 1 || to.Quantity > l.MaxQuantity {
 		return fmt.Errorf("%w: quantity must be between 1 and %d", ErrInvalid, l.MaxQuantity)
 	}
-	return to.Stay.Validate(l.MaxNights)
+	return to.Stay().Validate(l.MaxNights)
 }
 
 // AmendmentStatus is where an amendment stands.
@@ -96,7 +138,7 @@ const (
 type Amendment struct {
 	ID        int64      `json:"id"`
 	BookingID string     `json:"bookingId"`
-	Requested StayChange `json:"requested"`
+	Requested Change `json:"requested"`
 	// Before and After are the units and price before the change and after it.
 	Before Units `json:"before"`
 	After  Units `json:"after"`

@@ -48,10 +48,16 @@ func (r OrderRequest) Validate(l Limits) error {
 	if err := ValidateID("venueId", r.VenueID); err != nil {
 		return err
 	}
-	if len(r.Lines) == 0 || len(r.Lines) > MaxOrderLines {
+	return validateLines(r.Lines, l)
+}
+
+// validateLines checks an order's lines: 1 to MaxOrderLines, each a resource over a span of
+// whole time, with a quantity, and no two taking the same resource at the same time.
+func validateLines(lines []OrderLine, l Limits) error {
+	if len(lines) == 0 || len(lines) > MaxOrderLines {
 		return fmt.Errorf("%w: an order has 1 to %d lines", ErrInvalid, MaxOrderLines)
 	}
-	for i, line := range r.Lines {
+	for i, line := range lines {
 		field := fmt.Sprintf("lines[%d]", i)
 		if err := ValidateID(field+".resourceId", line.ResourceID); err != nil {
 			return err
@@ -66,13 +72,18 @@ func (r OrderRequest) Validate(l Limits) error {
 		case line.Quantity < 1 || line.Quantity > l.MaxQuantity:
 			return fmt.Errorf("%w: %s.quantity must be between 1 and %d", ErrInvalid, field, l.MaxQuantity)
 		}
-		for j, other := range r.Lines[:i] {
+		for j, other := range lines[:i] {
 			if other.ResourceID == line.ResourceID && other.Start.Before(line.End) && line.Start.Before(other.End) {
 				return fmt.Errorf("%w: lines[%d] and %s take the same resource at the same time: make one line", ErrInvalid, j, field)
 			}
 		}
 	}
 	return nil
+}
+
+// Equal reports whether l and o are the same line: the same resource, span and quantity.
+func (l OrderLine) Equal(o OrderLine) bool {
+	return l.ResourceID == o.ResourceID && l.Start.Equal(o.Start) && l.End.Equal(o.End) && l.Quantity == o.Quantity
 }
 
 // Fingerprint identifies the order's content, so an idempotency key reused with a different

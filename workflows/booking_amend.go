@@ -21,7 +21,7 @@ import (
 // AmendRequest is the amend update's argument.
 type AmendRequest struct {
 	IdempotencyKey string
-	Change         domain.StayChange
+	Change         domain.Change
 	Actor          string // who asks: the token's subject
 }
 
@@ -52,7 +52,7 @@ func (b *booking) validateAmend(req AmendRequest) error {
 		return notAmendable(fmt.Sprintf("booking %s is %s", b.in.BookingID, b.status()))
 	case b.state.Pending != nil:
 		return temporal.NewApplicationError("an earlier amendment waits for its balance", ErrTypeBalanceDue)
-	case req.Change.Apply(domain.UnitsOf(b.state.Booking)) == domain.UnitsOf(b.state.Booking):
+	case req.Change.Apply(domain.UnitsOf(b.state.Booking)).Equal(domain.UnitsOf(b.state.Booking)):
 		return b.noChange("the amendment changes nothing")
 	}
 	return nil

@@ -13,10 +13,10 @@ import (
 )
 
 // oneMoreNight asks for a fourth night.
-var oneMoreNight = domain.StayChange{CheckOut: domain.NewDate(2030, 12, 14)}
+var oneMoreNight = domain.Change{CheckOut: domain.NewDate(2030, 12, 14)}
 
 // amendAt sends the amend update at a time after the start and keeps its answer.
-func (s *BookingSuite) amendAt(after time.Duration, key string, change domain.StayChange, answer *workflows.AmendAnswer, answerErr *error) {
+func (s *BookingSuite) amendAt(after time.Duration, key string, change domain.Change, answer *workflows.AmendAnswer, answerErr *error) {
 	s.env.RegisterDelayedCallback(func() {
 		s.env.UpdateWorkflow(workflows.UpdateAmend, key, &testsuite.TestUpdateCallback{
 			OnAccept: func() {},
@@ -115,7 +115,7 @@ func (s *BookingSuite) TestAnAmendmentThatChangesNothingIsRejectedUnrecorded() {
 	s.expectRelease()
 	var answer workflows.AmendAnswer
 	var answerErr error
-	s.amendAt(time.Minute, "a1", domain.StayChange{Quantity: 1}, &answer, &answerErr)
+	s.amendAt(time.Minute, "a1", domain.Change{Quantity: 1}, &answer, &answerErr)
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 

@@ -307,7 +307,7 @@ func benchAmend(ctx context.Context, store *db.Store, hotel, run string, stay do
 	return measure(ctx, "amend a 3-night hold there (a night more, then back)", o.clients, 0, o.duration, func(ctx context.Context, i int) error {
 		checkOut := stay.CheckOut.AddDays((i / len(ids)) % 2) // each booking alternates
 		a, _, err := store.Amend(ctx, db.AmendParams{BookingID: ids[i%len(ids)], IdempotencyKey: fmt.Sprintf("%s-a-%d", run, i),
-			Change: domain.StayChange{CheckOut: checkOut.AddDays(1 - 2*((i/len(ids))%2) + (i/len(ids))%2)}, Actor: "bench"})
+			Change: domain.Change{CheckOut: checkOut.AddDays(1 - 2*((i/len(ids))%2) + (i/len(ids))%2)}, Actor: "bench"})
 		if err == nil && a.Status != domain.AmendmentApplied {
 			err = fmt.Errorf("amendment of %s is %s: %s", a.BookingID, a.Status, a.Reason)
 		}
