@@ -136,8 +136,8 @@ const (
 
 // Amendment is the record of one change of what a booking holds.
 type Amendment struct {
-	ID        int64      `json:"id"`
-	BookingID string     `json:"bookingId"`
+	ID        int64  `json:"id"`
+	BookingID string `json:"bookingId"`
 	Requested Change `json:"requested"`
 	// Before and After are the units and price before the change and after it.
 	Before Units `json:"before"`
