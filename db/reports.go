@@ -64,7 +64,8 @@ type DailyReport struct {
 // DailyReport lists the money a site took and gave back over day (a local day as real time):
 // succeeded provider payments and refunds as recorded (each counts when it succeeded), and
 // bookings confirmed without a payment at their price, from the state changes the database
-// recorded (counted when they were confirmed, and given back when such a booking is cancelled):
+// recorded (counted when they were confirmed, at the price they had then; an amendment of one
+// since then counts its difference when it was applied; given back when such a booking is cancelled):
 // at the desk, or on a sales channel's account when an agent sold it; with totals per channel
 // and currency that are the sums of the items. A payment for a booking
 // bookflow never had belongs to no site (the invariant checker reports it).
@@ -83,11 +84,22 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 		UNION ALL
 		SELECT c.at, CASE WHEN c.to_status = 'CONFIRMED' THEN 'payment' ELSE 'refund' END,
 			CASE WHEN site.channel_id IS NULL THEN 'desk' ELSE 'account' END, COALESCE(site.channel_id, ''), c.booking_id, '', '',
-			CASE WHEN c.to_status = 'CONFIRMED' THEN site.total ELSE -site.total END, site.currency
+			-- confirmed at the price it had then: amendments applied since move money on their own day
+			CASE WHEN c.to_status = 'CONFIRMED' THEN site.total - COALESCE((SELECT sum(m.difference) FROM booking_amendments m
+				WHERE m.booking_id = c.booking_id AND m.status = 'APPLIED' AND m.decided_at > c.at), 0)
+			ELSE -site.total END, site.currency
 		FROM booking_changes c JOIN site ON site.id = c.booking_id
 		WHERE site.payment_id IS NULL AND c.at >= $3 AND c.at < $4 AND (
 			(c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED') OR
 			(c.from_status IN ('CONFIRMED', 'COMPLETED') AND c.to_status = 'CANCELLED'))
+		UNION ALL
+		SELECT m.decided_at, CASE WHEN m.difference > 0 THEN 'payment' ELSE 'refund' END,
+			CASE WHEN site.channel_id IS NULL THEN 'desk' ELSE 'account' END, COALESCE(site.channel_id, ''), m.booking_id, '', '',
+			m.difference, m.currency
+		FROM booking_amendments m JOIN site ON site.id = m.booking_id
+		WHERE site.payment_id IS NULL AND m.status = 'APPLIED' AND m.difference <> 0 AND m.decided_at >= $3 AND m.decided_at < $4
+			AND m.decided_at > (SELECT min(c.at) FROM booking_changes c
+				WHERE c.booking_id = m.booking_id AND c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED')
 		ORDER BY 1, 5`, site.HotelID, site.VenueID, day.Start, day.End)
 	if err != nil {
 		return r, err
