@@ -128,16 +128,17 @@ func (s *Server) createPayment(c echo.Context) error {
 			"pay once it has", b.ID)
 	}
 	// An amended hold's price is a new payment: the key follows the last amendment.
-	key := b.ID + "/payment"
 	list, err := s.store.Amendments(c.Request().Context(), b.ID)
 	if err != nil {
 		return err
 	}
+	var last int64
 	for _, a := range list {
 		if a.Status == domain.AmendmentApplied {
-			key = fmt.Sprintf("%s/payment/amended-%d", b.ID, a.ID)
+			last = a.ID
 		}
 	}
+	key := payments.CheckoutKey(b.ID, last)
 	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: b.Price.Total, Currency: b.Price.Currency,
 		IdempotencyKey: key}, b.ExpiresAt)
 }
@@ -156,7 +157,7 @@ func (s *Server) payBalance(c echo.Context, b domain.Booking) error {
 		return err
 	}
 	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: a.Difference, Currency: a.Currency,
-		IdempotencyKey: fmt.Sprintf("%s/balance/%d", b.ID, a.ID)}, a.DueBy)
+		IdempotencyKey: payments.BalanceKey(b.ID, a.ID)}, a.DueBy)
 }
 
 // checkout asks the provider for the payment and answers with what the checkout needs.

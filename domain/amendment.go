@@ -159,7 +159,7 @@ type Amendment struct {
 	DueBy            time.Time `json:"dueBy,omitzero"`
 	BalancePaymentID string    `json:"balancePaymentId,omitempty"`
 	Actor            string    `json:"actor"`
-	CreatedAt        time.Time `json:"createdAt"`
+	CreatedAt        time.Time `json:"createdAt,omitzero"` // absent from a quote, which is never stored
 	DecidedAt        time.Time `json:"decidedAt,omitzero"`
 	Fingerprint      string    `json:"-"`
 	IdempotencyKey   string    `json:"-"`

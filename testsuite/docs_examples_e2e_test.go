@@ -132,6 +132,23 @@ var docsRunBlocks = map[string]docsRun{
 			`"code":"too_early"`,
 		},
 	},
+	"docs/amendments.md#Try it": {
+		statuses: []int{201, 200, 200, 200, 200, 200, 200, 422, 409, 200, 200},
+		shows: []string{
+			`is CONFIRMED \(paid 42000 EUR\)`,
+			`"status":"QUOTE"`,
+			`"difference":14000,.*"status":"BALANCE_DUE"`,
+			`"amount":14000`,
+			`is CONFIRMED \(paid 56000 EUR\)`,
+			`"total":56000`,
+			`"difference":-14000,"currency":"EUR","refund":14000,"status":"APPLIED"`,
+			`"refund":14000,"status":"APPLIED"`,
+			`"code":"idempotency_key_reused"`,
+			`"code":"unavailable","message":"the night of \d{4}-\d\d-\d\d is not available"`,
+			`"status":"BALANCE_DUE"`,
+			`"amendments":\[\{"id":1,.*"status":"APPLIED".*\{"id":3,.*"status":"REFUSED".*\{"id":4,.*"status":"BALANCE_DUE"`,
+		},
+	},
 	"docs/payments-and-refunds.md#Try it": {
 		statuses: []int{201, 200, 200, 200, 200},
 		shows: []string{

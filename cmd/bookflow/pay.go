@@ -54,6 +54,13 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	key, balance, err := payKey(ctx, base, bearer, b)
+	if err != nil {
+		return err
+	}
+	if *amount == 0 && balance > 0 {
+		*amount = balance // a confirmed booking's amendment waits for its balance
+	}
 	if *amount == 0 {
 		if b.Price.Total == 0 {
 			return fmt.Errorf("booking %s is %s and has no price to pay", bookingID, b.Status)
@@ -69,7 +76,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	}
 	// The payment the fake provider created for the booking's checkout
 	// (POST /api/v1/bookings/{id}/payment), now completed by the guest.
-	checkout, _ := payments.Fake{}.CreatePayment(ctx, payments.PaymentRequest{BookingID: bookingID, IdempotencyKey: bookingID + "/payment"})
+	checkout, _ := payments.Fake{}.CreatePayment(ctx, payments.PaymentRequest{BookingID: bookingID, IdempotencyKey: key})
 	now := time.Now()
 	payload := payments.EventPayload(fmt.Sprintf("evt_dev_%x", now.UnixNano()), eventType,
 		payments.PaymentIntentObject(checkout.PaymentID, bookingID, *amount, *currency), now)
@@ -88,7 +95,8 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
 	// see docs/payments-and-refunds.md) has no single outcome to wait for.
 	pays := b.Status == domain.StatusHold && *amount == b.Price.Total && *currency == b.Price.Currency
-	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays {
+	paysBalance := balance > 0 && *amount == balance && *currency == b.Price.Currency
+	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays && !paysBalance {
 		return nil
 	}
 	// The webhook's 200 says the event is stored; the workflow decides next. A checkout learns
@@ -99,7 +107,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if now.Status != domain.StatusHold {
+		if now.Status != domain.StatusHold && now.BalanceDue == 0 {
 			fmt.Fprintf(out, "booking %s is %s (paid %d %s)\n", bookingID, now.Status, now.Paid, now.Price.Currency)
 			return nil
 		}
@@ -112,6 +120,37 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 		case <-time.After(payPoll):
 		}
 	}
+}
+
+// payKey is the idempotency key of the payment the booking's checkout creates now, as the API
+// makes it (the fake provider derives the payment id from it), and the balance due when a
+// pending amendment waits for one: a hold's price (a new payment after each amendment), or the
+// balance.
+func payKey(ctx context.Context, base, bearer string, b domain.Booking) (string, int64, error) {
+	if b.Status != domain.StatusHold && b.BalanceDue == 0 {
+		return payments.CheckoutKey(b.ID, 0), 0, nil
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/staff/bookings/"+b.ID+"/amendments", nil)
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", 0, err
+	}
+	defer res.Body.Close()
+	var list struct{ Amendments []domain.Amendment }
+	if err := json.NewDecoder(res.Body).Decode(&list); err != nil || res.StatusCode != http.StatusOK {
+		return "", 0, fmt.Errorf("look up the amendments of booking %s: status %d", b.ID, res.StatusCode)
+	}
+	var last int64
+	for _, a := range list.Amendments {
+		switch {
+		case a.Status == domain.AmendmentBalanceDue:
+			return payments.BalanceKey(b.ID, a.ID), a.Difference, nil
+		case a.Status == domain.AmendmentApplied:
+			last = a.ID
+		}
+	}
+	return payments.CheckoutKey(b.ID, last), 0, nil
 }
 
 // payLookup reads a booking as staff.
