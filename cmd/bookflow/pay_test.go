@@ -16,8 +16,9 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// fakeAPI answers pay's two calls like bookflow does: the webhook's 200 comes first, and the
-// booking is CONFIRMED only a few reads later, when its workflow has acted.
+// fakeAPI answers pay's calls like bookflow does: the webhook's 200 comes first, and the
+// booking is CONFIRMED only a few reads later, when its workflow has acted. The hold was never
+// amended.
 func fakeAPI(t *testing.T) (addr string, webhooks func() int) {
 	var mu sync.Mutex
 	received, readsSince := 0, 0
@@ -36,6 +37,8 @@ func fakeAPI(t *testing.T) (addr string, webhooks func() int) {
 				}
 			}
 			_ = json.NewEncoder(w).Encode(b)
+		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/staff/bookings/booking-1/amendments":
+			_, _ = w.Write([]byte(`{"amendments":[]}`))
 		default:
 			http.NotFound(w, r)
 		}
