@@ -51,7 +51,7 @@ func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, erro
 		if err != nil {
 			return AmendOutcome{}, classify(err)
 		}
-		out, err := a.amended(am, b)
+		out, err := a.amended(ctx, am, b)
 		out.Replayed = true
 		return out, err
 	} else if !errors.Is(err, domain.ErrNotFound) {
@@ -69,7 +69,7 @@ func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, erro
 	if err != nil {
 		return AmendOutcome{}, classifyAmend(err)
 	}
-	return a.amended(am, b)
+	return a.amended(ctx, am, b)
 }
 
 // Application error types of an amendment the booking's state refuses; nothing changed.
@@ -94,10 +94,16 @@ func classifyAmend(err error) error {
 	return classify(err)
 }
 
-// amended is the outcome of an amendment, with the no-show deadline of the booking's check-in.
-func (a *Bookings) amended(am domain.Amendment, b domain.Booking) (AmendOutcome, error) {
+// amended is the outcome of an amendment, with the no-show deadline of what the booking now
+// holds: a hotel's check-in cut-off, or the end of an order's last line plus the venue's grace.
+func (a *Bookings) amended(ctx context.Context, am domain.Amendment, b domain.Booking) (AmendOutcome, error) {
 	out := AmendOutcome{Amendment: am, Booking: b}
-	if b.HotelID == "" {
+	if b.VenueID != "" {
+		v, _, err := a.Store.GetVenue(ctx, b.VenueID)
+		if err != nil {
+			return out, err
+		}
+		out.NoShowAt = b.OrderEnds().Add(time.Duration(v.NoShowGraceMinutes) * time.Minute).UTC()
 		return out, nil
 	}
 	loc, err := time.LoadLocation(b.TimeZone)
@@ -119,9 +125,9 @@ type SettleAmendmentInput struct {
 func (a *Bookings) SettleAmendment(ctx context.Context, in SettleAmendmentInput) (AmendOutcome, error) {
 	am, b, err := a.Store.SettleAmendment(db.WithActor(ctx, db.ActorBalancePayment), in.BookingID, in.AmendmentID, in.Payment)
 	if err != nil {
-		return AmendOutcome{}, classify(err)
+		return AmendOutcome{}, classifyAmend(err)
 	}
-	return a.amended(am, b)
+	return a.amended(ctx, am, b)
 }
 
 // LapseAmendmentInput ends an amendment whose balance was not paid in time.

@@ -170,6 +170,17 @@ func (b Booking) OrderStarts() time.Time {
 	return first
 }
 
+// OrderEnds is when a venue order's last line ends (zero before its lines are priced).
+func (b Booking) OrderEnds() time.Time {
+	var last time.Time
+	for _, l := range b.Price.Lines {
+		if l.End.After(last) {
+			last = l.End
+		}
+	}
+	return last
+}
+
 // FreeCancelEnded reports whether a confirmed venue order is past its free cancellation window
 // at instant now: its customer may no longer cancel it (staff may still refund it).
 func (b Booking) FreeCancelEnded(now time.Time) bool {

@@ -134,7 +134,7 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 // once the request is answered.
 func (b *booking) takeAmended(ctx workflow.Context, out activities.AmendOutcome) error {
 	b.state.Booking, b.state.Pending, b.replan = out.Booking, nil, true
-	if b.in.AgentID != "" {
+	if b.in.AgentID != "" && b.in.Order == nil { // agents sell stays only
 		u := out.Amendment.After
 		b.offPending = append(b.offPending, offNotice{event: EventAmended, amendment: out.Amendment.ID,
 			detail: fmt.Sprintf("now %d × %s from %s to %s, %d %s", u.Quantity, u.RoomTypeID, u.CheckIn, u.CheckOut,
@@ -142,6 +142,10 @@ func (b *booking) takeAmended(ctx workflow.Context, out activities.AmendOutcome)
 	}
 	if !b.in.NoShowAt.IsZero() && !out.NoShowAt.IsZero() {
 		b.in.NoShowAt = out.NoShowAt
+	}
+	if b.in.Order != nil {
+		b.in.AmendedEnd = out.Booking.OrderEnds()
+		return workflow.UpsertTypedSearchAttributes(ctx, SearchCheckIn.ValueSet(out.Booking.OrderStarts()))
 	}
 	b.in.AmendedEnd = out.Booking.CheckOut.AddDays(1).Time()
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchCheckIn.ValueSet(out.Booking.CheckIn.Time()))
