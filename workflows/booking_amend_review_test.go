@@ -219,3 +219,44 @@ func (s *BookingSuite) TestAnEarlyDepartureEndsThePendingAmendmentInTheWorkflowT
 	s.NoError(cancelErr)
 	s.Nil(departed.Pending, "the database lapsed the amendment with the departure")
 }
+
+// TestADuplicateOfThePriceIsRefundedEvenWhenItEqualsThePendingBalance: a booking of 300.00 paid
+// by pi_1 is amended to six nights (a balance of 300.00 due). A second payment of the hold's
+// price (pi_dup, from an earlier checkout of the hold) is a duplicate, as in
+// TestABalancePaymentAppliesTheAmendmentAndADuplicateIsRefunded; only the payment created for
+// the balance (pi_balance) pays it. Told apart by amount alone, the duplicate settles the balance
+// and the real balance payment is refunded instead.
+func (s *BookingSuite) TestADuplicateOfThePriceIsRefundedEvenWhenItEqualsThePendingBalance() {
+	var confirmed []domain.Payment
+	s.expectHold()
+	s.expectConfirmPaid(&confirmed)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	up := domain.Amendment{ID: 7, BookingID: s.input.BookingID, Status: domain.AmendmentBalanceDue, Difference: 30000,
+		Currency: "EUR", DueBy: s.start.Add(12 * time.Minute)}
+	b := s.stored(domain.StatusConfirmed)
+	b.PaymentID, b.Paid, b.BalanceDue = "pi_1", 30000, 30000
+	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.Anything).Return(activities.AmendOutcome{Amendment: up, Booking: b}, nil).Once()
+	var settled []string
+	s.env.OnActivity(s.acts.SettleAmendment, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SettleAmendmentInput) (activities.AmendOutcome, error) {
+			settled = append(settled, in.Payment.ID)
+			six := s.stored(domain.StatusConfirmed)
+			six.CheckOut, six.PaymentID, six.Paid = domain.NewDate(2030, 12, 16), "pi_1", 60000
+			a := up
+			a.Status, a.BalancePaymentID = domain.AmendmentApplied, in.Payment.ID
+			return activities.AmendOutcome{Amendment: a, Booking: six}, nil
+		}).Maybe()
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	var answer workflows.AmendAnswer
+	var answerErr error
+	s.amendAt(2*time.Minute, "a1", domain.Change{CheckOut: domain.NewDate(2030, 12, 16)}, &answer, &answerErr)
+	s.signal(3*time.Minute, workflows.SignalPayment, s.paid("pi_dup", 30000))
+	s.signal(4*time.Minute, workflows.SignalPayment, s.paid("pi_balance", 30000))
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal([]string{"pi_balance"}, settled, "the balance is paid by the payment made for it")
+	s.Equal(map[string]int64{"pi_dup": 30000}, refundedFrom(refunds), "the duplicate goes back")
+}
