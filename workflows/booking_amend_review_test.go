@@ -260,3 +260,52 @@ func (s *BookingSuite) TestADuplicateOfThePriceIsRefundedEvenWhenItEqualsThePend
 	s.Equal([]string{"pi_balance"}, settled, "the balance is paid by the payment made for it")
 	s.Equal(map[string]int64{"pi_dup": 30000}, refundedFrom(refunds), "the duplicate goes back")
 }
+
+// TestABalancePaidJustAfterTheOldStayEndedKeepsTheExtendedStay: on its last day a stay is
+// extended by a night (a balance due within the window); the old stay's end passes while the
+// balance waits, and the balance is then paid in time. The booking now runs a night longer: its
+// workflow must go on until the new end, cancellable, not close as if the stay were over.
+func (s *BookingSuite) TestABalancePaidJustAfterTheOldStayEndedKeepsTheExtendedStay() {
+	ends := s.input.Request.CheckOut.AddDays(1).Time().Sub(s.start) // when the stay phase ends
+	var confirmed []domain.Payment
+	s.expectHold()
+	s.expectConfirmPaid(&confirmed)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	a := domain.Amendment{ID: 7, BookingID: s.input.BookingID, Status: domain.AmendmentBalanceDue, Difference: 10000,
+		Currency: "EUR", DueBy: s.start.Add(ends + 5*time.Minute)}
+	b := s.stored(domain.StatusCompleted)
+	b.PaymentID, b.Paid, b.BalanceDue = "pi_1", 30000, 10000
+	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.Anything).Return(activities.AmendOutcome{Amendment: a, Booking: b}, nil).Once()
+	s.env.OnActivity(s.acts.SettleAmendment, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SettleAmendmentInput) (activities.AmendOutcome, error) {
+			four := s.stored(domain.StatusCompleted)
+			four.CheckOut, four.PaymentID, four.Paid = oneMoreNight.CheckOut, "pi_1", 40000
+			settled := a
+			settled.Status, settled.BalancePaymentID = domain.AmendmentApplied, in.Payment.ID
+			return activities.AmendOutcome{Amendment: settled, Booking: four}, nil
+		}).Once()
+	var started []activities.StartRefundInput
+	refunding := s.stored(domain.StatusRefunding)
+	refunding.PaymentID, refunding.Paid = "pi_1", 40000
+	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.StartRefundInput) (domain.Booking, error) {
+			started = append(started, in)
+			return refunding, nil
+		}).Maybe()
+	done := refunding
+	done.Status = domain.StatusRefunded
+	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, mock.Anything).Return(done, nil).Maybe()
+	var answer workflows.AmendAnswer
+	var answerErr, cancelErr error
+	var cancelled workflows.BookingState
+	s.amendAt(ends-5*time.Minute, "a1", oneMoreNight, &answer, &answerErr)
+	s.signal(ends+2*time.Minute, workflows.SignalPayment, s.paid("pi_balance", 10000))
+	s.update(ends+10*time.Minute, workflows.UpdateCancel, &cancelled, &cancelErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.NoError(answerErr)
+	s.Equal(domain.AmendmentBalanceDue, answer.Amendment.Status)
+	s.NoError(cancelErr, "the extended stay has not ended: it can still be cancelled")
+	s.Len(started, 1, "the cancel of the extended stay refunds it (today it is answered and does nothing: the workflow took the stay as over)")
+}
