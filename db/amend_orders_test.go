@@ -2,6 +2,8 @@ package db_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -359,5 +361,89 @@ func TestAnExtendedStayKeepsItsDiscountedNightsAtTheirExactSnapshot(t *testing.T
 	}
 	assert.Equal(t, int64(4*8500), got.Price.Total)
 	assert.Equal(t, int64(8500), a.Difference, "the added night costs what it adds")
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestAPendingOrderAmendmentCannotBeSettledOntoASlotTheCustomerOrderedMeanwhile: the booking
+// row keeps its first line while the balance is due, so the customer may order the new first
+// slot again; settling then answers a conflict and changes nothing.
+func TestAPendingOrderAmendmentCannotBeSettledOntoASlotTheCustomerOrderedMeanwhile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := amendVenue(t)
+	b := paidOrder(t, d, "g1", hours("lane-1", 10, 11, 1))
+	a, _ := amend(t, d, amendParams(b, "k1", relines(hours("lane-1", 11, 12, 2))))
+	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
+	heldOrder(t, d, "g1", "again", hours("lane-1", 11, 12, 1))
+
+	_, _, err := d.Store.SettleAmendment(ctx, b.ID, a.ID, domain.Payment{ID: "pi_balance", Amount: a.Difference, Currency: "EUR"})
+	assert.ErrorIs(t, err, db.ErrAlreadyOrdered)
+	pending, err := d.Store.PendingAmendment(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, a.ID, pending.ID, "it still waits")
+	assert.Equal(t, []int{1, 3}, reservedHours(t, d, "lane-1", 10, 12))
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestAnOrderAmendmentQuoteTakesNothingAndAnotherCurrencyIsRefused: a quote prices the change
+// and rolls it back; a line priced in another currency than the order's is not sold to it.
+func TestAnOrderAmendmentQuoteTakesNothingAndAnotherCurrencyIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := amendVenue(t)
+	b := heldOrder(t, d, "g1", "k", hours("court-1", 10, 11, 1))
+	p := amendParams(b, "", relines(hours("court-1", 10, 11, 1), hours("rackets", 10, 11, 2)))
+	p.DryRun = true
+	q, got := amend(t, d, p)
+	assert.Equal(t, domain.AmendmentQuoted, q.Status)
+	assert.Equal(t, int64(6000), q.PriceAfter.Total)
+	assert.Equal(t, b, got)
+	assert.Zero(t, reserved(t, d, "rackets", 10))
+	assert.Empty(t, amendments(t, d, b.ID))
+
+	dollars := schedule(orderDay, orderDay.AddDays(1), "07:00", "14:00", 60)
+	dollars.Price.Currency = "USD"
+	_, err := d.Store.ApplySchedule(ctx, "v1", "court-2", dollars)
+	require.NoError(t, err)
+	a, _ := amend(t, d, amendParams(b, "k1", relines(hours("court-2", 10, 11, 1))))
+	assert.Equal(t, domain.AmendmentRefused, a.Status)
+	assert.Equal(t, "the slot of court-2 at 2030-06-03T10:00:00Z is not available", a.Reason)
+	assert.Equal(t, []int{1, 0}, []int{reserved(t, d, "court-1", 10), reserved(t, d, "court-2", 10)})
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestAnOrderAmendmentAndANewOrderRacingForTheLastSlotHaveOneWinner: in each round an order
+// moves its court an hour later while a rival orders that hour.
+func TestAnOrderAmendmentAndANewOrderRacingForTheLastSlotHaveOneWinner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := amendVenue(t)
+	wins := map[string]int{}
+	for r := range 3 { // 07-08 to 08-09, 09-10 to 10-11, 11-12 to 12-13
+		from := 7 + 2*r
+		b := heldOrder(t, d, fmt.Sprintf("g%d", r), "k", hours("court-1", from, from+1, 1))
+		var a domain.Amendment
+		var rival domain.Booking
+		var errs [2]error
+		testsuite.Race(2, func(i int) {
+			if i == 0 {
+				a, _, errs[0] = d.Store.Amend(ctx, amendParams(b, "k", relines(hours("court-1", from+1, from+2, 1))))
+			} else {
+				rival, errs[1] = d.Store.ReserveOrder(ctx, order(fmt.Sprintf("rival%d", r), "k", hours("court-1", from+1, from+2, 1)))
+			}
+		})
+		require.NoError(t, errors.Join(errs[:]...), "round %d", r)
+		amended, held := a.Status == domain.AmendmentApplied, rival.Status == domain.StatusHold
+		require.True(t, amended != held, "round %d: exactly one wins (amendment %s, order %s)", r, a.Status, rival.Status)
+		if amended {
+			wins["amendment"]++
+			assert.Equal(t, []int{0, 1}, reservedHours(t, d, "court-1", from, from+2), "round %d", r)
+		} else {
+			wins["order"]++
+			assert.Equal(t, fmt.Sprintf("the slot of court-1 at %s is not available", at(from+1).Format(time.RFC3339)), a.Reason)
+			assert.Equal(t, []int{1, 1}, reservedHours(t, d, "court-1", from, from+2), "round %d", r)
+		}
+	}
+	t.Logf("winners: %v", wins)
 	d.AssertInventoryMatchesBookings(t)
 }
