@@ -156,6 +156,7 @@ func resolveOrderLines(ctx context.Context, q querier, venueID string, lines []d
 	return out, nil
 }
 
+// plainLines is the lines as reline and the booking rows take them.
 func plainLines(lines []orderLine) []line {
 	out := make([]line, len(lines))
 	for i, l := range lines {

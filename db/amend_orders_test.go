@@ -338,12 +338,12 @@ func TestAPaidOrderAmendedToCostLessIsRefundedByItsPolicy(t *testing.T) {
 	d.AssertInventoryMatchesBookings(t)
 }
 
-// TestAnExtendedStayKeepsItsDiscountedNightsAtTheirExactSnapshot is a stay's, found while
+// TestAnAmendmentExtendingAStayKeepsItsDiscountedNightsAtTheirExactSnapshot is a stay's, found while
 // pricing orders: three rooms at 33.33 with 15% off for three nights or more cost 85.00 a night
 // (99.99 less 14.99). Extended by a night with the same rooms, the kept nights should keep 85.00,
 // but stayPrice takes each night's amount over its quantity in whole minor units and multiplies
 // back (8500/3*3 = 8499), losing the remainder on every kept night. Left failing on purpose.
-func TestAnExtendedStayKeepsItsDiscountedNightsAtTheirExactSnapshot(t *testing.T) {
+func TestAnAmendmentExtendingAStayKeepsItsDiscountedNightsAtTheirExactSnapshot(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	rate := domain.Money{Amount: 3333, Currency: "EUR"}
