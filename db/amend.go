@@ -11,7 +11,7 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// AmendParams is one amendment of a stay.
+// AmendParams is one amendment of a stay or a venue order.
 type AmendParams struct {
 	BookingID      string
 	IdempotencyKey string
@@ -78,7 +78,11 @@ func (s *Store) Amend(ctx context.Context, p AmendParams) (domain.Amendment, dom
 			return err
 		}
 		var extra []line
-		if a, extra, err = amendStay(ctx, tx, b, p); err != nil {
+		change := amendStay
+		if b.VenueID != "" {
+			change = amendOrder
+		}
+		if a, extra, err = change(ctx, tx, b, p); err != nil {
 			return err
 		}
 		if p.DryRun {
@@ -122,7 +126,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		FROM bookings b JOIN resources r ON r.id = b.resource_id JOIN hotels h ON h.id = r.hotel_id WHERE b.id = $1`,
 		b.ID).Scan(&paidHere, &elsewhere, &today, &pending); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return a, nil, fmt.Errorf("%w: booking %s is not a hotel stay (venue orders are not amendable yet)", ErrNotAmendable, b.ID)
+			return a, nil, fmt.Errorf("%w: booking %s is not a hotel stay", ErrNotAmendable, b.ID)
 		}
 		return a, nil, err
 	}

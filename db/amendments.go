@@ -111,21 +111,44 @@ func (s *Store) SettleAmendment(ctx context.Context, bookingID string, amendment
 			return a, fmt.Errorf("%w: amendment %d is %s and its balance is %d %s; payment %s of %d %s cannot settle it",
 				domain.ErrConflict, a.ID, a.Status, a.Balance(), a.Currency, pay.ID, pay.Amount, pay.Currency)
 		}
-		resource, err := roomTypeResource(ctx, tx, b.HotelID, a.After.RoomTypeID)
-		if err != nil {
+		if err := applySettled(ctx, tx, b, &a, pay); err != nil {
 			return a, err
 		}
-		want := line{resourceID: resource, from: a.After.CheckIn.Time(), to: a.After.CheckOut.Time(), quantity: a.After.Quantity}
-		if err := relineTo(ctx, tx, b, []line{want}); err != nil {
-			return a, err
-		}
-		a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
-		if err := applyStay(ctx, tx, b.ID, want, a); err != nil {
-			return a, err
-		}
-		_, err = tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2 WHERE id = $1`, b.ID, pay.Amount)
+		_, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2 WHERE id = $1`, b.ID, pay.Amount)
 		return a, err
 	})
+}
+
+// applySettled gives back what booking b, locked, no longer needs once amendment a is paid by
+// pay, and writes what it holds afterwards: the stay, or the order's lines (whose first slot the
+// customer may have ordered again meanwhile: a conflict, nothing changed).
+func applySettled(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Amendment, pay domain.Payment) error {
+	if b.VenueID != "" {
+		target, err := resolveOrderLines(ctx, tx, b.VenueID, a.After.Lines)
+		if err != nil {
+			return err
+		}
+		want := plainLines(target)
+		if err := relineTo(ctx, tx, b, want); err != nil {
+			return err
+		}
+		a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
+		err = applyOrder(ctx, tx, b.ID, want, *a)
+		if pgCode(err) == codeUniqueViolation {
+			return fmt.Errorf("%w: amendment %d of booking %s", ErrAlreadyOrdered, a.ID, b.ID)
+		}
+		return err
+	}
+	resource, err := roomTypeResource(ctx, tx, b.HotelID, a.After.RoomTypeID)
+	if err != nil {
+		return err
+	}
+	want := line{resourceID: resource, from: a.After.CheckIn.Time(), to: a.After.CheckOut.Time(), quantity: a.After.Quantity}
+	if err := relineTo(ctx, tx, b, []line{want}); err != nil {
+		return err
+	}
+	a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
+	return applyStay(ctx, tx, b.ID, want, *a)
 }
 
 // LapseAmendment gives back the units an amendment waiting for its balance held beside the
@@ -141,9 +164,10 @@ func (s *Store) LapseAmendment(ctx context.Context, bookingID string, amendmentI
 }
 
 // giveBackExtras gives back the units a pending amendment of booking b, locked, holds beside
-// the booking's own.
+// the booking's own: its row's line and, of an order, its own further lines.
 func giveBackExtras(ctx context.Context, tx pgx.Tx, b domain.Booking) error {
-	own, err := tx.Query(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1 AND NOT supplier_held`, b.ID)
+	own, err := tx.Query(ctx, `SELECT resource_id, unit_from, unit_to, quantity FROM bookings WHERE id = $1 AND NOT supplier_held
+		UNION ALL SELECT resource_id, unit_from, unit_to, quantity FROM booking_lines WHERE booking_id = $1 AND amendment_id IS NULL`, b.ID)
 	if err != nil {
 		return err
 	}
