@@ -31,32 +31,15 @@ type AmendOutcome struct {
 	Amendment domain.Amendment
 	Booking   domain.Booking
 	NoShowAt  time.Time `json:",omitzero"`
-	// Replayed: the amendment was carried out before under the same key; nothing changed now.
-	Replayed bool `json:",omitempty"`
 }
 
 // Amend changes what a booking holds in one transaction: at once, or, for a paid booking that
 // costs more, holding the added units until the balance is paid. Of a paid booking that costs
 // less, what the cancellation policy allows of the difference goes back, judged at in.At on the
-// booking's check-in before the change.
+// booking's check-in before the change. An amendment made before under the key (this activity's
+// earlier attempt, whose answer was lost, or a client's retry) is answered as stored: the
+// workflow tells which by its id.
 func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, error) {
-	if am, err := a.Store.AmendmentByKey(ctx, in.BookingID, in.IdempotencyKey); err == nil {
-		// The workflow carries one command at a time, so a second attempt under this key finds
-		// the first one's record here.
-		if am.Fingerprint != in.Change.Fingerprint() {
-			return AmendOutcome{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-				"Idempotency-Key %q was first used for another amendment", in.IdempotencyKey), ErrTypeIdempotencyMismatch, nil)
-		}
-		b, err := a.Store.GetBooking(ctx, in.BookingID)
-		if err != nil {
-			return AmendOutcome{}, classify(err)
-		}
-		out, err := a.amended(ctx, am, b)
-		out.Replayed = true
-		return out, err
-	} else if !errors.Is(err, domain.ErrNotFound) {
-		return AmendOutcome{}, err
-	}
 	var loc *time.Location
 	am, b, err := a.Store.Amend(ctx, db.AmendParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey,
 		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow,

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -36,7 +37,12 @@ func (s *Server) customerAmender() amender {
 	return amender{load: s.ownBooking, view: customerView, check: func(b domain.Booking, _ domain.Change) error {
 		now := s.cfg.Now()
 		switch {
-		case b.StayBegun(now) && b.Status.HoldsInventory():
+		case b.VenueID != "" && b.Status.HoldsInventory() && !now.Before(b.OrderStarts()):
+			return newError(http.StatusConflict, "stay_started", "the booking has begun: the front desk can still change it")
+		case b.FreeCancelEnded(now):
+			return newError(http.StatusConflict, "amendment_closed", "changes are open until free cancellation ends, %d hours "+
+				"before the booking starts; the front desk can still change it", b.CancellationPolicy.FreeUntilHours)
+		case b.VenueID == "" && b.StayBegun(now) && b.Status.HoldsInventory():
 			return newError(http.StatusConflict, "stay_started", "the stay has begun: the front desk can still change it")
 		case b.FreeAmendEnded(now):
 			return newError(http.StatusConflict, "amendment_closed", "changes are open until free cancellation ends, %d hours "+
@@ -156,11 +162,11 @@ func (s *Server) readAmendment(c echo.Context, who amender) (domain.Booking, dom
 // changes something, a stay a new booking could have, an existing room type, a check-in in the
 // window on sale, and nothing before today once the stay has begun.
 func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change domain.Change) error {
-	if b.VenueID != "" {
-		return newError(http.StatusConflict, "not_amendable", "venue orders cannot be amended yet")
-	}
 	if err := change.Validate(domain.UnitsOf(b), s.cfg.Limits); err != nil {
 		return err
+	}
+	if b.VenueID != "" {
+		return s.checkOrderLines(c, b, change.Lines)
 	}
 	to := change.Apply(domain.UnitsOf(b))
 	switch {
@@ -175,6 +181,19 @@ func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change doma
 		return err
 	}
 	return nil
+}
+
+// checkOrderLines answers 400 for new lines of a venue order that cut a unit of their resource
+// (a line starts or ends inside one), as a new order's are.
+func (s *Server) checkOrderLines(c echo.Context, b domain.Booking, lines []domain.OrderLine) error {
+	for i := range lines {
+		lines[i].Start, lines[i].End = lines[i].Start.UTC(), lines[i].End.UTC()
+	}
+	off, err := s.store.LineOffUnits(c.Request().Context(), domain.OrderRequest{CustomerID: b.CustomerID, VenueID: b.VenueID, Lines: lines})
+	if err == nil && off >= 0 {
+		err = fmt.Errorf("%w: lines[%d] must start and end on whole units of %s", domain.ErrInvalid, off, lines[off].ResourceID)
+	}
+	return err
 }
 
 // answerAmendment answers with an amendment's outcome: 409 unavailable when it was refused.

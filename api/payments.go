@@ -157,7 +157,7 @@ func (s *Server) payBalance(c echo.Context, b domain.Booking) error {
 		return err
 	}
 	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: a.Difference, Currency: a.Currency,
-		IdempotencyKey: payments.BalanceKey(b.ID, a.ID)}, a.DueBy)
+		IdempotencyKey: payments.BalanceKey(b.ID, a.ID), AmendmentID: a.ID}, a.DueBy)
 }
 
 // checkout asks the provider for the payment and answers with what the checkout needs.

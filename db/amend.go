@@ -192,13 +192,19 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), []line{want}, false); err != nil {
 			return a, nil, err
 		}
-		a.Refund = min(max(p.RefundOf(b, -a.Difference), 0), b.Paid)
+		a.Refund = refundOfFall(b, a, p.RefundOf)
 	}
 	if err := sp.Commit(ctx); err != nil {
 		return a, nil, err
 	}
 	a.Status = domain.AmendmentApplied
 	return a, nil, applyStay(ctx, tx, b.ID, want, a)
+}
+
+// refundOfFall is what goes back of paid booking b's fall in price by amendment a: what its
+// policy gives back, never more than it was paid beyond its new price.
+func refundOfFall(b domain.Booking, a domain.Amendment, refundOf func(domain.Booking, int64) int64) int64 {
+	return min(max(refundOf(b, -a.Difference), 0), max(b.Paid-a.PriceAfter.Total, 0))
 }
 
 // refused is a with its refusal.
@@ -240,7 +246,10 @@ func stayPrice(b domain.Booking, current []line, want line, to domain.Units, rat
 			kept = min(b.Quantity, to.Quantity)
 		}
 		added := to.Quantity - kept
-		amount := snapshot[d] / int64(b.Quantity) * int64(kept)
+		amount := snapshot[d] // every room kept: the night as it was sold, to the cent
+		if kept < b.Quantity {
+			amount = snapshot[d] * int64(kept) / int64(b.Quantity)
+		}
 		if added > 0 {
 			rate, ok := rates[unitKey{want.resourceID, d.Time()}]
 			if !ok {

@@ -115,7 +115,7 @@ func amendOrder(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams)
 		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), want, false); err != nil {
 			return a, nil, err
 		}
-		a.Refund = min(max(p.RefundOf(b, -a.Difference), 0), b.Paid)
+		a.Refund = refundOfFall(b, a, p.RefundOf)
 	}
 	a.Status = domain.AmendmentApplied
 	if err := applyOrder(ctx, sp, b.ID, want, a); err != nil {

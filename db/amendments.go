@@ -60,10 +60,10 @@ func insertAmendment(ctx context.Context, tx pgx.Tx, a domain.Amendment, window 
 	if err != nil {
 		return a, err
 	}
-	for i, l := range extra {
+	for _, l := range extra {
 		if _, err := tx.Exec(ctx, `INSERT INTO booking_lines (booking_id, line_no, resource_id, unit_from, unit_to, quantity, amendment_id)
-			VALUES ($1, (SELECT COALESCE(max(line_no), 0) FROM booking_lines WHERE booking_id = $1) + $2, $3, $4, $5, $6, $7)`,
-			a.BookingID, i+1, l.resourceID, l.from, l.to, l.quantity, stored.ID); err != nil {
+			VALUES ($1, (SELECT COALESCE(max(line_no), 0) + 1 FROM booking_lines WHERE booking_id = $1), $2, $3, $4, $5, $6)`,
+			a.BookingID, l.resourceID, l.from, l.to, l.quantity, stored.ID); err != nil {
 			return a, err
 		}
 	}

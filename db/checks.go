@@ -123,6 +123,8 @@ func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]dom
 	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.currency FROM payments p
 		WHERE p.status = 'succeeded' AND p.amount > 0 AND p.created_at < now() - $1 * interval '1 microsecond'
 			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
+			AND NOT EXISTS (SELECT 1 FROM booking_amendments m JOIN bookings b ON b.id = m.booking_id
+				WHERE m.balance_payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 			AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed')
 		ORDER BY p.created_at LIMIT $2`, age.Microseconds(), maxFindings)
 	if err != nil {

@@ -13,6 +13,9 @@ type PaymentEvent struct {
 	Amount    int64  `json:"amount"`
 	Currency  string `json:"currency"`
 	Reason    string `json:"reason,omitempty"` // the provider's failure message
+	// AmendmentID names the amendment whose balance a payment pays (from its metadata, as
+	// bookflow's checkout of a balance creates it); 0 otherwise.
+	AmendmentID int64 `json:"amendmentId,omitempty"`
 }
 
 // Payment is a provider's successful payment for a booking.

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,6 +98,9 @@ type PaymentRequest struct {
 	Amount         int64
 	Currency       string
 	IdempotencyKey string // one per booking: asking again returns the same payment
+	// AmendmentID, for the payment of an amendment's balance, travels in its metadata
+	// ("amendmentId"), so its webhook is told from a second payment of the price.
+	AmendmentID int64
 }
 
 // Checkout is what a checkout front end needs to take the payment: the provider's payment id
@@ -180,6 +184,9 @@ func (s *Stripe) CreatePayment(ctx context.Context, r PaymentRequest) (Checkout,
 	params := &stripe.PaymentIntentCreateParams{Amount: stripe.Int64(r.Amount),
 		Currency: stripe.String(strings.ToLower(r.Currency))}
 	params.AddMetadata("bookingId", r.BookingID)
+	if r.AmendmentID != 0 {
+		params.AddMetadata("amendmentId", strconv.FormatInt(r.AmendmentID, 10))
+	}
 	params.SetIdempotencyKey(r.IdempotencyKey)
 	pi, err := s.client.V1PaymentIntents.Create(ctx, params)
 	if err != nil {
@@ -294,6 +301,7 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 		return out, fmt.Errorf("%w: event %s has no readable data.object", ErrUnprocessable, ev.ID)
 	}
 	out.BookingID = obj.Metadata["bookingId"]
+	out.AmendmentID, _ = strconv.ParseInt(obj.Metadata["amendmentId"], 10, 64)
 	out.Amount, out.Currency = obj.Amount, strings.ToUpper(obj.Currency)
 	switch ev.Type {
 	case "payment_intent.succeeded", "payment_intent.payment_failed":
@@ -343,4 +351,12 @@ func EventPayload(eventID, eventType string, object any, created time.Time) []by
 func PaymentIntentObject(paymentID, bookingID string, amount int64, currency string) map[string]any {
 	return map[string]any{"id": paymentID, "object": "payment_intent", "amount": amount,
 		"currency": strings.ToLower(currency), "status": "succeeded", "metadata": map[string]string{"bookingId": bookingID}}
+}
+
+// BalanceIntentObject is PaymentIntentObject for the payment of an amendment's balance, as
+// bookflow's checkout creates it: its metadata names the amendment.
+func BalanceIntentObject(paymentID, bookingID string, amendmentID, amount int64, currency string) map[string]any {
+	obj := PaymentIntentObject(paymentID, bookingID, amount, currency)
+	obj["metadata"].(map[string]string)["amendmentId"] = strconv.FormatInt(amendmentID, 10)
+	return obj
 }

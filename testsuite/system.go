@@ -370,6 +370,13 @@ func PaymentEvent(eventID, paymentID, bookingID string, amount int64, currency s
 		payments.PaymentIntentObject(paymentID, bookingID, amount, currency), time.Now())
 }
 
+// BalancePaymentEvent builds a payment_intent.succeeded event paying an amendment's balance, its
+// metadata naming the amendment as the balance's checkout does.
+func BalancePaymentEvent(eventID, paymentID, bookingID string, amendmentID, amount int64, currency string) []byte {
+	return payments.EventPayload(eventID, "payment_intent.succeeded",
+		payments.BalanceIntentObject(paymentID, bookingID, amendmentID, amount, currency), time.Now())
+}
+
 // Race runs fn from n goroutines released at the same moment, and waits for them all.
 func Race(n int, fn func(i int)) {
 	var ready, done sync.WaitGroup

@@ -91,6 +91,12 @@ type BookingState struct {
 	// Pending is the amendment waiting for its balance: the booking holds its added units beside
 	// its own until the balance is paid or DueBy passes.
 	Pending *domain.Amendment `json:",omitempty"`
+	// LastAmendment is the id of the last amendment the workflow took: an answer with this id
+	// or an older one was taken before.
+	LastAmendment int64 `json:",omitempty"`
+	// Kept, once a balance was paid, are the booking's payments by what of each may still be
+	// refunded: a refund is drawn on them, never on one payment beyond its amount.
+	Kept []domain.Payment `json:",omitempty"`
 }
 
 // command is a confirm or cancel request from an update handler, carried out by the main loop

@@ -36,12 +36,10 @@ type AmendAnswer struct {
 const versionAmendments = "amendments"
 
 // validateAmend rejects an amendment the booking cannot take, before it is stored in history:
-// a venue order or a supplier's booking, a booking that is not held or confirmed (or is past
+// a supplier's booking, a booking that is not held or confirmed (or is past
 // its stay), one whose earlier amendment waits for its balance, and a change that changes nothing.
 func (b *booking) validateAmend(req AmendRequest) error {
 	switch {
-	case b.in.Order != nil:
-		return notAmendable("venue orders cannot be amended yet")
 	case b.in.SupplierID != "":
 		return notAmendable("a supplier's booking cannot be amended: its protocol cannot change a booking")
 	case b.closing && !b.busy:
@@ -108,9 +106,10 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 	}
 	a := out.Amendment
 	cmd.amended = a
-	if out.Replayed {
-		return nil // carried out before, under the same key
+	if a.ID <= b.state.LastAmendment {
+		return nil // taken before: a client's retry under the same key
 	}
+	b.state.LastAmendment = a.ID // an earlier attempt's answer lost is taken now
 	b.logger.Info("Amendment", "amendment", a.ID, "status", a.Status, "difference", a.Difference, "reason", a.Reason)
 	b.count(ctx, MetricAmendments, map[string]string{"outcome": string(a.Status)})
 	switch a.Status {
@@ -118,10 +117,13 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 		if err := b.takeAmended(ctx, out); err != nil {
 			return err
 		}
-		if a.Refund > 0 {
-			pay := domain.Payment{ID: b.state.Booking.PaymentID, Amount: a.Refund, Currency: a.Currency}
-			b.startSaga(ctx, &Saga{Step: fmt.Sprintf("amendment-%d", a.ID), Kind: sagaPart, Payment: pay,
-				Reason: "the amendment lowered the price", FirstAttempt: 1}, nil)
+		for i, pay := range b.drawRefund(a.Refund, a.Currency) {
+			step := fmt.Sprintf("amendment-%d", a.ID)
+			if i > 0 {
+				step += "-" + pay.ID
+			}
+			b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: "the amendment lowered the price",
+				FirstAttempt: 1}, nil)
 		}
 	case domain.AmendmentBalanceDue:
 		b.state.Booking, b.state.Pending, b.replan = out.Booking, &a, true
@@ -143,12 +145,15 @@ func (b *booking) takeAmended(ctx workflow.Context, out activities.AmendOutcome)
 	if !b.in.NoShowAt.IsZero() && !out.NoShowAt.IsZero() {
 		b.in.NoShowAt = out.NoShowAt
 	}
-	if b.in.Order != nil {
-		b.in.AmendedEnd = out.Booking.OrderEnds()
-		return workflow.UpsertTypedSearchAttributes(ctx, SearchCheckIn.ValueSet(out.Booking.OrderStarts()))
-	}
+	starts := out.Booking.CheckIn.Time()
 	b.in.AmendedEnd = out.Booking.CheckOut.AddDays(1).Time()
-	return workflow.UpsertTypedSearchAttributes(ctx, SearchCheckIn.ValueSet(out.Booking.CheckIn.Time()))
+	if b.in.Order != nil {
+		starts, b.in.AmendedEnd = out.Booking.OrderStarts(), out.Booking.OrderEnds()
+	}
+	if b.stayOver && b.in.ends().After(workflow.Now(ctx)) {
+		b.stayOver = false // a balance paid after the old stay's end: the longer stay goes on
+	}
+	return workflow.UpsertTypedSearchAttributes(ctx, SearchCheckIn.ValueSet(starts))
 }
 
 // payBalance acts on a payment of exactly the pending amendment's balance: the amendment is
@@ -165,6 +170,10 @@ func (b *booking) payBalance(ctx workflow.Context, pay domain.Payment) error {
 		return err
 	}
 	b.logger.Info("Amendment balance paid", "amendment", out.Amendment.ID, "paymentId", pay.ID)
+	if b.state.Kept == nil {
+		b.state.Kept = []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: b.state.Booking.Paid, Currency: pay.Currency}}
+	}
+	b.state.Kept = append(b.state.Kept, pay)
 	if err := b.takeAmended(ctx, out); err != nil {
 		return err
 	}
@@ -184,8 +193,34 @@ func (b *booking) lapseBalance(ctx workflow.Context) error {
 	return b.publish(ctx)
 }
 
-// pendingBalance reports whether pay pays the pending amendment's balance exactly.
-func (b *booking) pendingBalance(pay domain.Payment) bool {
+// pendingBalance reports whether ev pays the pending amendment's balance: exactly its amount, made
+// for it (the checkout of a balance names the amendment), or, named for none, of an amount that
+// is not the booking's price (which would be a second payment of it).
+func (b *booking) pendingBalance(ev domain.PaymentEvent) bool {
 	p := b.state.Pending
-	return p != nil && b.status().Used() && p.Currency == pay.Currency && p.Difference == pay.Amount
+	if p == nil || !b.status().Used() || p.Currency != ev.Currency || p.Difference != ev.Amount {
+		return false
+	}
+	return ev.AmendmentID == p.ID || ev.AmendmentID == 0 && ev.Amount != b.state.Booking.Price.Total
+}
+
+// drawRefund is where a refund of amount is drawn: the booking's payment, or, once a balance was
+// paid, its payments newest first, each up to what of it may still be refunded (taken off Kept).
+func (b *booking) drawRefund(amount int64, currency string) []domain.Payment {
+	if amount <= 0 {
+		return nil
+	}
+	if b.state.Kept == nil {
+		return []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: amount, Currency: currency}}
+	}
+	var parts []domain.Payment
+	for i := len(b.state.Kept) - 1; i >= 0 && amount > 0; i-- {
+		k := &b.state.Kept[i]
+		if take := min(amount, k.Amount); take > 0 {
+			parts = append(parts, domain.Payment{ID: k.ID, Amount: take, Currency: k.Currency})
+			k.Amount -= take
+			amount -= take
+		}
+	}
+	return parts
 }

@@ -16,6 +16,13 @@ import (
 // Tests from the adversarial review of amendments: each states a rule the code breaks today.
 
 // refundedFrom sums the refunds asked of each payment.
+// balancePaid is the payment of amendment's balance, as its checkout creates it (naming it).
+func (s *BookingSuite) balancePaid(pi string, amount, amendment int64) domain.PaymentEvent {
+	ev := s.paid(pi, amount)
+	ev.AmendmentID = amendment
+	return ev
+}
+
 func refundedFrom(log refundLog) map[string]int64 {
 	out := map[string]int64{}
 	for _, in := range log.inputs {
@@ -26,7 +33,7 @@ func refundedFrom(log refundLog) map[string]int64 {
 
 // TestAnAmendmentWhoseAnswerWasLostIsStillTakenWhenItsRetryFindsItsRecord: the Amend activity's
 // first attempt commits and its answer is lost (a worker crash, a StartToClose timeout after the
-// commit); the retry finds the record under the key and answers Replayed. The workflow must still
+// commit); the retry finds the record under the key and answers it. The workflow must still
 // take the booking as amended and give the fall in price back: nobody else will.
 func (s *BookingSuite) TestAnAmendmentWhoseAnswerWasLostIsStillTakenWhenItsRetryFindsItsRecord() {
 	var confirmed []domain.Payment
@@ -42,7 +49,7 @@ func (s *BookingSuite) TestAnAmendmentWhoseAnswerWasLostIsStillTakenWhenItsRetry
 	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.Anything).Return(activities.AmendOutcome{},
 		errors.New("activity StartToClose timeout")).Once()
 	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.Anything).Return(
-		activities.AmendOutcome{Amendment: a, Booking: shorter, Replayed: true}, nil).Once()
+		activities.AmendOutcome{Amendment: a, Booking: shorter}, nil).Once()
 	var refunds refundLog
 	s.expectRefunds(&refunds, activities.RefundSucceeded)
 	var answer workflows.AmendAnswer
@@ -74,7 +81,7 @@ func (s *BookingSuite) TestAPendingAmendmentWhoseAnswerWasLostStillLapsesWhenIts
 	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.Anything).Return(activities.AmendOutcome{},
 		errors.New("activity StartToClose timeout")).Once()
 	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.Anything).Return(
-		activities.AmendOutcome{Amendment: a, Booking: b, Replayed: true}, nil).Once()
+		activities.AmendOutcome{Amendment: a, Booking: b}, nil).Once()
 	var lapsed int
 	s.env.OnActivity(s.acts.LapseAmendment, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.LapseAmendmentInput) (activities.AmendOutcome, error) {
@@ -175,7 +182,7 @@ func (s *BookingSuite) TestAnAmendmentDownAfterABalancePaymentRefundsNoPaymentBe
 	var a1, a2 workflows.AmendAnswer
 	var e1, e2 error
 	s.amendAt(2*time.Minute, "up", domain.Change{CheckOut: domain.NewDate(2030, 12, 16)}, &a1, &e1)
-	s.signal(3*time.Minute, workflows.SignalPayment, s.paid("pi_balance", 30000))
+	s.signal(3*time.Minute, workflows.SignalPayment, s.balancePaid("pi_balance", 30000, up.ID))
 	s.amendAt(4*time.Minute, "down", domain.Change{CheckOut: domain.NewDate(2030, 12, 11)}, &a2, &e2)
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
@@ -252,7 +259,7 @@ func (s *BookingSuite) TestADuplicateOfThePriceIsRefundedEvenWhenItEqualsThePend
 	var answerErr error
 	s.amendAt(2*time.Minute, "a1", domain.Change{CheckOut: domain.NewDate(2030, 12, 16)}, &answer, &answerErr)
 	s.signal(3*time.Minute, workflows.SignalPayment, s.paid("pi_dup", 30000))
-	s.signal(4*time.Minute, workflows.SignalPayment, s.paid("pi_balance", 30000))
+	s.signal(4*time.Minute, workflows.SignalPayment, s.balancePaid("pi_balance", 30000, up.ID))
 
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 

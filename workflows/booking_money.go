@@ -68,7 +68,7 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 		counted("amount_mismatch")
 		return b.refundExtra(ctx, pay, IssueAmountMismatch, fmt.Sprintf("paid %d %s for a booking priced %d %s",
 			pay.Amount, pay.Currency, b.state.Booking.Price.Total, b.state.Booking.Price.Currency))
-	case b.pendingBalance(pay):
+	case b.pendingBalance(ev):
 		counted("pays_balance")
 		return b.payBalance(ctx, pay)
 	case st == domain.StatusExpired && unpaid && matches:
@@ -158,10 +158,24 @@ func (b *booking) refundStarted(ctx workflow.Context, stored domain.Booking, in 
 // refundBooking gives a REFUNDING booking's refund due back and marks it REFUNDED: the end of
 // the saga of a cancel, a late payment whose nights were sold, or a recovery.
 func (b *booking) refundBooking(ctx workflow.Context, s *Saga) error {
-	if s.Booking.RefundDue > 0 {
+	if s.Booking.RefundDue > 0 && b.state.Kept == nil && s.Parts == nil {
 		pay := domain.Payment{ID: s.Booking.PaymentID, Amount: s.Booking.Paid, Currency: s.Currency}
 		if err := b.refundFrom(ctx, s, pay, s.Booking.RefundDue); err != nil {
 			return err
+		}
+	} else if s.Booking.RefundDue > 0 {
+		// A balance was paid: the refund is drawn on each payment up to its own amount, once.
+		if s.Parts == nil {
+			s.Parts = b.drawRefund(s.Booking.RefundDue, s.Currency)
+		}
+		for _, part := range s.Parts {
+			step := s
+			if part.ID != s.Booking.PaymentID {
+				step = &Saga{ID: s.ID, Step: "refund-" + part.ID, Kind: sagaPart, Payment: part, Reason: s.Reason, FirstAttempt: 1}
+			}
+			if err := b.refundFrom(ctx, step, part, part.Amount); err != nil {
+				return err
+			}
 		}
 	}
 	var done domain.Booking
@@ -201,6 +215,9 @@ type Saga struct {
 	// Payment is the payment given back whole (sagaExtra), or the part of the booking's payment
 	// given back (sagaPart).
 	Payment domain.Payment
+	// Parts, for a booking paid in more than one payment (a balance), are what its refund draws
+	// on each (sagaRefund), decided once.
+	Parts []domain.Payment `json:",omitempty"`
 	Reason  string
 	// FirstAttempt is the refund attempt a run of the saga starts from (a recovery goes on
 	// after the attempts a lost saga made); Attempt, while it waits among its attempts, the one

@@ -81,6 +81,7 @@ func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, e
 		return false, err
 	}
 	b.state.Booking, b.departed = out.Booking, true
+	b.state.Pending = nil // the database lapsed it with the nights given back
 	b.state.Reason = "left early: the nights from " + out.Booking.CheckOut.String() + " are back on sale"
 	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut)
 	return true, b.publish(ctx)

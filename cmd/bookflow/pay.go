@@ -54,7 +54,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	key, balance, err := payKey(ctx, base, bearer, b)
+	key, balance, amendment, err := payKey(ctx, base, bearer, b)
 	if err != nil {
 		return err
 	}
@@ -78,8 +78,11 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	// (POST /api/v1/bookings/{id}/payment), now completed by the guest.
 	checkout, _ := payments.Fake{}.CreatePayment(ctx, payments.PaymentRequest{BookingID: bookingID, IdempotencyKey: key})
 	now := time.Now()
-	payload := payments.EventPayload(fmt.Sprintf("evt_dev_%x", now.UnixNano()), eventType,
-		payments.PaymentIntentObject(checkout.PaymentID, bookingID, *amount, *currency), now)
+	object := payments.PaymentIntentObject(checkout.PaymentID, bookingID, *amount, *currency)
+	if amendment != 0 {
+		object = payments.BalanceIntentObject(checkout.PaymentID, bookingID, amendment, *amount, *currency)
+	}
+	payload := payments.EventPayload(fmt.Sprintf("evt_dev_%x", now.UnixNano()), eventType, object, now)
 	secret := withDevSecrets(cfg).StripeWebhookSecret
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
 	req.Header.Set("Stripe-Signature", payments.SignWebhook(payload, secret, now))
@@ -125,32 +128,32 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 // payKey is the idempotency key of the payment the booking's checkout creates now, as the API
 // makes it (the fake provider derives the payment id from it), and the balance due when a
 // pending amendment waits for one: a hold's price (a new payment after each amendment), or the
-// balance.
-func payKey(ctx context.Context, base, bearer string, b domain.Booking) (string, int64, error) {
+// balance (and the amendment that asks for it).
+func payKey(ctx context.Context, base, bearer string, b domain.Booking) (key string, balance, amendment int64, _ error) {
 	if b.Status != domain.StatusHold && b.BalanceDue == 0 {
-		return payments.CheckoutKey(b.ID, 0), 0, nil
+		return payments.CheckoutKey(b.ID, 0), 0, 0, nil
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/staff/bookings/"+b.ID+"/amendments", nil)
 	req.Header.Set("Authorization", "Bearer "+bearer)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	defer res.Body.Close()
 	var list struct{ Amendments []domain.Amendment }
 	if err := json.NewDecoder(res.Body).Decode(&list); err != nil || res.StatusCode != http.StatusOK {
-		return "", 0, fmt.Errorf("look up the amendments of booking %s: status %d", b.ID, res.StatusCode)
+		return "", 0, 0, fmt.Errorf("look up the amendments of booking %s: status %d", b.ID, res.StatusCode)
 	}
 	var last int64
 	for _, a := range list.Amendments {
 		switch {
 		case a.Status == domain.AmendmentBalanceDue:
-			return payments.BalanceKey(b.ID, a.ID), a.Difference, nil
+			return payments.BalanceKey(b.ID, a.ID), a.Difference, a.ID, nil
 		case a.Status == domain.AmendmentApplied:
 			last = a.ID
 		}
 	}
-	return payments.CheckoutKey(b.ID, last), 0, nil
+	return payments.CheckoutKey(b.ID, last), 0, 0, nil
 }
 
 // payLookup reads a booking as staff.
