@@ -217,8 +217,8 @@ type Saga struct {
 	Payment domain.Payment
 	// Parts, for a booking paid in more than one payment (a balance), are what its refund draws
 	// on each (sagaRefund), decided once.
-	Parts []domain.Payment `json:",omitempty"`
-	Reason  string
+	Parts  []domain.Payment `json:",omitempty"`
+	Reason string
 	// FirstAttempt is the refund attempt a run of the saga starts from (a recovery goes on
 	// after the attempts a lost saga made); Attempt, while it waits among its attempts, the one
 	// it goes on from.
