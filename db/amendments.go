@@ -259,3 +259,33 @@ func lapsePending(ctx context.Context, tx pgx.Tx, bookingID string) error {
 		decided_at = now() WHERE booking_id = $1 AND status = 'BALANCE_DUE'`, bookingID)
 	return err
 }
+
+// AmendmentState is what a workflow taking a booking up again (its own is gone) needs of its
+// amendments: the one waiting for its balance (nil when none), the id of the last one, and, once
+// a balance was paid, the booking's payments by what of each may still be refunded (nil when it
+// has one payment).
+func (s *Store) AmendmentState(ctx context.Context, bookingID string) (pending *domain.Amendment, last int64, kept []domain.Payment, err error) {
+	if a, err := s.PendingAmendment(ctx, bookingID); err == nil {
+		pending = &a
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return nil, 0, nil, err
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM booking_amendments WHERE booking_id = $1`,
+		bookingID).Scan(&last); err != nil {
+		return nil, 0, nil, err
+	}
+	rows, err := s.pool.Query(ctx, `WITH kept AS (
+			SELECT b.payment_id AS id, 0 AS n FROM bookings b WHERE b.id = $1 AND b.payment_id IS NOT NULL
+			UNION ALL SELECT m.balance_payment_id, m.id FROM booking_amendments m
+			WHERE m.booking_id = $1 AND m.balance_payment_id IS NOT NULL)
+		SELECT k.id, p.amount - COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.payment_id = k.id AND f.status <> 'failed'), 0),
+			p.currency
+		FROM kept k JOIN payments p ON p.payment_id = k.id
+		WHERE EXISTS (SELECT 1 FROM booking_amendments m WHERE m.booking_id = $1 AND m.balance_payment_id IS NOT NULL)
+		ORDER BY k.n`, bookingID)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	kept, err = pgx.CollectRows(rows, pgx.RowToStructByPos[domain.Payment])
+	return pending, last, kept, err
+}

@@ -136,3 +136,41 @@ func TestTheDailyReportCountsBalancesAndAmendmentRefundsToTheCent(t *testing.T) 
 	assert.EqualValues(t, 70000, online["net"])
 	checkInvariants(t, sys)
 }
+
+// TestAResumedBookingKeepsItsPendingAmendmentAndRefundsEachPaymentWithinItsAmount: a booking paid,
+// amended up and its balance paid, then amended up again (waiting for a second balance), loses its
+// workflow. Resumed, the pending amendment still lapses at the end of its window, and a cancel
+// refunds the first payment and the balance each within its own amount.
+func TestAResumedBookingKeepsItsPendingAmendmentAndRefundsEachPaymentWithinItsAmount(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: 5 * time.Second})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-amend-resume", "double", domain.Stay{CheckIn: stay.CheckIn, CheckOut: stay.CheckOut.AddDays(1)}, 3)
+	id, total := holdRoom(t, sys, "h-amend-resume", "k1", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_first", "pi_first")
+	up := amendment(t, amend(t, sys, id, "a1", map[string]any{"checkOut": stay.CheckOut.AddDays(1)}))
+	require.Equal(t, "BALANCE_DUE", up["status"])
+	res := sys.Webhook(t, testsuite.BalancePaymentEvent("evt_balance", "pi_balance", id, int64(up["id"].(float64)), 10000, "EUR"),
+		time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	require.Eventually(t, func() bool { return staffView(t, sys, id).Body["paid"] == float64(total+10000) },
+		20*time.Second, 50*time.Millisecond)
+	again := amendment(t, amend(t, sys, id, "a2", map[string]any{"quantity": 2}))
+	require.Equal(t, "BALANCE_DUE", again["status"])
+	require.NoError(t, sys.Temporal.TerminateWorkflow(context.Background(), id, "", "an operator's mistake"))
+
+	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/resume", nil, map[string]any{"reason": "terminated by mistake"})
+	require.Equal(t, http.StatusAccepted, res.Status, res.Raw)
+	require.Eventually(t, func() bool {
+		list := amendments(t, sys, id)
+		return len(list) == 2 && list[1].(map[string]any)["status"] == "LAPSED"
+	}, 20*time.Second, 100*time.Millisecond, "the resumed workflow lapses the pending amendment when its window ends")
+	assert.Equal(t, 2, roomsLeft(t, sys, "h-amend-resume", "double", stay), "the second room went back")
+
+	require.Equal(t, http.StatusOK, cancel(t, sys, sys.Customer("guest"), id).Status)
+	awaitStatus(t, sys, id, "REFUNDED")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = 'pi_first' AND amount = $1 AND status = 'succeeded'`, total))
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = 'pi_balance' AND amount = 10000 AND status = 'succeeded'`))
+	checkInvariants(t, sys)
+}

@@ -101,7 +101,12 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	if !in.NoShowAt.After(now()) {
 		in.NoShowAt = time.Time{}
 	}
-	return in, nil
+	// An amendment waiting for its balance goes on waiting (or lapses at once, past its window);
+	// refunds are drawn on each payment a balance added.
+	st := &in.Resume.State
+	var err error
+	st.Pending, st.LastAmendment, st.Kept, err = store.AmendmentState(ctx, b.ID)
+	return in, err
 }
 
 // endedActive lists the bookings whose latest workflow run was terminated, failed or timed out:
