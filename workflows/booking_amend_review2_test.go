@@ -103,7 +103,8 @@ func (s *BookingSuite) queryStateNow() workflows.BookingState {
 	return st
 }
 
-// TestARefundDrawnOnTwoPaymentsRetriedByAnOperatorDoesNotRefundTheFirstPartAgainUnderANewKey:
+// TestARefundDrawnOnTwoPaymentsRetriedByAnOperatorDoesNotRefundTheFirstPartAgainUnderANewKey (passes:
+// a check of what is right):
 // the refund of pi_balance succeeds; pi_1's is declined until stuck. An operator retries: the
 // saga runs refundBooking again, which asks pi_balance again. It must be under the key that
 // already succeeded (the provider answers it from its record), never a new request.
