@@ -1,0 +1,73 @@
+package worker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/mocks"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+	"github.com/bookflow/bookflow/worker"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// resumedWith resumes booking b through a client that only records the workflow's input.
+func resumedWith(t *testing.T, store *db.Store, b domain.Booking) workflows.BookingInput {
+	t.Helper()
+	c := &mocks.Client{}
+	var in workflows.BookingInput
+	c.On("ExecuteWorkflow", mock.Anything, mock.Anything, workflows.BookingWorkflowName, mock.Anything).Return(
+		func(_ context.Context, _ client.StartWorkflowOptions, _ any, args ...any) (client.WorkflowRun, error) {
+			in = args[0].(workflows.BookingInput)
+			return nil, nil
+		})
+	require.NoError(t, worker.ResumeBooking(context.Background(), c, store, b, "resumed by the review", worker.ResumeOptions{
+		Now: func() time.Time { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC) }}))
+	require.NotNil(t, in.Resume)
+	return in
+}
+
+// TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments: ResumeBooking starts the
+// workflow of a booking whose own is gone "as a run continued as new would". A run continued
+// as new hands over the amendment waiting for its balance (Pending), the last amendment taken
+// and what each payment may still give back (Kept); the resumed one is handed the booking alone.
+// Resumed while an amendment waits, the balance payment is refunded as a second payment and the
+// amendment never lapses (its added night stays held); resumed after a balance was paid, a
+// cancel asks the first payment for all of it, beyond its amount.
+func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	dec10 := domain.NewDate(2030, 12, 10)
+	d.SetInventory(t, "h1", "double", dec10, dec10.AddDays(4), 5)
+	req := domain.HoldRequest{CustomerID: "g1", HotelID: "h1", RoomTypeID: "double",
+		Stay: domain.Stay{CheckIn: dec10, CheckOut: dec10.AddDays(3)}, Quantity: 1}
+	b, err := d.Store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID([]byte("resume-review"), "g1", "g1", "k"),
+		IdempotencyKey: "k", Request: req, CreatedBy: "g1", HoldTTL: 10 * time.Minute})
+	require.NoError(t, err)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
+	require.NoError(t, err)
+	a, b, err := d.Store.Amend(ctx, db.AmendParams{BookingID: b.ID, IdempotencyKey: "a1", Actor: "g1", BalanceWindow: time.Hour,
+		Change: domain.Change{CheckOut: dec10.AddDays(4)}, RefundOf: func(domain.Booking, int64) int64 { return 0 }})
+	require.NoError(t, err)
+	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
+
+	pending := resumedWith(t, d.Store, b).Resume.State
+	if assert.NotNil(t, pending.Pending, "the amendment waiting for its balance is the resumed workflow's to settle or lapse") {
+		assert.Equal(t, a.ID, pending.Pending.ID)
+	}
+
+	_, b, err = d.Store.SettleAmendment(ctx, b.ID, a.ID, domain.Payment{ID: "pi_balance", Amount: a.Difference, Currency: "EUR"})
+	require.NoError(t, err)
+	settled := resumedWith(t, d.Store, b).Resume.State
+	assert.Equal(t, a.ID, settled.LastAmendment, "a client's retry of the amendment is not taken again")
+	assert.Equal(t, []domain.Payment{{ID: "pi_1", Amount: 30000, Currency: "EUR"}, {ID: "pi_balance", Amount: 10000, Currency: "EUR"}},
+		settled.Kept, "a cancel's refund is drawn on each payment up to its own amount")
+}
