@@ -69,6 +69,7 @@ func classifyAmend(err error) error {
 		err  error
 		name string
 	}{{db.ErrBalanceDue, ErrTypeBalanceDue}, {db.ErrNotAmendable, ErrTypeNotAmendable}, {db.ErrStayStarted, ErrTypeStayStarted},
+		{db.ErrAlreadyOrdered, ErrTypeAlreadyOrdered},
 		{domain.ErrIdempotencyMismatch, ErrTypeIdempotencyMismatch}} {
 		if errors.Is(err, t.err) {
 			return temporal.NewNonRetryableApplicationError(err.Error(), t.name, err)

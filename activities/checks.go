@@ -285,6 +285,9 @@ type RefundToResume struct {
 	// FirstAttempt is the refund attempt to go on from: the lost saga's last one when its
 	// outcome is open or succeeded (resumed under its key), the next one when it failed.
 	FirstAttempt int
+	// Kept, once a balance was paid, are the booking's payments by what of each its refund may
+	// draw on, as its workflow kept them (see db.Store.AmendmentState).
+	Kept []domain.Payment `json:",omitempty"`
 }
 
 // LoadRefund loads a booking whose refund a recovery resumes, with its payment's currency and
@@ -299,9 +302,13 @@ func (a *Checks) LoadRefund(ctx context.Context, bookingID string) (RefundToResu
 		return RefundToResume{}, err
 	}
 	last, status, err := a.Store.LastRefundAttempt(ctx, bookingID, "refund")
+	if err != nil {
+		return RefundToResume{}, err
+	}
 	next := max(last, 1)
 	if status == RefundFailed {
 		next = last + 1
 	}
-	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: next}, err
+	_, _, kept, err := a.Store.AmendmentState(ctx, bookingID)
+	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: next, Kept: kept}, err
 }

@@ -104,6 +104,11 @@ func (s *Server) amendBooking(who amender) echo.HandlerFunc {
 		}
 		answer, err := s.askAmend(c, b.ID, workflows.AmendRequest{IdempotencyKey: key, Change: change, Actor: principal(c).Subject})
 		if err != nil {
+			// A retry that raced its first attempt (refused as changing nothing, now that the
+			// first was carried out) has the first one's outcome.
+			if done, lookErr := s.store.AmendmentByKey(c.Request().Context(), b.ID, key); lookErr == nil {
+				return s.answerAmendment(c, who, done, change)
+			}
 			return err
 		}
 		return s.answerAmendment(c, who, answer.Amendment, change)

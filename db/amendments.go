@@ -270,22 +270,53 @@ func (s *Store) AmendmentState(ctx context.Context, bookingID string) (pending *
 	} else if !errors.Is(err, domain.ErrNotFound) {
 		return nil, 0, nil, err
 	}
-	if err := s.pool.QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM booking_amendments WHERE booking_id = $1`,
-		bookingID).Scan(&last); err != nil {
-		return nil, 0, nil, err
-	}
-	rows, err := s.pool.Query(ctx, `WITH kept AS (
-			SELECT b.payment_id AS id, 0 AS n FROM bookings b WHERE b.id = $1 AND b.payment_id IS NOT NULL
-			UNION ALL SELECT m.balance_payment_id, m.id FROM booking_amendments m
-			WHERE m.booking_id = $1 AND m.balance_payment_id IS NOT NULL)
-		SELECT k.id, p.amount - COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.payment_id = k.id AND f.status <> 'failed'), 0),
-			p.currency
-		FROM kept k JOIN payments p ON p.payment_id = k.id
-		WHERE EXISTS (SELECT 1 FROM booking_amendments m WHERE m.booking_id = $1 AND m.balance_payment_id IS NOT NULL)
-		ORDER BY k.n`, bookingID)
+	b, err := s.GetBooking(ctx, bookingID)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	kept, err = pgx.CollectRows(rows, pgx.RowToStructByPos[domain.Payment])
+	list, err := s.Amendments(ctx, bookingID)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	for _, a := range list {
+		last = max(last, a.ID)
+	}
+	kept = keptPayments(b, list)
 	return pending, last, kept, err
+}
+
+// keptPayments replays, in order, what b's workflow keeps of its payments (see the booking
+// workflow's drawRefund): nothing until a balance is paid; then the first payment at what it
+// held then and each balance at its amount, a later amendment's refund drawn newest first.
+func keptPayments(b domain.Booking, list []domain.Amendment) []domain.Payment {
+	first := b.Paid // what the first payment brought, less the refunds of amendments before any balance
+	for _, a := range list {
+		if a.Status == domain.AmendmentApplied {
+			first += a.Refund
+			if a.BalancePaymentID != "" {
+				first -= a.Difference
+			}
+		}
+	}
+	var kept []domain.Payment
+	for _, a := range list {
+		switch {
+		case a.Status != domain.AmendmentApplied:
+		case a.BalancePaymentID != "":
+			if kept == nil {
+				kept = []domain.Payment{{ID: b.PaymentID, Amount: first, Currency: a.Currency}}
+			}
+			kept = append(kept, domain.Payment{ID: a.BalancePaymentID, Amount: a.Difference, Currency: a.Currency})
+		case kept == nil:
+			first -= a.Refund
+		default:
+			left := a.Refund
+			for i := len(kept) - 1; i >= 0 && left > 0; i-- {
+				take := min(left, kept[i].Amount)
+				kept[i].Amount -= take
+				left -= take
+			}
+		}
+	}
+	return kept
 }

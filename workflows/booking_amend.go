@@ -36,8 +36,9 @@ type AmendAnswer struct {
 const versionAmendments = "amendments"
 
 // validateAmend rejects an amendment the booking cannot take, before it is stored in history:
-// a supplier's booking, a booking that is not held or confirmed (or is past
-// its stay), one whose earlier amendment waits for its balance, and a change that changes nothing.
+// a supplier's booking, a booking that is not held or confirmed (or is past its stay), and a
+// change that changes nothing. While an amendment waits for its balance the database answers
+// (its retry under the same key is answered with it; any other is balance_due).
 func (b *booking) validateAmend(req AmendRequest) error {
 	switch {
 	case b.in.SupplierID != "":
@@ -49,7 +50,7 @@ func (b *booking) validateAmend(req AmendRequest) error {
 	case !amendable(b.status()) || b.stayOver:
 		return notAmendable(fmt.Sprintf("booking %s is %s", b.in.BookingID, b.status()))
 	case b.state.Pending != nil:
-		return temporal.NewApplicationError("an earlier amendment waits for its balance", ErrTypeBalanceDue)
+		return nil // the database answers: a retry of the pending amendment under its key, or balance_due
 	case req.Change.Apply(domain.UnitsOf(b.state.Booking)).Equal(domain.UnitsOf(b.state.Booking)):
 		return b.noChange("the amendment changes nothing")
 	}
@@ -84,12 +85,8 @@ func (b *booking) requestAmend(ctx workflow.Context, req AmendRequest) (AmendAns
 // state is the update's answer (cmd.refusal), not the workflow's failure.
 func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 	_ = workflow.GetVersion(ctx, versionAmendments, workflow.DefaultVersion, 1)
-	switch {
-	case !amendable(b.status()) || b.stayOver:
+	if !amendable(b.status()) || b.stayOver {
 		cmd.refusal = notAmendable(fmt.Sprintf("booking %s is %s", b.in.BookingID, b.status()))
-		return nil
-	case b.state.Pending != nil:
-		cmd.refusal = temporal.NewApplicationError("an earlier amendment waits for its balance", ErrTypeBalanceDue)
 		return nil
 	}
 	var out activities.AmendOutcome
@@ -162,6 +159,12 @@ func (b *booking) payBalance(ctx workflow.Context, pay domain.Payment) error {
 	var out activities.AmendOutcome
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.SettleAmendment, activities.SettleAmendmentInput{
 		BookingID: b.in.BookingID, AmendmentID: b.state.Pending.ID, Payment: pay}).Get(ctx, &out)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == ErrTypeAlreadyOrdered {
+		// The customer ordered the new first slot meanwhile: the amendment cannot be applied and
+		// lapses at its time, as it would unpaid; this payment goes back.
+		return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a balance payment for an amendment onto a slot the customer has ordered since")
+	}
 	if conflict(err) {
 		b.state.Pending = nil
 		return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a balance payment for an amendment that no longer waits for it")

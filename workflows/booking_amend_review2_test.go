@@ -149,7 +149,9 @@ func (s *BookingSuite) TestARecoveredRefundOfABookingWithABalancePaymentRefundsN
 	refunding := s.fourNights(domain.StatusRefunding)
 	refunding.RefundDue = 40000
 	s.env.OnActivity(checks.LoadRefund, mock.Anything, s.input.BookingID).Return(
-		activities.RefundToResume{Booking: refunding, Currency: "EUR", FirstAttempt: 1}, nil).Once()
+		activities.RefundToResume{Booking: refunding, Currency: "EUR", FirstAttempt: 1,
+			Kept: []domain.Payment{{ID: "pi_1", Amount: 30000, Currency: "EUR"}, {ID: "pi_balance", Amount: 10000, Currency: "EUR"}}},
+		nil).Once() // as LoadRefund finds them (db.Store.AmendmentState)
 	s.expectFinishRefund()
 	var refunds refundLog
 	s.expectRefunds(&refunds, activities.RefundSucceeded)
@@ -163,15 +165,18 @@ func (s *BookingSuite) TestARecoveredRefundOfABookingWithABalancePaymentRefundsN
 
 // TestABookingResumedWhileItsAmendmentWaitsForItsBalanceTakesTheBalancePayment: the booking's
 // workflow is gone while an amendment waits for its balance (the database holds the added night
-// beside the booking's, BALANCE_DUE). ResumeBooking starts the workflow with the booking alone
-// (worker/resume.go resumeInput: no Pending, no LastAmendment, no Kept). The balance payment,
-// made by the checkout for amendment 7, is then refunded as a second payment, and the pending
-// amendment is never lapsed: its added night stays held until someone notices.
+// beside the booking's, BALANCE_DUE). ResumeBooking starts the workflow with the amendment
+// waiting: the balance payment, made by the checkout for amendment 7, settles it (before
+// resumeInput handed it over, the payment was refunded as a second one and the amendment never
+// lapsed).
 func (s *BookingSuite) TestABookingResumedWhileItsAmendmentWaitsForItsBalanceTakesTheBalancePayment() {
 	b := s.stored(domain.StatusConfirmed)
 	b.PaymentID, b.Paid, b.BalanceDue, b.BalanceDueBy = "pi_1", 30000, 10000, s.start.Add(10*time.Minute)
 	in := s.input
-	in.Resume = &workflows.Resume{State: workflows.BookingState{Booking: b, Reason: "resumed"}} // as resumeInput builds it
+	pending := &domain.Amendment{ID: 7, BookingID: b.ID, Status: domain.AmendmentBalanceDue, Difference: 10000,
+		Currency: "EUR", DueBy: b.BalanceDueBy}
+	in.Resume = &workflows.Resume{State: workflows.BookingState{Booking: b, Reason: "resumed", Pending: pending,
+		LastAmendment: 7}} // as resumeInput builds it (worker.TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments)
 	var settled []string
 	s.env.OnActivity(s.acts.SettleAmendment, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.SettleAmendmentInput) (activities.AmendOutcome, error) {
@@ -180,7 +185,11 @@ func (s *BookingSuite) TestABookingResumedWhileItsAmendmentWaitsForItsBalanceTak
 				Booking: s.fourNights(domain.StatusConfirmed)}, nil
 		}).Maybe()
 	var refunds refundLog
-	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	s.env.OnActivity(s.money.RequestRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RefundInput) (activities.RefundOutcome, error) {
+			refunds.inputs = append(refunds.inputs, in)
+			return activities.RefundOutcome{Status: activities.RefundSucceeded}, nil
+		}).Maybe()
 	s.signal(time.Minute, workflows.SignalPayment, s.balancePaid("pi_balance", 10000, 7))
 	after := s.queryState(2 * time.Minute)
 
@@ -206,7 +215,7 @@ func (s *BookingSuite) TestABalanceSettlementTheOneOrderPerSlotIndexRefusesStill
 	pending := s.expectBalanceDue(2 * time.Minute)
 	s.env.OnActivity(s.acts.SettleAmendment, mock.Anything, mock.Anything).Return(activities.AmendOutcome{},
 		temporal.NewNonRetryableApplicationError("the customer already has an active order for this slot: amendment 7",
-			activities.ErrTypeConflict, nil)).Once()
+			activities.ErrTypeAlreadyOrdered, nil)).Once() // as activities.SettleAmendment classifies db.ErrAlreadyOrdered
 	var lapsed []int64
 	s.env.OnActivity(s.acts.LapseAmendment, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.LapseAmendmentInput) (activities.AmendOutcome, error) {

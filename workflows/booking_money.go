@@ -164,18 +164,17 @@ func (b *booking) refundBooking(ctx workflow.Context, s *Saga) error {
 			return err
 		}
 	} else if s.Booking.RefundDue > 0 {
-		// A balance was paid: the refund is drawn on each payment up to its own amount, once.
+		// A balance was paid: the refund is drawn on each payment up to its own amount, decided
+		// once, one payment after the other (Part says which; a saga handed over goes on there).
 		if s.Parts == nil {
 			s.Parts = b.drawRefund(s.Booking.RefundDue, s.Currency)
 		}
-		for _, part := range s.Parts {
-			step := s
-			if part.ID != s.Booking.PaymentID {
-				step = &Saga{ID: s.ID, Step: "refund-" + part.ID, Kind: sagaPart, Payment: part, Reason: s.Reason, FirstAttempt: 1}
-			}
-			if err := b.refundFrom(ctx, step, part, part.Amount); err != nil {
+		for s.Part < len(s.Parts) {
+			part := s.Parts[s.Part]
+			if err := b.refundFrom(ctx, s, part, part.Amount); err != nil {
 				return err
 			}
+			s.Part, s.FirstAttempt, s.Attempt = s.Part+1, 1, 0 // the next payment's refund is a new request
 		}
 	}
 	var done domain.Booking
@@ -216,8 +215,9 @@ type Saga struct {
 	// given back (sagaPart).
 	Payment domain.Payment
 	// Parts, for a booking paid in more than one payment (a balance), are what its refund draws
-	// on each (sagaRefund), decided once.
+	// on each (sagaRefund), decided once; Part is the one being refunded.
 	Parts  []domain.Payment `json:",omitempty"`
+	Part   int              `json:",omitempty"`
 	Reason string
 	// FirstAttempt is the refund attempt a run of the saga starts from (a recovery goes on
 	// after the attempts a lost saga made); Attempt, while it waits among its attempts, the one
@@ -236,6 +236,9 @@ type Saga struct {
 func (s *Saga) refundStep() string {
 	if s.Kind == sagaExtra || s.Kind == sagaPart {
 		return s.Step
+	}
+	if s.Part < len(s.Parts) && s.Parts[s.Part].ID != s.Booking.PaymentID {
+		return sagaRefund + "-" + s.Parts[s.Part].ID // a balance payment's share of the refund
 	}
 	return sagaRefund
 }

@@ -61,7 +61,7 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 	if err := workflow.ExecuteActivity(dbActivity(ctx), checks.LoadRefund, bookingID).Get(ctx, &found); err != nil {
 		return b.state, err
 	}
-	b.state.Booking = found.Booking
+	b.state.Booking, b.state.Kept = found.Booking, found.Kept
 	b.counted = found.Booking.Status // counted by the booking's own workflow
 	if found.Booking.Status != domain.StatusRefunding {
 		b.logger.Info("Nothing to recover", "status", found.Booking.Status)
