@@ -123,9 +123,21 @@ func (s *Store) SettleAmendment(ctx context.Context, bookingID string, amendment
 // pay, and writes what it holds afterwards: the stay, or the order's lines (whose first slot the
 // customer may have ordered again meanwhile: a conflict, nothing changed).
 func applySettled(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Amendment, pay domain.Payment) error {
+	// Judged again now: the stay or a line may have begun while the balance waited.
+	var now, today time.Time
+	if err := tx.QueryRow(ctx, `SELECT now() AT TIME ZONE 'UTC', (now() AT TIME ZONE $1)::date`, b.TimeZone).Scan(&now, &today); err != nil {
+		return err
+	}
 	if b.VenueID != "" {
 		target, err := resolveOrderLines(ctx, tx, b.VenueID, a.After.Lines)
 		if err != nil {
+			return err
+		}
+		old, err := resolveOrderLines(ctx, tx, b.VenueID, a.Before.Lines)
+		if err != nil {
+			return err
+		}
+		if err := checkOrderChange(old, target, now.UTC()); err != nil {
 			return err
 		}
 		want := plainLines(target)
@@ -137,6 +149,9 @@ func applySettled(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Am
 		if pgCode(err) == codeUniqueViolation {
 			return fmt.Errorf("%w: amendment %d of booking %s", ErrAlreadyOrdered, a.ID, b.ID)
 		}
+		return err
+	}
+	if err := checkBegunStay(a.Before, a.After, domain.DateOf(today, time.UTC)); err != nil {
 		return err
 	}
 	resource, err := roomTypeResource(ctx, tx, b.HotelID, a.After.RoomTypeID)

@@ -160,14 +160,15 @@ func (b *booking) payBalance(ctx workflow.Context, pay domain.Payment) error {
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.SettleAmendment, activities.SettleAmendmentInput{
 		BookingID: b.in.BookingID, AmendmentID: b.state.Pending.ID, Payment: pay}).Get(ctx, &out)
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == ErrTypeAlreadyOrdered {
-		// The customer ordered the new first slot meanwhile: the amendment cannot be applied and
-		// lapses at its time, as it would unpaid; this payment goes back.
-		return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a balance payment for an amendment onto a slot the customer has ordered since")
-	}
-	if conflict(err) {
+	switch {
+	case conflict(err):
 		b.state.Pending = nil
 		return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a balance payment for an amendment that no longer waits for it")
+	case errors.As(err, &appErr) && appErr.NonRetryable():
+		// It cannot be applied now (the customer ordered the new first slot meanwhile, the stay or
+		// a line has begun): it lapses at its time, as it would unpaid; this payment goes back.
+		return b.refundExtra(ctx, pay, IssueDuplicatePayment, "a balance payment for an amendment that cannot be applied now: "+
+			appErr.Message())
 	}
 	if err != nil {
 		return err
