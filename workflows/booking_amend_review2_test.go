@@ -75,7 +75,7 @@ func (s *BookingSuite) TestARefundOfTheBalancePaymentStuckAndHandedOverStillRefu
 
 	next := s.continuedWith()
 	s.Require().Len(next.Resume.Sagas, 1, "the stuck refund is handed over")
-	s.Equal(map[string]int64{"pi_balance": 30000}, refundedFrom(first), "three declined attempts of pi_balance's 100.00")
+	s.Equal(map[string]int64{"pi_balance": 30000}, refundedFrom(&first), "three declined attempts of pi_balance's 100.00")
 
 	s.nextRun()
 	var refunds refundLog
@@ -88,7 +88,7 @@ func (s *BookingSuite) TestARefundOfTheBalancePaymentStuckAndHandedOverStillRefu
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, next)
 
 	s.NoError(retryErr)
-	s.Equal(map[string]int64{"pi_balance": 10000, "pi_1": 30000}, refundedFrom(refunds),
+	s.Equal(map[string]int64{"pi_balance": 10000, "pi_1": 30000}, refundedFrom(&refunds),
 		"the retry goes on with the rest of the booking's refund (handed over: kind %q)", next.Resume.Sagas[0].Kind)
 	st := s.queryStateNow()
 	s.Equal(domain.StatusRefunded, st.Booking.Status, "the booking's refund finishes")
@@ -158,7 +158,7 @@ func (s *BookingSuite) TestARecoveredRefundOfABookingWithABalancePaymentRefundsN
 
 	s.env.ExecuteWorkflow(workflows.RecoverRefundWorkflowName, s.input.BookingID)
 
-	by := refundedFrom(refunds)
+	by := refundedFrom(&refunds)
 	s.LessOrEqual(by["pi_1"], int64(30000), "pi_1 was a payment of 300.00: refunds asked of it %v", by)
 	s.Equal(int64(40000), by["pi_1"]+by["pi_balance"])
 }
@@ -235,7 +235,7 @@ func (s *BookingSuite) TestABalanceSettlementTheOneOrderPerSlotIndexRefusesStill
 	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
 
 	s.NoError(answerErr)
-	s.Equal(map[string]int64{"pi_balance": 10000}, refundedFrom(refunds), "the refused balance goes back")
+	s.Equal(map[string]int64{"pi_balance": 10000}, refundedFrom(&refunds), "the refused balance goes back")
 	s.Equal([]int64{pending.ID}, lapsed, "the amendment the database still has waiting is lapsed by its window; Pending during: %v", during.Pending)
 }
 

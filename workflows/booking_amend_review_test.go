@@ -23,7 +23,7 @@ func (s *BookingSuite) balancePaid(pi string, amount, amendment int64) domain.Pa
 	return ev
 }
 
-func refundedFrom(log refundLog) map[string]int64 {
+func refundedFrom(log *refundLog) map[string]int64 {
 	out := map[string]int64{}
 	for _, in := range log.inputs {
 		out[in.PaymentID] += in.Amount
@@ -63,7 +63,7 @@ func (s *BookingSuite) TestAnAmendmentWhoseAnswerWasLostIsStillTakenWhenItsRetry
 	s.Equal(domain.AmendmentApplied, answer.Amendment.Status)
 	s.Equal(int64(20000), after.Booking.Price.Total, "the workflow holds the booking as the database amended it")
 	s.Equal(domain.NewDate(2030, 12, 12), after.Booking.CheckOut)
-	s.Equal(map[string]int64{"pi_1": 10000}, refundedFrom(refunds), "the fall in price the database took off paid goes back")
+	s.Equal(map[string]int64{"pi_1": 10000}, refundedFrom(&refunds), "the fall in price the database took off paid goes back")
 }
 
 // TestAPendingAmendmentWhoseAnswerWasLostStillLapsesWhenItsWindowEnds: as above, for a paid
@@ -140,7 +140,7 @@ func (s *BookingSuite) TestACancelAfterABalancePaymentRefundsNoPaymentBeyondItsA
 
 	s.NoError(answerErr)
 	s.NoError(cancelErr)
-	by := refundedFrom(refunds)
+	by := refundedFrom(&refunds)
 	s.LessOrEqual(by["pi_1"], int64(30000), "pi_1 was a payment of 300.00: refunds asked of it %v", by)
 	s.Equal(int64(40000), by["pi_1"]+by["pi_balance"], "all that was paid goes back")
 }
@@ -189,7 +189,7 @@ func (s *BookingSuite) TestAnAmendmentDownAfterABalancePaymentRefundsNoPaymentBe
 
 	s.NoError(e1)
 	s.NoError(e2)
-	by := refundedFrom(refunds)
+	by := refundedFrom(&refunds)
 	s.LessOrEqual(by["pi_1"], int64(30000), "pi_1 was a payment of 300.00: refunds asked of it %v", by)
 	s.Equal(int64(50000), by["pi_1"]+by["pi_balance"])
 }
@@ -265,7 +265,7 @@ func (s *BookingSuite) TestADuplicateOfThePriceIsRefundedEvenWhenItEqualsThePend
 
 	s.NoError(answerErr)
 	s.Equal([]string{"pi_balance"}, settled, "the balance is paid by the payment made for it")
-	s.Equal(map[string]int64{"pi_dup": 30000}, refundedFrom(refunds), "the duplicate goes back")
+	s.Equal(map[string]int64{"pi_dup": 30000}, refundedFrom(&refunds), "the duplicate goes back")
 }
 
 // TestABalancePaidJustAfterTheOldStayEndedKeepsTheExtendedStay: on its last day a stay is

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/stretchr/testify/mock"
@@ -36,6 +37,7 @@ func (s *BookingSuite) expectConfirmPaid(confirmed *[]domain.Payment) {
 
 // refundLog records every refund attempt and answers with the outcomes given, in order.
 type refundLog struct {
+	mu     sync.Mutex // refund sagas run side by side: their attempts may be logged at once
 	inputs []activities.RefundInput
 	at     []time.Duration
 }
@@ -43,6 +45,8 @@ type refundLog struct {
 func (s *BookingSuite) expectRefunds(log *refundLog, outcomes ...string) {
 	s.env.OnActivity(s.money.RequestRefund, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RefundInput) (activities.RefundOutcome, error) {
+			log.mu.Lock()
+			defer log.mu.Unlock()
 			log.inputs = append(log.inputs, in)
 			log.at = append(log.at, s.env.Now().Sub(s.start))
 			status := outcomes[min(len(log.inputs), len(outcomes))-1]
