@@ -152,7 +152,7 @@ func (a *Reconciliation) list(ctx context.Context, since time.Time) ([]payments.
 func (a *Reconciliation) reconcile(ctx context.Context, p payments.PaymentRecord, settle time.Duration, report *ReconcileReport) error {
 	payload, _ := json.Marshal(map[string]any{"source": "reconciliation", "payment": p})
 	ev := domain.PaymentEvent{EventID: db.ReconcileEventID(p.ID), Type: "payment_intent.succeeded", BookingID: p.BookingID,
-		PaymentID: p.ID, Succeeded: true, Amount: p.Amount, Currency: p.Currency}
+		PaymentID: p.ID, Succeeded: true, Amount: p.Amount, Currency: p.Currency, AmendmentID: p.AmendmentID}
 	if problem := unprocessable(p); problem != "" {
 		kept, err := a.Store.UnprocessablePaymentKept(ctx, p.ID)
 		if err != nil || kept {

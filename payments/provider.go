@@ -83,6 +83,7 @@ type PaymentRecord struct {
 	Amount      int64  // what was received
 	Currency    string // upper case
 	SucceededAt time.Time
+	AmendmentID int64 // the amendment whose balance it pays, from its metadata (0: none)
 }
 
 // PaymentLister lists the provider's payments, for the daily reconciliation.
@@ -221,8 +222,9 @@ func (s *Stripe) SucceededPayments(ctx context.Context, since time.Time) ([]Paym
 			continue
 		}
 		seen[pi.ID] = true
+		amendment, _ := strconv.ParseInt(pi.Metadata["amendmentId"], 10, 64)
 		out = append(out, PaymentRecord{ID: pi.ID, BookingID: pi.Metadata["bookingId"], Amount: pi.AmountReceived,
-			Currency: strings.ToUpper(pi.Currency), SucceededAt: time.Unix(ev.Created, 0)})
+			Currency: strings.ToUpper(pi.Currency), SucceededAt: time.Unix(ev.Created, 0), AmendmentID: amendment})
 	}
 	return out, nil
 }

@@ -26,6 +26,10 @@ func TestParsePaymentEvents(t *testing.T) {
 	assert.Equal(t, domain.PaymentEvent{EventID: "evt_1", Type: "payment_intent.succeeded", BookingID: "booking-a:k",
 		PaymentID: "pi_1", Succeeded: true, Amount: 30000, Currency: "EUR"}, ev)
 
+	ev, err = parse(t, "payment_intent.succeeded", payments.BalanceIntentObject("pi_3", "booking-a:k", 7, 10000, "EUR"), time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, int64(7), ev.AmendmentID, "a balance's payment names its amendment")
+
 	failed := payments.PaymentIntentObject("pi_2", "booking-a:k", 30000, "eur")
 	failed["last_payment_error"] = map[string]any{"message": "card declined"}
 	ev, err = parse(t, "payment_intent.payment_failed", failed, time.Now())
