@@ -31,6 +31,9 @@ type AmendOutcome struct {
 	Amendment domain.Amendment
 	Booking   domain.Booking
 	NoShowAt  time.Time `json:",omitzero"`
+	// OldSupplierRef is the supplier hold a supplier's booking has just left for its amendment's
+	// new one: for the supplier to cancel.
+	OldSupplierRef string `json:",omitempty"`
 }
 
 // Amend changes what a booking holds in one transaction: at once, or, for a paid booking that
@@ -40,19 +43,27 @@ type AmendOutcome struct {
 // earlier attempt, whose answer was lost, or a client's retry) is answered as stored: the
 // workflow tells which by its id.
 func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, error) {
-	var loc *time.Location
+	quote, err := a.supplierQuote(ctx, in.BookingID, in.Change)
+	if err != nil {
+		return AmendOutcome{}, err
+	}
 	am, b, err := a.Store.Amend(ctx, db.AmendParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey,
-		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow,
-		RefundOf: func(b domain.Booking, fallsBy int64) int64 {
-			if loc, _ = time.LoadLocation(b.TimeZone); loc == nil {
-				return 0 // never reached: the hotel's zone was checked when it was stored
-			}
-			return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, in.At)
-		}})
+		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow, RefundOf: refundOf(in.At), SupplierPrice: quote})
 	if err != nil {
 		return AmendOutcome{}, classifyAmend(err)
 	}
 	return a.amended(ctx, am, b)
+}
+
+// refundOf is what a booking's policy gives back of a fall in its price, judged at at.
+func refundOf(at time.Time) func(domain.Booking, int64) int64 {
+	return func(b domain.Booking, fallsBy int64) int64 {
+		loc, err := time.LoadLocation(b.TimeZone)
+		if err != nil {
+			return 0 // never reached: the hotel's zone was checked when it was stored
+		}
+		return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, at)
+	}
 }
 
 // Application error types of an amendment the booking's state refuses; nothing changed.
@@ -107,11 +118,19 @@ type SettleAmendmentInput struct {
 
 // SettleAmendment applies an amendment whose balance was paid (db.Store.SettleAmendment).
 func (a *Bookings) SettleAmendment(ctx context.Context, in SettleAmendmentInput) (AmendOutcome, error) {
+	refs, err := a.Store.SupplierRefs(ctx, in.BookingID) // the booking's own hold first
+	if err != nil {
+		return AmendOutcome{}, classify(err)
+	}
 	am, b, err := a.Store.SettleAmendment(db.WithActor(ctx, db.ActorBalancePayment), in.BookingID, in.AmendmentID, in.Payment)
 	if err != nil {
 		return AmendOutcome{}, classifyAmend(err)
 	}
-	return a.amended(ctx, am, b)
+	out, err := a.amended(ctx, am, b)
+	if am.SupplierHoldRef != "" && refs[0] != am.SupplierHoldRef {
+		out.OldSupplierRef = refs[0]
+	}
+	return out, err
 }
 
 // LapseAmendmentInput ends an amendment whose balance was not paid in time.

@@ -134,12 +134,19 @@ func (a *Suppliers) CancelWithSupplier(ctx context.Context, bookingID string) er
 		return err
 	}
 	if sup.Endpoint != "" {
-		err = a.Client.Cancel(ctx, sup.Endpoint, bookingID)
-		if errors.Is(err, suppliers.ErrRefused) {
-			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSupplierRefused, err)
-		}
+		// Its own hold, and any an amendment made (see db.Store.SupplierRefs).
+		refs, err := a.Store.SupplierRefs(ctx, bookingID)
 		if err != nil {
-			return err
+			return classify(err)
+		}
+		for _, ref := range refs {
+			err = a.Client.Cancel(ctx, sup.Endpoint, ref)
+			if errors.Is(err, suppliers.ErrRefused) {
+				return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSupplierRefused, err)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return a.Store.MarkSupplierTold(ctx, bookingID)

@@ -24,6 +24,9 @@ type AmendParams struct {
 	RefundOf func(b domain.Booking, fallsBy int64) int64
 	// DryRun quotes the amendment: everything is judged as it would be, then rolled back.
 	DryRun bool
+	// SupplierPrice is a direct_connect supplier's quote for the new stay (nil: it has no rooms
+	// for it); such a supplier holds the rooms, so its quote is the price.
+	SupplierPrice *domain.Price
 }
 
 // Errors of an amendment the booking's state refuses.
@@ -117,14 +120,14 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 	to := p.Change.Apply(from)
 	a = domain.Amendment{BookingID: b.ID, Requested: p.Change, Before: from, After: to, PriceBefore: b.Price,
 		Currency: b.Price.Currency, Actor: p.Actor, Fingerprint: p.Change.Fingerprint(), IdempotencyKey: p.IdempotencyKey}
-	var paidHere, elsewhere bool
+	var paidHere, held bool
 	var today time.Time
 	var pending int
-	if err := tx.QueryRow(ctx, `SELECT b.payment_id IS NOT NULL, b.supplier_id IS NOT NULL OR b.supplier_held,
+	if err := tx.QueryRow(ctx, `SELECT b.payment_id IS NOT NULL, b.supplier_held,
 			(now() AT TIME ZONE h.time_zone)::date,
-			(SELECT count(*) FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE')
+			(SELECT count(*) FROM booking_amendments m WHERE m.booking_id = b.id AND m.status IN ('BALANCE_DUE', 'SUPPLIER_PENDING'))
 		FROM bookings b JOIN resources r ON r.id = b.resource_id JOIN hotels h ON h.id = r.hotel_id WHERE b.id = $1`,
-		b.ID).Scan(&paidHere, &elsewhere, &today, &pending); err != nil {
+		b.ID).Scan(&paidHere, &held, &today, &pending); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return a, nil, fmt.Errorf("%w: booking %s is not a hotel stay", ErrNotAmendable, b.ID)
 		}
@@ -133,8 +136,6 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 	switch {
 	case b.Status != domain.StatusHold && !b.Status.Used():
 		return a, nil, fmt.Errorf("%w: booking %s is %s", ErrNotAmendable, b.ID, b.Status)
-	case elsewhere:
-		return a, nil, fmt.Errorf("%w: booking %s is a supplier's, whose protocol cannot change a booking", ErrNotAmendable, b.ID)
 	case pending > 0:
 		return a, nil, ErrBalanceDue
 	}
@@ -162,6 +163,9 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	want := line{resourceID: resource, from: to.CheckIn.Time(), to: to.CheckOut.Time(), quantity: to.Quantity}
+	if b.SupplierID != "" {
+		return amendAtSupplier(ctx, tx, b, p, a, held, current, want, v.Discount)
+	}
 	sp, err := tx.Begin(ctx) // a savepoint: a refusal undoes what was taken before it
 	if err != nil {
 		return a, nil, err

@@ -19,14 +19,16 @@ type amendmentSide struct {
 }
 
 const amendmentColumns = `id, booking_id, idempotency_key, fingerprint, actor, requested, before, after, difference, currency,
-	discount, refund, status, COALESCE(reason, ''), due_by, COALESCE(balance_payment_id, ''), created_at, decided_at`
+	discount, refund, status, COALESCE(reason, ''), due_by, COALESCE(balance_payment_id, ''), created_at, decided_at,
+	COALESCE(supplier_hold_ref, ''), COALESCE(supplier_confirmation, '')`
 
 func scanAmendment(row pgx.Row) (domain.Amendment, error) {
 	var a domain.Amendment
 	var before, after amendmentSide
 	var dueBy, decidedAt *time.Time
 	err := row.Scan(&a.ID, &a.BookingID, &a.IdempotencyKey, &a.Fingerprint, &a.Actor, &a.Requested, &before, &after,
-		&a.Difference, &a.Currency, &a.Discount, &a.Refund, &a.Status, &a.Reason, &dueBy, &a.BalancePaymentID, &a.CreatedAt, &decidedAt)
+		&a.Difference, &a.Currency, &a.Discount, &a.Refund, &a.Status, &a.Reason, &dueBy, &a.BalancePaymentID, &a.CreatedAt, &decidedAt,
+		&a.SupplierHoldRef, &a.SupplierConfirmation)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, fmt.Errorf("%w: no such amendment", domain.ErrNotFound)
 	}
@@ -49,14 +51,14 @@ func insertAmendment(ctx context.Context, tx pgx.Tx, a domain.Amendment, window 
 		return a, err
 	}
 	stored, err := scanAmendment(tx.QueryRow(ctx, `INSERT INTO booking_amendments (booking_id, idempotency_key, fingerprint,
-			actor, requested, before, after, difference, currency, refund, status, reason, due_by, decided_at, discount)
+			actor, requested, before, after, difference, currency, refund, status, reason, due_by, decided_at, discount, supplier_hold_ref)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULLIF($12, ''),
 			CASE WHEN $11 = 'BALANCE_DUE' THEN now() + $13 * interval '1 microsecond' END,
-			CASE WHEN $11 <> 'BALANCE_DUE' THEN now() END, $14)
+			CASE WHEN $11 NOT IN ('BALANCE_DUE', 'SUPPLIER_PENDING') THEN now() END, $14, NULLIF($15, ''))
 		RETURNING `+amendmentColumns,
 		a.BookingID, a.IdempotencyKey, a.Fingerprint, a.Actor, requested, amendmentSide{a.Before, a.PriceBefore},
 		amendmentSide{a.After, a.PriceAfter}, a.Difference, a.Currency, a.Refund, a.Status, a.Reason, window.Microseconds(),
-		a.Discount))
+		a.Discount, a.SupplierHoldRef))
 	if err != nil {
 		return a, err
 	}
@@ -159,11 +161,20 @@ func applySettled(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Am
 		return err
 	}
 	want := line{resourceID: resource, from: a.After.CheckIn.Time(), to: a.After.CheckOut.Time(), quantity: a.After.Quantity}
-	if err := relineTo(ctx, tx, b, []line{want}); err != nil {
+	var held bool // a direct_connect supplier holds the rooms: none here to move
+	if err := tx.QueryRow(ctx, `SELECT supplier_held FROM bookings WHERE id = $1`, b.ID).Scan(&held); err != nil {
 		return err
 	}
+	if !held {
+		if err := relineTo(ctx, tx, b, []line{want}); err != nil {
+			return err
+		}
+	}
 	a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
-	return applyStay(ctx, tx, b.ID, want, *a)
+	if err := applyStay(ctx, tx, b.ID, want, *a); err != nil {
+		return err
+	}
+	return moveToNewHold(ctx, tx, b.ID, *a)
 }
 
 // LapseAmendment gives back the units an amendment waiting for its balance held beside the
@@ -252,7 +263,8 @@ func (s *Store) decideAmendment(ctx context.Context, bookingID string, amendment
 		}
 		if a.Status != was.Status {
 			if a, err = scanAmendment(tx.QueryRow(ctx, `UPDATE booking_amendments SET status = $2, reason = NULLIF($3, ''),
-					balance_payment_id = NULLIF($4, ''), decided_at = now() WHERE id = $1 RETURNING `+amendmentColumns,
+					balance_payment_id = NULLIF($4, ''), decided_at = CASE WHEN $2 <> 'BALANCE_DUE' THEN now() END
+				WHERE id = $1 RETURNING `+amendmentColumns,
 				a.ID, a.Status, a.Reason, a.BalancePaymentID)); err != nil {
 				return err
 			}

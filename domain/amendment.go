@@ -132,6 +132,9 @@ const (
 	// nothing changed. A quote is never stored; its status is AmendmentQuoted.
 	AmendmentRefused AmendmentStatus = "REFUSED"
 	AmendmentQuoted  AmendmentStatus = "QUOTE"
+	// AmendmentSupplierPending: a supplier's booking waits for its supplier to confirm the new
+	// stay (held new, under SupplierHoldRef); the booking is as it was until then.
+	AmendmentSupplierPending AmendmentStatus = "SUPPLIER_PENDING"
 )
 
 // Amendment is the record of one change of what a booking holds.
@@ -158,11 +161,15 @@ type Amendment struct {
 	// DueBy is when an unpaid balance lapses; BalancePaymentID the payment that paid it.
 	DueBy            time.Time `json:"dueBy,omitzero"`
 	BalancePaymentID string    `json:"balancePaymentId,omitempty"`
-	Actor            string    `json:"actor"`
-	CreatedAt        time.Time `json:"createdAt,omitzero"` // absent from a quote, which is never stored
-	DecidedAt        time.Time `json:"decidedAt,omitzero"`
-	Fingerprint      string    `json:"-"`
-	IdempotencyKey   string    `json:"-"`
+	// SupplierHoldRef and SupplierConfirmation: a supplier's booking's new hold, and its
+	// confirmation.
+	SupplierHoldRef      string    `json:"supplierHoldRef,omitempty"`
+	SupplierConfirmation string    `json:"supplierConfirmation,omitempty"`
+	Actor                string    `json:"actor"`
+	CreatedAt            time.Time `json:"createdAt,omitzero"` // absent from a quote, which is never stored
+	DecidedAt            time.Time `json:"decidedAt,omitzero"`
+	Fingerprint          string    `json:"-"`
+	IdempotencyKey       string    `json:"-"`
 }
 
 // Balance is what the amendment waits for: its difference while its balance is due, else 0.

@@ -133,6 +133,9 @@ type booking struct {
 	supplierPending, supplierStuck bool
 	// offPending: the supplier and the agent are yet to hear that the booking is off.
 	offPending []offNotice
+	// supplierCancels are holds at the supplier to cancel once the request in hand is answered:
+	// those an amendment left or will not use.
+	supplierCancels []string
 	departed   bool // an early departure: the guest stayed, so no no-show
 	closing    bool // the main loop takes no more commands
 	commands   workflow.Channel

@@ -36,13 +36,14 @@ type AmendAnswer struct {
 const versionAmendments = "amendments"
 
 // validateAmend rejects an amendment the booking cannot take, before it is stored in history:
-// a supplier's booking, a booking that is not held or confirmed (or is past its stay), and a
+// a booking that is not held or confirmed (or is past its stay), one its supplier has not
+// confirmed yet, and a
 // change that changes nothing. While an amendment waits for its balance the database answers
 // (its retry under the same key is answered with it; any other is balance_due).
 func (b *booking) validateAmend(req AmendRequest) error {
 	switch {
-	case b.in.SupplierID != "":
-		return notAmendable("a supplier's booking cannot be amended: its protocol cannot change a booking")
+	case b.supplierPending:
+		return notAmendable("the supplier has not confirmed the booking yet")
 	case b.closing && !b.busy:
 		return notAmendable("the booking has ended")
 	case !b.steady():
@@ -101,12 +102,18 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 	if err != nil {
 		return err
 	}
-	a := out.Amendment
-	cmd.amended = a
-	if a.ID <= b.state.LastAmendment {
+	if out.Amendment.ID <= b.state.LastAmendment {
+		cmd.amended = out.Amendment
 		return nil // taken before: a client's retry under the same key
 	}
-	b.state.LastAmendment = a.ID // an earlier attempt's answer lost is taken now
+	b.state.LastAmendment = out.Amendment.ID // an earlier attempt's answer lost is taken now
+	if out.Amendment.Status == domain.AmendmentSupplierPending {
+		if out, err = b.askSupplier(ctx, cmd, out); err != nil {
+			return err
+		}
+	}
+	a := out.Amendment
+	cmd.amended = a
 	b.logger.Info("Amendment", "amendment", a.ID, "status", a.Status, "difference", a.Difference, "reason", a.Reason)
 	b.count(ctx, MetricAmendments, map[string]string{"outcome": string(a.Status)})
 	switch a.Status {
@@ -174,6 +181,7 @@ func (b *booking) payBalance(ctx workflow.Context, pay domain.Payment) error {
 		return err
 	}
 	b.logger.Info("Amendment balance paid", "amendment", out.Amendment.ID, "paymentId", pay.ID)
+	b.cancelAtSupplier(out.OldSupplierRef) // the hold the booking left for the new one
 	if b.state.Kept == nil {
 		b.state.Kept = []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: b.state.Booking.Paid, Currency: pay.Currency}}
 	}
@@ -193,6 +201,9 @@ func (b *booking) lapseBalance(ctx workflow.Context) error {
 		return err
 	}
 	b.logger.Info("Amendment lapsed", "amendment", out.Amendment.ID)
+	if supplierAmendment(b.state.Pending) {
+		b.cancelAtSupplier(b.state.Pending.SupplierHoldRef) // its new hold will not be used
+	}
 	b.state.Booking, b.state.Pending, b.replan = out.Booking, nil, true
 	return b.publish(ctx)
 }

@@ -106,6 +106,9 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 			if cmd.name == UpdateCancel {
 				cancelled, cancelledBy = true, cmd
 			} else {
+				if cmd.name == UpdateAmend {
+					cmd.refusal = notAmendable("the supplier has not confirmed the booking yet")
+				}
 				cmd.done = true // only the supplier confirms (its validator says so), and nothing is checked in yet
 			}
 		})
@@ -216,6 +219,7 @@ const versionNoticeAfterAnswer = "notice-after-answer"
 // flushBookingOff tells the supplier and the agent what bookingOff queued. A supplier that
 // cannot be told is flagged for operators; the booking itself is already settled here.
 func (b *booking) flushBookingOff(ctx workflow.Context) error {
+	b.flushSupplierCancels(ctx)
 	for len(b.offPending) > 0 {
 		n := b.offPending[0]
 		b.offPending = b.offPending[1:]

@@ -20,18 +20,28 @@ CREATE TABLE booking_amendments (
     -- discount is what a length-of-stay rule took off the rooms the amendment adds.
     discount        bigint      NOT NULL DEFAULT 0,
     refund          bigint      NOT NULL DEFAULT 0 CHECK (refund >= 0),
-    status          text        NOT NULL CHECK (status IN ('APPLIED', 'BALANCE_DUE', 'LAPSED', 'REFUSED')),
+    status          text        NOT NULL CHECK (status IN ('APPLIED', 'BALANCE_DUE', 'LAPSED', 'REFUSED', 'SUPPLIER_PENDING')),
     -- reason says why an amendment was refused (the night or rule) or lapsed.
     reason          text,
     -- due_by: when an unpaid balance lapses; balance_payment_id: the payment that paid it.
     due_by          timestamptz,
     balance_payment_id text     UNIQUE,
+    -- A supplier's booking is amended as a new hold at its supplier, under supplier_hold_ref,
+    -- confirmed (supplier_confirmation) before the amendment goes on; the old hold is then
+    -- cancelled.
+    supplier_hold_ref     text,
+    supplier_confirmation text,
     created_at      timestamptz NOT NULL DEFAULT now(),
     decided_at      timestamptz,
     UNIQUE (booking_id, idempotency_key)
 );
--- At most one amendment waits for its balance per booking.
-CREATE UNIQUE INDEX booking_amendments_one_pending ON booking_amendments (booking_id) WHERE status = 'BALANCE_DUE';
+-- At most one amendment waits (for its balance, or its supplier) per booking.
+CREATE UNIQUE INDEX booking_amendments_one_pending ON booking_amendments (booking_id)
+    WHERE status IN ('BALANCE_DUE', 'SUPPLIER_PENDING');
+
+-- The reference the booking's supplier knows its hold by: the booking id until an amendment
+-- moved it to a new hold.
+ALTER TABLE bookings ADD COLUMN supplier_hold_ref text;
 
 -- The units a pending amendment holds beside the booking's own: further lines of the booking
 -- (taken and given back with it, counted by the invariant checker) until the balance is paid or
@@ -46,6 +56,7 @@ ALTER TABLE agent_notifications
     ADD CONSTRAINT agent_notifications_once UNIQUE NULLS NOT DISTINCT (booking_id, event, amendment_id);
 
 -- +goose Down
+ALTER TABLE bookings DROP COLUMN supplier_hold_ref;
 DELETE FROM agent_notifications WHERE amendment_id IS NOT NULL;
 ALTER TABLE agent_notifications
     DROP CONSTRAINT agent_notifications_once,
