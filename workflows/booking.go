@@ -136,11 +136,11 @@ type booking struct {
 	// supplierCancels are holds at the supplier to cancel once the request in hand is answered:
 	// those an amendment left or will not use.
 	supplierCancels []string
-	departed   bool // an early departure: the guest stayed, so no no-show
-	closing    bool // the main loop takes no more commands
-	commands   workflow.Channel
-	payments   workflow.ReceiveChannel
-	seen       map[string]bool // payment ids already acted on
+	departed        bool // an early departure: the guest stayed, so no no-show
+	closing         bool // the main loop takes no more commands
+	commands        workflow.Channel
+	payments        workflow.ReceiveChannel
+	seen            map[string]bool // payment ids already acted on
 	// cancelled is the workflow's own cancellation; cancelSeen once the booking was cancelled
 	// for it.
 	cancelled  workflow.ReceiveChannel
