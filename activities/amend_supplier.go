@@ -20,20 +20,28 @@ import (
 // supplierQuote is a direct_connect supplier's quote for the stay a change leads to (nil: it has
 // no rooms for it), or nil for any other booking.
 func (a *Bookings) supplierQuote(ctx context.Context, bookingID string, change domain.Change) (*domain.Price, error) {
-	held, err := a.Store.SupplierHolds(ctx, bookingID)
+	p, err := QuoteAtSupplier(ctx, a.Store, a.Suppliers, bookingID, change)
+	return p, classify(err)
+}
+
+// QuoteAtSupplier is a direct_connect supplier's quote for the stay a change of booking bookingID
+// leads to (nil: it has no rooms for it), or nil for any other booking: a quote of the amendment
+// is priced by it, as the amendment would be.
+func QuoteAtSupplier(ctx context.Context, store *db.Store, client suppliers.Client, bookingID string, change domain.Change) (*domain.Price, error) {
+	held, err := store.SupplierHolds(ctx, bookingID)
 	if err != nil || !held {
-		return nil, classify(err)
+		return nil, err
 	}
-	b, err := a.Store.GetBooking(ctx, bookingID)
+	b, err := store.GetBooking(ctx, bookingID)
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
-	sup, err := a.Store.GetSupplier(ctx, b.SupplierID)
+	sup, err := store.GetSupplier(ctx, b.SupplierID)
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
 	to := change.Apply(domain.UnitsOf(b))
-	q, err := a.Suppliers.Quote(ctx, sup.Endpoint, suppliers.QuoteRequest{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
+	q, err := client.Quote(ctx, sup.Endpoint, suppliers.QuoteRequest{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
 		CheckIn: to.CheckIn, CheckOut: to.CheckOut, Quantity: to.Quantity})
 	switch {
 	case errors.Is(err, suppliers.ErrRefused):

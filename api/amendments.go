@@ -14,6 +14,7 @@ import (
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/suppliers"
 	"github.com/bookflow/bookflow/workflows"
 )
 
@@ -129,8 +130,12 @@ func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
 		if err := who.check(b, change); err != nil {
 			return err
 		}
+		quote, err := activities.QuoteAtSupplier(c.Request().Context(), s.store, suppliers.Client{}, b.ID, change)
+		if err != nil {
+			return err
+		}
 		q, _, err := s.store.Amend(c.Request().Context(), db.AmendParams{BookingID: b.ID,
-			Change: change, Actor: principal(c).Subject, DryRun: true, RefundOf: s.refundOf})
+			Change: change, Actor: principal(c).Subject, DryRun: true, RefundOf: s.refundOf, SupplierPrice: quote})
 		if err != nil {
 			return quoteRefusal(err)
 		}

@@ -102,6 +102,7 @@ func (s *Store) Amend(ctx context.Context, p AmendParams) (domain.Amendment, dom
 		if a.Status != domain.AmendmentRefused {
 			a.Status = domain.AmendmentQuoted
 		}
+		a.SupplierHoldRef = "" // a quote asks no supplier to hold anything
 	}
 	return a, b, err
 }

@@ -32,7 +32,15 @@ func TestASupplierBookingIsAmendedAsANewHoldTheSupplierConfirmsOrRefuses(t *test
 					map[string]string{"Idempotency-Key": key}, change)
 			}
 
+			quote := w.agent.Do(t, http.MethodPost, "/api/v1/agent/bookings/"+id+"/amendments/quote", nil,
+				map[string]any{"quantity": 2})
+			q := amendment(t, quote)
+			assert.Equal(t, "QUOTE", q["status"], "priced as the amendment would be (a direct_connect one by the supplier's quote)")
+			assert.Positive(t, q["difference"])
+			assert.Nil(t, q["supplierHoldRef"], "a quote asks no supplier to hold anything")
+
 			a := amendment(t, agentAmend("a1", map[string]any{"quantity": 2}))
+			assert.Equal(t, q["difference"], a["difference"])
 			assert.Equal(t, "APPLIED", a["status"], "the supplier confirmed the new hold")
 			assert.Equal(t, id+"/amendment/a1", a["supplierHoldRef"])
 			held, asked := w.sim.Hold(id + "/amendment/a1")
