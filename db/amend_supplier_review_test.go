@@ -65,3 +65,45 @@ func TestACancelOfAnAmendedSupplierBookingStillTellsTheSupplierOfTheHoldItLeft(t
 	assert.Equal(t, a.SupplierHoldRef, refs[0], "the booking's own hold first")
 	assert.Contains(t, refs, oldRef, "the hold the booking left, whose cancel may have been lost, is never told again")
 }
+
+// quote is a direct_connect supplier's price of n nights from dec10 at rate a night.
+func quote(n int, rate int64) *domain.Price {
+	p := domain.Price{Currency: "EUR"}
+	for i := range n {
+		p.Nights = append(p.Nights, domain.NightRate{Date: dec10.AddDays(i), Amount: rate})
+		p.Total += rate
+	}
+	return &p
+}
+
+// A direct_connect amendment is priced by the supplier's quote for the whole new stay, and the
+// length-of-stay discount taken off all of it: the booking's discount is then that, not that
+// added to the discount its first stay had (counted twice for the nights it keeps).
+func TestADirectConnectAmendmentCountsTheDiscountOfTheNightsItKeepsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5) // the room type; its stock is not the supplier's
+	supplierHotel(t, d, "sup", db.ModeDirectConnect, "h1")
+	createRule(t, d, domain.SaleRule{Kind: domain.RuleLengthOfStay, HotelID: "h1", MinLOS: intp(1),
+		DiscountFrom: intp(3), DiscountPercent: intp(10)})
+	hp := holdParams("g1", "k", nights(dec10, 3), 1)
+	hp.SupplierID = "sup"
+	b, err := d.Store.ReserveAtSupplier(ctx, hp, quote(3, 10000))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, b.Status)
+	require.Equal(t, int64(27000), b.Price.Total)
+	require.Equal(t, int64(3000), b.Discount)
+
+	p := amendParams(b, "k1", domain.Change{CheckOut: dec14})
+	p.SupplierPrice = quote(4, 10000)
+	a, _ := amend(t, d, p)
+	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
+	a, got, _, err := d.Store.SupplierAnswered(ctx, b.ID, a.ID, db.SupplierAnswer{Confirmed: true, Confirmation: "C-2"},
+		time.Hour, func(domain.Booking, int64) int64 { return 0 })
+	require.NoError(t, err)
+	require.Equal(t, domain.AmendmentApplied, a.Status)
+	assert.Equal(t, int64(36000), got.Price.Total, "10% off the 4 nights quoted")
+	assert.Equal(t, int64(4000), got.Discount, "the discount in the price of the 4 nights, as a booking of them would have")
+	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(dec10, 4)), "the supplier holds the rooms, not our stock")
+}
