@@ -107,3 +107,33 @@ func TestADirectConnectAmendmentCountsTheDiscountOfTheNightsItKeepsOnce(t *testi
 	assert.Equal(t, int64(4000), got.Discount, "the discount in the price of the 4 nights, as a booking of them would have")
 	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(dec10, 4)), "the supplier holds the rooms, not our stock")
 }
+
+// A booking that ends while its amendment waits for its supplier (its workflow cut short
+// between Amend and SupplierAnswered, then the booking released) gives back the rooms the
+// amendment held; the amendment must end with them, as a BALANCE_DUE one lapses
+// (lapsePending), not go on SUPPLIER_PENDING, for ever holding the booking's one waiting slot
+// and its new hold counted as one the supplier may have.
+func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
+	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", report("h1", intp(5), intp(5), intp(5), intp(5)))
+	require.NoError(t, err)
+	hp := holdParams("g1", "k", nights(dec10, 2), 1)
+	hp.SupplierID = "sup"
+	b, err := d.Store.Reserve(ctx, hp)
+	require.NoError(t, err)
+	_, err = d.Store.RecordSupplierConfirmation(ctx, b.ID, "C-1")
+	require.NoError(t, err)
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
+	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
+
+	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
+	require.NoError(t, err)
+
+	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(dec10, 4)), "every room went back")
+	got, err := d.Store.Amendment(ctx, b.ID, a.ID)
+	require.NoError(t, err)
+	assert.NotEqual(t, domain.AmendmentSupplierPending, got.Status, "the amendment of a cancelled booking still waits")
+}
