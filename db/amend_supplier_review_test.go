@@ -137,3 +137,31 @@ func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, domain.AmendmentSupplierPending, got.Status, "the amendment of a cancelled booking still waits")
 }
+
+// A booking's workflow ended (terminated, failed) between Amend and SupplierAnswered is resumed
+// from AmendmentState (worker.resumeInput): the amendment waiting for its supplier must be
+// handed over, or nothing ever asks the supplier or ends it, and the booking refuses every
+// later amendment with balance_due while its state shows none waiting.
+func TestAResumedBookingIsHandedItsAmendmentWaitingForItsSupplier(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
+	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", report("h1", intp(5), intp(5), intp(5), intp(5)))
+	require.NoError(t, err)
+	hp := holdParams("g1", "k", nights(dec10, 2), 1)
+	hp.SupplierID = "sup"
+	b, err := d.Store.Reserve(ctx, hp)
+	require.NoError(t, err)
+	_, err = d.Store.RecordSupplierConfirmation(ctx, b.ID, "C-1")
+	require.NoError(t, err)
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
+	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
+
+	_, _, err = d.Store.Amend(ctx, amendParams(b, "k2", domain.Change{CheckOut: dec14}))
+	require.ErrorIs(t, err, db.ErrBalanceDue, "the waiting amendment blocks any other")
+	pending, last, _, err := d.Store.AmendmentState(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, a.ID, last)
+	assert.NotNil(t, pending, "the resumed workflow is not told of the amendment that blocks every other")
+}
