@@ -165,3 +165,29 @@ func TestAResumedBookingIsHandedItsAmendmentWaitingForItsSupplier(t *testing.T) 
 	assert.Equal(t, a.ID, last)
 	assert.NotNil(t, pending, "the resumed workflow is not told of the amendment that blocks every other")
 }
+
+// A direct_connect supplier's quote for the new stay may come in another currency than the
+// booking was sold in (its quote's currency became the booking's): a difference taken across
+// currencies charges or refunds a meaningless amount; such a quote must not price the amendment.
+func TestADirectConnectAmendmentIsNotPricedByAQuoteInAnotherCurrency(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	supplierHotel(t, d, "sup", db.ModeDirectConnect, "h1")
+	hp := holdParams("g1", "k", nights(dec10, 3), 1)
+	hp.SupplierID = "sup"
+	b, err := d.Store.ReserveAtSupplier(ctx, hp, quote(3, 10000))
+	require.NoError(t, err)
+	require.Equal(t, "EUR", b.Price.Currency)
+
+	p := amendParams(b, "k1", domain.Change{CheckOut: dec14})
+	p.SupplierPrice = quote(4, 10000)
+	p.SupplierPrice.Currency = "USD"
+	a, _ := amend(t, d, p)
+	if a.Status == domain.AmendmentRefused {
+		return
+	}
+	assert.Equal(t, a.Currency, a.PriceAfter.Currency, "the amendment's difference of %d %s is taken from a price in %s",
+		a.Difference, a.Currency, a.PriceAfter.Currency)
+}
