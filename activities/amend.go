@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/bookflow/bookflow/db"
@@ -43,12 +44,25 @@ type AmendOutcome struct {
 // earlier attempt, whose answer was lost, or a client's retry) is answered as stored: the
 // workflow tells which by its id.
 func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, error) {
-	quote, err := a.supplierQuote(ctx, in.BookingID, in.Change)
-	if err != nil {
+	p := db.AmendParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey,
+		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow, RefundOf: refundOf(in.At)}
+	if _, err := a.Store.AmendmentByKey(ctx, in.BookingID, in.IdempotencyKey); errors.Is(err, domain.ErrNotFound) {
+		// Not asked before: a direct_connect supplier prices the new stay. One that does not
+		// answer refuses it: the booking's main loop does not wait on the supplier for ever.
+		quote, err := a.supplierQuote(ctx, in.BookingID, in.Change)
+		var appErr *temporal.ApplicationError
+		switch {
+		case errors.As(err, &appErr):
+			return AmendOutcome{}, err
+		case err != nil:
+			activity.GetLogger(ctx).Warn("Supplier did not quote the amended stay", "bookingId", in.BookingID, "error", err)
+			p.SupplierSilent = true
+		}
+		p.SupplierPrice = quote
+	} else if err != nil {
 		return AmendOutcome{}, err
 	}
-	am, b, err := a.Store.Amend(ctx, db.AmendParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey,
-		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow, RefundOf: refundOf(in.At), SupplierPrice: quote})
+	am, b, err := a.Store.Amend(ctx, p)
 	if err != nil {
 		return AmendOutcome{}, classifyAmend(err)
 	}
@@ -118,18 +132,17 @@ type SettleAmendmentInput struct {
 
 // SettleAmendment applies an amendment whose balance was paid (db.Store.SettleAmendment).
 func (a *Bookings) SettleAmendment(ctx context.Context, in SettleAmendmentInput) (AmendOutcome, error) {
-	refs, err := a.Store.SupplierRefs(ctx, in.BookingID) // the booking's own hold first
-	if err != nil {
-		return AmendOutcome{}, classify(err)
-	}
 	am, b, err := a.Store.SettleAmendment(db.WithActor(ctx, db.ActorBalancePayment), in.BookingID, in.AmendmentID, in.Payment)
 	if err != nil {
 		return AmendOutcome{}, classifyAmend(err)
 	}
-	out, err := a.amended(ctx, am, b)
-	if am.SupplierHoldRef != "" && refs[0] != am.SupplierHoldRef {
-		out.OldSupplierRef = refs[0]
+	if am.SupplierHoldRef != "" { // the stored row names the hold the booking left, asked again too
+		if am, err = a.Store.Amendment(ctx, in.BookingID, in.AmendmentID); err != nil {
+			return AmendOutcome{}, err
+		}
 	}
+	out, err := a.amended(ctx, am, b)
+	out.OldSupplierRef = am.LeftHoldRef
 	return out, err
 }
 

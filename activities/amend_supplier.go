@@ -20,6 +20,8 @@ import (
 // supplierQuote is a direct_connect supplier's quote for the stay a change leads to (nil: it has
 // no rooms for it), or nil for any other booking.
 func (a *Bookings) supplierQuote(ctx context.Context, bookingID string, change domain.Change) (*domain.Price, error) {
+	ctx, cancel := context.WithTimeout(ctx, supplierQuoteWithin) // well inside the database step's own bound
+	defer cancel()
 	p, err := QuoteAtSupplier(ctx, a.Store, a.Suppliers, bookingID, change)
 	return p, classify(err)
 }
@@ -54,6 +56,9 @@ func QuoteAtSupplier(ctx context.Context, store *db.Store, client suppliers.Clie
 	p := q.Price()
 	return &p, nil
 }
+
+// supplierQuoteWithin bounds asking a direct_connect supplier to quote an amended stay.
+const supplierQuoteWithin = 5 * time.Second
 
 // SupplierAnsweredInput is a supplier's answer on an amendment's new hold.
 type SupplierAnsweredInput struct {

@@ -27,6 +27,8 @@ type AmendParams struct {
 	// SupplierPrice is a direct_connect supplier's quote for the new stay (nil: it has no rooms
 	// for it); such a supplier holds the rooms, so its quote is the price.
 	SupplierPrice *domain.Price
+	// SupplierSilent: the supplier did not answer for a quote (the amendment is refused for it).
+	SupplierSilent bool
 }
 
 // Errors of an amendment the booking's state refuses.

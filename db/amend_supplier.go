@@ -30,14 +30,20 @@ func amendAtSupplier(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendPa
 	current []line, want line, discount *domain.SaleRule) (domain.Amendment, []line, error) {
 	a.Status, a.SupplierHoldRef = domain.AmendmentSupplierPending, SupplierHoldRef(b.ID, p.IdempotencyKey)
 	if held {
-		if p.SupplierPrice == nil {
+		switch {
+		case p.SupplierPrice == nil && p.SupplierSilent:
+			return refused(a, "the supplier did not answer for a quote of the new stay"), nil, nil
+		case p.SupplierPrice == nil:
 			return refused(a, "the supplier has no rooms for the new stay"), nil, nil
+		case p.SupplierPrice.Currency != b.Price.Currency:
+			return refused(a, "the supplier quoted the new stay in "+p.SupplierPrice.Currency+", not the booking's "+b.Price.Currency), nil, nil
 		}
-		price := *p.SupplierPrice
+		price, off := *p.SupplierPrice, int64(0)
 		if discount != nil {
-			price, a.Discount = discount.Apply(price, want.quantity)
+			price, off = discount.Apply(price, want.quantity)
 		}
-		a.PriceAfter, a.Difference = price, price.Total-b.Price.Total
+		// The quote prices the whole new stay: its discount replaces the booking's (applyStay adds).
+		a.PriceAfter, a.Difference, a.Discount = price, price.Total-b.Price.Total, off-b.Discount
 		return a, nil, nil
 	}
 	sp, err := tx.Begin(ctx) // a savepoint: a refusal undoes what was taken before it
@@ -85,8 +91,8 @@ func (s *Store) SupplierAnswered(ctx context.Context, bookingID string, amendmen
 		}
 		a.SupplierConfirmation = ans.Confirmation
 		var paid bool
-		if err := tx.QueryRow(ctx, `SELECT payment_id IS NOT NULL AND status <> 'HOLD', COALESCE(supplier_hold_ref, id)
-			FROM bookings WHERE id = $1`, b.ID).Scan(&paid, &oldRef); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT payment_id IS NOT NULL AND status <> 'HOLD' FROM bookings WHERE id = $1`,
+			b.ID).Scan(&paid); err != nil {
 			return a, err
 		}
 		switch {
@@ -105,10 +111,11 @@ func (s *Store) SupplierAnswered(ctx context.Context, bookingID string, amendmen
 			WHERE id = $1`, a.ID, a.SupplierConfirmation, a.Refund, a.Status == domain.AmendmentBalanceDue, window.Microseconds())
 		return a, err
 	})
-	if a.Status != domain.AmendmentApplied {
-		oldRef = ""
+	if err == nil && a.Status == domain.AmendmentApplied && a.SupplierHoldRef != "" {
+		// The stored row names the hold the booking left, asked again too.
+		a, err = s.Amendment(ctx, bookingID, amendmentID)
 	}
-	return a, b, oldRef, err
+	return a, b, a.LeftHoldRef, err
 }
 
 // applyAmended applies a supplier's amendment its supplier confirmed: the booking gives back what
@@ -136,10 +143,15 @@ func applyAmended(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Am
 	return moveToNewHold(ctx, tx, b.ID, *a)
 }
 
-// moveToNewHold makes an applied amendment's new supplier hold the booking's own.
+// moveToNewHold makes an applied amendment's new supplier hold the booking's own, and records on
+// the amendment the hold the booking left.
 func moveToNewHold(ctx context.Context, tx pgx.Tx, bookingID string, a domain.Amendment) error {
 	if a.SupplierHoldRef == "" {
 		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE booking_amendments SET left_hold_ref =
+			(SELECT COALESCE(supplier_hold_ref, id) FROM bookings WHERE id = $1) WHERE id = $2`, bookingID, a.ID); err != nil {
+		return err
 	}
 	_, err := tx.Exec(ctx, `UPDATE bookings SET supplier_hold_ref = $2, supplier_ref = $3 WHERE id = $1`,
 		bookingID, a.SupplierHoldRef, a.SupplierConfirmation)
@@ -148,12 +160,13 @@ func moveToNewHold(ctx context.Context, tx pgx.Tx, bookingID string, a domain.Am
 
 // SupplierRefs are the references of every hold a booking has at its supplier: its own first, and
 // those of its amendments the supplier may hold (one waiting for its balance, or decided while
-// the supplier's answer was unknown). Cancelling a hold twice, or one never made, is harmless.
+// the supplier's answer was unknown), and those it left for an amendment's. Cancelling a hold twice, or one never made, is harmless.
 func (s *Store) SupplierRefs(ctx context.Context, bookingID string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT ref FROM (
 			SELECT COALESCE(supplier_hold_ref, id) AS ref, 0 AS n FROM bookings WHERE id = $1
 			UNION ALL SELECT supplier_hold_ref, 1 FROM booking_amendments WHERE booking_id = $1 AND supplier_hold_ref IS NOT NULL
-				AND status IN ('BALANCE_DUE', 'SUPPLIER_PENDING', 'LAPSED', 'REFUSED')) refs
+				AND status IN ('BALANCE_DUE', 'SUPPLIER_PENDING', 'LAPSED', 'REFUSED')
+			UNION ALL SELECT left_hold_ref, 1 FROM booking_amendments WHERE booking_id = $1 AND left_hold_ref IS NOT NULL) refs
 		GROUP BY ref ORDER BY min(n), ref`, bookingID)
 	if err != nil {
 		return nil, err
@@ -162,6 +175,30 @@ func (s *Store) SupplierRefs(ctx context.Context, bookingID string) ([]string, e
 	if err == nil && len(refs) == 0 {
 		err = fmt.Errorf("%w: no booking %s", domain.ErrNotFound, bookingID)
 	}
+	return refs, err
+}
+
+// EndSupplierPending refuses the amendments of a booking still waiting for its supplier (its
+// workflow stopped before the supplier's answer was taken: a resumed one does not ask again),
+// giving back what they held here, and returns the references of their holds, which the
+// supplier may have made, for it to cancel.
+func (s *Store) EndSupplierPending(ctx context.Context, bookingID, reason string) ([]string, error) {
+	var refs []string
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
+		b, err := lockBooking(ctx, tx, bookingID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `UPDATE booking_amendments SET status = 'REFUSED', reason = $2, decided_at = now()
+			WHERE booking_id = $1 AND status = 'SUPPLIER_PENDING' RETURNING supplier_hold_ref`, bookingID, reason)
+		if err != nil {
+			return err
+		}
+		if refs, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(refs) == 0 {
+			return err
+		}
+		return giveBackExtras(ctx, tx, b)
+	})
 	return refs, err
 }
 

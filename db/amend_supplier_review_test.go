@@ -139,9 +139,10 @@ func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
 }
 
 // A booking's workflow ended (terminated, failed) between Amend and SupplierAnswered is resumed
-// from AmendmentState (worker.resumeInput): the amendment waiting for its supplier must be
-// handed over, or nothing ever asks the supplier or ends it, and the booking refuses every
-// later amendment with balance_due while its state shows none waiting.
+// (worker.resumeInput): the amendment waiting for its supplier must not be left waiting, or
+// nothing ever asks the supplier or ends it, and the booking refuses every later amendment with
+// balance_due while its state shows none waiting. It is refused (EndSupplierPending), its rooms
+// given back and its hold's reference handed to the resumed run to cancel.
 func TestAResumedBookingIsHandedItsAmendmentWaitingForItsSupplier(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -160,10 +161,19 @@ func TestAResumedBookingIsHandedItsAmendmentWaitingForItsSupplier(t *testing.T) 
 
 	_, _, err = d.Store.Amend(ctx, amendParams(b, "k2", domain.Change{CheckOut: dec14}))
 	require.ErrorIs(t, err, db.ErrBalanceDue, "the waiting amendment blocks any other")
+	refs, err := d.Store.EndSupplierPending(ctx, b.ID, "resumed")
+	require.NoError(t, err)
+	assert.Equal(t, []string{a.SupplierHoldRef}, refs, "the hold the supplier may have made, to cancel")
+	got, err := d.Store.Amendment(ctx, b.ID, a.ID)
+	require.NoError(t, err)
+	assert.Equal(t, domain.AmendmentRefused, got.Status)
+	assert.Equal(t, []int{1, 1, 0, 0}, d.Reserved(t, "h1", "double", nights(dec10, 4)), "the night it held went back")
 	pending, last, _, err := d.Store.AmendmentState(ctx, b.ID)
 	require.NoError(t, err)
 	assert.Equal(t, a.ID, last)
-	assert.NotNil(t, pending, "the resumed workflow is not told of the amendment that blocks every other")
+	assert.Nil(t, pending)
+	next, _ := amend(t, d, amendParams(b, "k2", domain.Change{CheckOut: dec14}))
+	assert.Equal(t, domain.AmendmentSupplierPending, next.Status, "a later amendment is not blocked")
 }
 
 // A direct_connect supplier's quote for the new stay may come in another currency than the

@@ -20,7 +20,7 @@ type amendmentSide struct {
 
 const amendmentColumns = `id, booking_id, idempotency_key, fingerprint, actor, requested, before, after, difference, currency,
 	discount, refund, status, COALESCE(reason, ''), due_by, COALESCE(balance_payment_id, ''), created_at, decided_at,
-	COALESCE(supplier_hold_ref, ''), COALESCE(supplier_confirmation, '')`
+	COALESCE(supplier_hold_ref, ''), COALESCE(supplier_confirmation, ''), COALESCE(left_hold_ref, '')`
 
 func scanAmendment(row pgx.Row) (domain.Amendment, error) {
 	var a domain.Amendment
@@ -28,7 +28,7 @@ func scanAmendment(row pgx.Row) (domain.Amendment, error) {
 	var dueBy, decidedAt *time.Time
 	err := row.Scan(&a.ID, &a.BookingID, &a.IdempotencyKey, &a.Fingerprint, &a.Actor, &a.Requested, &before, &after,
 		&a.Difference, &a.Currency, &a.Discount, &a.Refund, &a.Status, &a.Reason, &dueBy, &a.BalancePaymentID, &a.CreatedAt, &decidedAt,
-		&a.SupplierHoldRef, &a.SupplierConfirmation)
+		&a.SupplierHoldRef, &a.SupplierConfirmation, &a.LeftHoldRef)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return a, fmt.Errorf("%w: no such amendment", domain.ErrNotFound)
 	}
@@ -282,8 +282,8 @@ func lapsePending(ctx context.Context, tx pgx.Tx, bookingID string) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM booking_lines WHERE booking_id = $1 AND amendment_id IS NOT NULL`, bookingID); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `UPDATE booking_amendments SET status = 'LAPSED', reason = 'the booking ended before the balance was paid',
-		decided_at = now() WHERE booking_id = $1 AND status = 'BALANCE_DUE'`, bookingID)
+	_, err := tx.Exec(ctx, `UPDATE booking_amendments SET status = 'LAPSED', reason = 'the booking ended before the amendment was decided',
+		decided_at = now() WHERE booking_id = $1 AND status IN ('BALANCE_DUE', 'SUPPLIER_PENDING')`, bookingID)
 	return err
 }
 

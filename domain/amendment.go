@@ -163,13 +163,15 @@ type Amendment struct {
 	BalancePaymentID string    `json:"balancePaymentId,omitempty"`
 	// SupplierHoldRef and SupplierConfirmation: a supplier's booking's new hold, and its
 	// confirmation.
-	SupplierHoldRef      string    `json:"supplierHoldRef,omitempty"`
-	SupplierConfirmation string    `json:"supplierConfirmation,omitempty"`
-	Actor                string    `json:"actor"`
-	CreatedAt            time.Time `json:"createdAt,omitzero"` // absent from a quote, which is never stored
-	DecidedAt            time.Time `json:"decidedAt,omitzero"`
-	Fingerprint          string    `json:"-"`
-	IdempotencyKey       string    `json:"-"`
+	SupplierHoldRef      string `json:"supplierHoldRef,omitempty"`
+	SupplierConfirmation string `json:"supplierConfirmation,omitempty"`
+	// LeftHoldRef is the hold the booking left for the new one, once applied.
+	LeftHoldRef    string    `json:"-"`
+	Actor          string    `json:"actor"`
+	CreatedAt      time.Time `json:"createdAt,omitzero"` // absent from a quote, which is never stored
+	DecidedAt      time.Time `json:"decidedAt,omitzero"`
+	Fingerprint    string    `json:"-"`
+	IdempotencyKey string    `json:"-"`
 }
 
 // Balance is what the amendment waits for: its difference while its balance is due, else 0.

@@ -103,8 +103,14 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	}
 	// An amendment waiting for its balance goes on waiting (or lapses at once, past its window);
 	// refunds are drawn on each payment a balance added.
+	// One still waiting for its supplier is refused (the resumed run does not ask again), and
+	// the hold the supplier may have made for it cancelled.
+	cancels, err := store.EndSupplierPending(ctx, b.ID, "the booking's workflow was resumed before its supplier answered")
+	if err != nil {
+		return in, err
+	}
+	in.Resume.SupplierCancels = cancels
 	st := &in.Resume.State
-	var err error
 	st.Pending, st.LastAmendment, st.Kept, err = store.AmendmentState(ctx, b.ID)
 	return in, err
 }

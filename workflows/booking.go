@@ -321,6 +321,7 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		if err := b.publish(ctx); err != nil {
 			return b.state, err
 		}
+		b.flushSupplierCancels(ctx) // holds a resumed booking's refused amendment may have made
 	} else if err := b.reserve(ctx); err != nil {
 		return b.state, err
 	} else if err := b.afterReserve(ctx); err != nil {
@@ -395,6 +396,9 @@ func (b *booking) publish(ctx workflow.Context) error {
 	status := string(b.status())
 	b.state.Stuck = len(b.stuck) > 0
 	if !b.status().Used() {
+		if supplierAmendment(b.state.Pending) {
+			b.cancelAtSupplier(b.state.Pending.SupplierHoldRef) // its new hold will not be used
+		}
 		b.state.Pending = nil // the booking gave its units back: a pending amendment lapsed with them
 	}
 	switch {

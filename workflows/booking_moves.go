@@ -81,6 +81,9 @@ func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, e
 		return false, err
 	}
 	b.state.Booking, b.departed = out.Booking, true
+	if supplierAmendment(b.state.Pending) {
+		b.cancelAtSupplier(b.state.Pending.SupplierHoldRef) // its new hold will not be used
+	}
 	b.state.Pending = nil // the database lapsed it with the nights given back
 	b.state.Reason = "left early: the nights from " + out.Booking.CheckOut.String() + " are back on sale"
 	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut)

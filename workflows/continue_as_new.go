@@ -35,6 +35,9 @@ type Resume struct {
 	// SagasOnly: the run had no booking of its own to look after (a late payment's or a
 	// recovery's workflow); the next one finishes the sagas and closes.
 	SagasOnly bool `json:",omitempty"`
+	// SupplierCancels are holds at the supplier to cancel (a resumed booking's amendment that
+	// was waiting for its supplier).
+	SupplierCancels []string `json:",omitempty"`
 }
 
 // versionContinueAsNew, with the history length appended, marks the moment a run continued as
@@ -122,6 +125,7 @@ func (b *booking) restore() {
 	}
 	b.state, b.reserved, b.stayOver, b.departed, b.lingerUntil = r.State, true, r.StayOver, r.Departed, r.LingerUntil
 	b.counted = r.State.Booking.Status
+	b.supplierCancels = r.SupplierCancels
 	for _, id := range r.Seen {
 		b.seen[id] = true
 	}

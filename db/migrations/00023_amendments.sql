@@ -31,6 +31,9 @@ CREATE TABLE booking_amendments (
     -- cancelled.
     supplier_hold_ref     text,
     supplier_confirmation text,
+    -- left_hold_ref: the hold the booking left when the amendment was applied, for the supplier
+    -- to cancel (asked again, the amendment still names it).
+    left_hold_ref         text,
     created_at      timestamptz NOT NULL DEFAULT now(),
     decided_at      timestamptz,
     UNIQUE (booking_id, idempotency_key)
