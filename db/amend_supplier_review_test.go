@@ -108,13 +108,10 @@ func TestADirectConnectAmendmentCountsTheDiscountOfTheNightsItKeepsOnce(t *testi
 	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(dec10, 4)), "the supplier holds the rooms, not our stock")
 }
 
-// A booking that ends while its amendment waits for its supplier (its workflow cut short
-// between Amend and SupplierAnswered, then the booking released) gives back the rooms the
-// amendment held; the amendment must end with them, as a BALANCE_DUE one lapses
-// (lapsePending), not go on SUPPLIER_PENDING, for ever holding the booking's one waiting slot
-// and its new hold counted as one the supplier may have.
-func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
-	t.Parallel()
+// waitingForSupplier is a direct_procure supplier's confirmed 2-night booking whose amendment to
+// 3 nights waits for its supplier.
+func waitingForSupplier(t *testing.T) (*testsuite.Database, domain.Booking, domain.Amendment) {
+	t.Helper()
 	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
 	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
@@ -128,6 +125,19 @@ func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
 	require.NoError(t, err)
 	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
 	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
+	return d, b, a
+}
+
+// A booking that ends while its amendment waits for its supplier (its workflow cut short
+// between Amend and SupplierAnswered, then the booking released) gives back the rooms the
+// amendment held; the amendment must end with them, as a BALANCE_DUE one lapses
+// (lapsePending), not go on SUPPLIER_PENDING, for ever holding the booking's one waiting slot
+// and its new hold counted as one the supplier may have.
+func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, b, a := waitingForSupplier(t)
+	var err error
 
 	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
 	require.NoError(t, err)
@@ -146,18 +156,8 @@ func TestAnAmendmentWaitingForItsSupplierEndsWithTheBooking(t *testing.T) {
 func TestAResumedBookingIsHandedItsAmendmentWaitingForItsSupplier(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := testsuite.NewDatabase(t)
-	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
-	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", report("h1", intp(5), intp(5), intp(5), intp(5)))
-	require.NoError(t, err)
-	hp := holdParams("g1", "k", nights(dec10, 2), 1)
-	hp.SupplierID = "sup"
-	b, err := d.Store.Reserve(ctx, hp)
-	require.NoError(t, err)
-	_, err = d.Store.RecordSupplierConfirmation(ctx, b.ID, "C-1")
-	require.NoError(t, err)
-	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
-	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
+	d, b, a := waitingForSupplier(t)
+	var err error
 
 	_, _, err = d.Store.Amend(ctx, amendParams(b, "k2", domain.Change{CheckOut: dec14}))
 	require.ErrorIs(t, err, db.ErrBalanceDue, "the waiting amendment blocks any other")
