@@ -110,6 +110,14 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 		return in, err
 	}
 	in.Resume.SupplierCancels = cancels
+	owed, err := store.UnfinishedAmendmentRefunds(ctx, b.ID)
+	if err != nil {
+		return in, err
+	}
+	for _, r := range owed {
+		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: r.Step, Kind: workflows.SagaPart, Payment: r.Payment,
+			Reason: "the amendment lowered the price (resumed)", FirstAttempt: r.FirstAttempt})
+	}
 	st := &in.Resume.State
 	st.Pending, st.LastAmendment, st.Kept, err = store.AmendmentState(ctx, b.ID)
 	return in, err

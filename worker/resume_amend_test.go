@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,4 +71,46 @@ func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing
 	assert.Equal(t, a.ID, settled.LastAmendment, "a client's retry of the amendment is not taken again")
 	assert.Equal(t, []domain.Payment{{ID: "pi_1", Amount: 30000, Currency: "EUR"}, {ID: "pi_balance", Amount: 10000, Currency: "EUR"}},
 		settled.Kept, "a cancel's refund is drawn on each payment up to its own amount")
+}
+
+// TestAResumedBookingGivesBackTheRefundItsLostWorkflowOwedForAnAmendment: an amendment lowered a
+// paid booking's price (the database took the refund off paid) and the workflow was gone before
+// the provider gave it back. Resumed, the refund runs again from its last attempt: under its key
+// when its outcome was open, with a new one after a failure, not at all once one succeeded.
+func TestAResumedBookingGivesBackTheRefundItsLostWorkflowOwedForAnAmendment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	dec10 := domain.NewDate(2030, 12, 10)
+	d.SetInventory(t, "h1", "double", dec10, dec10.AddDays(3), 5)
+	req := domain.HoldRequest{CustomerID: "g1", HotelID: "h1", RoomTypeID: "double",
+		Stay: domain.Stay{CheckIn: dec10, CheckOut: dec10.AddDays(3)}, Quantity: 1}
+	b, err := d.Store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID([]byte("resume-refund"), "g1", "g1", "k"),
+		IdempotencyKey: "k", Request: req, CreatedBy: "g1", HoldTTL: 10 * time.Minute})
+	require.NoError(t, err)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
+	require.NoError(t, err)
+	a, b, err := d.Store.Amend(ctx, db.AmendParams{BookingID: b.ID, IdempotencyKey: "down", Actor: "g1", BalanceWindow: time.Hour,
+		Change: domain.Change{CheckOut: dec10.AddDays(2)}, RefundOf: func(_ domain.Booking, fallsBy int64) int64 { return fallsBy }})
+	require.NoError(t, err)
+	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
+	require.Positive(t, a.Refund)
+
+	restart := resumedWith(t, d.Store, b).Resume.Restart
+	require.Len(t, restart, 1, "the refund nobody gave back")
+	assert.Equal(t, fmt.Sprintf("amendment-%d", a.ID), restart[0].Step, "the step its keys were made with")
+	assert.Equal(t, domain.Payment{ID: "pi_1", Amount: a.Refund, Currency: "EUR"}, restart[0].Payment)
+	assert.Equal(t, 1, restart[0].FirstAttempt)
+
+	attempt := func(n int, status string) {
+		_, err := d.Pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status)
+			VALUES ($1, $2, 'pi_1', $3, 'EUR', 'amendment', $4)`, fmt.Sprintf("%s/amendment-%d/%d", b.ID, a.ID, n), b.ID, a.Refund, status)
+		require.NoError(t, err)
+	}
+	attempt(1, "failed")
+	restart = resumedWith(t, d.Store, b).Resume.Restart
+	require.Len(t, restart, 1)
+	assert.Equal(t, 2, restart[0].FirstAttempt, "a failed attempt is followed by a new one")
+	attempt(2, "succeeded")
+	assert.Empty(t, resumedWith(t, d.Store, b).Resume.Restart, "given back: nothing to run again")
 }

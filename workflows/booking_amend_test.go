@@ -123,3 +123,22 @@ func (s *BookingSuite) TestAnAmendmentThatChangesNothingIsRejectedUnrecorded() {
 	s.Contains(answerErr.Error(), "changes nothing")
 	s.Equal(domain.StatusExpired, s.result().Booking.Status)
 }
+
+func (s *BookingSuite) TestAResumedBookingRunsAgainTheAmendmentRefundItsLostWorkflowOwed() {
+	b := s.stored(domain.StatusConfirmed)
+	b.PaymentID, b.Paid = "pi_1", 20000
+	in := s.input
+	in.Resume = &workflows.Resume{State: workflows.BookingState{Booking: b, Reason: "resumed", LastAmendment: 7},
+		Restart: []*workflows.Saga{{Step: "amendment-7", Kind: workflows.SagaPart, Reason: "the amendment lowered the price (resumed)",
+			Payment: domain.Payment{ID: "pi_1", Amount: 10000, Currency: "EUR"}, FirstAttempt: 2}}}
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	after := s.queryState(time.Minute)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, in)
+
+	s.Require().Len(refunds.inputs, 1)
+	s.Equal(s.input.BookingID+"/amendment-7/2", refunds.inputs[0].Key, "from its last attempt, under its step's keys")
+	s.Equal(int64(10000), refunds.inputs[0].Amount)
+	s.False(after.Stuck, "it runs: nobody has to act on it")
+}

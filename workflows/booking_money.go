@@ -251,6 +251,10 @@ const (
 	sagaPart        = "part"         // give back part of the booking's payment: an amendment lowered its price
 )
 
+// SagaPart is the kind of an amendment's refund saga, which a resumed booking runs again when its
+// lost workflow had not finished it (worker.ResumeBooking).
+const SagaPart = sagaPart
+
 // startSaga runs s in its own coroutine; the workflow does not complete while one runs. When a
 // step fails on a business refusal (the database disagrees with the workflow), or refused is
 // set (the refusal that made the saga), it is flagged and waits for an operator: a retry runs

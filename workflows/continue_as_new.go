@@ -38,6 +38,9 @@ type Resume struct {
 	// SupplierCancels are holds at the supplier to cancel (a resumed booking's amendment that
 	// was waiting for its supplier).
 	SupplierCancels []string `json:",omitempty"`
+	// Restart are refund sagas a resumed booking's lost workflow had running (an amendment's
+	// refund the provider had not given back): they run again from their last attempt.
+	Restart []*Saga `json:",omitempty"`
 }
 
 // versionContinueAsNew, with the history length appended, marks the moment a run continued as
@@ -145,6 +148,9 @@ func (b *booking) resumeWaitingSagas(ctx workflow.Context) {
 	}
 	for _, s := range b.in.Resume.Sagas {
 		b.startSaga(ctx, s, nil)
+	}
+	for _, s := range b.in.Resume.Restart {
+		b.startSaga(ctx, s, nil) // not waiting for an operator: it runs
 	}
 }
 
