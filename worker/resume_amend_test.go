@@ -35,15 +35,10 @@ func resumedWith(t *testing.T, store *db.Store, b domain.Booking) workflows.Book
 	return in
 }
 
-// TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments: ResumeBooking starts the
-// workflow of a booking whose own is gone "as a run continued as new would". A run continued
-// as new hands over the amendment waiting for its balance (Pending), the last amendment taken
-// and what each payment may still give back (Kept); the resumed one is handed the booking alone.
-// Resumed while an amendment waits, the balance payment is refunded as a second payment and the
-// amendment never lapses (its added night stays held); resumed after a balance was paid, a
-// cancel asks the first payment for all of it, beyond its amount.
-func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing.T) {
-	t.Parallel()
+// paidStay is a 3-night stay from 2030-12-10 paid with pi_1, at a hotel with 5 rooms a night
+// for 4 nights.
+func paidStay(t *testing.T) (*testsuite.Database, domain.Booking) {
+	t.Helper()
 	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
 	dec10 := domain.NewDate(2030, 12, 10)
@@ -55,6 +50,21 @@ func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing
 	require.NoError(t, err)
 	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
 	require.NoError(t, err)
+	return d, b
+}
+
+// TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments: ResumeBooking starts the
+// workflow of a booking whose own is gone "as a run continued as new would". A run continued
+// as new hands over the amendment waiting for its balance (Pending), the last amendment taken
+// and what each payment may still give back (Kept); the resumed one is handed the booking alone.
+// Resumed while an amendment waits, the balance payment is refunded as a second payment and the
+// amendment never lapses (its added night stays held); resumed after a balance was paid, a
+// cancel asks the first payment for all of it, beyond its amount.
+func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, b := paidStay(t)
+	dec10 := b.CheckIn
 	a, b, err := d.Store.Amend(ctx, db.AmendParams{BookingID: b.ID, IdempotencyKey: "a1", Actor: "g1", BalanceWindow: time.Hour,
 		Change: domain.Change{CheckOut: dec10.AddDays(4)}, RefundOf: func(domain.Booking, int64) int64 { return 0 }})
 	require.NoError(t, err)
@@ -80,16 +90,8 @@ func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing
 func TestAResumedBookingGivesBackTheRefundItsLostWorkflowOwedForAnAmendment(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := testsuite.NewDatabase(t)
-	dec10 := domain.NewDate(2030, 12, 10)
-	d.SetInventory(t, "h1", "double", dec10, dec10.AddDays(3), 5)
-	req := domain.HoldRequest{CustomerID: "g1", HotelID: "h1", RoomTypeID: "double",
-		Stay: domain.Stay{CheckIn: dec10, CheckOut: dec10.AddDays(3)}, Quantity: 1}
-	b, err := d.Store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID([]byte("resume-refund"), "g1", "g1", "k"),
-		IdempotencyKey: "k", Request: req, CreatedBy: "g1", HoldTTL: 10 * time.Minute})
-	require.NoError(t, err)
-	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
-	require.NoError(t, err)
+	d, b := paidStay(t)
+	dec10 := b.CheckIn
 	a, b, err := d.Store.Amend(ctx, db.AmendParams{BookingID: b.ID, IdempotencyKey: "down", Actor: "g1", BalanceWindow: time.Hour,
 		Change: domain.Change{CheckOut: dec10.AddDays(2)}, RefundOf: func(_ domain.Booking, fallsBy int64) int64 { return fallsBy }})
 	require.NoError(t, err)
