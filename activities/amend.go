@@ -45,7 +45,7 @@ type AmendOutcome struct {
 // workflow tells which by its id.
 func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, error) {
 	p := db.AmendParams{BookingID: in.BookingID, IdempotencyKey: in.IdempotencyKey,
-		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow, RefundOf: refundOf(in.At)}
+		Change: in.Change, Actor: in.Actor, BalanceWindow: in.BalanceWindow, RefundOf: RefundOf(in.At)}
 	if _, err := a.Store.AmendmentByKey(ctx, in.BookingID, in.IdempotencyKey); errors.Is(err, domain.ErrNotFound) {
 		// Not asked before: a direct_connect supplier prices the new stay. One that does not
 		// answer refuses it: the booking's main loop does not wait on the supplier for ever.
@@ -69,8 +69,9 @@ func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, erro
 	return a.amended(ctx, am, b)
 }
 
-// refundOf is what a booking's policy gives back of a fall in its price, judged at at.
-func refundOf(at time.Time) func(domain.Booking, int64) int64 {
+// RefundOf is what a booking's policy gives back of a fall in its price, judged at at (an
+// amendment's, or a quote's).
+func RefundOf(at time.Time) func(domain.Booking, int64) int64 {
 	return func(b domain.Booking, fallsBy int64) int64 {
 		loc, err := time.LoadLocation(b.TimeZone)
 		if err != nil {

@@ -71,7 +71,7 @@ type SupplierAnsweredInput struct {
 
 // SupplierAnswered decides an amendment that waited for its supplier (db.Store.SupplierAnswered).
 func (a *Bookings) SupplierAnswered(ctx context.Context, in SupplierAnsweredInput) (AmendOutcome, error) {
-	am, b, oldRef, err := a.Store.SupplierAnswered(ctx, in.BookingID, in.AmendmentID, in.Answer, in.BalanceWindow, refundOf(in.At))
+	am, b, oldRef, err := a.Store.SupplierAnswered(ctx, in.BookingID, in.AmendmentID, in.Answer, in.BalanceWindow, RefundOf(in.At))
 	if err != nil {
 		return AmendOutcome{}, classifyAmend(err)
 	}

@@ -3,9 +3,7 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"go.temporal.io/sdk/client"
@@ -135,7 +133,7 @@ func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
 			return err
 		}
 		q, _, err := s.store.Amend(c.Request().Context(), db.AmendParams{BookingID: b.ID,
-			Change: change, Actor: principal(c).Subject, DryRun: true, RefundOf: s.refundOf, SupplierPrice: quote})
+			Change: change, Actor: principal(c).Subject, DryRun: true, RefundOf: activities.RefundOf(s.cfg.Now()), SupplierPrice: quote})
 		if err != nil {
 			return quoteRefusal(err)
 		}
@@ -193,17 +191,13 @@ func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change doma
 	return nil
 }
 
-// checkOrderLines answers 400 for new lines of a venue order that cut a unit of their resource
-// (a line starts or ends inside one), as a new order's are.
+// checkOrderLines takes a venue order's new lines in UTC, as a new order's are stored, and
+// answers 400 when one cuts a unit of its resource.
 func (s *Server) checkOrderLines(c echo.Context, b domain.Booking, lines []domain.OrderLine) error {
 	for i := range lines {
 		lines[i].Start, lines[i].End = lines[i].Start.UTC(), lines[i].End.UTC()
 	}
-	off, err := s.store.LineOffUnits(c.Request().Context(), domain.OrderRequest{CustomerID: b.CustomerID, VenueID: b.VenueID, Lines: lines})
-	if err == nil && off >= 0 {
-		err = fmt.Errorf("%w: lines[%d] must start and end on whole units of %s", domain.ErrInvalid, off, lines[off].ResourceID)
-	}
-	return err
+	return s.checkWholeUnits(c.Request().Context(), domain.OrderRequest{CustomerID: b.CustomerID, VenueID: b.VenueID, Lines: lines})
 }
 
 // answerAmendment answers with an amendment's outcome: 409 unavailable when it was refused.
@@ -276,13 +270,4 @@ func quoteRefusal(err error) error {
 		}
 	}
 	return err
-}
-
-// refundOf is what goes back, by its policy, of a fall in a paid booking's price now.
-func (s *Server) refundOf(b domain.Booking, fallsBy int64) int64 {
-	loc, err := time.LoadLocation(b.TimeZone)
-	if err != nil {
-		return 0
-	}
-	return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, s.cfg.Now())
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -356,12 +357,7 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 				s.cfg.Limits.SaleHorizonDays)
 		}
 	}
-	// Not whole units is a malformed order, not a sold-out one: 400, and no workflow starts.
-	if i, err := s.store.LineOffUnits(ctx, req); err != nil || i >= 0 {
-		if err == nil {
-			err = fmt.Errorf("%w: lines[%d] cuts a unit of %s: start and end must be whole units (a slot as the "+
-				"search lists it, whole hours or days of equipment)", domain.ErrInvalid, i, req.Lines[i].ResourceID)
-		}
+	if err := s.checkWholeUnits(ctx, req); err != nil {
 		return err
 	}
 	for _, f := range checked {
@@ -376,4 +372,16 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 	noShowAt := req.Ends().Add(time.Duration(v.NoShowGraceMinutes) * time.Minute).UTC()
 	return s.startBooking(c, workflows.BookingInput{Order: &req, MaxActiveHolds: maxHolds, HoldTTL: ttl, NoShowAt: noShowAt},
 		req.CustomerID, req.Fingerprint(), view)
+}
+
+// checkWholeUnits answers 400 for an order (or an amendment's lines) with a line that cuts a unit
+// of its resource: not whole units is a malformed order, not a sold-out one, and no workflow is
+// asked.
+func (s *Server) checkWholeUnits(ctx context.Context, req domain.OrderRequest) error {
+	i, err := s.store.LineOffUnits(ctx, req)
+	if err == nil && i >= 0 {
+		err = fmt.Errorf("%w: lines[%d] cuts a unit of %s: start and end must be whole units (a slot as the "+
+			"search lists it, whole hours or days of equipment)", domain.ErrInvalid, i, req.Lines[i].ResourceID)
+	}
+	return err
 }

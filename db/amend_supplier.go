@@ -118,9 +118,9 @@ func (s *Store) SupplierAnswered(ctx context.Context, bookingID string, amendmen
 	return a, b, a.LeftHoldRef, err
 }
 
-// applyAmended applies a supplier's amendment its supplier confirmed: the booking gives back what
-// the new stay no longer needs here (nothing of a direct_connect one), takes the new stay and
-// price, and moves to the new hold.
+// applyAmended applies a stay's amendment that was waiting (for its supplier, or its balance):
+// the booking gives back what the new stay no longer needs here (nothing of a direct_connect
+// one), takes the new stay and price, and moves to a supplier's new hold.
 func applyAmended(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Amendment) error {
 	resource, err := roomTypeResource(ctx, tx, b.HotelID, a.After.RoomTypeID)
 	if err != nil {

@@ -156,25 +156,8 @@ func applySettled(ctx context.Context, tx pgx.Tx, b domain.Booking, a *domain.Am
 	if err := checkBegunStay(a.Before, a.After, domain.DateOf(today, time.UTC)); err != nil {
 		return err
 	}
-	resource, err := roomTypeResource(ctx, tx, b.HotelID, a.After.RoomTypeID)
-	if err != nil {
-		return err
-	}
-	want := line{resourceID: resource, from: a.After.CheckIn.Time(), to: a.After.CheckOut.Time(), quantity: a.After.Quantity}
-	var held bool // a direct_connect supplier holds the rooms: none here to move
-	if err := tx.QueryRow(ctx, `SELECT supplier_held FROM bookings WHERE id = $1`, b.ID).Scan(&held); err != nil {
-		return err
-	}
-	if !held {
-		if err := relineTo(ctx, tx, b, []line{want}); err != nil {
-			return err
-		}
-	}
-	a.Status, a.BalancePaymentID = domain.AmendmentApplied, pay.ID
-	if err := applyStay(ctx, tx, b.ID, want, *a); err != nil {
-		return err
-	}
-	return moveToNewHold(ctx, tx, b.ID, *a)
+	a.BalancePaymentID = pay.ID
+	return applyAmended(ctx, tx, b, a)
 }
 
 // LapseAmendment gives back the units an amendment waiting for its balance held beside the
@@ -337,12 +320,7 @@ func keptPayments(b domain.Booking, list []domain.Amendment) []domain.Payment {
 		case kept == nil:
 			first -= a.Refund
 		default:
-			left := a.Refund
-			for i := len(kept) - 1; i >= 0 && left > 0; i-- {
-				take := min(left, kept[i].Amount)
-				kept[i].Amount -= take
-				left -= take
-			}
+			domain.DrawRefund(kept, a.Refund)
 		}
 	}
 	return kept

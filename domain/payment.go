@@ -25,6 +25,21 @@ type Payment struct {
 	Currency string `json:"currency"`
 }
 
+// DrawRefund draws a refund of amount on a booking's kept payments, newest first, each up to what
+// of it is left (taken off kept): a provider refunds a payment only up to its own amount. It
+// returns what it draws on each.
+func DrawRefund(kept []Payment, amount int64) []Payment {
+	var parts []Payment
+	for i := len(kept) - 1; i >= 0 && amount > 0; i-- {
+		if take := min(amount, kept[i].Amount); take > 0 {
+			parts = append(parts, Payment{ID: kept[i].ID, Amount: take, Currency: kept[i].Currency})
+			kept[i].Amount -= take
+			amount -= take
+		}
+	}
+	return parts
+}
+
 // Payment returns the payment an event reports.
 func (e PaymentEvent) Payment() Payment {
 	return Payment{ID: e.PaymentID, Amount: e.Amount, Currency: e.Currency}

@@ -228,14 +228,5 @@ func (b *booking) drawRefund(amount int64, currency string) []domain.Payment {
 	if b.state.Kept == nil {
 		return []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: amount, Currency: currency}}
 	}
-	var parts []domain.Payment
-	for i := len(b.state.Kept) - 1; i >= 0 && amount > 0; i-- {
-		k := &b.state.Kept[i]
-		if take := min(amount, k.Amount); take > 0 {
-			parts = append(parts, domain.Payment{ID: k.ID, Amount: take, Currency: k.Currency})
-			k.Amount -= take
-			amount -= take
-		}
-	}
-	return parts
+	return domain.DrawRefund(b.state.Kept, amount)
 }
