@@ -198,6 +198,9 @@ type StartRefundInput struct {
 	// CancelledAt is when the workflow accepted the cancel: the policy judges that moment, not
 	// when this activity (or a retry of it) runs. Zero: now.
 	CancelledAt time.Time
+	// Amount, when set, is the refund staff decided instead of the policy's (never above what
+	// the booking keeps).
+	Amount int64 `json:",omitempty"`
 	// Actor, as in ReleaseInput. Left empty, a refund of a payment for nights the booking no
 	// longer holds is the late payment's, and a cancel names nobody.
 	Actor string `json:",omitempty"`
@@ -218,7 +221,11 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 		actor = db.ActorLatePayment
 	}
 	b, err := a.Store.StartRefund(db.WithActor(ctx, actor), in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
-		if !in.ByPolicy || b.VenueID != "" {
+		if in.Amount > 0 {
+			return in.Amount, nil
+		}
+		if !in.ByPolicy || b.VenueID != "" || b.Status == domain.StatusHold {
+			// A hold the desk took a deposit for was never confirmed: the deposit goes back whole.
 			// A venue order is cancelled by its customer only inside the free window, and
 			// refunded whole whoever cancels it.
 			return b.Paid, nil
@@ -227,7 +234,12 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 		if err != nil {
 			return 0, fmt.Errorf("booking %s: time zone %q: %w", b.ID, b.TimeZone, err)
 		}
-		return b.CancellationPolicy.Refund(b.Paid, b.Price.Currency, b.CheckIn, loc, at), nil
+		// The fixed fee's currency is judged again here, against the money being refunded.
+		currency := b.Price.Currency
+		if in.Payment != nil {
+			currency = in.Payment.Currency
+		}
+		return b.CancellationPolicy.Refund(b.Paid, currency, b.CheckIn, loc, at), nil
 	})
 	return b, classify(err)
 }

@@ -217,16 +217,8 @@ func (s *Server) answerAmendment(c echo.Context, who amender, a domain.Amendment
 
 // askAmend sends the amend update to the booking's workflow and waits for its answer.
 func (s *Server) askAmend(c echo.Context, id string, req workflows.AmendRequest) (workflows.AmendAnswer, error) {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
-	defer cancel()
 	var answer workflows.AmendAnswer
-	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: id, UpdateName: workflows.UpdateAmend, WaitForStage: client.WorkflowUpdateStageCompleted,
-		Args: []any{req},
-	})
-	if err == nil {
-		err = handle.Get(ctx, &answer)
-	}
+	err := s.update(c, id, workflows.UpdateAmend, req, &answer)
 	var appErr *temporal.ApplicationError
 	switch {
 	case err == nil:
@@ -239,6 +231,20 @@ func (s *Server) askAmend(c echo.Context, id string, req workflows.AmendRequest)
 		}
 	}
 	return answer, workflowError(err)
+}
+
+// update sends an update with its one argument to the booking's workflow and waits, as long as
+// the API waits for a workflow, for its answer.
+func (s *Server) update(c echo.Context, id, name string, arg, answer any) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
+	defer cancel()
+	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: id, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted, Args: []any{arg},
+	})
+	if err == nil {
+		err = handle.Get(ctx, answer)
+	}
+	return err
 }
 
 // amendRefusal is the answer to an amendment refused for the booking's state (nil for other

@@ -16,7 +16,16 @@ func (s *Server) getBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, customerView(b, ""))
+	return s.withMoney(c, customerView(b, ""))
+}
+
+// withMoney answers a booking's view with its money summed (paid, refunded, due).
+func (s *Server) withMoney(c echo.Context, v bookingView) error {
+	m, err := s.store.BookingMoneySummary(c.Request().Context(), v.Booking)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, moneyView{bookingView: v, Money: m})
 }
 
 // staffGetBooking answers any booking of a hotel the staff member works for.
@@ -25,7 +34,7 @@ func (s *Server) staffGetBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, staffView(b, ""))
+	return s.withMoney(c, staffView(b, ""))
 }
 
 // ownBooking loads the booking named in the path for the customer calling. Anyone else's

@@ -118,7 +118,7 @@ func (s *Server) createPayment(c echo.Context) error {
 		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a booking on hold is paid", b.ID, b.Status)
 	case !b.ExpiresAt.After(s.cfg.Now()):
 		return newError(http.StatusConflict, "wrong_state", "the hold on booking %s has expired", b.ID)
-	case b.Price.Total <= 0:
+	case b.Price.Total-b.Paid <= 0:
 		return newError(http.StatusConflict, "wrong_state", "booking %s has no price to pay", b.ID)
 	case s.cfg.Checkouts == nil:
 		return newError(http.StatusServiceUnavailable, "payments_not_configured", "this API takes no payments: ask the operator")
@@ -138,8 +138,19 @@ func (s *Server) createPayment(c echo.Context) error {
 			last = a.ID
 		}
 	}
+	// So is a price set by hand, and the rest of a price the desk took a deposit of.
+	changes, err := s.store.PriceChangeCount(c.Request().Context(), b.ID)
+	if err != nil {
+		return err
+	}
 	key := payments.CheckoutKey(b.ID, last)
-	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: b.Price.Total, Currency: b.Price.Currency,
+	if changes > 0 {
+		key += fmt.Sprintf("/price-%d", changes)
+	}
+	if b.Paid > 0 {
+		key += fmt.Sprintf("/rest-%d", b.Price.Total-b.Paid)
+	}
+	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: b.Price.Total - b.Paid, Currency: b.Price.Currency,
 		IdempotencyKey: key}, b.ExpiresAt)
 }
 

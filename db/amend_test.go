@@ -43,14 +43,21 @@ func hold(t *testing.T, d *testsuite.Database, customer string, stay domain.Stay
 	return b
 }
 
-// paidBooking is a customer's hold confirmed with a provider payment of amount (0: the price).
+// paidBooking is a customer's hold confirmed with a provider payment of its price (amount 0), or
+// with a deposit of amount the desk took, then confirmed by the desk.
 func paidBooking(t *testing.T, d *testsuite.Database, customer string, stay domain.Stay, qty int, amount int64) domain.Booking {
 	t.Helper()
 	b := hold(t, d, customer, stay, qty)
+	var pay *domain.Payment
 	if amount == 0 {
 		amount = b.Price.Total
+		pay = &domain.Payment{ID: "pi_" + customer, Amount: amount, Currency: "EUR"}
+	} else {
+		_, err := d.Store.TakeDeskPayment(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit",
+			Amount: amount, Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+		require.NoError(t, err)
 	}
-	b, err := d.Store.Confirm(context.Background(), b.ID, &domain.Payment{ID: "pi_" + customer, Amount: amount, Currency: "EUR"})
+	b, err := d.Store.Confirm(context.Background(), b.ID, pay)
 	require.NoError(t, err)
 	require.Equal(t, amount, b.Paid)
 	return b

@@ -142,17 +142,24 @@ func (s *Store) NoShow(ctx context.Context, bookingID string) (domain.Booking, e
 func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payment) (domain.Booking, error) {
 	var payID *string
 	var paid int64
+	var payCurrency string
 	if pay != nil {
-		payID, paid = &pay.ID, pay.Amount
+		payID, paid, payCurrency = &pay.ID, pay.Amount, pay.Currency
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
+	// A payment confirms only the price the booking has now: one for a price changed since is
+	// not its price (ChangePrice takes the same row lock).
+	// A payment after a desk deposit pays the rest: the booking keeps both (the deposit by its
+	// method, see received).
+	tag, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = COALESCE($2, payment_id),
+			paid = paid + $3, updated_at = now()
 		FROM (SELECT set_config('bookflow.actor', $4, true)) AS actor
-		WHERE id = $1 AND status = 'HOLD' AND expires_at > now()`, bookingID, payID, paid, actorOf(ctx))
+		WHERE id = $1 AND status = 'HOLD' AND expires_at > now() AND ($2::text IS NULL OR (total = paid + $3 AND currency = $5))`,
+		bookingID, payID, paid, actorOf(ctx), payCurrency)
 	if err != nil {
 		return domain.Booking{}, err
 	}
 	booking, err := s.GetBooking(ctx, bookingID)
-	if err != nil || tag.RowsAffected() == 1 || (booking.Status == domain.StatusConfirmed && booking.Paid == paid) {
+	if err != nil || tag.RowsAffected() == 1 || (booking.Status == domain.StatusConfirmed && (pay == nil || booking.PaymentID == pay.ID)) {
 		return booking, err
 	}
 	if booking.Status == domain.StatusHold {

@@ -110,15 +110,24 @@ type RefundAttempt struct {
 	Status           string `json:"status"` // requested, pending, succeeded or failed
 	ProviderRefundID string `json:"providerRefundId,omitempty"`
 	LastError        string `json:"lastError,omitempty"`
+	// Method is how it was made: through the provider, at the desk by the method of the payment
+	// it gives back, or by hand (Reference then names the transfer, RecordedBy who recorded it).
+	Method     string `json:"method"`
+	Reference  string `json:"reference,omitempty"`
+	RecordedBy string `json:"recordedBy,omitempty"`
 	// Age is how long ago the attempt was first recorded (by the database's clock).
 	Age time.Duration `json:"-"`
 }
 
 // BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
-// is returned as stored, so a retried activity sees what an earlier try achieved.
+// is returned as stored, so a retried activity sees what an earlier try achieved. The refund of
+// money the desk took is made there, by the same method: it is recorded as succeeded at once,
+// and never sent to the provider.
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
-	_, err := s.pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status)
-		VALUES ($1, $2, $3, $4, $5, $6, 'requested') ON CONFLICT (id) DO NOTHING`,
+	_, err := s.pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method)
+		SELECT $1, $2, $3, $4, $5, $6, CASE WHEN m.method = 'provider' THEN 'requested' ELSE 'succeeded' END, m.method
+		FROM (SELECT COALESCE((SELECT method FROM payments WHERE payment_id = $3), 'provider') AS method) m
+		ON CONFLICT (id) DO NOTHING`,
 		a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason)
 	if err != nil {
 		return a, err
@@ -128,11 +137,20 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 
 // GetRefundAttempt loads one attempt.
 func (s *Store) GetRefundAttempt(ctx context.Context, id string) (RefundAttempt, error) {
-	var a RefundAttempt
-	err := s.pool.QueryRow(ctx, `SELECT id, booking_id, payment_id, amount, currency, reason, status,
-			COALESCE(provider_refund_id, ''), COALESCE(last_error, ''), now() - created_at
-		FROM refunds WHERE id = $1`, id).Scan(&a.ID, &a.BookingID, &a.PaymentID, &a.Amount, &a.Currency,
-		&a.Reason, &a.Status, &a.ProviderRefundID, &a.LastError, &a.Age)
+	return getRefundAttempt(ctx, s.pool, id)
+}
+
+// refundColumns are a RefundAttempt's, in its fields' order.
+const refundColumns = `id, booking_id, payment_id, amount, currency, reason, status,
+	COALESCE(provider_refund_id, ''), COALESCE(last_error, ''), method, COALESCE(reference, ''), COALESCE(recorded_by, ''),
+	now() - created_at`
+
+func getRefundAttempt(ctx context.Context, q querier, id string) (RefundAttempt, error) {
+	rows, err := q.Query(ctx, `SELECT `+refundColumns+` FROM refunds WHERE id = $1`, id)
+	if err != nil {
+		return RefundAttempt{}, err
+	}
+	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[RefundAttempt])
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = fmt.Errorf("%w: no refund attempt %q", domain.ErrNotFound, id)
 	}
@@ -179,12 +197,17 @@ type PaymentRecord struct {
 	Currency   string    `json:"currency"`
 	Status     string    `json:"status"` // succeeded or failed
 	ReceivedAt time.Time `json:"receivedAt"`
+	// Method is provider, or how the desk took it (TakenBy who, Note what the desk wrote).
+	Method  string `json:"method"`
+	TakenBy string `json:"takenBy,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // BookingMoney returns the payments reported for a booking and the refund attempts made for
 // it, oldest first: what finance reads to follow a booking's money.
 func (s *Store) BookingMoney(ctx context.Context, bookingID string) ([]PaymentRecord, []RefundAttempt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT payment_id, amount, currency, status, created_at FROM payments
+	rows, err := s.pool.Query(ctx, `SELECT payment_id, amount, currency, status, created_at, method,
+			COALESCE(taken_by, ''), COALESCE(note, '') FROM payments
 		WHERE booking_id = $1 ORDER BY created_at, payment_id`, bookingID)
 	if err != nil {
 		return nil, nil, err
@@ -193,9 +216,7 @@ func (s *Store) BookingMoney(ctx context.Context, bookingID string) ([]PaymentRe
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err = s.pool.Query(ctx, `SELECT id, booking_id, payment_id, amount, currency, reason, status,
-			COALESCE(provider_refund_id, ''), COALESCE(last_error, ''), now() - created_at
-		FROM refunds WHERE booking_id = $1 ORDER BY created_at, id`, bookingID)
+	rows, err = s.pool.Query(ctx, `SELECT `+refundColumns+` FROM refunds WHERE booking_id = $1 ORDER BY created_at, id`, bookingID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,4 +273,40 @@ func nullTime(t time.Time) *time.Time {
 		return nil
 	}
 	return &t
+}
+
+// MoneySummary is a booking's money as its view shows it, in its price's currency: what its
+// kept payments brought (Paid), what of it went back (Refunded), what is on its way back
+// (Refunding) and what is still to pay (Due, while the booking holds its units).
+type MoneySummary struct {
+	Currency  string `json:"currency"`
+	Paid      int64  `json:"paid"`
+	Refunded  int64  `json:"refunded"`
+	Refunding int64  `json:"refunding"`
+	Due       int64  `json:"due"`
+}
+
+// BookingMoneySummary sums a booking's money for its view. What it gave back is what its kept
+// payments brought less what it keeps (refunds that kept its units, amendments that lowered its
+// price), plus the refund due of a cancelled one; what of that did not succeed yet is Refunding.
+func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
+	m := MoneySummary{Currency: b.Price.Currency}
+	err := s.pool.QueryRow(ctx, `SELECT `+received+`,
+			COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status = 'succeeded'
+				AND (f.payment_id = b.payment_id OR f.payment_id IN (SELECT p.payment_id FROM payments p
+					WHERE p.booking_id = b.id AND p.method <> 'provider')
+				OR f.payment_id IN (SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id))), 0)
+		FROM bookings b WHERE b.id = $1`, b.ID).Scan(&m.Paid, &m.Refunded)
+	if err != nil {
+		return m, err
+	}
+	givenBack := m.Paid - b.Paid
+	if b.Status == domain.StatusRefunding || b.Status == domain.StatusRefunded {
+		givenBack += b.RefundDue
+	}
+	m.Refunding = max(givenBack-m.Refunded, 0)
+	if b.Status.HoldsInventory() {
+		m.Due = max(b.Price.Total-m.Paid, 0)
+	}
+	return m, nil
 }

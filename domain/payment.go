@@ -44,3 +44,19 @@ func DrawRefund(kept []Payment, amount int64) []Payment {
 func (e PaymentEvent) Payment() Payment {
 	return Payment{ID: e.PaymentID, Amount: e.Amount, Currency: e.Currency}
 }
+
+// Methods money is taken or given back by: through the payment provider, or at the desk (and,
+// for a refund settled outside bookflow, the way finance paid it).
+const (
+	MethodProvider     = "provider"
+	MethodCash         = "cash"
+	MethodCardTerminal = "card_terminal"
+	MethodBankTransfer = "bank_transfer"
+	MethodOther        = "other" // with a note saying what it was
+)
+
+// DeskMethods are the methods the front desk takes money by.
+var DeskMethods = []string{MethodCash, MethodCardTerminal, MethodBankTransfer, MethodOther}
+
+// DeskPaymentID is the payment id of money the desk took for a booking under an idempotency key.
+func DeskPaymentID(bookingID, key string) string { return "desk/" + bookingID + "/" + key }

@@ -29,7 +29,7 @@ const (
 // payment that arrives for nights no longer held, goes through REFUNDING; EXPIRED -> CONFIRMED
 // is a late payment that could take the same nights again.
 var transitions = map[Status][]Status{
-	StatusHold:      {StatusConfirmed, StatusExpired, StatusCancelled, StatusRejected},
+	StatusHold:      {StatusConfirmed, StatusExpired, StatusCancelled, StatusRejected, StatusRefunding}, // a desk deposit goes back
 	StatusConfirmed: {StatusCancelled, StatusRefunding, StatusCompleted, StatusNoShow},
 	StatusCompleted: {StatusCancelled, StatusRefunding},
 	StatusExpired:   {StatusConfirmed, StatusRefunding},

@@ -102,7 +102,7 @@ type BookingState struct {
 // command is a confirm or cancel request from an update handler, carried out by the main loop
 // so that every state change happens in one place, one at a time.
 type command struct {
-	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn or UpdateAmend
+	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn, UpdateAmend or UpdateMoney
 	at    time.Time // when the workflow accepted it: a cancellation policy judges this moment
 	actor string    // who asked (the caller's token subject), for the booking's history
 	done  bool
@@ -110,6 +110,8 @@ type command struct {
 	// booking could not take it.
 	amend   *AmendRequest
 	amended domain.Amendment
+	// money is a staff member's money request (UpdateMoney).
+	money *MoneyRequest
 	refusal error
 }
 
@@ -245,6 +247,10 @@ func (b *booking) setup(ctx workflow.Context) error {
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAmend, b.requestAmend,
 		workflow.UpdateHandlerOptions{Validator: b.validateAmend}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateMoney, b.requestMoney,
+		workflow.UpdateHandlerOptions{Validator: b.validateMoney}); err != nil {
 		return err
 	}
 	if err := b.setOperatorHandlers(ctx); err != nil {

@@ -55,7 +55,11 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 	}
 	b.seen[ev.PaymentID] = true
 	pay := ev.Payment()
-	matches := b.state.Booking.Price.Matches(pay.Amount, pay.Currency)
+	deposit := int64(0) // what the desk took of a hold's price: a payment of the rest confirms it
+	if b.status() == domain.StatusHold {
+		deposit = b.state.Booking.Paid
+	}
+	matches := b.state.Booking.Price.Matches(pay.Amount+deposit, pay.Currency)
 	unpaid := b.state.Booking.PaymentID == ""
 	switch st := b.status(); {
 	case st == "":

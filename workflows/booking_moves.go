@@ -115,6 +115,9 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 	if err != nil {
 		return err
 	}
+	if pay != nil {
+		b.keep(b.state.Booking, *pay) // after a desk deposit, the booking keeps both
+	}
 	b.state.Booking = stored
 	b.state.Reason = ""
 	b.logger.Info("Booking confirmed", "paid", stored.Paid)

@@ -6,12 +6,21 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
 	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
+		if b.state.Booking.Paid > 0 {
+			// The desk took part of the price: it goes back, by the method it was taken by.
+			if err := b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Actor: db.ActorHoldTimer},
+				"the hold expired before its price was paid: what the desk took goes back"); err != nil {
+				return err
+			}
+			return b.bookingOff(ctx, EventExpired, b.state.Reason)
+		}
 		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed", ""); err != nil {
 			return err
 		}
@@ -136,6 +145,8 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 		return b.checkIn(ctx, cmd.actor)
 	case cmd.name == UpdateAmend:
 		return b.amend(ctx, cmd)
+	case cmd.name == UpdateMoney:
+		return b.money(ctx, cmd)
 	}
 	return nil // confirming a confirmed booking: nothing to do
 }

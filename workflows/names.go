@@ -25,6 +25,9 @@ const (
 	// UpdateAmend changes what a held or confirmed booking holds (an AmendRequest); it answers
 	// an AmendAnswer.
 	UpdateAmend = "amend"
+	// UpdateMoney is staff steering a booking's money (a MoneyRequest): a desk payment, a price
+	// set by hand, a refund; it answers a BookingState.
+	UpdateMoney = "money"
 	// QueryState returns the booking's BookingState.
 	QueryState = "state"
 

@@ -1,0 +1,204 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// Money staff steer: desk payments, prices set by hand, refunds, and refunds finance settled
+// outside bookflow. Every one is audited with who, why, and the money before and after.
+
+// deskPaymentBody is a payment the front desk took.
+type deskPaymentBody struct {
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
+	Method   string `json:"method"`
+	Note     string `json:"note"`
+}
+
+// takeDeskPayment records money the desk took for a held or confirmed booking of its own site:
+// the hold is CONFIRMED once its payments cover its price.
+func (s *Server) takeDeskPayment(c echo.Context) error {
+	key, b, err := s.moneyRequest(c, domain.Principal.CanBookAt)
+	if err != nil {
+		return err
+	}
+	var body deskPaymentBody
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	switch {
+	case !slices.Contains(domain.DeskMethods, body.Method):
+		return newError(http.StatusBadRequest, "invalid_request", "method is one of cash, card_terminal, bank_transfer, other")
+	case body.Method == domain.MethodOther && body.Note == "":
+		return newError(http.StatusBadRequest, "invalid_request", "a payment by another method has a note saying what it was")
+	case len(body.Note) > 500:
+		return newError(http.StatusBadRequest, "invalid_request", "note is at most 500 characters")
+	}
+	return s.askMoney(c, b, "desk-payment", workflows.MoneyRequest{Kind: workflows.MoneyDeskPayment, Key: key,
+		Amount: body.Amount, Currency: body.Currency, Method: body.Method, Note: body.Note},
+		map[string]any{"method": body.Method, "amount": body.Amount, "currency": body.Currency, "note": body.Note})
+}
+
+// priceBody is a price set by hand.
+type priceBody struct {
+	Total    int64  `json:"total"`
+	Currency string `json:"currency"`
+	Reason   string `json:"reason"`
+}
+
+// changePrice sets the price of a held booking nothing was paid for, by the front desk of its
+// site or an admin.
+func (s *Server) changePrice(c echo.Context) error {
+	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
+	if err != nil {
+		return err
+	}
+	var body priceBody
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	if body.Total < 0 {
+		return newError(http.StatusBadRequest, "invalid_request", "total is never below zero")
+	}
+	return s.askMoney(c, b, body.Reason, workflows.MoneyRequest{Kind: workflows.MoneyPrice, Amount: body.Total,
+		Currency: body.Currency, Reason: body.Reason}, map[string]any{"totalBefore": b.Price.Total, "currency": body.Currency})
+}
+
+// refundBody is a refund staff give.
+type refundBody struct {
+	Amount       int64  `json:"amount"`
+	Currency     string `json:"currency"`
+	Reason       string `json:"reason"`
+	ReleaseUnits bool   `json:"releaseUnits"`
+}
+
+// refundBooking gives part or all of what a booking keeps back: keeping its units (a goodwill
+// refund, on a confirmed, checked-in or no-show booking), or giving them back (a cancel with
+// this refund instead of the policy's). Front desk for its sites, finance and admin anywhere.
+func (s *Server) refundBooking(c echo.Context) error {
+	key, b, err := s.moneyRequest(c, domain.Principal.CanReadAt)
+	if err != nil {
+		return err
+	}
+	var body refundBody
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	return s.askMoney(c, b, body.Reason, workflows.MoneyRequest{Kind: workflows.MoneyRefund, Key: key, Amount: body.Amount,
+		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits},
+		map[string]any{"amount": body.Amount, "currency": body.Currency, "releaseUnits": body.ReleaseUnits})
+}
+
+// manualRefundBody is a refund finance made outside bookflow.
+type manualRefundBody struct {
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+	Method    string `json:"method"`
+	Reference string `json:"reference"`
+	Reason    string `json:"reason"`
+}
+
+// recordManualRefund records a refund finance made outside bookflow (a bank transfer, say)
+// against a payment no booking keeps: the invariant checker counts it.
+func (s *Server) recordManualRefund(c echo.Context) error {
+	key := c.Request().Header.Get("Idempotency-Key")
+	if err := domain.ValidateIdempotencyKey(key); err != nil {
+		return err
+	}
+	var body manualRefundBody
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	if len(body.Reference) > 200 || len(body.Reason) > 500 {
+		return newError(http.StatusBadRequest, "invalid_request", "reference is at most 200 characters, reason 500")
+	}
+	rec, err := s.store.RecordManualRefund(c.Request().Context(), db.ManualRefund{PaymentID: c.Param("paymentId"), Key: key,
+		Amount: body.Amount, Currency: body.Currency, Method: body.Method, Reference: body.Reference, Reason: body.Reason,
+		Actor: principal(c).Subject})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, rec)
+}
+
+// moneyRequest reads the Idempotency-Key of a money request and the booking in its path, which
+// the staff member must be allowed to act on (may).
+func (s *Server) moneyRequest(c echo.Context, may func(domain.Principal, domain.Booking) bool) (string, domain.Booking, error) {
+	key := c.Request().Header.Get("Idempotency-Key")
+	if err := domain.ValidateIdempotencyKey(key); err != nil {
+		return "", domain.Booking{}, err
+	}
+	b, err := s.staffBooking(c, may)
+	return key, b, err
+}
+
+// askMoney sends a money request to the booking's workflow, audits what it did (the booking's
+// money before and after) and answers with the booking as it left it.
+func (s *Server) askMoney(c echo.Context, b domain.Booking, reason string, req workflows.MoneyRequest, details map[string]any) error {
+	if len(req.Reason) > 500 {
+		return newError(http.StatusBadRequest, "invalid_request", "reason is at most 500 characters")
+	}
+	ctx := c.Request().Context()
+	before, err := s.store.BookingMoneySummary(ctx, b)
+	if err != nil {
+		return err
+	}
+	req.Actor = principal(c).Subject
+	state, err := s.sendMoney(c, b.ID, req)
+	if err != nil {
+		return err
+	}
+	after, err := s.store.BookingMoneySummary(ctx, state.Booking)
+	if err != nil {
+		return err
+	}
+	details["before"], details["after"] = before, after
+	details["statusBefore"], details["statusAfter"] = b.Status, state.Booking.Status
+	if req.Kind == workflows.MoneyPrice {
+		details["totalAfter"] = state.Booking.Price.Total
+	}
+	if err := s.audit(c, "money-"+req.Kind, b.ID, reason, details); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, moneyView{bookingView: staffView(state.Booking, state.Reason), Money: after})
+}
+
+// moneyView is a booking with its money summed.
+type moneyView struct {
+	bookingView
+	Money db.MoneySummary `json:"money"`
+}
+
+// sendMoney sends the money update and maps its refusals to answers.
+func (s *Server) sendMoney(c echo.Context, id string, req workflows.MoneyRequest) (workflows.BookingState, error) {
+	var state workflows.BookingState
+	err := s.update(c, id, workflows.UpdateMoney, req, &state)
+	var appErr *temporal.ApplicationError
+	switch {
+	case err == nil:
+		return state, nil
+	case isWorkflowGone(err):
+		return state, newError(http.StatusConflict, "wrong_state", "booking %s has ended", id)
+	case errors.As(err, &appErr):
+		switch appErr.Type() {
+		case activities.ErrTypeIdempotencyMismatch:
+			return state, fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
+		case activities.ErrTypeInvalid:
+			return state, newError(http.StatusBadRequest, "invalid_request", "%s", appErr.Message())
+		case activities.ErrTypeConflict, activities.ErrTypeNotAmendable, workflows.ErrTypeNoChange:
+			return state, newError(http.StatusConflict, "wrong_state", "%s", appErr.Message())
+		}
+	}
+	return state, workflowError(err)
+}

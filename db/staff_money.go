@@ -1,0 +1,337 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// DeskPayment is money the front desk took for a booking: its own payment row, by method, under
+// the desk's idempotency key.
+type DeskPayment struct {
+	BookingID string `json:"bookingId"`
+	Key       string `json:"key"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+	Method    string `json:"method"`
+	Note      string `json:"note,omitempty"`
+	TakenBy   string `json:"takenBy"`
+}
+
+// received is what a booking's kept payments brought, before any refund: its first payment,
+// the balances of its amendments and the money its desk took. Payments it gave back whole (a
+// second payment, a wrong amount) are not its own.
+const received = `(SELECT COALESCE(sum(p.amount), 0) FROM payments p WHERE p.booking_id = b.id AND p.status = 'succeeded'
+	AND (p.payment_id = b.payment_id OR p.method <> 'provider'
+		OR p.payment_id IN (SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id)))`
+
+// lockBookingMoney locks a booking's row and returns it with what its kept payments brought.
+func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.Booking, int64, error) {
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, bookingID); err != nil {
+		return domain.Booking{}, 0, err
+	}
+	b, err := getBooking(ctx, tx, bookingID)
+	if err != nil {
+		return b, 0, err
+	}
+	var got int64
+	err = tx.QueryRow(ctx, `SELECT `+received+` FROM bookings b WHERE b.id = $1`, bookingID).Scan(&got)
+	return b, got, err
+}
+
+// TakeDeskPayment records money the desk took for a held or confirmed booking, and confirms a
+// hold (not expired by the database's clock) once its payments cover the price, in one
+// transaction: two payments racing for the same balance confirm it once, and the second is
+// refused. A payment is never above what is due. The same key again with the same payment
+// changes nothing; with another it is ErrIdempotencyMismatch.
+func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Booking, error) {
+	var booking domain.Booking
+	id := domain.DeskPaymentID(p.BookingID, p.Key)
+	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
+		b, got, err := lockBookingMoney(ctx, tx, p.BookingID)
+		if err != nil {
+			return err
+		}
+		booking = b
+		var amount int64
+		var currency, method string
+		err = tx.QueryRow(ctx, `SELECT amount, currency, method FROM payments WHERE payment_id = $1`, id).Scan(&amount, &currency, &method)
+		switch {
+		case err == nil && amount == p.Amount && currency == p.Currency && method == p.Method:
+			return nil // taken before under this key
+		case err == nil:
+			return fmt.Errorf("%w: desk payment key %s of booking %s", domain.ErrIdempotencyMismatch, p.Key, p.BookingID)
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		if err := deskPayable(ctx, tx, b, p); err != nil {
+			return err
+		}
+		due := max(b.Price.Total-got, 0)
+		if p.Amount > due {
+			return fmt.Errorf("%w: booking %s has %d %s due; a desk payment of %d is more", domain.ErrConflict,
+				b.ID, due, b.Price.Currency, p.Amount)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status, succeeded_at,
+				method, taken_by, note) VALUES ($1, $2, $3, $4, 'succeeded', now(), $5, $6, NULLIF($7, ''))`,
+			id, b.ID, p.Amount, p.Currency, p.Method, p.TakenBy, p.Note); err != nil {
+			return err
+		}
+		// The first payment names the booking's payment; a hold is confirmed once it is paid.
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2, payment_id = COALESCE(payment_id, $3),
+				status = CASE WHEN status = 'HOLD' AND $4 THEN 'CONFIRMED' ELSE status END, updated_at = now()
+			WHERE id = $1`, b.ID, p.Amount, id, p.Amount == due); err != nil {
+			return err
+		}
+		booking, err = getBooking(ctx, tx, b.ID)
+		return err
+	})
+	return booking, err
+}
+
+// deskPayable checks that booking b, locked, can take desk payment p: held (and not expired),
+// confirmed or checked in, and in its price's currency.
+func deskPayable(ctx context.Context, tx pgx.Tx, b domain.Booking, p DeskPayment) error {
+	switch {
+	case !b.Status.HoldsInventory():
+		return fmt.Errorf("%w: booking %s is %s and takes no payment", domain.ErrConflict, b.ID, b.Status)
+	case p.Currency != b.Price.Currency:
+		return fmt.Errorf("%w: booking %s is priced in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, p.Currency)
+	case p.Amount <= 0:
+		return fmt.Errorf("%w: a desk payment is more than zero", domain.ErrInvalid)
+	case !slices.Contains(domain.DeskMethods, p.Method):
+		return fmt.Errorf("%w: method %q is not a desk method", domain.ErrInvalid, p.Method)
+	case b.Status != domain.StatusHold:
+		return nil
+	}
+	var live bool
+	if err := tx.QueryRow(ctx, `SELECT expires_at > now() FROM bookings WHERE id = $1`, b.ID).Scan(&live); err != nil {
+		return err
+	}
+	if !live {
+		return fmt.Errorf("%w: the hold on booking %s has expired", domain.ErrConflict, b.ID)
+	}
+	return nil
+}
+
+// PriceChange is a price staff set by hand on a booking before it was paid.
+type PriceChange struct {
+	BookingID string `json:"bookingId"`
+	Total     int64  `json:"total"`
+	Currency  string `json:"currency"`
+	Reason    string `json:"reason"`
+	Actor     string `json:"actor"`
+}
+
+// ChangePrice sets the total of a booking on hold that nothing was paid for, and records the
+// change (before, after, reason, who). A payment confirming the booking at the same moment and
+// the change are one after the other under the booking's lock: a payment of the old amount then
+// no longer confirms it (see Confirm).
+func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inBookingTx(ctx, c.BookingID, func(tx pgx.Tx) error {
+		b, got, err := lockBookingMoney(ctx, tx, c.BookingID)
+		if err != nil {
+			return err
+		}
+		var live bool
+		if err := tx.QueryRow(ctx, `SELECT expires_at > now() FROM bookings WHERE id = $1`, b.ID).Scan(&live); err != nil {
+			return err
+		}
+		switch {
+		case c.Total < 0:
+			return fmt.Errorf("%w: a price is never below zero", domain.ErrInvalid)
+		case c.Currency != b.Price.Currency:
+			return fmt.Errorf("%w: booking %s is priced in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, c.Currency)
+		case c.Reason == "":
+			return fmt.Errorf("%w: a price change has a reason", domain.ErrInvalid)
+		case b.Status != domain.StatusHold || !live:
+			return fmt.Errorf("%w: booking %s is %s: only a booking on hold has its price changed", domain.ErrConflict, b.ID, b.Status)
+		case got > 0 || b.PaymentID != "":
+			return fmt.Errorf("%w: booking %s has payments: its price is changed by an amendment or a refund", domain.ErrConflict, b.ID)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO price_changes (booking_id, before, after, currency, reason, actor)
+			VALUES ($1, $2, $3, $4, $5, $6)`, b.ID, b.Price.Total, c.Total, c.Currency, c.Reason, c.Actor); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET total = $2, updated_at = now() WHERE id = $1`, b.ID, c.Total); err != nil {
+			return err
+		}
+		booking, err = getBooking(ctx, tx, b.ID)
+		return err
+	})
+	return booking, err
+}
+
+// Refund kinds of a refund that keeps the booking's units.
+const (
+	RefundGoodwill       = "goodwill"
+	RefundEarlyDeparture = "early_departure"
+)
+
+// StaffRefund is a refund given on a booking that keeps its units: ID is
+// <bookingId>/<idempotency key>, Parts what it draws on each payment (their sum is Amount).
+type StaffRefund struct {
+	ID        string           `json:"id"`
+	BookingID string           `json:"bookingId"`
+	Kind      string           `json:"kind"`
+	Amount    int64            `json:"amount"`
+	Currency  string           `json:"currency"`
+	Reason    string           `json:"reason"`
+	Actor     string           `json:"actor"`
+	Parts     []domain.Payment `json:"parts"`
+}
+
+// StaffRefundID names a staff refund by its booking and idempotency key.
+func StaffRefundID(bookingID, key string) string { return bookingID + "/" + key }
+
+// StartStaffRefund records a refund of a confirmed, checked-in or no-show booking that keeps its
+// units, lowering what the booking keeps (paid) by its amount in the same transaction: two
+// refunds racing never give back more than was kept. The same id again with the same amount
+// returns the refund as first recorded (its parts are the first's); with another amount it is
+// ErrIdempotencyMismatch.
+func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefund, domain.Booking, error) {
+	var booking domain.Booking
+	err := s.inBookingTx(ctx, r.BookingID, func(tx pgx.Tx) error {
+		b, _, err := lockBookingMoney(ctx, tx, r.BookingID)
+		if err != nil {
+			return err
+		}
+		booking = b
+		var stored StaffRefund
+		err = tx.QueryRow(ctx, `SELECT id, booking_id, kind, amount, currency, reason, actor, parts FROM staff_refunds
+			WHERE id = $1`, r.ID).Scan(&stored.ID, &stored.BookingID, &stored.Kind, &stored.Amount, &stored.Currency,
+			&stored.Reason, &stored.Actor, &stored.Parts)
+		switch {
+		case err == nil && stored.BookingID == r.BookingID && stored.Amount == r.Amount && stored.Currency == r.Currency:
+			r = stored
+			return nil
+		case err == nil:
+			return fmt.Errorf("%w: refund %s", domain.ErrIdempotencyMismatch, r.ID)
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		var drawn int64
+		for _, p := range r.Parts {
+			drawn += p.Amount
+		}
+		switch {
+		case r.Amount <= 0 || drawn != r.Amount:
+			return fmt.Errorf("%w: a refund of %d drawn as %d", domain.ErrInvalid, r.Amount, drawn)
+		case r.Currency != b.Price.Currency:
+			return fmt.Errorf("%w: booking %s is paid in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, r.Currency)
+		case r.Reason == "":
+			return fmt.Errorf("%w: a refund has a reason", domain.ErrInvalid)
+		case !b.Status.Used() && b.Status != domain.StatusNoShow:
+			return fmt.Errorf("%w: booking %s is %s: a refund that keeps its units is for a confirmed, checked-in or "+
+				"no-show booking", domain.ErrConflict, b.ID, b.Status)
+		case r.Amount > b.Paid:
+			return fmt.Errorf("%w: booking %s keeps %d %s of what was paid; a refund of %d is more", domain.ErrConflict,
+				b.ID, b.Paid, b.Price.Currency, r.Amount)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason, r.Actor, r.Parts); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid - $2, updated_at = now() WHERE id = $1`, b.ID, r.Amount); err != nil {
+			return err
+		}
+		booking, err = getBooking(ctx, tx, b.ID)
+		return err
+	})
+	return r, booking, err
+}
+
+// ManualRefund is a refund finance made outside bookflow (a bank transfer, say) against a
+// payment no booking keeps, recorded so the books and the checker count it.
+type ManualRefund struct {
+	PaymentID string `json:"paymentId"`
+	Key       string `json:"key"`
+	Amount    int64  `json:"amount"`
+	Currency  string `json:"currency"`
+	Method    string `json:"method"`
+	Reference string `json:"reference"`
+	Reason    string `json:"reason"`
+	Actor     string `json:"actor"`
+}
+
+// ManualRefundID names a refund settled by hand by its payment and idempotency key.
+func ManualRefundID(paymentID, key string) string { return "manual/" + paymentID + "/" + key }
+
+// RecordManualRefund records a refund settled by hand as succeeded, never above what is left of
+// its payment after the refunds already made or under way, and audits it, in one transaction
+// under the payment's lock. A payment a booking keeps is refunded through the booking instead
+// (ErrConflict). The same key again with the same refund changes nothing.
+func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundAttempt, error) {
+	id := ManualRefundID(m.PaymentID, m.Key)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var amount, refunded int64
+		var currency, bookingID, status string
+		var kept bool
+		err := tx.QueryRow(ctx, `SELECT p.amount, p.currency, p.booking_id, p.status,
+				COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed'), 0),
+				EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id
+					AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING')
+					AND (b.payment_id = p.payment_id OR p.method <> 'provider' OR p.payment_id IN
+						(SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id)))
+			FROM payments p WHERE p.payment_id = $1 FOR UPDATE OF p`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: no payment %q", domain.ErrNotFound, m.PaymentID)
+		}
+		if err != nil {
+			return err
+		}
+		var before RefundAttempt
+		if before, err = getRefundAttempt(ctx, tx, id); err == nil {
+			if before.Amount != m.Amount || before.Currency != m.Currency {
+				return fmt.Errorf("%w: manual refund key %s of payment %s", domain.ErrIdempotencyMismatch, m.Key, m.PaymentID)
+			}
+			return nil
+		} else if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		switch {
+		case status != "succeeded":
+			return fmt.Errorf("%w: payment %s did not succeed: there is nothing to refund", domain.ErrConflict, m.PaymentID)
+		case kept:
+			return fmt.Errorf("%w: payment %s is kept by booking %s: refund it through the booking", domain.ErrConflict,
+				m.PaymentID, bookingID)
+		case m.Currency != currency:
+			return fmt.Errorf("%w: payment %s is in %s, not %s", domain.ErrInvalid, m.PaymentID, currency, m.Currency)
+		case m.Amount <= 0:
+			return fmt.Errorf("%w: a refund is more than zero", domain.ErrInvalid)
+		case m.Amount > amount-refunded:
+			return fmt.Errorf("%w: payment %s of %d %s has %d left to refund; %d is more", domain.ErrConflict,
+				m.PaymentID, amount, currency, amount-refunded, m.Amount)
+		case m.Reason == "" || m.Reference == "":
+			return fmt.Errorf("%w: a refund settled by hand has a reason and a reference", domain.ErrInvalid)
+		case m.Method == domain.MethodProvider || !slices.Contains(domain.DeskMethods, m.Method):
+			return fmt.Errorf("%w: method %q: a refund settled by hand is cash, card_terminal, bank_transfer or other", domain.ErrInvalid, m.Method)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status,
+				method, reference, recorded_by) VALUES ($1, $2, $3, $4, $5, $6, 'succeeded', $7, $8, $9)`,
+			id, bookingID, m.PaymentID, m.Amount, m.Currency, m.Reason, m.Method, m.Reference, m.Actor); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, AuditEntry{Actor: m.Actor, Action: "manual-refund", BookingID: bookingID, Reason: m.Reason,
+			Details: map[string]any{"paymentId": m.PaymentID, "amount": m.Amount, "currency": m.Currency, "method": m.Method,
+				"reference": m.Reference, "refundedBefore": refunded, "refundedAfter": refunded + m.Amount}})
+	})
+	if err != nil {
+		return RefundAttempt{}, err
+	}
+	return s.GetRefundAttempt(ctx, id)
+}
+
+// PriceChangeCount is how many times a booking's price was set by hand: the checkout's payment
+// for a changed price is a new one.
+func (s *Store) PriceChangeCount(ctx context.Context, bookingID string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM price_changes WHERE booking_id = $1`, bookingID).Scan(&n)
+	return n, err
+}
