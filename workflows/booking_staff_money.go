@@ -148,6 +148,10 @@ func (b *booking) changePrice(ctx workflow.Context, req MoneyRequest) error {
 // refundKeeping gives part of what the booking keeps back while it keeps its units: drawn on its
 // payments newest first, each part through the refund saga (a desk payment's at the desk).
 func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, key string) error {
+	if bk := b.state.Booking; req.Amount > bk.Paid {
+		return invalidState(fmt.Sprintf("booking %s keeps %d %s of what was paid; a refund of %d is more", bk.ID, bk.Paid,
+			bk.Price.Currency, req.Amount))
+	}
 	kept := append([]domain.Payment(nil), b.state.Kept...)
 	parts := []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: req.Amount, Currency: req.Currency}}
 	if b.state.Kept != nil {
