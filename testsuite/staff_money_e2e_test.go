@@ -90,6 +90,7 @@ func TestADeskCashDepositThenACardBalanceThenAPartialCardRefund(t *testing.T) {
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM staff_refunds WHERE booking_id = $1`, id))
 	assert.Equal(t, float64(total-5000), staffView(t, sys, id).Body["paid"])
 
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "staff-money-deposit-card-refund")
 	entries := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/audit", nil).Body["entries"].([]any)
 	var actions []any
 	for _, e := range entries {
@@ -125,12 +126,12 @@ func TestAGoodwillRefundOfADeskPaymentIsMadeAtTheDesk(t *testing.T) {
 		map[string]any{"amount": 5000, "currency": "EUR", "reason": "half a night back: noisy room"})
 	require.Equal(t, http.StatusOK, res.Status, "a retry under the key: %s", res.Raw)
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1`, id), "refunded once")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "staff-money-desk-refund")
 	checkInvariants(t, sys)
 }
 
-// TestANoShowAndACheckedInOrderAreRefundedInPartKeepingTheirUnits: staff refund part of a
-// NO_SHOW order and of a COMPLETED (checked-in) one; neither gives its units back.
-func TestANoShowAndACheckedInOrderAreRefundedInPartKeepingTheirUnits(t *testing.T) {
+// TestANoShowIsRefundedInPart: staff refund part of a NO_SHOW order; it stays NO_SHOW.
+func TestANoShowIsRefundedInPart(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{NoShowAfter: 3 * time.Second})
 	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
@@ -147,6 +148,47 @@ func TestANoShowAndACheckedInOrderAreRefundedInPartKeepingTheirUnits(t *testing.
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "NO_SHOW", res.Body["status"])
 	awaitRefunded(t, sys, noShow, 500)
+	checkInvariants(t, sys)
+}
+
+// TestACheckedInOrderIsRefundedInPartKeepingItsSlot: a COMPLETED order's slot is in use, so its
+// refund keeps it; giving its units back is refused.
+func TestACheckedInOrderIsRefundedInPartKeepingItsSlot(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-part", map[string]any{"timeZone": "UTC"})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-part/resources/court-1", map[string]any{"kind": "exclusive_slot"})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	next := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
+	closes := next.Add(time.Hour).Format("15:04")
+	if closes == "00:00" {
+		closes = "24:00"
+	}
+	res = sys.Admin(t, http.MethodPost, "/api/v1/admin/venues/v-part/resources/court-1/schedule", map[string]any{
+		"from": domain.DateOf(next, time.UTC), "to": domain.DateOf(next, time.UTC).AddDays(1), "opens": next.Format("15:04"),
+		"closes": closes, "slotMinutes": 60, "price": map[string]any{"amount": 2000, "currency": "EUR"}})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = placeOrder(t, sys, "v-part", sys.Customer("guest"), "o2", map[string]any{"resourceId": "court-1", "start": next,
+		"end": next.Add(time.Hour), "quantity": 1})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	played := res.Body["id"].(string)
+	payAndConfirm(t, sys, played, 2000, "evt_in_"+sys.ID, "pi_in_"+sys.ID)
+	desk := deskOf(t, sys, nil, []string{"v-part"})
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+played+"/check-in", nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+played+"/refunds", keyed("lights"),
+		map[string]any{"amount": 1000, "currency": "EUR", "reason": "the floodlights failed for half the hour"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "COMPLETED", res.Body["status"])
+	awaitRefunded(t, sys, played, 1000)
+	res = placeOrder(t, sys, "v-part", sys.Customer("other"), "o3", map[string]any{"resourceId": "court-1", "start": next,
+		"end": next.Add(time.Hour), "quantity": 1})
+	assert.Equal(t, http.StatusConflict, res.Status, "the checked-in slot stays taken: %s", res.Raw)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+played+"/refunds", keyed("all"),
+		map[string]any{"amount": 1000, "currency": "EUR", "reason": "x", "releaseUnits": true})
+	assert.Equal(t, http.StatusConflict, res.Status, "a checked-in order's units are in use: %s", res.Raw)
+	testsuite.ReplayAndRecord(t, sys.Temporal, played, "staff-money-checked-in-order-refund")
 	checkInvariants(t, sys)
 }
 
