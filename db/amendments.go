@@ -291,37 +291,6 @@ func (s *Store) AmendmentState(ctx context.Context, bookingID string) (pending *
 	for _, a := range list {
 		last = max(last, a.ID)
 	}
-	kept = keptPayments(b, list)
+	kept, err = keptPayments(ctx, s.pool, b.ID)
 	return pending, last, kept, err
-}
-
-// keptPayments replays, in order, what b's workflow keeps of its payments (see the booking
-// workflow's drawRefund): nothing until a balance is paid; then the first payment at what it
-// held then and each balance at its amount, a later amendment's refund drawn newest first.
-func keptPayments(b domain.Booking, list []domain.Amendment) []domain.Payment {
-	first := b.Paid // what the first payment brought, less the refunds of amendments before any balance
-	for _, a := range list {
-		if a.Status == domain.AmendmentApplied {
-			first += a.Refund
-			if a.BalancePaymentID != "" {
-				first -= a.Difference
-			}
-		}
-	}
-	var kept []domain.Payment
-	for _, a := range list {
-		switch {
-		case a.Status != domain.AmendmentApplied:
-		case a.BalancePaymentID != "":
-			if kept == nil {
-				kept = []domain.Payment{{ID: b.PaymentID, Amount: first, Currency: a.Currency}}
-			}
-			kept = append(kept, domain.Payment{ID: a.BalancePaymentID, Amount: a.Difference, Currency: a.Currency})
-		case kept == nil:
-			first -= a.Refund
-		default:
-			domain.DrawRefund(kept, a.Refund)
-		}
-	}
-	return kept
 }

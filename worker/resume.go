@@ -118,6 +118,14 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: r.Step, Kind: workflows.SagaPart, Payment: r.Payment,
 			Reason: "the amendment lowered the price (resumed)", FirstAttempt: r.FirstAttempt})
 	}
+	staff, err := store.UnfinishedStaffRefunds(ctx, b.ID)
+	if err != nil {
+		return in, err
+	}
+	for _, r := range staff {
+		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: r.Step, Kind: workflows.SagaPart, Payment: r.Payment,
+			Reason: r.Reason, FirstAttempt: r.FirstAttempt})
+	}
 	st := &in.Resume.State
 	st.Pending, st.LastAmendment, st.Kept, err = store.AmendmentState(ctx, b.ID)
 	return in, err

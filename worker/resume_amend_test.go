@@ -48,9 +48,19 @@ func paidStay(t *testing.T) (*testsuite.Database, domain.Booking) {
 	b, err := d.Store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID([]byte("resume-review"), "g1", "g1", "k"),
 		IdempotencyKey: "k", Request: req, CreatedBy: "g1", HoldTTL: 10 * time.Minute})
 	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_1", b.Price.Total)
 	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
 	require.NoError(t, err)
 	return d, b
+}
+
+// recordPayment records a succeeded payment as its webhook does before the workflow hears of it.
+func recordPayment(t *testing.T, d *testsuite.Database, bookingID, paymentID string, amount int64) {
+	t.Helper()
+	_, err := d.Store.RecordPaymentEvent(context.Background(), domain.PaymentEvent{EventID: "evt_" + paymentID,
+		Type: "payment_intent.succeeded", BookingID: bookingID, PaymentID: paymentID, Succeeded: true, Amount: amount,
+		Currency: "EUR"}, []byte(`{}`))
+	require.NoError(t, err)
 }
 
 // TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments: ResumeBooking starts the
@@ -75,6 +85,7 @@ func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing
 		assert.Equal(t, a.ID, pending.Pending.ID)
 	}
 
+	recordPayment(t, d, b.ID, "pi_balance", a.Difference)
 	_, b, err = d.Store.SettleAmendment(ctx, b.ID, a.ID, domain.Payment{ID: "pi_balance", Amount: a.Difference, Currency: "EUR"})
 	require.NoError(t, err)
 	settled := resumedWith(t, d.Store, b).Resume.State

@@ -1,0 +1,114 @@
+package db
+
+import (
+	"context"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// keptPayments replays, in the order they happened, what a booking's workflow keeps of its
+// payments (the workflow's Kept, which a refund is drawn on): each payment the booking kept at
+// what it brought (its first payment, the desk's, an amendment's balance when it was applied), an
+// amendment's refund drawn newest first, a staff refund's parts as they were drawn. It is nil
+// while the booking kept one payment, as the workflow's is.
+func keptPayments(ctx context.Context, q querier, bookingID string) ([]domain.Payment, error) {
+	rows, err := q.Query(ctx, `SELECT kind, id, amount, currency, parts FROM (
+			SELECT 'pay' AS kind, p.payment_id AS id, p.amount, p.currency, NULL::jsonb AS parts,
+				COALESCE(p.succeeded_at, p.created_at) AS at
+			FROM payments p JOIN bookings b ON b.id = p.booking_id
+			WHERE p.booking_id = $1 AND p.status = 'succeeded' AND (p.payment_id = b.payment_id OR p.method <> 'provider')
+			UNION ALL
+			SELECT CASE WHEN m.balance_payment_id IS NULL THEN 'draw' ELSE 'pay' END, COALESCE(m.balance_payment_id, ''),
+				CASE WHEN m.balance_payment_id IS NULL THEN m.refund ELSE m.difference END, m.currency, NULL, m.decided_at
+			FROM booking_amendments m
+			WHERE m.booking_id = $1 AND m.status = 'APPLIED' AND (m.balance_payment_id IS NOT NULL OR m.refund > 0)
+			UNION ALL
+			SELECT 'parts', r.id, r.amount, r.currency, r.parts, r.created_at FROM staff_refunds r WHERE r.booking_id = $1
+		) e ORDER BY at, kind DESC`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	type event struct {
+		Kind, ID string
+		Amount   int64
+		Currency string
+		Parts    []domain.Payment
+	}
+	events, err := pgx.CollectRows(rows, pgx.RowToStructByPos[event])
+	if err != nil {
+		return nil, err
+	}
+	var kept []domain.Payment
+	for _, e := range events {
+		switch e.Kind {
+		case "pay":
+			kept = append(kept, domain.Payment{ID: e.ID, Amount: e.Amount, Currency: e.Currency})
+		case "draw":
+			domain.DrawRefund(kept, e.Amount)
+		case "parts":
+			for _, part := range e.Parts {
+				for i := range kept {
+					if kept[i].ID == part.ID {
+						kept[i].Amount -= part.Amount
+					}
+				}
+			}
+		}
+	}
+	if len(kept) <= 1 {
+		return nil, nil
+	}
+	return kept, nil
+}
+
+// OwedRefund is one part of a staff refund still owed to a booking whose workflow was gone
+// before the provider (or the desk) gave it back.
+type OwedRefund struct {
+	Step    string // the part's step in its attempts' keys: staff-<key>, then -<paymentId> after the first
+	Payment domain.Payment
+	Reason  string
+	// FirstAttempt is the attempt to go on from, as for an amendment's refund.
+	FirstAttempt int
+}
+
+// UnfinishedStaffRefunds lists the parts of a booking's staff refunds that no succeeded attempt
+// gave back, as their workflow drew them, for a workflow taking the booking up again.
+func (s *Store) UnfinishedStaffRefunds(ctx context.Context, bookingID string) ([]OwedRefund, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, reason, parts FROM staff_refunds WHERE booking_id = $1 ORDER BY created_at, id`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	type refund struct {
+		ID, Reason string
+		Parts      []domain.Payment
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[refund])
+	if err != nil {
+		return nil, err
+	}
+	var owed []OwedRefund
+	for _, r := range list {
+		for i, part := range r.Parts {
+			step := "staff-" + strings.TrimPrefix(r.ID, bookingID+"/")
+			if i > 0 {
+				step += "-" + part.ID
+			}
+			last, status, err := s.LastRefundAttempt(ctx, bookingID, step)
+			if err != nil {
+				return nil, err
+			}
+			if status == "succeeded" {
+				continue
+			}
+			o := OwedRefund{Step: step, Payment: part, Reason: r.Reason + " (resumed)", FirstAttempt: max(last, 1)}
+			if status == "failed" {
+				o.FirstAttempt = last + 1
+			}
+			owed = append(owed, o)
+		}
+	}
+	return owed, nil
+}

@@ -1,0 +1,57 @@
+package worker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
+)
+
+// TestAResumedBookingKeepsItsDeskPaymentsAndOwesItsStaffRefunds: a hold the desk took a cash
+// deposit for, paid in full online, then refunded in part by staff (drawn on the card) and lost
+// before the provider gave it back: the resumed workflow keeps both payments at what is left of
+// each, and runs the owed part again from its last attempt.
+func TestAResumedBookingKeepsItsDeskPaymentsAndOwesItsStaffRefunds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, _ := paidStay(t) // another guest's stay: the hotel is open
+	req := domain.HoldRequest{CustomerID: "g2", HotelID: "h1", RoomTypeID: "double",
+		Stay: domain.Stay{CheckIn: domain.NewDate(2030, 12, 10), CheckOut: domain.NewDate(2030, 12, 12)}, Quantity: 1}
+	b, err := d.Store.Reserve(ctx, db.ReserveParams{BookingID: domain.BookingID([]byte("resume-money"), "g2", "g2", "k"),
+		IdempotencyKey: "k", Request: req, CreatedBy: "g2", HoldTTL: 10 * time.Minute})
+	require.NoError(t, err)
+	_, err = d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 5000, Currency: "EUR",
+		Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_rest", b.Price.Total-5000)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_rest", Amount: b.Price.Total - 5000, Currency: "EUR"})
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusConfirmed, b.Status)
+
+	_, b, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "goodwill"), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 3000, Currency: "EUR", Reason: "noisy room", Actor: "fin-1",
+		Parts: []domain.Payment{{ID: "pi_rest", Amount: 3000, Currency: "EUR"}}})
+	require.NoError(t, err)
+	_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/staff-goodwill/1", BookingID: b.ID,
+		PaymentID: "pi_rest", Amount: 3000, Currency: "EUR", Reason: "noisy room"})
+	require.NoError(t, err)
+	require.NoError(t, d.Store.FinishRefundAttempt(ctx, b.ID+"/staff-goodwill/1", "", "failed", "declined"))
+
+	in := resumedWith(t, d.Store, b)
+	assert.Equal(t, []domain.Payment{{ID: domain.DeskPaymentID(b.ID, "deposit"), Amount: 5000, Currency: "EUR"},
+		{ID: "pi_rest", Amount: b.Price.Total - 5000 - 3000, Currency: "EUR"}}, in.Resume.State.Kept,
+		"a later refund is drawn on what is left of each payment")
+	if assert.Len(t, in.Resume.Restart, 1) {
+		s := in.Resume.Restart[0]
+		assert.Equal(t, workflows.SagaPart, s.Kind)
+		assert.Equal(t, "staff-goodwill", s.Step)
+		assert.Equal(t, domain.Payment{ID: "pi_rest", Amount: 3000, Currency: "EUR"}, s.Payment)
+		assert.Equal(t, 2, s.FirstAttempt, "the declined attempt is not asked again")
+	}
+}
