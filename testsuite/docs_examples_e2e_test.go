@@ -149,6 +149,20 @@ var docsRunBlocks = map[string]docsRun{
 			`"amendments":\[\{"id":1,.*"status":"APPLIED".*\{"id":3,.*"status":"REFUSED".*\{"id":4,.*"status":"BALANCE_DUE"`,
 		},
 	},
+	"docs/payments-and-refunds.md#Money staff steer": {
+		statuses: []int{201, 200, 200, 200},
+		shows: []string{
+			`"status":"HOLD"`,
+			`is CONFIRMED`,
+			`"status":"CONFIRMED"`,
+			`"method":"cash"`,
+		},
+		then: func(t *testing.T, sys *testsuite.System, output string) {
+			id := regexp.MustCompile(`booking-[a-z2-7]{26}`).FindString(output)
+			require.NotEmpty(t, id, "a booking id in the output")
+			awaitRefunded(t, sys, id, 2500)
+		},
+	},
 	"docs/payments-and-refunds.md#Try it": {
 		statuses: []int{201, 200, 200, 200, 200},
 		shows: []string{

@@ -29,7 +29,7 @@ const payPoll = 100 * time.Millisecond
 
 func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("pay", flag.ExitOnError)
-	amount := fs.Int64("amount", 0, "amount in minor units (default: the booking's price)")
+	amount := fs.Int64("amount", 0, "amount in minor units (default: the booking's price, less what the desk took)")
 	currency := fs.String("currency", "", "currency (default: the booking's)")
 	fail := fs.Bool("fail", false, "send payment_intent.payment_failed instead")
 	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the booking's outcome (0: do not wait)")
@@ -62,10 +62,10 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 		*amount = balance // a confirmed booking's amendment waits for its balance
 	}
 	if *amount == 0 {
-		if b.Price.Total == 0 {
+		if b.Price.Total-b.Paid <= 0 {
 			return fmt.Errorf("booking %s is %s and has no price to pay", bookingID, b.Status)
 		}
-		*amount = b.Price.Total
+		*amount = b.Price.Total - b.Paid // the rest, after what the desk took
 	}
 	if *currency == "" {
 		*currency = b.Price.Currency
@@ -97,7 +97,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	// Only a payment of the price during the hold moves the booking on (to CONFIRMED): a failed
 	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
 	// see docs/payments-and-refunds.md) has no single outcome to wait for.
-	pays := b.Status == domain.StatusHold && *amount == b.Price.Total && *currency == b.Price.Currency
+	pays := b.Status == domain.StatusHold && *amount == b.Price.Total-b.Paid && *currency == b.Price.Currency
 	paysBalance := balance > 0 && *amount == balance && *currency == b.Price.Currency
 	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays && !paysBalance {
 		return nil
