@@ -196,10 +196,10 @@ func (s *Server) latestCheck(c echo.Context) error {
 
 var errNoSaga = errors.New("no workflow refunds this booking")
 
-// refundWorkflowIDs are the workflows a booking's refund may run in: its own, a recovery's, and
-// a late payment's.
+// refundWorkflowIDs are the workflows a booking's refund may run in: its own, a recovery's, the
+// staff refunds' given after it closed, and a late payment's.
 func refundWorkflowIDs(b domain.Booking) []string {
-	ids := []string{b.ID, domain.RefundRecoveryID(b.ID)}
+	ids := []string{b.ID, domain.RefundRecoveryID(b.ID), domain.StaffRefundWorkflowID(b.ID)}
 	if b.PaymentID != "" {
 		ids = append(ids, workflows.LatePaymentIDPrefix+b.PaymentID)
 	}

@@ -1,12 +1,15 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/labstack/echo/v4"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/bookflow/bookflow/activities"
@@ -156,6 +159,9 @@ func (s *Server) askMoney(c echo.Context, b domain.Booking, reason string, req w
 	}
 	req.Actor = principal(c).Subject
 	state, err := s.sendMoney(c, b.ID, req)
+	if errors.Is(err, errWorkflowClosed) && req.Kind == workflows.MoneyRefund && !req.ReleaseUnits {
+		state, err = s.refundAfterwards(c, b.ID, req) // a guest who complains after the stay, say
+	}
 	if err != nil {
 		return err
 	}
@@ -184,21 +190,53 @@ type moneyView struct {
 func (s *Server) sendMoney(c echo.Context, id string, req workflows.MoneyRequest) (workflows.BookingState, error) {
 	var state workflows.BookingState
 	err := s.update(c, id, workflows.UpdateMoney, req, &state)
+	return state, moneyRefusal(id, err)
+}
+
+// moneyRefusal maps a money update's refusal to its answer.
+func moneyRefusal(id string, err error) error {
 	var appErr *temporal.ApplicationError
 	switch {
 	case err == nil:
-		return state, nil
+		return nil
 	case isWorkflowGone(err):
-		return state, newError(http.StatusConflict, "wrong_state", "booking %s has ended", id)
+		return errWorkflowClosed
 	case errors.As(err, &appErr):
 		switch appErr.Type() {
 		case activities.ErrTypeIdempotencyMismatch:
-			return state, fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
+			return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
 		case activities.ErrTypeInvalid:
-			return state, newError(http.StatusBadRequest, "invalid_request", "%s", appErr.Message())
+			return newError(http.StatusBadRequest, "invalid_request", "%s", appErr.Message())
 		case activities.ErrTypeConflict, activities.ErrTypeNotAmendable, workflows.ErrTypeNoChange:
-			return state, newError(http.StatusConflict, "wrong_state", "%s", appErr.Message())
+			return newError(http.StatusConflict, "wrong_state", "booking %s: %s", id, appErr.Message())
 		}
 	}
-	return state, workflowError(err)
+	return workflowError(err)
+}
+
+// errWorkflowClosed answers a money request for a booking whose workflow has closed (only a
+// refund that keeps its units is still given, see refundAfterwards).
+var errWorkflowClosed = newError(http.StatusConflict, "wrong_state", "the booking's workflow has closed: only a refund "+
+	"that keeps its units is given now")
+
+// refundAfterwards gives a refund of a booking whose own workflow has closed through the
+// booking's StaffRefund workflow, started with the update (or reached while it runs).
+func (s *Server) refundAfterwards(c echo.Context, id string, req workflows.MoneyRequest) (workflows.BookingState, error) {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
+	defer cancel()
+	start := s.temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: domain.StaffRefundWorkflowID(id), TaskQueue: s.cfg.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.StaffRefundWorkflowName, id)
+	var state workflows.BookingState
+	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: workflows.UpdateMoney, Args: []any{req},
+			WaitForStage: client.WorkflowUpdateStageCompleted},
+	})
+	if err == nil {
+		err = handle.Get(ctx, &state)
+	}
+	return state, moneyRefusal(id, err)
 }

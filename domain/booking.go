@@ -19,6 +19,10 @@ const BookingIDPrefix = "booking-"
 // workflow is gone (see the invariant checker).
 func RefundRecoveryID(bookingID string) string { return "refund-recovery-" + bookingID }
 
+// StaffRefundWorkflowID is the id of the workflow that gives staff refunds of a booking whose own
+// workflow has closed.
+func StaffRefundWorkflowID(bookingID string) string { return "staff-refund-" + bookingID }
+
 var (
 	// Hotel and room type ids travel in URLs, so they are kept to a URL-safe alphabet.
 	idPattern  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)

@@ -1,6 +1,7 @@
 package testsuite_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -270,5 +271,42 @@ func TestAPriceSetByHandIsWhatTheCheckoutPays(t *testing.T) {
 	res = desk.Do(t, http.MethodPut, "/api/v1/staff/bookings/"+id+"/price", nil,
 		map[string]any{"total": 1, "currency": "EUR", "reason": "too late"})
 	assert.Equal(t, http.StatusConflict, res.Status, "a paid booking's price is not set by hand: %s", res.Raw)
+	checkInvariants(t, sys)
+}
+
+// TestARefundAfterTheBookingsWorkflowClosed: a no-show's workflow closes after its late window;
+// a refund asked the day after is given by the booking's StaffRefund workflow, bounded as
+// before, and a retry under its key gives nothing again.
+func TestARefundAfterTheBookingsWorkflowClosed(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{NoShowAfter: 2 * time.Second, LateWindow: time.Second})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(5)
+	openVenue(t, sys, "v-after", day, 24)
+	res := placeOrder(t, sys, "v-after", sys.Customer("guest"), "o1", hourLine("court-1", day, 9, 1, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	payAndConfirm(t, sys, id, 2000, "evt_after_"+sys.ID, "pi_after_"+sys.ID)
+	awaitStatus(t, sys, id, "NO_SHOW")
+	require.Eventually(t, func() bool {
+		d, err := sys.Temporal.DescribeWorkflowExecution(context.Background(), id, "")
+		return err == nil && d.GetWorkflowExecutionInfo().GetCloseTime() != nil
+	}, 30*time.Second, 100*time.Millisecond, "the no-show's workflow closes")
+
+	finance := sys.As(t, domain.Principal{Subject: "fin-" + sys.ID, Roles: []domain.Role{domain.RoleFinance}})
+	refund := map[string]any{"amount": 800, "currency": "EUR", "reason": "the guest was in hospital"}
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("after-1"), refund)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "NO_SHOW", res.Body["status"])
+	awaitRefunded(t, sys, id, 800)
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("after-1"), refund)
+	require.Equal(t, http.StatusOK, res.Status, "a retry under the key: %s", res.Raw)
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("after-2"),
+		map[string]any{"amount": 1201, "currency": "EUR", "reason": "more than is left"})
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("after-3"),
+		map[string]any{"amount": 100, "currency": "EUR", "reason": "x", "releaseUnits": true})
+	assert.Equal(t, http.StatusConflict, res.Status, "nothing but a refund that keeps the units: %s", res.Raw)
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1`, id), "refunded once")
+	testsuite.ReplayAndRecord(t, sys.Temporal, domain.StaffRefundWorkflowID(id), "staff-refund-after-close")
 	checkInvariants(t, sys)
 }

@@ -69,6 +69,8 @@ const (
 	ExpireStopSellsScheduleID   = "bookflow-expire-stop-sells"
 	ExpireStopSellsWorkflowID   = "expire-stop-sells"
 
+	// StaffRefundWorkflowName gives staff refunds of a booking whose own workflow has closed.
+	StaffRefundWorkflowName = "StaffRefund"
 	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
 	RecoverRefundWorkflowName = "RecoverRefund"
 	// TellSupplierWorkflowName tells a booking's supplier again that it is off.

@@ -16,6 +16,7 @@ func RegisterAll(r Registry) {
 	r.RegisterWorkflowWithOptions(LatePaymentWorkflow, workflow.RegisterOptions{Name: LatePaymentWorkflowName})
 	r.RegisterWorkflowWithOptions(InvariantCheckWorkflow, workflow.RegisterOptions{Name: InvariantCheckWorkflowName})
 	r.RegisterWorkflowWithOptions(RecoverRefundWorkflow, workflow.RegisterOptions{Name: RecoverRefundWorkflowName})
+	r.RegisterWorkflowWithOptions(StaffRefundWorkflow, workflow.RegisterOptions{Name: StaffRefundWorkflowName})
 	r.RegisterWorkflowWithOptions(ReconcilePaymentsWorkflow, workflow.RegisterOptions{Name: ReconcilePaymentsWorkflowName})
 	r.RegisterWorkflowWithOptions(SupplierSyncWorkflow, workflow.RegisterOptions{Name: SupplierSyncWorkflowName})
 	r.RegisterWorkflowWithOptions(ExpireStopSellsWorkflow, workflow.RegisterOptions{Name: ExpireStopSellsWorkflowName})

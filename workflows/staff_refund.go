@@ -1,0 +1,67 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// StaffRefundWorkflow gives back, for staff, part of what a booking keeps once its own workflow
+// has closed: a guest who complains a week after checking out, a no-show's money refunded the
+// next day. The API starts it with the money update (Update-with-Start, id
+// domain.StaffRefundWorkflowID) when the booking's workflow is gone; while it runs, later
+// refunds of the booking reach it the same way. Each refund is drawn and recorded as the
+// booking's own workflow does it (the database bounds it by what the booking keeps) and given
+// back through the same saga, PAYMENT_STUCK and operator actions included; the booking keeps its
+// units and status. It closes once its refunds are given back.
+func StaffRefundWorkflow(root workflow.Context, bookingID string) (BookingState, error) {
+	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
+	ctx, _ := workflow.NewDisconnectedContext(root)
+	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true, sagasOnly: true}
+	b.state.Booking = domain.Booking{ID: bookingID}
+	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", bookingID)
+	b.wake = workflow.NewBufferedChannel(ctx, 1)
+	b.listenForRefunds(ctx)
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) { return b.state, nil }); err != nil {
+		return b.state, err
+	}
+	if err := b.setOperatorHandlers(ctx); err != nil {
+		return b.state, err
+	}
+	loaded, one := false, workflow.NewMutex(ctx) // one refund at a time: each draws on what the last left
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateMoney, func(ctx workflow.Context, req MoneyRequest) (BookingState, error) {
+		ctx = uncancellable(ctx)
+		if err := workflow.Await(ctx, func() bool { return loaded }); err != nil {
+			return b.state, err
+		}
+		if err := one.Lock(ctx); err != nil {
+			return b.state, err
+		}
+		defer one.Unlock()
+		return b.state, b.refundKeeping(ctx, req, db.RefundGoodwill, req.Key) // a refusal changed nothing
+	}, workflow.UpdateHandlerOptions{Validator: validateRefundAfterwards}); err != nil {
+		return b.state, err
+	}
+	var found activities.RefundToResume
+	if err := workflow.ExecuteActivity(dbActivity(ctx), checks.LoadRefund, bookingID).Get(ctx, &found); err != nil {
+		return b.state, err
+	}
+	b.state.Booking, b.state.Kept, loaded = found.Booking, found.Kept, true
+	b.counted = found.Booking.Status // counted by the booking's own workflow
+	return b.state, b.awaitSagas(ctx)
+}
+
+// validateRefundAfterwards admits only refunds that keep the booking's units: once its own
+// workflow has closed, nothing else about the booking changes.
+func validateRefundAfterwards(req MoneyRequest) error {
+	if req.Kind != MoneyRefund || req.ReleaseUnits {
+		return invalidState("the booking's workflow has closed: only a refund that keeps its units is given now")
+	}
+	if req.Amount <= 0 {
+		return invalidMoney("the amount is more than zero")
+	}
+	return nil
+}
