@@ -100,6 +100,9 @@ func deskPayable(ctx context.Context, tx pgx.Tx, b domain.Booking, p DeskPayment
 	switch {
 	case !b.Status.HoldsInventory():
 		return fmt.Errorf("%w: booking %s is %s and takes no payment", domain.ErrConflict, b.ID, b.Status)
+	case b.ChannelID != "":
+		return fmt.Errorf("%w: booking %s was sold on channel %s's account: the channel pays for it", domain.ErrConflict,
+			b.ID, b.ChannelID)
 	case p.Currency != b.Price.Currency:
 		return fmt.Errorf("%w: booking %s is priced in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, p.Currency)
 	case p.Amount <= 0:
@@ -152,6 +155,8 @@ func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking,
 			return fmt.Errorf("%w: a price change has a reason", domain.ErrInvalid)
 		case b.Status != domain.StatusHold || !live:
 			return fmt.Errorf("%w: booking %s is %s: only a booking on hold has its price changed", domain.ErrConflict, b.ID, b.Status)
+		case b.SupplierID != "" || b.ChannelID != "":
+			return fmt.Errorf("%w: booking %s is priced by its supplier or sold on a channel's account", domain.ErrConflict, b.ID)
 		case got > 0 || b.PaymentID != "":
 			return fmt.Errorf("%w: booking %s has payments: its price is changed by an amendment or a refund", domain.ErrConflict, b.ID)
 		}
