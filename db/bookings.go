@@ -236,7 +236,7 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			return err
 		}
 		out.Nights = checkOut.DaysUntil(b.CheckOut)
-		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price.Nights, checkOut, b.CheckOut, b.Paid)
+		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, b.CheckOut, b.Paid)
 		out.Booking, err = getBooking(ctx, tx, bookingID)
 		return err
 	})
@@ -264,7 +264,7 @@ func departedBefore(ctx context.Context, tx pgx.Tx, out *EarlyDeparture, checkOu
 		}
 	}
 	if out.Nights > 0 {
-		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price.Nights, checkOut, end, b.Paid)
+		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, end, b.Paid)
 	}
 	return nil
 }

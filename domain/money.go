@@ -108,19 +108,20 @@ func (p CancellationPolicy) Refund(paid int64, currency string, checkIn Date, lo
 }
 
 // EarlyDepartureRefund returns what a guest who leaves early gets back, by the policy, for the
-// nights of [from, to) they will not stay, priced by nights (a booking's Price.Nights: each
-// night's amount is for all the booking's rooms). It is never more than paid, what the booking
-// still keeps.
-func (p CancellationPolicy) EarlyDepartureRefund(nights []NightRate, from, to Date, paid int64) int64 {
-	var refund int64
+// nights of [from, to) they will not stay, priced as the booking's price prices them (each
+// night's amount is for all the booking's rooms; a total set by hand since scales every night
+// alike). It is never more than paid, what the booking still keeps.
+func (p CancellationPolicy) EarlyDepartureRefund(price Price, from, to Date, paid int64) int64 {
+	var refund, all int64
 	var first *NightRate
-	for i, n := range nights {
+	for i, n := range price.Nights {
+		all += n.Amount
 		if n.Date.Before(from) || !n.Date.Before(to) {
 			continue
 		}
 		refund += n.Amount
 		if first == nil || n.Date.Before(first.Date) {
-			first = &nights[i]
+			first = &price.Nights[i]
 		}
 	}
 	switch {
@@ -128,6 +129,9 @@ func (p CancellationPolicy) EarlyDepartureRefund(nights []NightRate, from, to Da
 		return 0
 	case p.EarlyDeparture == EarlyDepartureAllButFirst:
 		refund -= first.Amount
+	}
+	if all > 0 && price.Total != all {
+		refund = refund * price.Total / all
 	}
 	return min(max(refund, 0), max(paid, 0))
 }

@@ -39,7 +39,7 @@ func (s *BookingSuite) leftEarly(policy string) *earlyDeparture {
 	left.PaymentID, left.Paid = "pi_1", 30000
 	left.CancellationPolicy.EarlyDeparture = policy
 	checkOut := left.CheckIn.AddDays(1)
-	refund := left.CancellationPolicy.EarlyDepartureRefund(left.Price.Nights, checkOut, left.CheckOut, left.Paid)
+	refund := left.CancellationPolicy.EarlyDepartureRefund(left.Price, checkOut, left.CheckOut, left.Paid)
 	left.CheckOut = checkOut
 	if refund > 0 {
 		s.expectRefunds(&r.refunds, activities.RefundSucceeded) // a refund the policy does not give would fail
