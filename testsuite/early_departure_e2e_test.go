@@ -23,6 +23,9 @@ func TestAnEarlyDepartureIsRefundedByEachPolicy(t *testing.T) {
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
 	stay := stayFromNow(0, 4) // checks in today (the hotel is on UTC)
 	night := testsuite.TestRate.Amount
+	openRooms(t, sys, "h-left-half", "double", stay, 1)
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/h-left-half/cancellation-policy", map[string]any{"earlyDeparture": "half"})
+	assert.Equal(t, http.StatusBadRequest, res.Status, "not a policy: %s", res.Raw)
 	for _, c := range []struct {
 		hotel, policy string
 		refund        int64
@@ -32,7 +35,7 @@ func TestAnEarlyDepartureIsRefundedByEachPolicy(t *testing.T) {
 		{"h-left-first", domain.EarlyDepartureAllButFirst, 2 * night},
 	} {
 		openRooms(t, sys, c.hotel, "double", stay, 1)
-		res := sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/"+c.hotel+"/cancellation-policy",
+		res = sys.Admin(t, http.MethodPut, "/api/v1/admin/hotels/"+c.hotel+"/cancellation-policy",
 			map[string]any{"earlyDeparture": c.policy})
 		require.Equal(t, http.StatusOK, res.Status, res.Raw)
 		assert.Equal(t, c.policy, res.Body["earlyDeparture"])
