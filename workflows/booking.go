@@ -111,7 +111,7 @@ type command struct {
 	amend   *AmendRequest
 	amended domain.Amendment
 	// money is a staff member's money request (UpdateMoney).
-	money   *MoneyRequest
+	money *MoneyRequest
 	refusal error
 }
 
