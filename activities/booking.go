@@ -271,19 +271,22 @@ type DepartEarlyInput struct {
 	At        time.Time
 }
 
-// DepartEarlyOutput says whether the stay had begun (the cancel was an early departure) and
-// how the booking stands.
+// DepartEarlyOutput says whether the stay had begun (the cancel was an early departure), how
+// the booking stands, how many nights the guest will not stay and what the booking's policy
+// gives back for them (histories from before the refund have neither).
 type DepartEarlyOutput struct {
 	Begun   bool
 	Booking domain.Booking
+	Nights  int   `json:",omitempty"`
+	Refund  int64 `json:",omitempty"`
 }
 
 // DepartEarly turns a cancel of a confirmed stay that has begun, at the hotel, into an early
 // departure: the nights after that day go back on sale. It decides by the hotel's calendar,
 // which workflow code must not read.
 func (a *Bookings) DepartEarly(ctx context.Context, in DepartEarlyInput) (DepartEarlyOutput, error) {
-	begun, b, err := a.Store.DepartEarly(ctx, in.BookingID, in.At)
-	return DepartEarlyOutput{Begun: begun, Booking: b}, classify(err)
+	d, err := a.Store.DepartEarly(ctx, in.BookingID, in.At)
+	return DepartEarlyOutput{Begun: d.Begun, Booking: d.Booking, Nights: d.Nights, Refund: d.Refund}, classify(err)
 }
 
 // classify marks business refusals non-retryable; everything else (network, lock timeouts)

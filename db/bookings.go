@@ -169,32 +169,53 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	return booking, fmt.Errorf("%w: booking %s is %s and cannot be confirmed", domain.ErrConflict, bookingID, booking.Status)
 }
 
+// EarlyDeparture is what Store.DepartEarly did.
+type EarlyDeparture struct {
+	Begun   bool // the stay had begun: the cancel was an early departure
+	Booking domain.Booking
+	// Nights is how many nights the guest will not stay; Refund what the booking's policy gives
+	// back for them (in its currency, never more than it keeps). The refund is not made here:
+	// the workflow makes it under EarlyDepartureKey(Booking.CheckOut).
+	Nights int
+	Refund int64
+}
+
+// EarlyDepartureKey is the idempotency key of the refund of an early departure that moved the
+// check-out to checkOut: one refund per departure, even if the guest were to leave earlier still.
+func EarlyDepartureKey(checkOut domain.Date) string { return "early-departure-" + checkOut.String() }
+
 // DepartEarly applies a cancel accepted at instant at to a confirmed booking whose stay has begun
 // by then (the check-in date or later at the hotel): an early departure. The guest keeps that
 // night, the nights after it go back on sale (locked in ascending order) and the booking's
-// check-out moves, in one transaction; the price and payment stay. begun is false, and nothing
-// changes, when the booking is not confirmed or its stay has not begun: the cancel is an
-// ordinary one. On the last night, or asked again, there is nothing more to give back.
-func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time) (begun bool, _ domain.Booking, _ error) {
-	var booking domain.Booking
+// check-out moves, in one transaction; the price and payment stay, and the refund the booking's
+// policy gives for the nights not stayed is computed. Begun is false, and nothing changes, when
+// the booking is not confirmed or its stay has not begun: the cancel is an ordinary one. On the
+// last night, or asked again, there is nothing more to give back; asked again the same day
+// before that departure's refund was recorded (an attempt whose answer was lost), the answer is
+// the first one's, so the refund is not lost.
+func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time) (EarlyDeparture, error) {
+	var out EarlyDeparture
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
 			FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
 		if err != nil {
 			return err
 		}
-		booking = b
+		out = EarlyDeparture{Booking: b}
 		today, err := b.TodayAtHotel(at)
 		if err != nil || !b.Status.Used() || today.Before(b.CheckIn) || b.VenueID != "" {
 			return err
 		}
-		begun = true
+		out.Begun = true
 		if err := lapseExtras(ctx, tx, b, "the guest departed early"); err != nil {
 			return err
 		}
 		checkOut := today.AddDays(1)
-		if !checkOut.Before(b.CheckOut) {
-			return nil // the last night, or already shortened: nothing to give back
+		switch {
+		case checkOut.After(b.CheckOut):
+			return nil // already shortened: nothing to give back
+		case !checkOut.Before(b.CheckOut):
+			return departedBefore(ctx, tx, &out, checkOut) // the last night, or asked again today
 		}
 		released := line{from: checkOut.Time(), to: b.CheckOut.Time(), quantity: b.Quantity}
 		var elsewhere bool // a direct_connect supplier holds the rooms: nothing to give back here
@@ -214,8 +235,36 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			bookingID, checkOut.Time()); err != nil {
 			return err
 		}
-		booking, err = getBooking(ctx, tx, bookingID)
+		out.Nights = checkOut.DaysUntil(b.CheckOut)
+		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, b.CheckOut, b.Paid)
+		out.Booking, err = getBooking(ctx, tx, bookingID)
 		return err
 	})
-	return begun, booking, err
+	return out, err
+}
+
+// departedBefore answers an early departure asked again the day the check-out already moved to
+// checkOut: while that departure's refund is not recorded, with the nights of the price from
+// checkOut on (the nights it gave back; a price keeps its nights when the stay is shortened) and
+// their refund. On the stay's own last night there are none.
+func departedBefore(ctx context.Context, tx pgx.Tx, out *EarlyDeparture, checkOut domain.Date) error {
+	b := out.Booking
+	var refunded bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM staff_refunds WHERE id = $1)`,
+		StaffRefundID(b.ID, EarlyDepartureKey(checkOut))).Scan(&refunded); err != nil || refunded {
+		return err
+	}
+	end := checkOut
+	for _, n := range b.Price.Nights {
+		if !n.Date.Before(checkOut) {
+			out.Nights++
+			if !n.Date.Before(end) {
+				end = n.Date.AddDays(1)
+			}
+		}
+	}
+	if out.Nights > 0 {
+		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, end, b.Paid)
+	}
+	return nil
 }

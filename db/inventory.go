@@ -292,9 +292,11 @@ func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, 
 }
 
 // policyJSON is a hotel h's cancellation policy as a domain.CancellationPolicy in JSON: read
-// with the hotel, and copied onto every booking held there.
-const policyJSON = `jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
-	'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours)`
+// with the hotel, and copied onto every booking held there. An early departure that gives
+// nothing back is left out, as in the policies of the bookings held before it was a choice.
+const policyJSON = `jsonb_strip_nulls(jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+	'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours,
+	'earlyDeparture', NULLIF(h.early_departure_refund, 'none')))`
 
 // SetCancellationPolicy replaces a hotel's cancellation policy for the bookings held from now on;
 // bookings already held keep theirs.
@@ -304,12 +306,13 @@ func (s *Store) SetCancellationPolicy(ctx context.Context, hotelID string, p dom
 	var exists, otherCurrency bool
 	err := s.pool.QueryRow(ctx, `WITH updated AS (
 			UPDATE hotels SET free_until_hours = $2, fee_percent = $3, fee_fixed = $4,
-				fee_currency = NULLIF($5, ''), no_refund_hours = $6
+				fee_currency = NULLIF($5, ''), no_refund_hours = $6, early_departure_refund = COALESCE(NULLIF($7, ''), 'none')
 			WHERE id = $1 AND ($4 = 0 OR NOT EXISTS (SELECT 1 FROM inventory i JOIN resources r ON r.id = i.resource_id
 				WHERE r.hotel_id = $1 AND i.currency <> $5))
 			RETURNING id)
 		SELECT EXISTS (SELECT 1 FROM hotels WHERE id = $1), NOT EXISTS (SELECT 1 FROM updated)`,
-		hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.FeeCurrency, p.NoRefundHours).Scan(&exists, &otherCurrency)
+		hotelID, p.FreeUntilHours, p.FeePercent, p.FeeFixed, p.FeeCurrency, p.NoRefundHours,
+		p.EarlyDeparture).Scan(&exists, &otherCurrency)
 	switch {
 	case err != nil:
 		return err

@@ -83,6 +83,8 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 	eur := func(v int64) *domain.Money { return &domain.Money{Amount: v, Currency: "EUR"} }
 	twinHotels(t, d, func(h string) {
 		d.SetInventory(t, h, "double", dec10, dec13, 3)
+		require.NoError(t, d.Store.SetCancellationPolicy(ctx, h, domain.CancellationPolicy{FreeUntilHours: 24, FeePercent: 10,
+			EarlyDeparture: domain.EarlyDepartureAllButFirst})) // copied onto the booking by both paths
 		require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: h, RoomTypeID: "double",
 			From: dec10.AddDays(1), To: dec10.AddDays(2), TotalRooms: 3, Rate: eur(12550)}))
 		d.SetInventory(t, h, "gap", dec10, dec10.AddDays(1), 3) // the second night is missing
@@ -110,6 +112,7 @@ func TestTheOneRoundTripReservationMatchesTheFullPath(t *testing.T) {
 
 	held, _ := sameOutcome(t, d, "two rooms over nights at two rates", holdParams("c1", "k1", stay3, 2), "double")
 	assert.Equal(t, domain.StatusHold, held.Status)
+	assert.Equal(t, domain.EarlyDepartureAllButFirst, held.CancellationPolicy.EarlyDeparture)
 	assert.Equal(t, int64(2*(10000+12550+10000)), held.Price.Total)
 	assert.Equal(t, []domain.NightRate{{Date: dec10, Amount: 20000}, {Date: dec10.AddDays(1), Amount: 25100},
 		{Date: dec10.AddDays(2), Amount: 20000}}, held.Price.Nights)

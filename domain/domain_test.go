@@ -143,6 +143,36 @@ func TestCancellationRefund(t *testing.T) {
 	assert.ErrorIs(t, domain.CancellationPolicy{FeeCurrency: "EUR"}.Validate(), domain.ErrInvalid)
 }
 
+// TestEarlyDepartureRefund: a guest with four nights (10-13 June) leaves after the first; the
+// nights from the 11th on are not stayed.
+func TestEarlyDepartureRefund(t *testing.T) {
+	night := func(day int, amount int64) domain.NightRate {
+		return domain.NightRate{Date: domain.NewDate(2030, 6, day), Amount: amount}
+	}
+	price := domain.Price{Currency: "EUR", Total: 1000,
+		Nights: []domain.NightRate{night(10, 100), night(13, 400), night(11, 200), night(12, 300)}} // in any order
+	from, to := domain.NewDate(2030, 6, 11), domain.NewDate(2030, 6, 14)
+	refund := func(policy string, paid int64) int64 {
+		p := domain.CancellationPolicy{EarlyDeparture: policy}
+		require.NoError(t, p.Validate())
+		return p.EarlyDepartureRefund(price, from, to, paid)
+	}
+	assert.Equal(t, int64(0), refund("", 1000), "no policy: nothing")
+	assert.Equal(t, int64(0), refund(domain.EarlyDepartureNone, 1000))
+	assert.Equal(t, int64(900), refund(domain.EarlyDepartureAll, 1000), "the three nights not stayed")
+	assert.Equal(t, int64(700), refund(domain.EarlyDepartureAllButFirst, 1000), "all but the 11th")
+	assert.Equal(t, int64(500), refund(domain.EarlyDepartureAll, 500), "never more than the booking keeps")
+	assert.Equal(t, int64(0), refund(domain.EarlyDepartureAll, 0), "nothing paid, nothing back")
+	last := domain.CancellationPolicy{EarlyDeparture: domain.EarlyDepartureAllButFirst}
+	assert.Equal(t, int64(0), last.EarlyDepartureRefund(price, to, to, 1000), "the last night: nothing is left")
+	assert.Equal(t, int64(0), last.EarlyDepartureRefund(price, domain.NewDate(2030, 6, 13), to, 1000),
+		"one night left: all but the first is nothing")
+	byHand := price
+	byHand.Total = 500 // set by hand at half the nights' prices
+	assert.Equal(t, int64(350), last.EarlyDepartureRefund(byHand, from, to, 500), "the nights at half their prices")
+	assert.ErrorIs(t, domain.CancellationPolicy{EarlyDeparture: "half"}.Validate(), domain.ErrInvalid)
+}
+
 // TestCancellationHoursCountOnTheHotelsClock: in Budapest clocks go back on 27 October 2030, so
 // the 48 wall-clock hours before a check-in on the 28th are 49 real hours. 30 minutes past
 // midnight on the 26th, local time, the free window has closed, though 48.5 real hours remain.

@@ -47,14 +47,24 @@ func (p Price) Matches(amount int64, currency string) bool {
 // amount paid, or FeeFixed minor units of FeeCurrency, whichever is set) is kept; within
 // NoRefundHours of check-in, and after check-in, nothing is refunded. Check-in is midnight at
 // the start of the check-in date in the hotel's time zone, and the hours are counted on the
-// hotel's clock. A booking keeps the policy it was held under.
+// hotel's clock. EarlyDeparture says what the nights not stayed give back when a guest leaves
+// during the stay. A booking keeps the policy it was held under.
 type CancellationPolicy struct {
 	FreeUntilHours int    `json:"freeUntilHours"`
 	FeePercent     int    `json:"feePercent"`
 	FeeFixed       int64  `json:"feeFixed"`
 	FeeCurrency    string `json:"feeCurrency,omitempty"`
 	NoRefundHours  int    `json:"noRefundHours"`
+	EarlyDeparture string `json:"earlyDeparture,omitempty"` // an EarlyDeparture* value; empty is none
 }
+
+// What an early departure gives back of the nights not stayed: nothing, all of them, or all but
+// the first (the hotel keeps one night for the short notice).
+const (
+	EarlyDepartureNone        = "none"
+	EarlyDepartureAll         = "all"
+	EarlyDepartureAllButFirst = "all_but_first"
+)
 
 // Validate checks the policy's numbers.
 func (p CancellationPolicy) Validate() error {
@@ -71,6 +81,9 @@ func (p CancellationPolicy) Validate() error {
 		return fmt.Errorf("%w: feeCurrency goes with feeFixed", ErrInvalid)
 	case p.NoRefundHours > p.FreeUntilHours:
 		return fmt.Errorf("%w: noRefundHours cannot exceed freeUntilHours", ErrInvalid)
+	case p.EarlyDeparture != "" && p.EarlyDeparture != EarlyDepartureNone && p.EarlyDeparture != EarlyDepartureAll &&
+		p.EarlyDeparture != EarlyDepartureAllButFirst:
+		return fmt.Errorf("%w: earlyDeparture is none, all or all_but_first", ErrInvalid)
 	}
 	return nil
 }
@@ -92,4 +105,33 @@ func (p CancellationPolicy) Refund(paid int64, currency string, checkIn Date, lo
 		fee += p.FeeFixed
 	}
 	return max(paid-fee, 0)
+}
+
+// EarlyDepartureRefund returns what a guest who leaves early gets back, by the policy, for the
+// nights of [from, to) they will not stay, priced as the booking's price prices them (each
+// night's amount is for all the booking's rooms; a total set by hand since scales every night
+// alike). It is never more than paid, what the booking still keeps.
+func (p CancellationPolicy) EarlyDepartureRefund(price Price, from, to Date, paid int64) int64 {
+	var refund, all int64
+	var first *NightRate
+	for i, n := range price.Nights {
+		all += n.Amount
+		if n.Date.Before(from) || !n.Date.Before(to) {
+			continue
+		}
+		refund += n.Amount
+		if first == nil || n.Date.Before(first.Date) {
+			first = &price.Nights[i]
+		}
+	}
+	switch {
+	case first == nil || p.EarlyDeparture != EarlyDepartureAll && p.EarlyDeparture != EarlyDepartureAllButFirst:
+		return 0
+	case p.EarlyDeparture == EarlyDepartureAllButFirst:
+		refund -= first.Amount
+	}
+	if all > 0 && price.Total != all {
+		refund = refund * price.Total / all
+	}
+	return min(max(refund, 0), max(paid, 0))
 }

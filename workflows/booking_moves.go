@@ -2,12 +2,14 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -23,7 +25,7 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time, acto
 	// the version marker is not consulted for it).
 	if b.status().Used() && b.in.Order == nil &&
 		workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
-		if begun, err := b.departEarly(ctx, at); err != nil || begun {
+		if begun, err := b.departEarly(ctx, at, actor); err != nil || begun {
 			return err
 		}
 	}
@@ -70,10 +72,15 @@ func (b *booking) noShow(ctx workflow.Context) error {
 // begun is an early departure; histories from before it replay without the extra step.
 const versionEarlyDeparture = "early-departure"
 
+// versionEarlyDepartureRefund marks the workflows in which an early departure gives back what
+// the booking's policy says of the nights not stayed; before it, the payment stayed whole.
+const versionEarlyDepartureRefund = "early-departure-refund"
+
 // departEarly asks the database whether the stay had begun, at the hotel, when the cancel was
 // accepted; if so the cancel is an early departure (the nights after that day go back on sale,
-// the payment stays: a policy refunds nothing once the stay has begun) and begun is true.
-func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, err error) {
+// the booking stays as it is) and begun is true. What the booking's policy gives back of the
+// nights not stayed is refunded for actor while the booking keeps its units.
+func (b *booking) departEarly(ctx workflow.Context, at time.Time, actor string) (begun bool, err error) {
 	var out activities.DepartEarlyOutput
 	err = workflow.ExecuteActivity(dbActivity(ctx), bookings.DepartEarly, activities.DepartEarlyInput{
 		BookingID: b.in.BookingID, At: at}).Get(ctx, &out)
@@ -86,8 +93,34 @@ func (b *booking) departEarly(ctx workflow.Context, at time.Time) (begun bool, e
 	}
 	b.state.Pending = nil // the database lapsed it with the nights given back
 	b.state.Reason = "left early: the nights from " + out.Booking.CheckOut.String() + " are back on sale"
-	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut)
-	return true, b.publish(ctx)
+	b.logger.Info("Early departure", "checkOut", out.Booking.CheckOut, "refund", out.Refund)
+	if err := b.publish(ctx); err != nil {
+		return true, err
+	}
+	if out.Refund <= 0 || b.state.Booking.Paid <= 0 ||
+		workflow.GetVersion(ctx, versionEarlyDepartureRefund, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return true, nil
+	}
+	return true, b.refundNightsNotStayed(ctx, out, actor)
+}
+
+// refundNightsNotStayed gives back an early departure's refund, one per departure (keyed by its
+// new check-out). A refusal by the database leaves the departure as it is: it is logged, and
+// staff can still refund by hand.
+func (b *booking) refundNightsNotStayed(ctx workflow.Context, out activities.DepartEarlyOutput, actor string) error {
+	key := db.EarlyDepartureKey(out.Booking.CheckOut)
+	reason := fmt.Sprintf("the guest left early: %d nights not stayed", out.Nights)
+	if out.Nights == 1 {
+		reason = "the guest left early: 1 night not stayed"
+	}
+	err := b.refundKeeping(ctx, MoneyRequest{Kind: MoneyRefund, Actor: actor, Key: key, Amount: out.Refund,
+		Currency: out.Booking.Price.Currency, Reason: reason}, db.RefundEarlyDeparture, key)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		b.logger.Warn("Early departure refund refused", "amount", out.Refund, "reason", appErr.Message())
+		return nil
+	}
+	return err
 }
 
 // confirm confirms a held booking, with the payment that paid it (nil: without online payment),
