@@ -139,6 +139,10 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 	switch {
 	case b.Status != domain.StatusHold && !b.Status.Used():
 		return a, nil, fmt.Errorf("%w: booking %s is %s", ErrNotAmendable, b.ID, b.Status)
+	case b.Status == domain.StatusHold && b.Paid > 0:
+		// What the desk took was for this price: confirm the booking, then amend it as paid.
+		return a, nil, fmt.Errorf("%w: the desk took %d %s of booking %s's price: confirm it first", ErrNotAmendable,
+			b.Paid, b.Price.Currency, b.ID)
 	case pending > 0:
 		return a, nil, ErrBalanceDue
 	}

@@ -461,3 +461,18 @@ func TestAnAmendmentOfABegunStayMovesOnlyItsCheckOut(t *testing.T) {
 	assert.Equal(t, []int{0, 0, 0, 0}, d.Reserved(t, "h1", "double", nights(today, 4)))
 	d.AssertInventoryMatchesBookings(t)
 }
+
+// TestAHoldTheDeskTookADepositForIsNotAmended: the deposit was for the hold's price; an
+// amendment that changed it could leave the hold owing less than was taken.
+func TestAHoldTheDeskTookADepositForIsNotAmended(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	_, err := d.Store.TakeDeskPayment(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 25000,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err)
+	_, _, err = d.Store.Amend(context.Background(), amendParams(b, "k1", domain.Change{CheckOut: dec11}))
+	assert.ErrorIs(t, err, db.ErrNotAmendable)
+	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3), "nothing changed")
+}
