@@ -124,16 +124,16 @@ func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([
 // took.
 func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
 	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.amount - COALESCE(back.amount, 0), p.currency
-		FROM payments p LEFT JOIN LATERAL (SELECT sum(f.amount) AS amount FROM refunds f
-			WHERE f.payment_id = p.payment_id AND f.status <> 'failed') back ON true
+		FROM payments p LEFT JOIN (SELECT f.payment_id, sum(f.amount) AS amount FROM refunds f WHERE f.status <> 'failed'
+			GROUP BY 1) back ON back.payment_id = p.payment_id -- summed once for all payments, not per payment
 		WHERE p.status = 'succeeded' AND p.amount > 0 AND p.created_at < now() - $1 * interval '1 microsecond'
 			AND p.amount - COALESCE(back.amount, 0) > 0
 			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 			AND NOT EXISTS (SELECT 1 FROM booking_amendments m JOIN bookings b ON b.id = m.booking_id
 				WHERE m.balance_payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 			-- a hold the desk took a deposit for keeps it until it is confirmed or the deposit goes back
-			AND NOT (p.method <> 'provider' AND EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id
-				AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED')))
+			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id AND p.method <> 'provider'
+				AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 		ORDER BY p.created_at LIMIT $2`, age.Microseconds(), maxFindings)
 	if err != nil {
 		return nil, err
