@@ -56,8 +56,9 @@ type Checks struct {
 
 // RunChecks runs every check and, with in.Repair, repairs what is safe: an orphaned HOLD (its
 // workflow is gone) is released; an orphaned REFUNDING booking gets a workflow that finishes its
-// refund. Money is never changed by the checker: unmatched payments and refunds paid twice are
-// reported for an operator. The report is saved, and repairs are audited.
+// refund. Money is never changed by the checker: unmatched payments, refunds paid twice and
+// bookings whose money does not add up are reported for an operator. The report is saved, and
+// repairs are audited.
 //
 // One run at a time: a run that finds another under way returns at once, Skipped.
 func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckReport, error) {
@@ -77,6 +78,7 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 			add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
 			add(a.Store.RefundsPaidTwice(ctx)),
 			add(a.Store.UnsettledRefunds(ctx, in.UnsettledAge)),
+			add(a.Store.MoneyMismatches(ctx)),
 		); err != nil {
 			return err
 		}

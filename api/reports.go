@@ -14,8 +14,9 @@ import (
 )
 
 // dailyReport answers a hotel's or a venue's money over one local day, cut at its local
-// midnight: JSON, or CSV (format=csv) with one row per payment or refund (channel_id last, so
-// the earlier columns stay where they were).
+// midnight: JSON, or CSV (format=csv) with one row per payment or refund (the columns added
+// since the first, channel_id then method, reference and taken_by, come last, so the earlier
+// ones stay where they were).
 func (s *Server) dailyReport(c echo.Context) error {
 	site := db.Site{HotelID: c.QueryParam("hotelId"), VenueID: c.QueryParam("venueId")}
 	if (site.HotelID == "") == (site.VenueID == "") {
@@ -63,10 +64,11 @@ func (s *Server) dailyReport(c echo.Context) error {
 	res.WriteHeader(http.StatusOK)
 	w := csv.NewWriter(res)
 	_ = w.Write([]string{"at", "kind", "channel", "booking_id", "payment_id", "refund_id", "amount_minor", "currency",
-		"channel_id"})
+		"channel_id", "method", "reference", "taken_by"})
 	for _, it := range report.Items {
 		_ = w.Write([]string{it.At.In(loc).Format(time.RFC3339), it.Kind, it.Channel, it.BookingID, it.PaymentID,
-			it.RefundID, strconv.FormatInt(it.Amount, 10), it.Currency, it.ChannelID})
+			it.RefundID, strconv.FormatInt(it.Amount, 10), it.Currency, it.ChannelID,
+			it.Method, it.Reference, it.TakenBy})
 	}
 	w.Flush()
 	return w.Error()

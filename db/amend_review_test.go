@@ -49,17 +49,18 @@ func TestASettledBalancePaymentIsNotReportedAsUnmatched(t *testing.T) {
 	assert.Empty(t, findings, "the balance payment is kept by the booking it amended")
 }
 
-// TestADeskBookingsReportedTakingDoesNotChangeWhenItIsAmendedLater: a booking confirmed at the
-// desk counts its price on the day it was confirmed. An amendment afterwards (applied at once:
-// no provider payment) must not rewrite what that day's report said was taken; the difference
-// belongs to the amendment.
-func TestADeskBookingsReportedTakingDoesNotChangeWhenItIsAmendedLater(t *testing.T) {
+// TestAnAccountBookingsReportedSaleDoesNotChangeWhenItIsAmendedLater: a channel's booking
+// confirmed on its account counts its price on the day it was confirmed. An amendment afterwards
+// (applied at once: no provider payment) must not rewrite what that day's report said was sold;
+// the difference belongs to the amendment.
+func TestAnAccountBookingsReportedSaleDoesNotChangeWhenItIsAmendedLater(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
-	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
-	b := hold(t, d, "g1", nights(dec10, 2), 1)
-	b, err := d.Store.Confirm(ctx, b.ID, nil) // at the desk
+	splitStock(t, d)
+	b, err := d.Store.Reserve(ctx, channelHold("g1", "A", "agent-a", nights(soon, 2), 1))
+	require.NoError(t, err)
+	b, err = d.Store.Confirm(ctx, b.ID, nil) // on the channel's account
 	require.NoError(t, err)
 	day := domain.Span{Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour)}
 	before, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, day)
@@ -67,13 +68,13 @@ func TestADeskBookingsReportedTakingDoesNotChangeWhenItIsAmendedLater(t *testing
 	require.Len(t, before.Items, 1)
 	require.Equal(t, b.Price.Total, before.Items[0].Amount)
 
-	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec14}))
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: soonStay.CheckOut}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
 	after, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, day)
 	require.NoError(t, err)
 
 	require.NotEmpty(t, after.Items)
-	assert.Equal(t, before.Items[0], after.Items[0], "the confirmation took %d, whatever the booking costs later", b.Price.Total)
+	assert.Equal(t, before.Items[0], after.Items[0], "the confirmation sold %d, whatever the booking costs later", b.Price.Total)
 }
 
 // TestNightsAnAmendmentKeepsKeepTheirSnapshotPriceToTheCent: two rooms at 100.50 with 33% off a

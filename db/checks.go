@@ -117,25 +117,36 @@ func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Booking, error) { return scanBooking(r) })
 }
 
-// UnmatchedPayments finds succeeded payments older than age that no booking keeps and no refund
-// gives back (requested, pending or succeeded): money kept without a booking.
+// UnmatchedPayments finds succeeded payments older than age that no booking keeps and that are
+// not given back whole: what one brought less its refunds (requested, pending or succeeded,
+// through the provider, at the desk or settled by hand) is money kept without a booking. A
+// booking keeps its payment, its amendments' balances and, while it is live, the money its desk
+// took.
 func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.currency FROM payments p
+	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.amount - COALESCE(back.amount, 0), p.currency
+		FROM payments p LEFT JOIN (SELECT f.payment_id, sum(f.amount) AS amount FROM refunds f WHERE f.status <> 'failed'
+			GROUP BY 1) back ON back.payment_id = p.payment_id -- summed once for all payments, not per payment
 		WHERE p.status = 'succeeded' AND p.amount > 0 AND p.created_at < now() - $1 * interval '1 microsecond'
+			AND p.amount - COALESCE(back.amount, 0) > 0
 			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 			AND NOT EXISTS (SELECT 1 FROM booking_amendments m JOIN bookings b ON b.id = m.booking_id
 				WHERE m.balance_payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
-			AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed')
+			-- a hold the desk took a deposit for keeps it until it is confirmed or the deposit goes back
+			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id AND p.method <> 'provider'
+				AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
 		ORDER BY p.created_at LIMIT $2`, age.Microseconds(), maxFindings)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
 		var f domain.Finding
-		var amount int64
+		var amount, left int64
 		var currency string
-		err := r.Scan(&f.PaymentID, &f.BookingID, &amount, &currency)
+		err := r.Scan(&f.PaymentID, &f.BookingID, &amount, &left, &currency)
 		f.Check, f.Detail = domain.CheckUnmatchedPay, fmt.Sprintf("%d %s received, neither kept by a booking nor given back", amount, currency)
+		if left != amount {
+			f.Detail = fmt.Sprintf("%d %s received, %d of it neither kept by a booking nor given back", amount, currency, left)
+		}
 		return f, err
 	})
 }

@@ -49,3 +49,42 @@ func BenchmarkInventoryCheck(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMoneyCheck measures the invariant checker's money checks on 100,000 bookings, each
+// with a payment and a third of them with a refund (one pass each: refunds are summed once per
+// payment, then joined):
+//
+//	go test -run '^$' -bench MoneyCheck -benchtime 3x ./db/
+func BenchmarkMoneyCheck(b *testing.B) {
+	d := testsuite.NewDatabase(b)
+	ctx := context.Background()
+	_, err := d.Pool.Exec(ctx, `
+		INSERT INTO hotels (id) VALUES ('h1');
+		INSERT INTO resources (kind, hotel_id, code) VALUES ('hotel_room_type', 'h1', 'r1');
+		INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from, unit_to,
+				quantity, status, expires_at, total, currency, paid, payment_id)
+			SELECT 'b' || g, 'c', 'c', 'k' || g, 'f', (SELECT id FROM resources), current_date + g % 390,
+				current_date + g % 390 + 2, 1, 'CONFIRMED', now(), 20000, 'EUR', 20000 - CASE WHEN g % 3 = 0 THEN 5000 ELSE 0 END,
+				'pi_' || g FROM generate_series(1, 100000) g;
+		INSERT INTO payments (payment_id, booking_id, amount, currency, status, succeeded_at)
+			SELECT 'pi_' || g, 'b' || g, 20000, 'EUR', 'succeeded', now() FROM generate_series(1, 100000) g;
+		INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status)
+			SELECT 'b' || g || '/goodwill/1', 'b' || g, 'pi_' || g, 5000, 'EUR', 'x', 'succeeded'
+			FROM generate_series(3, 100000, 3) g;
+		ANALYZE`)
+	require.NoError(b, err)
+	b.Run("money_mismatch", func(b *testing.B) {
+		for b.Loop() {
+			findings, err := d.Store.MoneyMismatches(ctx)
+			require.NoError(b, err)
+			require.Empty(b, findings)
+		}
+	})
+	b.Run("unmatched_payment", func(b *testing.B) {
+		for b.Loop() {
+			findings, err := d.Store.UnmatchedPayments(ctx, 0)
+			require.NoError(b, err)
+			require.Empty(b, findings)
+		}
+	})
+}

@@ -41,6 +41,7 @@ func TestChecksFindWhatIsWrongAndNothingElse(t *testing.T) {
 			func() ([]domain.Finding, error) { return d.Store.InventoryMismatches(ctx) },
 			func() ([]domain.Finding, error) { return d.Store.UnmatchedPayments(ctx, 0) },
 			func() ([]domain.Finding, error) { return d.Store.RefundsPaidTwice(ctx) },
+			func() ([]domain.Finding, error) { return d.Store.MoneyMismatches(ctx) },
 		} {
 			fs, err := find()
 			require.NoError(t, err)

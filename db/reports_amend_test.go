@@ -13,27 +13,39 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestAnAmendedDeskBookingCountsItsDifferenceOnTheDayItWasApplied: a booking paid at the desk
-// counts its price when confirmed; an amendment applied after counts its difference then, so
-// the confirmation's amount does not change behind finance's back. An amendment of the hold before
-// the desk confirmed it is in the price confirmed.
-func TestAnAmendedDeskBookingCountsItsDifferenceOnTheDayItWasApplied(t *testing.T) {
+// TestAnAmendedAccountBookingCountsItsDifferenceOnTheDayItWasApplied: a channel's booking
+// confirmed on its account counts its price when confirmed; an amendment applied after counts
+// its difference then, so the confirmation's amount does not change behind finance's back. An
+// amendment of the hold before it was confirmed is in the price confirmed. A booking confirmed
+// by staff without money, amended the same way, moved no money and has no item.
+func TestAnAmendedAccountBookingCountsItsDifferenceOnTheDayItWasApplied(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
-	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	splitStock(t, d)
+	onAccount := func(customer string) domain.Booking {
+		b, err := d.Store.Reserve(ctx, channelHold(customer, "A", "agent-a", nights(soon, 2), 1))
+		require.NoError(t, err)
+		return b
+	}
 
-	later := hold(t, d, "g1", nights(dec10, 2), 1)
-	_, err := d.Store.Confirm(ctx, later.ID, nil) // paid at the desk
+	later := onAccount("g1")
+	_, err := d.Store.Confirm(ctx, later.ID, nil) // on the channel's account
 	require.NoError(t, err)
-	a, _ := amend(t, d, amendParams(later, "k1", domain.Change{CheckOut: dec13}))
+	a, _ := amend(t, d, amendParams(later, "k1", domain.Change{CheckOut: soonStay.CheckOut}))
 	require.Equal(t, domain.AmendmentApplied, a.Status, "no provider payment: nothing waits for a balance")
 
-	before := hold(t, d, "g2", nights(dec10, 2), 1)
+	before := onAccount("g2")
 	a, _ = amend(t, d, amendParams(before, "k1", domain.Change{Quantity: 2}))
 	require.Equal(t, domain.AmendmentApplied, a.Status)
 	_, err = d.Store.Confirm(ctx, before.ID, nil)
 	require.NoError(t, err)
+
+	desk := hold(t, d, "g3", nights(soon, 2), 1)
+	_, err = d.Store.Confirm(ctx, desk.ID, nil) // by staff, without money
+	require.NoError(t, err)
+	a, _ = amend(t, d, amendParams(desk, "k1", domain.Change{CheckOut: soonStay.CheckOut}))
+	require.Equal(t, domain.AmendmentApplied, a.Status)
 
 	now := time.Now().UTC()
 	day := domain.Span{Start: now.Truncate(24 * time.Hour), End: now.Truncate(24 * time.Hour).Add(24 * time.Hour)}
@@ -45,6 +57,7 @@ func TestAnAmendedDeskBookingCountsItsDifferenceOnTheDayItWasApplied(t *testing.
 	}
 	assert.Equal(t, []int64{20000, 10000}, amounts[later.ID], "confirmed at 2 nights, then a night more")
 	assert.Equal(t, []int64{40000}, amounts[before.ID], "confirmed at its amended price")
-	require.Len(t, r.Totals, 1)
-	assert.Equal(t, db.ReportTotal{Channel: "desk", Currency: "EUR", Payments: 3, Paid: 70000, Net: 70000}, r.Totals[0])
+	assert.NotContains(t, amounts, desk.ID, "confirmed by staff without money: none moved")
+	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelAccount, ChannelID: "A", Method: db.MethodAccount, Currency: "EUR",
+		Payments: 3, Paid: 70000, Net: 70000}}, r.Totals)
 }

@@ -65,8 +65,8 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 		payments = append(payments, it.PaymentID+"/"+it.Kind)
 	}
 	assert.Equal(t, []string{"pi_early/payment", "pi_early/refund", "pi_late/payment"}, payments, "cut at local midnight")
-	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelOnline, Currency: "EUR", Payments: 2, Paid: 4000, Refunds: 1,
-		Refunded: 2000, Net: 2000}}, report.Totals)
+	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelOnline, Method: domain.MethodProvider, Currency: "EUR", Payments: 2,
+		Paid: 4000, Refunds: 1, Refunded: 2000, Net: 2000}}, report.Totals)
 	assert.Equal(t, local(1, 12, 0).UTC(), report.Items[1].At.UTC(), "a refund counts when it succeeded")
 
 	next, err := d.Store.DailyReport(ctx, db.Site{VenueID: "v1"}, domain.DayBounds(day.AddDays(1), shanghai))
@@ -78,8 +78,8 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 	require.Len(t, hotel.Items, 1, "a hotel of the same id is another site")
 	assert.Equal(t, "pi_hotel", hotel.Items[0].PaymentID)
 
-	// Confirmed at the desk (twice: the second changes nothing), then cancelled: paid once at the
-	// desk, given back once.
+	// Confirmed by staff without money (twice: the second changes nothing), then cancelled: no
+	// money moved, and the report has no item for it.
 	for range 2 {
 		_, err = d.Store.Confirm(ctx, ids[1], nil)
 		require.NoError(t, err)
@@ -88,14 +88,15 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 	require.NoError(t, err)
 	today, err := d.Store.DailyReport(ctx, db.Site{VenueID: "v1"}, domain.DayBounds(domain.DateOf(time.Now(), shanghai), shanghai))
 	require.NoError(t, err)
-	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelDesk, Currency: "EUR", Payments: 1, Paid: 2000, Refunds: 1,
-		Refunded: 2000, Net: 0}}, today.Totals)
+	assert.Empty(t, today.Items, "a booking confirmed without money moved none")
+	assert.Empty(t, today.Totals)
 	assert.Equal(t, 3, today.Orders, "the three orders made today")
 }
 
 // TestChannelSalesOnAccountAreNotDeskMoney: an agent's booking confirmed on its channel's account
 // (no payment) is the channel's, under `account` with the channel's id, and so is its
-// cancellation; a desk confirmation beside it stays desk money.
+// cancellation; a booking confirmed by staff without money beside it moved none and is not in
+// the report.
 func TestChannelSalesOnAccountAreNotDeskMoney(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -114,18 +115,15 @@ func TestChannelSalesOnAccountAreNotDeskMoney(t *testing.T) {
 
 	report, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, domain.DayBounds(domain.DateOf(time.Now(), time.UTC), time.UTC))
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []db.ReportTotal{
-		{Channel: db.ChannelAccount, ChannelID: "A", Currency: "EUR", Payments: 1, Paid: sold.Price.Total, Refunds: 1,
-			Refunded: sold.Price.Total},
-		{Channel: db.ChannelDesk, Currency: "EUR", Payments: 1, Paid: desk.Price.Total, Net: desk.Price.Total},
+	assert.Equal(t, []db.ReportTotal{
+		{Channel: db.ChannelAccount, ChannelID: "A", Method: db.MethodAccount, Currency: "EUR", Payments: 1,
+			Paid: sold.Price.Total, Refunds: 1, Refunded: sold.Price.Total},
 	}, report.Totals)
+	require.Len(t, report.Items, 2)
 	for _, it := range report.Items {
-		if it.BookingID == sold.ID {
-			assert.Equal(t, db.ChannelAccount, it.Channel)
-			assert.Equal(t, "A", it.ChannelID)
-		} else {
-			assert.Equal(t, db.ChannelDesk, it.Channel)
-			assert.Empty(t, it.ChannelID)
-		}
+		assert.Equal(t, sold.ID, it.BookingID, "the desk's booking moved no money")
+		assert.Equal(t, db.ChannelAccount, it.Channel)
+		assert.Equal(t, "A", it.ChannelID)
+		assert.Equal(t, db.MethodAccount, it.Method)
 	}
 }

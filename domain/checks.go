@@ -13,6 +13,9 @@ const (
 	CheckNoWorkflow      = "booking_without_workflow" // a confirmed or checked-in booking whose workflow was terminated or failed
 	CheckSupplierNotTold = "supplier_not_told"        // a booking off whose supplier could not be told
 	CheckNotChecked      = "not_checked"              // a row the checker could not look at or repair this time
+	// CheckMoney: a booking refunded more than its payments brought, confirmed with a price and
+	// neither paid nor on account, or ended with money left and no reason to keep it.
+	CheckMoney = "money_mismatch"
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.

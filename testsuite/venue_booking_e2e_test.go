@@ -101,17 +101,17 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	res = finance.Do(t, http.MethodGet, "/api/v1/staff/reports/daily?venueId=v-book&date="+today, nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	report := res.Body["report"].(map[string]any)
-	assert.Equal(t, []any{map[string]any{"channel": "online", "currency": "EUR", "payments": 1.0, "paid": 6000.0,
-		"refunds": 1.0, "refunded": 6000.0, "net": 0.0}}, report["totals"])
+	assert.Equal(t, []any{map[string]any{"channel": "online", "method": "provider", "currency": "EUR", "payments": 1.0,
+		"paid": 6000.0, "refunds": 1.0, "refunded": 6000.0, "net": 0.0}}, report["totals"])
 	assert.EqualValues(t, 3, report["orders"], "the order, and the two the rackets test made")
 	res = finance.Do(t, http.MethodGet, "/api/v1/staff/reports/daily?venueId=v-book&format=csv&date="+today, nil, nil)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "text/csv; charset=utf-8", res.Header.Get("Content-Type"))
 	lines := strings.Split(strings.TrimSpace(res.Raw), "\n")
 	require.Len(t, lines, 3, res.Raw)
-	assert.Contains(t, lines[1], ",payment,online,"+id+",pi_venue_"+sys.ID+",,6000,EUR")
+	assert.Contains(t, lines[1], ",payment,online,"+id+",pi_venue_"+sys.ID+",,6000,EUR,,provider,,")
 	assert.Contains(t, lines[2], ",refund,online,"+id+",pi_venue_"+sys.ID+",")
-	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR,"), lines[2])
+	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR,,provider,,"), lines[2])
 }
 
 // TestAVenueOrderNotPaidExpires: the hold runs out and gives its units back.

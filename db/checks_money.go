@@ -1,0 +1,93 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// MoneyMismatches checks every booking's money against its payment and refund rows, in one pass:
+// the refunds are summed once per payment, joined to the bookings' kept payments (its payment,
+// its amendments' balances, its desk's payments; see received) and summed once per booking. A
+// booking is reported when
+//   - its succeeded refunds are more than its kept payments brought;
+//   - it is CONFIRMED or COMPLETED with a price, and neither paid nor on account (a channel's
+//     sale, or confirmed by a person without money: the desk's account);
+//   - it ended (EXPIRED, CANCELLED, REJECTED, REFUNDED) with money left after its refunds
+//     (succeeded or under way) and no reason to keep it: only a REFUNDED booking keeps the fee
+//     its policy kept (paid less refund due).
+//
+// The checker only reports these: money is never changed by it.
+func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
+	rows, err := s.pool.Query(ctx, `WITH back AS (
+			SELECT payment_id, COALESCE(sum(amount) FILTER (WHERE status = 'succeeded'), 0) AS refunded,
+				COALESCE(sum(amount) FILTER (WHERE status <> 'failed'), 0) AS given
+			FROM refunds GROUP BY 1),
+		money AS (
+			SELECT b.id, b.payment_id, b.channel_id, b.status, b.currency, b.total, b.paid, b.refund_due,
+				COALESCE(sum(p.amount), 0) AS brought, COALESCE(sum(f.refunded), 0) AS refunded, COALESCE(sum(f.given), 0) AS given
+			FROM bookings b LEFT JOIN payments p ON p.booking_id = b.id AND p.status = 'succeeded' AND (p.payment_id = b.payment_id
+					OR p.method <> 'provider' OR EXISTS (SELECT 1 FROM booking_amendments m
+						WHERE m.booking_id = b.id AND m.balance_payment_id = p.payment_id))
+				LEFT JOIN back f ON f.payment_id = p.payment_id
+			GROUP BY b.id),
+		rules AS (
+			SELECT money.*, refunded > brought AS over_refunded,
+				status IN ('CONFIRMED', 'COMPLETED') AND total > 0 AND paid <= 0 AND payment_id IS NULL AND channel_id IS NULL
+					-- confirmed by a person without money: on the desk's account
+					AND NOT EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = money.id AND c.from_status = 'HOLD'
+						AND c.to_status = 'CONFIRMED' AND NOT starts_with(COALESCE(c.actor, ''), $2)) AS unpaid,
+				status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED')
+					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0) ELSE 0 END AS left_over
+			FROM money)
+		SELECT id, COALESCE(payment_id, ''), status, currency, total, paid, refund_due, brought, refunded, given,
+			over_refunded, unpaid, left_over
+		FROM rules WHERE over_refunded OR unpaid OR left_over
+		ORDER BY id LIMIT $1`, maxFindings, domain.SystemActorPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Finding
+	var m bookingMoney
+	_, err = pgx.ForEachRow(rows, []any{&m.id, &m.paymentID, &m.status, &m.currency, &m.total, &m.paid, &m.refundDue,
+		&m.brought, &m.refunded, &m.given, &m.overRefunded, &m.unpaid, &m.leftOver}, func() error {
+		out = append(out, m.findings()...)
+		return nil
+	})
+	return out, err
+}
+
+// bookingMoney is one booking's row of MoneyMismatches, with the rules it breaks.
+type bookingMoney struct {
+	id, paymentID, status, currency string
+	total, paid, refundDue          int64
+	brought, refunded, given        int64
+	overRefunded, unpaid, leftOver  bool
+}
+
+func (m bookingMoney) findings() []domain.Finding {
+	var out []domain.Finding
+	add := func(format string, args ...any) {
+		out = append(out, domain.Finding{Check: domain.CheckMoney, BookingID: m.id, PaymentID: m.paymentID,
+			Detail: fmt.Sprintf(format, args...)})
+	}
+	if m.overRefunded {
+		add("refunded %d %s, more than the %d its payments brought", m.refunded, m.currency, m.brought)
+	}
+	if m.unpaid {
+		add("%s at a price of %d %s, neither paid nor on account", m.status, m.total, m.currency)
+	}
+	if m.leftOver {
+		left := m.brought - m.given
+		if m.status == string(domain.StatusRefunded) {
+			add("REFUNDED and keeps %d %s of what its payments brought, more than the %d its policy kept", left, m.currency,
+				max(m.paid-m.refundDue, 0))
+		} else {
+			add("%s and keeps %d %s of what its payments brought, with no reason to", m.status, left, m.currency)
+		}
+	}
+	return out
+}
