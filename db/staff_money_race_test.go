@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -292,4 +293,39 @@ func TestControlAConfirmThatDoesNotCheckThePriceConfirmsAChangedPrice(t *testing
 	stored := booking(t, d, b.ID)
 	assert.Equal(t, []any{domain.StatusConfirmed, int64(15000), int64(twoNights)},
 		[]any{stored.Status, stored.Price.Total, stored.Paid}, "confirmed at a price it no longer has")
+}
+
+// TestTwoRefundsSettledByHandRacingPastAPaymentRecordAtMostItsAmount: two finance clerks record
+// 120.00 and 150.00 given back of the same 200.00 payment, both while the payment's lock is
+// held (by a third record, say): one is recorded, the other refused as more than is left.
+func TestTwoRefundsSettledByHandRacingPastAPaymentRecordAtMostItsAmount(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := providerPaid(t, d, "g1")
+	recordPayment(t, d, b.ID, "pi_second", twoNights) // kept by no booking
+	held, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = held.Rollback(ctx) })
+	exec(t, held, `SELECT 1 FROM payments WHERE payment_id = 'pi_second' FOR UPDATE`)
+
+	amounts := [2]int64{12000, 15000}
+	errs := make(chan error, 2)
+	for i, amount := range amounts {
+		go func() {
+			_, err := d.Store.RecordManualRefund(ctx, manualRefund("pi_second", fmt.Sprint(i), amount))
+			errs <- err
+		}()
+	}
+	waitForLockWaiters(t, d, 2)
+	require.NoError(t, held.Commit(ctx))
+	got := []error{<-errs, <-errs}
+
+	var sum int64
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds WHERE payment_id = 'pi_second'`).Scan(&sum))
+	assert.LessOrEqual(t, sum, int64(twoNights), "no more than the payment was recorded as given back")
+	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM refunds WHERE payment_id = 'pi_second'`), "one is recorded")
+	assert.True(t, errors.Is(got[0], domain.ErrConflict) != errors.Is(got[1], domain.ErrConflict),
+		"the other is refused: %v", got)
 }
