@@ -177,6 +177,45 @@ func TestTwoBalancePaymentsRacingConfirmTheBookingOnce(t *testing.T) {
 	d.AssertMoneyBalances(t)
 }
 
+// TestADeskBalanceAndACheckoutPaymentOfTheRestRacingConfirmTheBookingOnce: after a deposit the
+// desk takes the rest while the guest's checkout payment of the rest arrives: one of them pays it.
+func TestADeskBalanceAndACheckoutPaymentOfTheRestRacingConfirmTheBookingOnce(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, moneyRounds)
+	wins := map[string]int{}
+	for r := range moneyRounds {
+		b := hold(t, d, fmt.Sprintf("g%d", r), nights(dec10, 2), 1)
+		takeDesk(t, d, deskPayment(b.ID, "deposit", 5000))
+		pay := domain.Payment{ID: fmt.Sprintf("pi_%d", r), Amount: twoNights - 5000, Currency: "EUR"}
+		recordPayment(t, d, b.ID, pay.ID, pay.Amount)
+		var errs [2]error
+		testsuite.Race(2, func(i int) {
+			if i == 0 {
+				_, errs[0] = d.Store.TakeDeskPayment(ctx, deskPayment(b.ID, "balance", twoNights-5000))
+			} else {
+				_, errs[1] = d.Store.Confirm(ctx, b.ID, &pay)
+			}
+		})
+		require.True(t, (errs[0] == nil) != (errs[1] == nil), "round %d: exactly one pays the rest: %v", r, errs)
+		stored := booking(t, d, b.ID)
+		assert.Equal(t, domain.StatusConfirmed, stored.Status, "round %d", r)
+		assert.Equal(t, int64(twoNights), stored.Paid, "round %d", r)
+		assert.Equal(t, 1, confirmations(t, d, b.ID), "round %d", r)
+		if errs[0] == nil {
+			assert.ErrorIs(t, errs[1], domain.ErrConflict, "round %d", r)
+			wins["desk"]++
+		} else {
+			assert.ErrorIs(t, errs[0], domain.ErrConflict, "round %d", r)
+			assert.Equal(t, pay.ID, stored.PaymentID, "round %d", r)
+			wins["checkout"]++
+		}
+		assert.Equal(t, db.MoneySummary{Currency: "EUR", Paid: twoNights}, summary(t, d, b.ID), "round %d", r)
+	}
+	t.Logf("winners over %d rounds: %v", moneyRounds, wins)
+}
+
 // TestABalancePaymentWaitingForTheBookingsLockJudgesWhatThePaymentBeforeItLeft: one balance is
 // being taken (it holds the lock and wrote its payment); the other waits for it and is refused.
 func TestABalancePaymentWaitingForTheBookingsLockJudgesWhatThePaymentBeforeItLeft(t *testing.T) {

@@ -241,6 +241,12 @@ func TestAPriceChangeIsRefusedBelowZeroInAnotherCurrencyWithoutAReasonOrOncePaid
 	_, err = d.Store.ChangePrice(ctx, db.PriceChange{BookingID: confirmed.ID, Total: 15000, Currency: "EUR",
 		Reason: "discount", Actor: "desk-1"})
 	assert.ErrorIs(t, err, domain.ErrConflict, "a confirmed booking")
+	expired := hold(t, d, "g3", nights(dec10, 2), 1)
+	_, err = d.Pool.Exec(ctx, `UPDATE bookings SET expires_at = now() - interval '1 second' WHERE id = $1`, expired.ID)
+	require.NoError(t, err)
+	_, err = d.Store.ChangePrice(ctx, db.PriceChange{BookingID: expired.ID, Total: 15000, Currency: "EUR",
+		Reason: "discount", Actor: "desk-1"})
+	assert.ErrorIs(t, err, domain.ErrConflict, "an expired hold")
 }
 
 // TestTheStoreNeverRefundsMoreThanWasPaidNorLessThanNothing: whatever refundDue says, the refund
