@@ -206,6 +206,8 @@ func TestAPriceSetByHandIsRecordedAndAPaymentOfTheOldPriceNoLongerConfirms(t *te
 
 	_, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_old", Amount: twoNights, Currency: "EUR"})
 	assert.ErrorIs(t, err, domain.ErrConflict, "a payment of the old price")
+	assert.NotContains(t, err.Error(), "expired", "the hold is live: the refusal says why, for the operator")
+	assert.Contains(t, err.Error(), "15000 EUR")
 	assert.Equal(t, domain.StatusHold, booking(t, d, b.ID).Status)
 	confirmed, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_new", Amount: 15000, Currency: "EUR"})
 	require.NoError(t, err)
