@@ -368,3 +368,71 @@ func TestTwoRefundsSettledByHandRacingPastAPaymentRecordAtMostItsAmount(t *testi
 	assert.True(t, errors.Is(got[0], domain.ErrConflict) != errors.Is(got[1], domain.ErrConflict),
 		"the other is refused: %v", got)
 }
+
+// TestADepositRacingTheHoldsExpiryIsTakenOrRefusedWithIt: the desk takes a deposit as the hold
+// timer releases the hold: either the deposit is taken and the unpaid release refused, or the
+// hold is gone and the deposit refused. Never an expired booking that kept money.
+func TestADepositRacingTheHoldsExpiryIsTakenOrRefusedWithIt(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, moneyRounds)
+	wins := map[string]int{}
+	for r := range moneyRounds {
+		b := hold(t, d, fmt.Sprintf("g%d", r), nights(dec10, 2), 1)
+		var errs [2]error
+		testsuite.Race(2, func(i int) {
+			if i == 0 {
+				_, errs[0] = d.Store.TakeDeskPayment(ctx, deskPayment(b.ID, "deposit", 5000))
+			} else {
+				_, errs[1] = d.Store.Release(ctx, b.ID, domain.StatusExpired)
+			}
+		})
+		require.True(t, (errs[0] == nil) != (errs[1] == nil), "round %d: exactly one: %v", r, errs)
+		stored := booking(t, d, b.ID)
+		if errs[0] == nil {
+			assert.ErrorIs(t, errs[1], domain.ErrConflict, "round %d", r)
+			assert.Equal(t, []any{domain.StatusHold, int64(5000), 1}, []any{stored.Status, stored.Paid, payments(t, d, b.ID)}, "round %d", r)
+			wins["deposit"]++
+		} else {
+			assert.ErrorIs(t, errs[0], domain.ErrConflict, "round %d", r)
+			assert.Equal(t, []any{domain.StatusExpired, int64(0), 0}, []any{stored.Status, stored.Paid, payments(t, d, b.ID)}, "round %d", r)
+			wins["expiry"]++
+		}
+	}
+	t.Logf("winners over %d rounds: %v", moneyRounds, wins)
+	d.AssertInventoryMatchesBookings(t)
+}
+
+// TestAStaffRefundRacingACancelGivesBackAtMostWhatWasPaid: a goodwill refund of 120.00 and a
+// cancel refunding all that is kept, at once: either the goodwill is given and the cancel
+// refunds the 80.00 left, or the cancel refunds all and the goodwill is refused.
+func TestAStaffRefundRacingACancelGivesBackAtMostWhatWasPaid(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, moneyRounds)
+	wins := map[string]int{}
+	for r := range moneyRounds {
+		b := providerPaid(t, d, fmt.Sprintf("g%d", r))
+		var errs [2]error
+		testsuite.Race(2, func(i int) {
+			if i == 0 {
+				_, _, errs[0] = d.Store.StartStaffRefund(ctx, goodwill(b, "k", 12000))
+			} else {
+				_, errs[1] = d.Store.StartRefund(ctx, b.ID, nil, func(b domain.Booking) (int64, error) { return twoNights, nil })
+			}
+		})
+		require.NoError(t, errs[1], "round %d: the cancel is refunded", r)
+		stored := booking(t, d, b.ID)
+		assert.Equal(t, domain.StatusRefunding, stored.Status, "round %d", r)
+		assert.Equal(t, int64(twoNights), refunded(t, d, b.ID)+stored.RefundDue, "round %d: all that was paid, no more", r)
+		if errs[0] == nil {
+			wins["goodwill first"]++
+		} else {
+			assert.ErrorIs(t, errs[0], domain.ErrConflict, "round %d", r)
+			wins["cancel first"]++
+		}
+	}
+	t.Logf("winners over %d rounds: %v", moneyRounds, wins)
+}
