@@ -162,6 +162,11 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	if err != nil || tag.RowsAffected() == 1 || (booking.Status == domain.StatusConfirmed && (pay == nil || booking.PaymentID == pay.ID)) {
 		return booking, err
 	}
+	if booking.Status == domain.StatusHold && pay != nil && (pay.Currency != booking.Price.Currency ||
+		pay.Amount != booking.Price.Total-booking.Paid) {
+		return booking, fmt.Errorf("%w: a payment of %d %s does not pay the %d %s booking %s has due", domain.ErrConflict,
+			pay.Amount, pay.Currency, booking.Price.Total-booking.Paid, booking.Price.Currency, bookingID)
+	}
 	if booking.Status == domain.StatusHold {
 		return booking, fmt.Errorf("%w: the hold on booking %s expired at %s", domain.ErrConflict,
 			bookingID, booking.ExpiresAt.UTC().Format(time.RFC3339))

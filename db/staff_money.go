@@ -275,6 +275,11 @@ func ManualRefundID(paymentID, key string) string { return "manual/" + paymentID
 func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundAttempt, error) {
 	id := ManualRefundID(m.PaymentID, m.Key)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The lock is taken first, in a statement of its own: the sum of the refunds below is read
+		// after it, so a record that waited for another sees what that one recorded.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM payments WHERE payment_id = $1 FOR UPDATE`, m.PaymentID); err != nil {
+			return err
+		}
 		var amount, refunded int64
 		var currency, bookingID, status string
 		var kept bool
@@ -284,7 +289,7 @@ func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundA
 					AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING')
 					AND (b.payment_id = p.payment_id OR p.method <> 'provider' OR p.payment_id IN
 						(SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id)))
-			FROM payments p WHERE p.payment_id = $1 FOR UPDATE OF p`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept)
+			FROM payments p WHERE p.payment_id = $1`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%w: no payment %q", domain.ErrNotFound, m.PaymentID)
 		}
