@@ -50,8 +50,8 @@ func exec(t *testing.T, tx pgx.Tx, sql string, args ...any) {
 	require.NoError(t, err)
 }
 
-// refunded is what the staff refunds of booking id gave back.
-func refunded(t *testing.T, d *testsuite.Database, id string) int64 {
+// staffRefunded is what the staff refunds of booking id gave back.
+func staffRefunded(t *testing.T, d *testsuite.Database, id string) int64 {
 	t.Helper()
 	var sum int64
 	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT COALESCE(sum(amount), 0) FROM staff_refunds
@@ -83,7 +83,7 @@ func TestTwoStaffRefundsRacingPastWhatWasPaidGiveBackOnlyWhatWasPaid(t *testing.
 		require.ErrorIs(t, errs[1-winner], domain.ErrConflict, "round %d", r)
 		wins[amounts[winner]]++
 		assert.Equal(t, twoNights-amounts[winner], booking(t, d, b.ID).Paid, "round %d", r)
-		assert.Equal(t, amounts[winner], refunded(t, d, b.ID), "round %d", r)
+		assert.Equal(t, amounts[winner], staffRefunded(t, d, b.ID), "round %d", r)
 	}
 	t.Logf("refunds given over %d rounds: %v", moneyRounds, wins)
 }
@@ -112,7 +112,7 @@ func TestAStaffRefundWaitingForTheBookingsLockJudgesWhatTheRefundBeforeItLeft(t 
 
 	assert.ErrorIs(t, <-done, domain.ErrConflict, "80.00 is kept; 150.00 is more")
 	assert.Equal(t, int64(twoNights-12000), booking(t, d, b.ID).Paid)
-	assert.Equal(t, int64(12000), refunded(t, d, b.ID))
+	assert.Equal(t, int64(12000), staffRefunded(t, d, b.ID))
 }
 
 // TestControlStaffRefundsWithoutTheBookingsLockGiveBackMoreThanWasPaid is the control: the
@@ -142,7 +142,7 @@ func TestControlStaffRefundsWithoutTheBookingsLockGiveBackMoreThanWasPaid(t *tes
 		exec(t, tx, `UPDATE bookings SET paid = paid - $2 WHERE id = $1`, b.ID, amounts[i])
 		require.NoError(t, tx.Commit(ctx))
 	}
-	assert.Equal(t, int64(27000), refunded(t, d, b.ID), "more than the 200.00 paid was given back")
+	assert.Equal(t, int64(27000), staffRefunded(t, d, b.ID), "more than the 200.00 paid was given back")
 	assert.Equal(t, int64(twoNights-27000), booking(t, d, b.ID).Paid)
 }
 
@@ -426,7 +426,7 @@ func TestAStaffRefundRacingACancelGivesBackAtMostWhatWasPaid(t *testing.T) {
 		require.NoError(t, errs[1], "round %d: the cancel is refunded", r)
 		stored := booking(t, d, b.ID)
 		assert.Equal(t, domain.StatusRefunding, stored.Status, "round %d", r)
-		assert.Equal(t, int64(twoNights), refunded(t, d, b.ID)+stored.RefundDue, "round %d: all that was paid, no more", r)
+		assert.Equal(t, int64(twoNights), staffRefunded(t, d, b.ID)+stored.RefundDue, "round %d: all that was paid, no more", r)
 		if errs[0] == nil {
 			wins["goodwill first"]++
 		} else {

@@ -36,7 +36,7 @@ func TestAStaffRefundKeepsTheBookingAndItsUnitsAndIsGivenOnceUnderItsKey(t *test
 	assert.Equal(t, int64(twoNights-6000), got.Paid, "and lowers nothing again")
 	_, _, err = d.Store.StartStaffRefund(ctx, goodwill(b, "k", 7000))
 	assert.ErrorIs(t, err, domain.ErrIdempotencyMismatch)
-	assert.Equal(t, int64(6000), refunded(t, d, b.ID))
+	assert.Equal(t, int64(6000), staffRefunded(t, d, b.ID))
 
 	rest, got, err := d.Store.StartStaffRefund(ctx, goodwill(b, "rest", twoNights-6000))
 	require.NoError(t, err, "up to all that is kept")
