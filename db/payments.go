@@ -122,13 +122,39 @@ type RefundAttempt struct {
 // BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
 // is returned as stored, so a retried activity sees what an earlier try achieved. The refund of
 // money the desk took is made there, by the same method: it is recorded as succeeded at once,
-// and never sent to the provider.
+// and never sent to the provider. Under the payment's lock, a new attempt that would give back
+// more than is left of its payment (after the refunds made or under way) is recorded as failed,
+// never sent: the saga waits for an operator rather than ask for money that is not there.
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
-	_, err := s.pool.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method)
-		SELECT $1, $2, $3, $4, $5, $6, CASE WHEN m.method = 'provider' THEN 'requested' ELSE 'succeeded' END, m.method
-		FROM (SELECT COALESCE((SELECT method FROM payments WHERE payment_id = $3), 'provider') AS method) m
-		ON CONFLICT (id) DO NOTHING`,
-		a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The lock first, in a statement of its own: what is left is read after waiting for it.
+		var amount *int64
+		var method string
+		err := tx.QueryRow(ctx, `SELECT amount, method FROM payments WHERE payment_id = $1 FOR UPDATE`, a.PaymentID).Scan(&amount, &method)
+		if errors.Is(err, pgx.ErrNoRows) {
+			amount, method, err = nil, domain.MethodProvider, nil // a payment not recorded: the provider bounds it
+		}
+		if err != nil {
+			return err
+		}
+		var refunded int64
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds WHERE payment_id = $1 AND status <> 'failed'
+			AND id <> $2`, a.PaymentID, a.ID).Scan(&refunded); err != nil {
+			return err
+		}
+		status, lastError := "requested", ""
+		switch {
+		case amount != nil && refunded+a.Amount > *amount:
+			status, lastError = "failed", fmt.Sprintf("a refund of %d would give back more than the %d left of payment %s",
+				a.Amount, *amount-refunded, a.PaymentID)
+		case method != domain.MethodProvider:
+			status = "succeeded"
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, '')) ON CONFLICT (id) DO NOTHING`,
+			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, method, lastError)
+		return err
+	})
 	if err != nil {
 		return a, err
 	}

@@ -93,3 +93,27 @@ func TestOneReconciliationAtATime(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ran, "the lock is given back")
 }
+
+// TestARefundAttemptNeverAsksForMoreThanIsLeftOfItsPayment: two refund steps that together
+// would give back more than their payment: the second attempt is recorded as failed and never
+// sent, whatever step or saga asks; a retry of the first under its key is not counted twice.
+func TestARefundAttemptNeverAsksForMoreThanIsLeftOfItsPayment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := testsuite.NewDatabase(t).Store
+	_, err := store.RecordPaymentEvent(ctx, domain.PaymentEvent{EventID: "evt_1", Type: "payment_intent.succeeded",
+		BookingID: "booking-x", PaymentID: "pi_1", Succeeded: true, Amount: 10000, Currency: "EUR"}, []byte(`{}`))
+	require.NoError(t, err)
+	attempt := func(id string, amount int64) db.RefundAttempt {
+		a, err := store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: id, BookingID: "booking-x", PaymentID: "pi_1",
+			Amount: amount, Currency: "EUR", Reason: "test"})
+		require.NoError(t, err)
+		return a
+	}
+	assert.Equal(t, "requested", attempt("booking-x/staff-a/1", 6000).Status)
+	assert.Equal(t, "requested", attempt("booking-x/staff-a/1", 6000).Status, "a retry of the same attempt")
+	second := attempt("booking-x/refund/1", 6000)
+	assert.Equal(t, "failed", second.Status)
+	assert.Contains(t, second.LastError, "more than the 4000 left of payment pi_1")
+	assert.Equal(t, "requested", attempt("booking-x/refund/2", 4000).Status, "what is left may still be asked")
+}
