@@ -319,9 +319,7 @@ func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (Mone
 	m := MoneySummary{Currency: b.Price.Currency}
 	err := s.pool.QueryRow(ctx, `SELECT `+received+`,
 			COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status = 'succeeded'
-				AND (f.payment_id = b.payment_id OR f.payment_id IN (SELECT p.payment_id FROM payments p
-					WHERE p.booking_id = b.id AND p.method <> 'provider')
-				OR f.payment_id IN (SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id))), 0)
+				AND f.payment_id IN `+keptPaymentIDs+`), 0)
 		FROM bookings b WHERE b.id = $1`, b.ID).Scan(&m.Paid, &m.Refunded)
 	if err != nil {
 		return m, err

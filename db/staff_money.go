@@ -30,6 +30,18 @@ const received = `(SELECT COALESCE(sum(p.amount), 0) FROM payments p WHERE p.boo
 	AND (p.payment_id = b.payment_id OR p.method <> 'provider'
 		OR p.payment_id IN (SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id)))`
 
+// keptPaymentIDs are the ids of booking b's kept payments (see received).
+const keptPaymentIDs = `(SELECT b.payment_id UNION SELECT p.payment_id FROM payments p WHERE p.booking_id = b.id
+	AND p.method <> 'provider' UNION SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id
+	AND m.balance_payment_id IS NOT NULL)`
+
+// owedUnrecorded is what booking b gave up of its kept payments (refunds that kept its units, a
+// lower price, its refund due) that no refund made or under way covers: a refund an operator
+// resolved as made by hand, which finance then records.
+const owedUnrecorded = `(` + received + ` - b.paid + CASE WHEN b.status IN ('REFUNDING', 'REFUNDED') THEN b.refund_due ELSE 0 END
+	- COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status <> 'failed'
+		AND f.payment_id IN ` + keptPaymentIDs + `), 0))`
+
 // lockBookingMoney locks a booking's row and returns it with what its kept payments brought.
 func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.Booking, int64, error) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, bookingID); err != nil {
@@ -280,16 +292,16 @@ func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundA
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM payments WHERE payment_id = $1 FOR UPDATE`, m.PaymentID); err != nil {
 			return err
 		}
-		var amount, refunded int64
+		var amount, refunded, owed int64
 		var currency, bookingID, status string
 		var kept bool
 		err := tx.QueryRow(ctx, `SELECT p.amount, p.currency, p.booking_id, p.status,
 				COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed'), 0),
 				EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id
 					AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING')
-					AND (b.payment_id = p.payment_id OR p.method <> 'provider' OR p.payment_id IN
-						(SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id)))
-			FROM payments p WHERE p.payment_id = $1`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept)
+					AND p.payment_id IN `+keptPaymentIDs+`),
+				COALESCE((SELECT `+owedUnrecorded+` FROM bookings b WHERE b.id = p.booking_id), 0)
+			FROM payments p WHERE p.payment_id = $1`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept, &owed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%w: no payment %q", domain.ErrNotFound, m.PaymentID)
 		}
@@ -308,9 +320,10 @@ func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundA
 		switch {
 		case status != "succeeded":
 			return fmt.Errorf("%w: payment %s did not succeed: there is nothing to refund", domain.ErrConflict, m.PaymentID)
-		case kept:
-			return fmt.Errorf("%w: payment %s is kept by booking %s: refund it through the booking", domain.ErrConflict,
-				m.PaymentID, bookingID)
+		case kept && m.Amount > owed:
+			// Only what the booking already gave up (a refund resolved as made by hand) is recorded here.
+			return fmt.Errorf("%w: payment %s is kept by booking %s, which owes %d not recorded: refund it through the booking",
+				domain.ErrConflict, m.PaymentID, bookingID, max(owed, 0))
 		case m.Currency != currency:
 			return fmt.Errorf("%w: payment %s is in %s, not %s", domain.ErrInvalid, m.PaymentID, currency, m.Currency)
 		case m.Amount <= 0:

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
@@ -137,4 +138,26 @@ func TestAProviderPaymentOfTheRestConfirmsAHoldWithADeposit(t *testing.T) {
 	assert.Equal(t, int64(twoNights), sum.Paid, "the deposit and the payment")
 	assert.Zero(t, sum.Due)
 	d.AssertMoneyBalances(t)
+}
+
+// TestARefundResolvedAsMadeByHandIsRecordedAgainstTheKeptPayment: a goodwill refund an operator
+// resolved (made by hand, no refund row) is recorded by finance against the payment its booking
+// still keeps, up to what the booking gave up and no more.
+func TestARefundResolvedAsMadeByHandIsRecordedAgainstTheKeptPayment(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := providerPaid(t, d, "g1")
+	manual := func(key string, amount int64) error {
+		_, err := d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: key, Amount: amount,
+			Currency: "EUR", Method: domain.MethodBankTransfer, Reference: "TR-1", Reason: "resolved by hand", Actor: "fin-1"})
+		return err
+	}
+	assert.ErrorIs(t, manual("before", 1000), domain.ErrConflict, "a booking that gave nothing up is refunded through itself")
+	_, _, err := d.Store.StartStaffRefund(ctx, goodwill(b, "k", 6000))
+	require.NoError(t, err)
+	assert.ErrorIs(t, manual("too-much", 6001), domain.ErrConflict)
+	require.NoError(t, manual("owed", 6000))
+	assert.ErrorIs(t, manual("again", 1), domain.ErrConflict, "nothing more is owed")
 }
