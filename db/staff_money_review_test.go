@@ -1,0 +1,86 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// Tests from the adversarial review of issue 21 (staff money): each states a rule the code breaks.
+
+// TestAHoldWithADeskDepositIsNeverAmendedBelowWhatWasPaid: two holds of three nights (300.00),
+// each with a desk deposit, are shortened to one night (100.00). Amend treats a hold as unpaid
+// (paid := status != HOLD && ...): the price falls with no refund, so one hold keeps 200.00 for a
+// 100.00 stay and the other is paid in full yet still on hold. Neither can ever be confirmed (no
+// desk payment or checkout is below what is due, 0), and at expiry the booking is lost.
+func TestAHoldWithADeskDepositIsNeverAmendedBelowWhatWasPaid(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	for _, deposit := range []int64{20000, 10000} {
+		customer := fmt.Sprintf("g%d", deposit)
+		b := hold(t, d, customer, stay3, 1)
+		require.Equal(t, int64(30000), b.Price.Total)
+		_, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: deposit,
+			Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+		require.NoError(t, err)
+
+		a, got, err := d.Store.Amend(ctx, amendParams(b, "k1", domain.Change{CheckOut: dec11}))
+		if err != nil || a.Status == domain.AmendmentRefused {
+			continue // refusing the change is an answer
+		}
+		assert.LessOrEqual(t, got.Paid, got.Price.Total, "deposit %d: a hold keeps %d for a price of %d, nothing refunded (%+v)",
+			deposit, got.Paid, got.Price.Total, a)
+		if got.Paid >= got.Price.Total {
+			assert.NotEqual(t, domain.StatusHold, got.Status, "deposit %d: paid in full but left on hold, to expire", deposit)
+		}
+	}
+}
+
+// TestAGoodwillRefundUnderAnEarlyDeparturesKeyDoesNotSwallowItsRefund: staff give 50.00 of
+// goodwill under the Idempotency-Key "early-departure-2030-12-11" (a valid key). The guest then
+// leaves after the first night of a stay whose policy gives back all nights not stayed (400.00
+// of a 600.00 stay, two rooms). The early departure's refund has the same id: StartStaffRefund
+// compares neither its kind nor (when the amounts happen to match) anything else, so it is
+// refused as a key mismatch (the workflow logs it and moves on) and the guest never gets it.
+func TestAGoodwillRefundUnderAnEarlyDeparturesKeyDoesNotSwallowItsRefund(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h-all", "double", dec10, dec13, 2)
+	require.NoError(t, d.Store.SetCancellationPolicy(ctx, "h-all", domain.CancellationPolicy{EarlyDeparture: domain.EarlyDepartureAll}))
+	params := holdParams("c1", "h-all", stay3, 2)
+	params.Request.HotelID = "h-all"
+	b, err := d.Store.Reserve(ctx, params)
+	require.NoError(t, err)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
+	require.NoError(t, err)
+
+	key := db.EarlyDepartureKey(dec11)
+	require.NoError(t, domain.ValidateIdempotencyKey(key), "staff may send it")
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, key), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 5000, Currency: "EUR", Reason: "noisy room", Actor: "desk",
+		Parts: []domain.Payment{{ID: "pi_1", Amount: 5000, Currency: "EUR"}}})
+	require.NoError(t, err)
+
+	left, err := d.Store.DepartEarly(ctx, b.ID, dec10.Time().Add(20*time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, dec11, left.Booking.CheckOut)
+	require.Equal(t, int64(40000), left.Refund)
+	// What the booking workflow's refundNightsNotStayed asks for.
+	r, after, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, db.EarlyDepartureKey(left.Booking.CheckOut)),
+		BookingID: b.ID, Kind: db.RefundEarlyDeparture, Amount: left.Refund, Currency: "EUR", Reason: "the guest left early",
+		Actor: "desk", Parts: []domain.Payment{{ID: "pi_1", Amount: left.Refund, Currency: "EUR"}}})
+	require.NoError(t, err, "the early departure's refund is recorded")
+	assert.Equal(t, db.RefundEarlyDeparture, r.Kind)
+	assert.Equal(t, left.Booking.Paid-left.Refund, after.Paid, "the nights not stayed are given back")
+}
