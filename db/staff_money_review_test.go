@@ -84,3 +84,66 @@ func TestAGoodwillRefundUnderAnEarlyDeparturesKeyDoesNotSwallowItsRefund(t *test
 	assert.Equal(t, db.RefundEarlyDeparture, r.Kind)
 	assert.Equal(t, left.Booking.Paid-left.Refund, after.Paid, "the nights not stayed are given back")
 }
+
+// TestAStaffRefundNeverDrawsOnAPaymentMoreThanItBrought: a hold paid 100.00 in cash at the desk
+// and 200.00 by the provider (pi_1). StartStaffRefund bounds a refund by what the booking keeps
+// (300.00) but takes the workflow's parts on trust: a refund of 150.00 drawn wholly on the
+// 100.00 cash payment is recorded, and its desk refund is recorded as succeeded at once. Two
+// workflows drawing on stale Kept (a StaffRefund workflow and a resumed booking workflow, say)
+// give a payment back more than its amount; the store's own bound should stop it.
+func TestAStaffRefundNeverDrawsOnAPaymentMoreThanItBrought(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	cash := domain.DeskPaymentID(b.ID, "deposit")
+	_, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 10000,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_1", 20000)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: 20000, Currency: "EUR"})
+	require.NoError(t, err)
+	require.Equal(t, int64(30000), b.Paid)
+
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "r1"), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 15000, Currency: "EUR", Reason: "goodwill", Actor: "finance",
+		Parts: []domain.Payment{{ID: cash, Amount: 15000, Currency: "EUR"}}})
+	assert.Error(t, err, "150.00 drawn on a cash payment of 100.00")
+}
+
+// TestAPaymentRefundedByHandIsNotRefundedAgainByItsSaga: a second payment (pi_2, 300.00) for a
+// paid booking is being given back by its extra-pi_2 saga; the provider declined attempt 1, and
+// the saga waits to try again (or for an operator). Finance settles it by hand (a bank transfer)
+// and records that: RecordManualRefund counts only the attempts that did not fail, so it takes
+// the whole 300.00. The saga's next attempt is then still begun as a request to the provider
+// for 300.00 more: pi_2 is given back twice.
+func TestAPaymentRefundedByHandIsNotRefundedAgainByItsSaga(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	recordPayment(t, d, b.ID, "pi_1", 30000)
+	b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: 30000, Currency: "EUR"})
+	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_2", 30000)
+
+	attempt := func(n int) db.RefundAttempt {
+		a, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: fmt.Sprintf("%s/extra-pi_2/%d", b.ID, n),
+			BookingID: b.ID, PaymentID: "pi_2", Amount: 30000, Currency: "EUR", Reason: "a second payment"})
+		require.NoError(t, err)
+		return a
+	}
+	first := attempt(1)
+	require.NoError(t, d.Store.FinishRefundAttempt(ctx, first.ID, "", "failed", "card issuer declined"))
+	_, err = d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: "pi_2", Key: "m1", Amount: 30000, Currency: "EUR",
+		Method: domain.MethodBankTransfer, Reference: "SEPA-1", Reason: "the card refund failed", Actor: "finance"})
+	require.NoError(t, err)
+
+	second := attempt(2)
+	var given int64
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds
+		WHERE payment_id = 'pi_2' AND status <> 'failed'`).Scan(&given))
+	assert.LessOrEqual(t, given, int64(30000), "pi_2 of 300.00 is being given back %d (attempt 2 is %s)", given, second.Status)
+}
