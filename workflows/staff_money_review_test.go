@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
@@ -69,4 +70,31 @@ func (s *BookingSuite) TestTwoStaffRefundsNeverShareARefundAttemptKey() {
 		s.Equal(1, n, "refund attempt key %s was asked for %d different refunds: %v", key, n, refunds.inputs)
 	}
 	s.Equal(int64(20000), refundedFrom(&refunds)["pi_1"]+refundedFrom(&refunds)["pi_balance"])
+}
+
+// TestARefundThatGivesTheUnitsBackIsInTheBookingsCurrencyAndHasAReason: a booking paid 300.00
+// EUR; staff ask for a refund of 10000 "USD" with no reason that gives its units back. A refund
+// that keeps the units is refused for either (the database checks both), but refundCancelling
+// checks neither: the booking is cancelled and 10000 EUR go back, audited as USD with no reason.
+// Once refused, the guest's own cancel at 3:00 is refunded by the policy.
+func (s *BookingSuite) TestARefundThatGivesTheUnitsBackIsInTheBookingsCurrencyAndHasAReason() {
+	var confirmed []domain.Payment
+	var started []activities.StartRefundInput
+	var refunds refundLog
+	s.expectHold()
+	s.expectConfirmPaid(&confirmed)
+	s.expectRefundBooking(30000, &started)
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	var money, cancelled workflows.BookingState
+	var moneyErr, cancelErr error
+	s.update(2*time.Minute, workflows.UpdateMoney, &money, &moneyErr, workflows.MoneyRequest{Kind: workflows.MoneyRefund,
+		Actor: "finance", Key: "r1", Amount: 10000, Currency: "USD", ReleaseUnits: true})
+	s.update(3*time.Minute, workflows.UpdateCancel, &cancelled, &cancelErr)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Error(moneyErr, "a refund in USD of a booking paid in EUR, with no reason")
+	s.Require().Len(started, 1)
+	s.Zero(started[0].Amount, "the booking was refunded by the staff request: %+v", started[0])
 }
