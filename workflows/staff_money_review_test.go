@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -97,4 +98,46 @@ func (s *BookingSuite) TestARefundThatGivesTheUnitsBackIsInTheBookingsCurrencyAn
 	s.Error(moneyErr, "a refund in USD of a booking paid in EUR, with no reason")
 	s.Require().Len(started, 1)
 	s.Zero(started[0].Amount, "the booking was refunded by the staff request: %+v", started[0])
+}
+
+// TestADepositHoldWhoseRestArrivesAsTheHoldExpiresGivesTheDepositBack: the desk takes 100.00 of
+// a 300.00 hold at 1:00; the provider's payment of the rest (pi_1, 200.00) arrives at 9:59, when
+// the database's clock already says the hold ran out (Confirm refuses). confirm then releases the
+// hold as if it were unpaid, which the database refuses for a hold with a deposit
+// (db.Store.release requires paid = 0): the error fails the workflow, and the booking stays on
+// hold with the deposit and pi_1 that nobody gives back.
+func (s *BookingSuite) TestADepositHoldWhoseRestArrivesAsTheHoldExpiresGivesTheDepositBack() {
+	s.expectHold()
+	deposit := s.stored(domain.StatusHold)
+	deposit.PaymentID, deposit.Paid = domain.DeskPaymentID(s.input.BookingID, "d1"), 10000
+	s.env.OnActivity(s.acts.TakeDeskPayment, mock.Anything, mock.Anything).Return(deposit, nil).Once()
+	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("the hold expired", activities.ErrTypeConflict, nil)).Once()
+	s.env.OnActivity(s.acts.Release, mock.Anything, mock.Anything).Return(deposit,
+		temporal.NewNonRetryableApplicationError("booking is HOLD and cannot become EXPIRED", activities.ErrTypeConflict, nil)).Maybe()
+	var started []activities.StartRefundInput
+	var refunds refundLog
+	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.StartRefundInput) (domain.Booking, error) {
+			started = append(started, in)
+			b := deposit
+			b.Status, b.RefundDue = domain.StatusRefunding, deposit.Paid
+			return b, nil
+		}).Maybe()
+	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(s.stored(domain.StatusRefunded), nil).Maybe()
+	s.env.OnActivity(s.acts.Retake, mock.Anything, mock.Anything).Return(domain.Booking{},
+		temporal.NewNonRetryableApplicationError("sold", activities.ErrTypeUnavailable, nil)).Maybe()
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	var took workflows.BookingState
+	var tookErr error
+	s.update(time.Minute, workflows.UpdateMoney, &took, &tookErr, workflows.MoneyRequest{Kind: workflows.MoneyDeskPayment,
+		Actor: "desk", Key: "d1", Amount: 10000, Currency: "EUR", Method: domain.MethodCash})
+	s.signal(9*time.Minute+59*time.Second, workflows.SignalPayment, s.paid("pi_1", 20000))
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Require().NoError(tookErr)
+	s.Require().True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError(), "the workflow keeps looking after the deposit and pi_1")
+	s.NotEmpty(started, "the deposit goes back")
 }
