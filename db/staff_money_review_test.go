@@ -147,3 +147,31 @@ func TestAPaymentRefundedByHandIsNotRefundedAgainByItsSaga(t *testing.T) {
 		WHERE payment_id = 'pi_2' AND status <> 'failed'`).Scan(&given))
 	assert.LessOrEqual(t, given, int64(30000), "pi_2 of 300.00 is being given back %d (attempt 2 is %s)", given, second.Status)
 }
+
+// TestADeskPaymentReversedByARefundCanBeTakenAgain: "a desk payment that was entered by mistake
+// is reversed by a refund, never deleted". The desk records 300.00 in cash for a card payment;
+// the hold is confirmed. The cash is reversed (a refund of 300.00 at the desk) and the card
+// payment entered: TakeDeskPayment computes what is due from what the payments brought before
+// any refund (300.00), so it refuses it, and the booking stays CONFIRMED keeping nothing, with
+// nothing due.
+func TestADeskPaymentReversedByARefundCanBeTakenAgain(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	b, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "cash", Amount: 30000,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusConfirmed, b.Status)
+	_, b, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "reverse"), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 30000, Currency: "EUR", Reason: "entered as cash by mistake: it was a card",
+		Actor: "desk-1", Parts: []domain.Payment{{ID: domain.DeskPaymentID(b.ID, "cash"), Amount: 30000, Currency: "EUR"}}})
+	require.NoError(t, err)
+	require.Zero(t, b.Paid)
+
+	b, err = d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "card", Amount: 30000,
+		Currency: "EUR", Method: domain.MethodCardTerminal, TakenBy: "desk-1"})
+	require.NoError(t, err, "the card payment the cash stood for")
+	assert.Equal(t, int64(30000), b.Paid)
+}
