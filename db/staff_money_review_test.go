@@ -175,3 +175,44 @@ func TestADeskPaymentReversedByARefundCanBeTakenAgain(t *testing.T) {
 	require.NoError(t, err, "the card payment the cash stood for")
 	assert.Equal(t, int64(30000), b.Paid)
 }
+
+// TestAStayExtendedAgainAfterAnEarlyDepartureIsPaidForAgain: a guest paid 300.00 for three
+// nights at a hotel whose policy gives all nights not stayed back, leaves after the first and is
+// refunded 200.00 (the booking keeps 100.00). The guest then stays after all: the check-out moves
+// back to the 13th. The booking's price kept the nights given back (300.00), so the amendment
+// costs nothing more (difference 0) and is applied at once: three nights for 100.00.
+func TestAStayExtendedAgainAfterAnEarlyDepartureIsPaidForAgain(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h-back", "double", dec10, dec13, 2)
+	require.NoError(t, d.Store.SetCancellationPolicy(ctx, "h-back", domain.CancellationPolicy{EarlyDeparture: domain.EarlyDepartureAll}))
+	params := holdParams("c1", "h-back", stay3, 1)
+	params.Request.HotelID = "h-back"
+	b, err := d.Store.Reserve(ctx, params)
+	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_1", b.Price.Total)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
+	require.NoError(t, err)
+	require.Equal(t, int64(30000), b.Paid)
+
+	left, err := d.Store.DepartEarly(ctx, b.ID, dec10.Time().Add(20*time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, int64(20000), left.Refund)
+	_, b, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, db.EarlyDepartureKey(left.Booking.CheckOut)),
+		BookingID: b.ID, Kind: db.RefundEarlyDeparture, Amount: left.Refund, Currency: "EUR", Reason: "the guest left early",
+		Actor: "desk", Parts: []domain.Payment{{ID: "pi_1", Amount: left.Refund, Currency: "EUR"}}})
+	require.NoError(t, err)
+	require.Equal(t, int64(10000), b.Paid)
+
+	a, got, err := d.Store.Amend(ctx, amendParams(b, "back", domain.Change{CheckOut: dec13}))
+	require.NoError(t, err)
+	if a.Status == domain.AmendmentRefused {
+		return // refusing it is an answer
+	}
+	assert.Equal(t, domain.AmendmentBalanceDue, a.Status, "the nights given back are paid for again: %+v", a)
+	assert.Equal(t, int64(20000), a.Difference, "the two nights refunded")
+	if a.Status == domain.AmendmentApplied {
+		assert.GreaterOrEqual(t, got.Paid, got.Price.Total, "three nights kept for %d of %d", got.Paid, got.Price.Total)
+	}
+}
