@@ -141,3 +141,56 @@ func (s *BookingSuite) TestADepositHoldWhoseRestArrivesAsTheHoldExpiresGivesTheD
 	s.NoError(s.env.GetWorkflowError(), "the workflow keeps looking after the deposit and pi_1")
 	s.NotEmpty(started, "the deposit goes back")
 }
+
+// TestAStaffRefundWorkflowContinuedAsNewStillTakesRefunds: a StaffRefund workflow's refund is
+// stuck (the provider declined it three times) and waits for an operator when the server
+// suggests a new run. It continues as new as a BookingWorkflow run with SagasOnly, which
+// (resumeSagas) registers no money update: staff's next refund of the booking, which the API
+// sends to the same workflow id (Update-with-Start, USE_EXISTING), is turned away as an unknown
+// update.
+func (s *BookingSuite) TestAStaffRefundWorkflowContinuedAsNewStillTakesRefunds() {
+	checks := &activities.Checks{}
+	s.env.RegisterWorkflowWithOptions(workflows.StaffRefundWorkflow, workflow.RegisterOptions{Name: workflows.StaffRefundWorkflowName})
+	s.env.RegisterActivity(checks)
+	done := s.stored(domain.StatusCompleted)
+	done.PaymentID, done.Paid = "pi_1", 30000
+	s.env.OnActivity(checks.LoadRefund, mock.Anything, s.input.BookingID).Return(
+		activities.RefundToResume{Booking: done, Currency: "EUR", FirstAttempt: 1}, nil).Once()
+	paid := done.Paid
+	staffRefund := func(_ context.Context, in db.StaffRefund) (activities.StaffRefundOutcome, error) {
+		paid -= in.Amount
+		after := done
+		after.Paid = paid
+		return activities.StaffRefundOutcome{Refund: in, Booking: after}, nil
+	}
+	s.env.OnActivity(s.acts.StartStaffRefund, mock.Anything, mock.Anything).Return(staffRefund)
+	var refunds refundLog
+	s.expectRefunds(&refunds, activities.RefundFailed)
+	var firstErr error
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(workflows.UpdateMoney, "r1", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { firstErr = err },
+			OnComplete: func(_ any, err error) { firstErr = err },
+		}, workflows.MoneyRequest{Kind: workflows.MoneyRefund, Actor: "finance", Key: "r1", Amount: 5000, Currency: "EUR", Reason: "goodwill"})
+	}, 0)
+	s.suggestContinueAsNew(time.Hour)
+
+	s.env.ExecuteWorkflow(workflows.StaffRefundWorkflowName, s.input.BookingID)
+
+	s.Require().NoError(firstErr)
+	next := s.continuedWith()
+
+	s.nextRun()
+	s.env.OnActivity(s.acts.StartStaffRefund, mock.Anything, mock.Anything).Return(staffRefund).Maybe()
+	var more refundLog
+	s.expectRefunds(&more, activities.RefundSucceeded)
+	var second workflows.BookingState
+	var secondErr error
+	s.update(time.Minute, workflows.UpdateMoney, &second, &secondErr, workflows.MoneyRequest{Kind: workflows.MoneyRefund,
+		Actor: "finance", Key: "r2", Amount: 5000, Currency: "EUR", Reason: "goodwill"})
+	s.resolveByHand(time.Hour)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, next)
+
+	s.NoError(secondErr, "the next refund of the booking reaches the workflow that gives its refunds now")
+}
