@@ -216,3 +216,25 @@ func TestAStayExtendedAgainAfterAnEarlyDepartureIsPaidForAgain(t *testing.T) {
 		assert.GreaterOrEqual(t, got.Paid, got.Price.Total, "three nights kept for %d of %d", got.Paid, got.Price.Total)
 	}
 }
+
+// TestAHoldPricedByHandIsNotRepricedUpByAShorterStay: the desk sets a three-night hold (300.00)
+// to 150.00 by hand, with a reason. The guest then shortens it to two nights: Amend prices the
+// stay from the nights' snapshot, which the price change left at 100.00 each, so the hold now
+// costs 200.00: a shorter stay costs more than the price staff set, and the change by hand is
+// silently gone.
+func TestAHoldPricedByHandIsNotRepricedUpByAShorterStay(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	b, err := d.Store.ChangePrice(ctx, db.PriceChange{BookingID: b.ID, Total: 15000, Currency: "EUR",
+		Reason: "the air conditioning is broken", Actor: "desk-1"})
+	require.NoError(t, err)
+	require.Equal(t, int64(15000), b.Price.Total)
+
+	a, got, err := d.Store.Amend(ctx, amendParams(b, "shorter", domain.Change{CheckOut: dec12}))
+	require.NoError(t, err)
+	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
+	assert.LessOrEqual(t, got.Price.Total, int64(15000), "two nights cost more than the three staff priced")
+}
