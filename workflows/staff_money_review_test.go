@@ -194,3 +194,42 @@ func (s *BookingSuite) TestAStaffRefundWorkflowContinuedAsNewStillTakesRefunds()
 
 	s.NoError(secondErr, "the next refund of the booking reaches the workflow that gives its refunds now")
 }
+
+// TestAStaffRefundLostWithItsWorkflowIsGivenBackOnItsRetry: a NO_SHOW booking's workflow
+// recorded a staff refund of 50.00 (r1; the booking keeps 250.00 of pi_1's 300.00) and was
+// terminated before its saga asked the provider. A NO_SHOW booking is not resumed
+// (worker.Resumable), RecoverRefund is only for REFUNDING bookings, and the StaffRefund workflow
+// never looks for unfinished refunds (db.Store.UnfinishedStaffRefunds): staff retry r1, which
+// StaffRefund takes as "recorded before: its sagas run already", and the 50.00 is never given
+// back.
+func (s *BookingSuite) TestAStaffRefundLostWithItsWorkflowIsGivenBackOnItsRetry() {
+	checks := &activities.Checks{}
+	s.env.RegisterWorkflowWithOptions(workflows.StaffRefundWorkflow, workflow.RegisterOptions{Name: workflows.StaffRefundWorkflowName})
+	s.env.RegisterActivity(checks)
+	noShow := s.stored(domain.StatusNoShow)
+	noShow.PaymentID, noShow.Paid = "pi_1", 25000 // r1 was recorded
+	s.env.OnActivity(checks.LoadRefund, mock.Anything, s.input.BookingID).Return(
+		activities.RefundToResume{Booking: noShow, Currency: "EUR", FirstAttempt: 1}, nil).Once()
+	r1 := db.StaffRefund{ID: db.StaffRefundID(s.input.BookingID, "r1"), BookingID: s.input.BookingID, Kind: db.RefundGoodwill,
+		Amount: 5000, Currency: "EUR", Reason: "goodwill", Actor: "finance", Parts: []domain.Payment{{ID: "pi_1", Amount: 5000, Currency: "EUR"}}}
+	s.env.OnActivity(s.acts.StartStaffRefund, mock.Anything, mock.Anything).Return(
+		activities.StaffRefundOutcome{Refund: r1, Booking: noShow}, nil) // as first recorded
+	var refunds refundLog
+	s.env.OnActivity(s.money.RequestRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RefundInput) (activities.RefundOutcome, error) {
+			refunds.inputs = append(refunds.inputs, in)
+			return activities.RefundOutcome{Status: activities.RefundSucceeded, ProviderRefundID: "re_" + in.Key}, nil
+		}).Maybe()
+	var retryErr error
+	s.env.RegisterDelayedCallback(func() {
+		s.env.UpdateWorkflow(workflows.UpdateMoney, "retry", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { retryErr = err },
+			OnComplete: func(_ any, err error) { retryErr = err },
+		}, workflows.MoneyRequest{Kind: workflows.MoneyRefund, Actor: "finance", Key: "r1", Amount: 5000, Currency: "EUR", Reason: "goodwill"})
+	}, 0)
+
+	s.env.ExecuteWorkflow(workflows.StaffRefundWorkflowName, s.input.BookingID)
+
+	s.Require().NoError(retryErr)
+	s.Equal(int64(5000), refundedFrom(&refunds)["pi_1"], "the 50.00 the booking no longer keeps goes back")
+}
