@@ -233,3 +233,31 @@ func (s *BookingSuite) TestAStaffRefundLostWithItsWorkflowIsGivenBackOnItsRetry(
 	s.Require().NoError(retryErr)
 	s.Equal(int64(5000), refundedFrom(&refunds)["pi_1"], "the 50.00 the booking no longer keeps goes back")
 }
+
+// TestARefundThatGivesTheUnitsBackAnswersItsRetryUnderTheSameKey: staff refund 100.00 of a paid
+// booking, giving its units back, under Idempotency-Key r1; the answer is lost and the client
+// sends r1 again. A desk payment and a refund that keeps the units answer a retry with the first
+// outcome; refundCancelling keys nothing, so the retry is refused as a conflict (the booking is
+// no longer CONFIRMED) and the API answers 409 for a refund that was made.
+func (s *BookingSuite) TestARefundThatGivesTheUnitsBackAnswersItsRetryUnderTheSameKey() {
+	var confirmed []domain.Payment
+	var started []activities.StartRefundInput
+	var refunds refundLog
+	s.expectHold()
+	s.expectConfirmPaid(&confirmed)
+	s.expectRefundBooking(10000, &started)
+	s.expectRefunds(&refunds, activities.RefundSucceeded)
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+	req := workflows.MoneyRequest{Kind: workflows.MoneyRefund, Actor: "finance", Key: "r1", Amount: 10000, Currency: "EUR",
+		Reason: "the guest cannot come", ReleaseUnits: true}
+	var first, again workflows.BookingState
+	var firstErr, againErr error
+	s.update(2*time.Minute, workflows.UpdateMoney, &first, &firstErr, req)
+	s.update(2*time.Minute+time.Second, workflows.UpdateMoney, &again, &againErr, req)
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+
+	s.Require().NoError(firstErr)
+	s.NoError(againErr, "the same request under the same key: the first one's answer")
+	s.Len(started, 1)
+}
