@@ -187,7 +187,7 @@ type EarlyDeparture struct {
 
 // EarlyDepartureKey is the idempotency key of the refund of an early departure that moved the
 // check-out to checkOut: one refund per departure, even if the guest were to leave earlier still.
-func EarlyDepartureKey(checkOut domain.Date) string { return "early-departure-" + checkOut.String() }
+func EarlyDepartureKey(checkOut domain.Date) string { return "early-departure@" + checkOut.String() }
 
 // DepartEarly applies a cancel accepted at instant at to a confirmed booking whose stay has begun
 // by then (the check-in date or later at the hotel): an early departure. The guest keeps that

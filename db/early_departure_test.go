@@ -43,6 +43,7 @@ func TestDepartEarlyRefundsTheNightsNotStayedByTheBookingsPolicy(t *testing.T) {
 		require.Equal(t, domain.StatusHold, b.Status, c.hotel)
 		require.NoError(t, d.Store.SetCancellationPolicy(ctx, c.hotel, domain.CancellationPolicy{EarlyDeparture: domain.EarlyDepartureAll}),
 			"a policy set after the hold is not the booking's")
+		recordPayment(t, d, b.ID, "pi_"+c.hotel, b.Price.Total)
 		b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_" + c.hotel, Amount: b.Price.Total, Currency: "EUR"})
 		require.NoError(t, err)
 		require.Equal(t, int64(2*45000), b.Paid)

@@ -150,9 +150,18 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 		case method != domain.MethodProvider:
 			status = "succeeded"
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error)
+		tag, err := tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, '')) ON CONFLICT (id) DO NOTHING`,
 			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, method, lastError)
+		if err != nil || tag.RowsAffected() == 1 {
+			return err
+		}
+		// Asked before under this key: it must be the same refund, or it is another one's record.
+		stored, err := getRefundAttempt(ctx, tx, a.ID)
+		if err == nil && (stored.PaymentID != a.PaymentID || stored.Amount != a.Amount || stored.Currency != a.Currency) {
+			err = fmt.Errorf("%w: refund attempt %s was made for %d %s of payment %s, not %d %s of %s", domain.ErrConflict,
+				a.ID, stored.Amount, stored.Currency, stored.PaymentID, a.Amount, a.Currency, a.PaymentID)
+		}
 		return err
 	})
 	if err != nil {

@@ -92,10 +92,7 @@ func (s *Store) UnfinishedStaffRefunds(ctx context.Context, bookingID string) ([
 	var owed []OwedRefund
 	for _, r := range list {
 		for i, part := range r.Parts {
-			step := "staff-" + strings.TrimPrefix(r.ID, bookingID+"/")
-			if i > 0 {
-				step += "-" + part.ID
-			}
+			step := StaffRefundStep(strings.TrimPrefix(r.ID, bookingID+"/"), i, part.ID)
 			last, status, err := s.LastRefundAttempt(ctx, bookingID, step)
 			if err != nil {
 				return nil, err

@@ -207,6 +207,16 @@ type StaffRefund struct {
 // StaffRefundID names a staff refund by its booking and idempotency key.
 func StaffRefundID(bookingID, key string) string { return bookingID + "/" + key }
 
+// StaffRefundStep names the refund step of part i of the staff refund under key, drawn on
+// payment paymentID, in its attempts' keys: staff-<key>, then staff-<key>@<paymentId>. An
+// idempotency key never holds "@", so two refunds' steps never meet.
+func StaffRefundStep(key string, i int, paymentID string) string {
+	if i == 0 {
+		return "staff-" + key
+	}
+	return "staff-" + key + "@" + paymentID
+}
+
 // StartStaffRefund records a refund of a confirmed, checked-in or no-show booking that keeps its
 // units, lowering what the booking keeps (paid) by its amount in the same transaction: two
 // refunds racing never give back more than was kept. The same id again with the same amount
@@ -225,7 +235,8 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			WHERE id = $1`, r.ID).Scan(&stored.ID, &stored.BookingID, &stored.Kind, &stored.Amount, &stored.Currency,
 			&stored.Reason, &stored.Actor, &stored.Parts)
 		switch {
-		case err == nil && stored.BookingID == r.BookingID && stored.Amount == r.Amount && stored.Currency == r.Currency:
+		case err == nil && stored.BookingID == r.BookingID && stored.Kind == r.Kind && stored.Amount == r.Amount &&
+			stored.Currency == r.Currency:
 			r = stored
 			return nil
 		case err == nil:
@@ -251,6 +262,9 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			return fmt.Errorf("%w: booking %s keeps %d %s of what was paid; a refund of %d is more", domain.ErrConflict,
 				b.ID, b.Paid, b.Price.Currency, r.Amount)
 		}
+		if err := checkParts(ctx, tx, b.ID, r.Parts); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason, r.Actor, r.Parts); err != nil {
 			return err
@@ -262,6 +276,35 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		return err
 	})
 	return r, booking, err
+}
+
+// checkParts checks, under booking bookingID's lock, that each part of a refund draws on one of
+// its kept payments no more than is left of it: its amount less the staff refunds drawn on it and
+// the other refunds made or under way of it. The workflow draws the parts; the database holds
+// them to what is there, whatever the workflow believed.
+func checkParts(ctx context.Context, tx pgx.Tx, bookingID string, parts []domain.Payment) error {
+	for _, part := range parts {
+		var left int64
+		err := tx.QueryRow(ctx, `SELECT p.amount
+				- COALESCE((SELECT sum((e->>'amount')::bigint) FROM staff_refunds r CROSS JOIN jsonb_array_elements(r.parts) e
+					WHERE r.booking_id = b.id AND e->>'id' = p.payment_id), 0)
+				- COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed'
+					AND NOT starts_with(f.id, b.id || '/staff-')), 0)
+			FROM bookings b JOIN payments p ON p.booking_id = b.id
+			WHERE b.id = $1 AND p.payment_id = $2 AND p.status = 'succeeded' AND p.payment_id IN `+keptPaymentIDs,
+			bookingID, part.ID).Scan(&left)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: booking %s keeps no payment %s to refund", domain.ErrConflict, bookingID, part.ID)
+		}
+		if err != nil {
+			return err
+		}
+		if part.Amount > left {
+			return fmt.Errorf("%w: payment %s of booking %s has %d left to refund; a part of %d is more", domain.ErrConflict,
+				part.ID, bookingID, left, part.Amount)
+		}
+	}
+	return nil
 }
 
 // ManualRefund is a refund finance made outside bookflow (a bank transfer, say) against a

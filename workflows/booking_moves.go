@@ -134,6 +134,9 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
 		b.logger.Info("Confirmation refused", "reason", appErr.Message())
+		if b.state.Booking.Paid > 0 {
+			return b.depositExpired(ctx, pay)
+		}
 		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired", ""); err != nil {
 			return err
 		}
@@ -155,6 +158,20 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 	b.state.Reason = ""
 	b.logger.Info("Booking confirmed", "paid", stored.Paid)
 	return b.publish(ctx)
+}
+
+// depositExpired ends a hold the desk took part of the price for, whose hold ran out before the
+// rest was paid: what the desk took goes back by its method, and pay (the rest, arriving too
+// late; nil for a desk confirmation) goes back whole.
+func (b *booking) depositExpired(ctx workflow.Context, pay *domain.Payment) error {
+	if err := b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Actor: db.ActorHoldTimer},
+		"the hold expired before its price was paid: what the desk took goes back"); err != nil {
+		return err
+	}
+	if err := b.bookingOff(ctx, EventExpired, b.state.Reason); err != nil || pay == nil {
+		return err
+	}
+	return b.refundExtra(ctx, *pay, IssueLatePaymentRefunded, "the rest of the price arrived after the hold expired")
 }
 
 // release gives the nights of an unpaid booking back and moves it to status to (the reason of

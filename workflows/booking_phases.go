@@ -6,7 +6,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
-	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -14,12 +13,7 @@ import (
 func (b *booking) hold(ctx workflow.Context) error {
 	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
 		if b.state.Booking.Paid > 0 {
-			// The desk took part of the price: it goes back, by the method it was taken by.
-			if err := b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Actor: db.ActorHoldTimer},
-				"the hold expired before its price was paid: what the desk took goes back"); err != nil {
-				return err
-			}
-			return b.bookingOff(ctx, EventExpired, b.state.Reason)
+			return b.depositExpired(ctx, nil) // the desk took part of the price: it goes back
 		}
 		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed", ""); err != nil {
 			return err

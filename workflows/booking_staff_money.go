@@ -171,11 +171,8 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	}
 	b.state.Booking = out.Booking
 	for i, pay := range out.Refund.Parts {
-		step := "staff-" + key
-		if i > 0 {
-			step += "-" + pay.ID
-		}
-		b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: req.Reason, FirstAttempt: 1}, nil)
+		b.startSaga(ctx, &Saga{Step: db.StaffRefundStep(key, i, pay.ID), Kind: sagaPart, Payment: pay, Reason: req.Reason,
+			FirstAttempt: 1}, nil)
 	}
 	b.logger.Info("Refund that keeps the units", "kind", kind, "amount", req.Amount, "reason", req.Reason)
 	return b.publish(ctx)
@@ -186,6 +183,10 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 func (b *booking) refundCancelling(ctx workflow.Context, req MoneyRequest, cmd *command) error {
 	bk := b.state.Booking
 	switch {
+	case req.Currency != bk.Price.Currency:
+		return invalidMoney(fmt.Sprintf("booking %s is paid in %s, not %s", bk.ID, bk.Price.Currency, req.Currency))
+	case req.Reason == "":
+		return invalidMoney("a refund has a reason")
 	case bk.Status != domain.StatusConfirmed || b.stayOver:
 		return invalidState(fmt.Sprintf("booking %s is %s: only a confirmed booking gives its units back with a refund", bk.ID, bk.Status))
 	case bk.VenueID == "" && bk.StayBegun(cmd.at):
