@@ -143,8 +143,8 @@ type PriceChange struct {
 	Actor     string `json:"actor"`
 }
 
-// ChangePrice sets the total of a booking on hold that nothing was paid for, and records the
-// change (before, after, reason, who). A payment confirming the booking at the same moment and
+// ChangePrice sets the total of a booking on hold that nothing was paid for (its nights or lines
+// scaled to it, see domain.Price.WithTotal), and records the change (before, after, reason, who). A payment confirming the booking at the same moment and
 // the change are one after the other under the booking's lock: a payment of the old amount then
 // no longer confirms it (see Confirm).
 func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking, error) {
@@ -176,7 +176,10 @@ func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking,
 			VALUES ($1, $2, $3, $4, $5, $6)`, b.ID, b.Price.Total, c.Total, c.Currency, c.Reason, c.Actor); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE bookings SET total = $2, updated_at = now() WHERE id = $1`, b.ID, c.Total); err != nil {
+		// The nights (or lines) follow the total: an amendment that keeps some keeps their share.
+		p := b.Price.WithTotal(c.Total)
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET total = $2, nightly_rates = $3, line_prices = $4, updated_at = now()
+			WHERE id = $1`, b.ID, p.Total, p.Nights, p.Lines); err != nil {
 			return err
 		}
 		booking, err = getBooking(ctx, tx, b.ID)

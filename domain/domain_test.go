@@ -206,3 +206,14 @@ func TestMidnightThatDoesNotExist(t *testing.T) {
 		assert.Equal(t, c.day.AddDays(-2).At(0, loc), c.day.At(-48, loc), "%s: 48 wall-clock hours before", c.zone)
 	}
 }
+
+func TestAPriceSetByHandKeepsItsNightsAddingUp(t *testing.T) {
+	p := domain.Price{Currency: "EUR", Total: 30000, Nights: []domain.NightRate{{Amount: 10000}, {Amount: 15000}, {Amount: 5000}}}
+	got := p.WithTotal(10000)
+	assert.Equal(t, []int64{3333, 5000, 1667}, []int64{got.Nights[0].Amount, got.Nights[1].Amount, got.Nights[2].Amount})
+	assert.Equal(t, int64(10000), got.Total)
+	assert.Equal(t, int64(10000), p.Nights[0].Amount, "the price it came from is unchanged")
+	free := domain.Price{Total: 0, Nights: []domain.NightRate{{}, {}}}.WithTotal(500)
+	assert.Equal(t, []int64{500, 0}, []int64{free.Nights[0].Amount, free.Nights[1].Amount})
+	assert.Equal(t, int64(0), p.WithTotal(0).Nights[2].Amount)
+}

@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 )
 
@@ -134,4 +135,40 @@ func (p CancellationPolicy) EarlyDepartureRefund(price Price, from, to Date, pai
 		refund = refund * price.Total / all
 	}
 	return min(max(refund, 0), max(paid, 0))
+}
+
+// WithTotal is the price set to total by hand: its nights (a venue order's line totals) scaled in
+// proportion, the rounding left on the last, so they still add up to the total and an amendment
+// that keeps some of them keeps their share of it. A price of nothing puts it all on the first.
+func (p Price) WithTotal(total int64) Price {
+	p.Nights = slices.Clone(p.Nights)
+	p.Lines = slices.Clone(p.Lines)
+	amounts := make([]*int64, 0, len(p.Nights)+len(p.Lines))
+	for i := range p.Nights {
+		amounts = append(amounts, &p.Nights[i].Amount)
+	}
+	for i := range p.Lines {
+		amounts = append(amounts, &p.Lines[i].Total)
+	}
+	var sum int64
+	for _, a := range amounts {
+		sum += *a
+	}
+	left := total
+	for i, a := range amounts {
+		switch {
+		case i == len(amounts)-1:
+			*a = left
+		case sum == 0:
+			*a = 0
+			if i == 0 {
+				*a = total
+			}
+		default:
+			*a = total * *a / sum
+		}
+		left -= *a
+	}
+	p.Total = total
+	return p
 }
