@@ -275,6 +275,14 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid - $2, updated_at = now() WHERE id = $1`, b.ID, r.Amount); err != nil {
 			return err
 		}
+		if r.Kind == RefundEarlyDeparture {
+			// The nights not stayed that were refunded are no longer in the price: a stay extended
+			// again pays for them again.
+			p := b.Price.LessLastNights(r.Amount)
+			if _, err := tx.Exec(ctx, `UPDATE bookings SET total = $2, nightly_rates = $3 WHERE id = $1`, b.ID, p.Total, p.Nights); err != nil {
+				return err
+			}
+		}
 		booking, err = getBooking(ctx, tx, b.ID)
 		return err
 	})

@@ -217,3 +217,11 @@ func TestAPriceSetByHandKeepsItsNightsAddingUp(t *testing.T) {
 	assert.Equal(t, []int64{500, 0}, []int64{free.Nights[0].Amount, free.Nights[1].Amount})
 	assert.Equal(t, int64(0), p.WithTotal(0).Nights[2].Amount)
 }
+
+func TestAnEarlyDeparturesRefundComesOffTheLastNights(t *testing.T) {
+	p := domain.Price{Total: 30000, Nights: []domain.NightRate{{Amount: 10000}, {Amount: 10000}, {Amount: 10000}}}
+	got := p.LessLastNights(15000)
+	assert.Equal(t, int64(15000), got.Total)
+	assert.Equal(t, []int64{10000, 5000, 0}, []int64{got.Nights[0].Amount, got.Nights[1].Amount, got.Nights[2].Amount})
+	assert.Equal(t, int64(10000), p.Nights[2].Amount, "the price it came from is unchanged")
+}

@@ -172,3 +172,17 @@ func (p Price) WithTotal(total int64) Price {
 	p.Total = total
 	return p
 }
+
+// LessLastNights is the price with amount taken off its nights from the last one back: what an
+// early departure refunded of the nights not stayed, which are the last ones.
+func (p Price) LessLastNights(amount int64) Price {
+	p.Nights = slices.Clone(p.Nights)
+	for i := len(p.Nights) - 1; i >= 0 && amount > 0; i-- {
+		take := min(amount, p.Nights[i].Amount)
+		p.Nights[i].Amount -= take
+		p.Total -= take
+		amount -= take
+	}
+	p.Total -= amount // beyond the nights (never, as refunds go): still off the total
+	return p
+}
