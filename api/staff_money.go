@@ -50,7 +50,7 @@ func (s *Server) takeDeskPayment(c echo.Context) error {
 	}
 	return s.askMoney(c, b, "desk-payment", workflows.MoneyRequest{Kind: workflows.MoneyDeskPayment, Key: key,
 		Amount: body.Amount, Currency: body.Currency, Method: body.Method, Note: body.Note},
-		map[string]any{"method": body.Method, "amount": body.Amount, "currency": body.Currency, "note": body.Note})
+		map[string]any{"method": body.Method, "amount": body.Amount, "currency": body.Currency, "note": body.Note, "key": key})
 }
 
 // priceBody is a price set by hand.
@@ -84,6 +84,7 @@ type refundBody struct {
 	Currency     string `json:"currency"`
 	Reason       string `json:"reason"`
 	ReleaseUnits bool   `json:"releaseUnits"`
+	Reverses     string `json:"reverses"`
 }
 
 // refundBooking gives part or all of what a booking keeps back: keeping its units (a goodwill
@@ -98,9 +99,13 @@ func (s *Server) refundBooking(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
+	if body.Reverses != "" && body.ReleaseUnits {
+		return newError(http.StatusBadRequest, "invalid_request", "a reversal keeps the booking's units: leave releaseUnits out")
+	}
 	return s.askMoney(c, b, body.Reason, workflows.MoneyRequest{Kind: workflows.MoneyRefund, Key: key, Amount: body.Amount,
-		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits},
-		map[string]any{"amount": body.Amount, "currency": body.Currency, "releaseUnits": body.ReleaseUnits})
+		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits, Reverses: body.Reverses},
+		map[string]any{"amount": body.Amount, "currency": body.Currency, "releaseUnits": body.ReleaseUnits,
+			"reverses": body.Reverses, "key": key})
 }
 
 // manualRefundBody is a refund finance made outside bookflow.

@@ -339,7 +339,11 @@ func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (Mone
 	}
 	m.Refunding = max(givenBack-m.Refunded, 0)
 	if b.Status.HoldsInventory() {
-		m.Due = max(b.Price.Total-m.Paid, 0)
+		var back int64
+		if err := s.pool.QueryRow(ctx, `SELECT `+reversed+` FROM bookings b WHERE b.id = $1`, b.ID).Scan(&back); err != nil {
+			return m, err
+		}
+		m.Due = max(b.Price.Total-m.Paid+back, 0)
 	}
 	return m, nil
 }

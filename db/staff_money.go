@@ -42,7 +42,11 @@ const owedUnrecorded = `(` + received + ` - b.paid + CASE WHEN b.status IN ('REF
 	- COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status <> 'failed'
 		AND f.payment_id IN ` + keptPaymentIDs + `), 0))`
 
-// lockBookingMoney locks a booking's row and returns it with what its kept payments brought.
+// reversed is what booking b's reversals of desk payments gave back: due again.
+const reversed = `(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE r.booking_id = b.id AND r.kind = 'reversal')`
+
+// lockBookingMoney locks a booking's row and returns it with what its kept payments brought, less
+// what reversals of them gave back.
 func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.Booking, int64, error) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, bookingID); err != nil {
 		return domain.Booking{}, 0, err
@@ -52,7 +56,7 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 		return b, 0, err
 	}
 	var got int64
-	err = tx.QueryRow(ctx, `SELECT `+received+` FROM bookings b WHERE b.id = $1`, bookingID).Scan(&got)
+	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+` FROM bookings b WHERE b.id = $1`, bookingID).Scan(&got)
 	return b, got, err
 }
 
@@ -192,6 +196,8 @@ func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking,
 const (
 	RefundGoodwill       = "goodwill"
 	RefundEarlyDeparture = "early_departure"
+	// RefundReversal gives back a desk payment entered by mistake: what it brought is due again.
+	RefundReversal = "reversal"
 )
 
 // StaffRefund is a refund given on a booking that keeps its units: ID is
@@ -258,7 +264,7 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			return fmt.Errorf("%w: booking %s is paid in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, r.Currency)
 		case r.Reason == "":
 			return fmt.Errorf("%w: a refund has a reason", domain.ErrInvalid)
-		case !b.Status.Used() && b.Status != domain.StatusNoShow:
+		case !b.Status.Used() && b.Status != domain.StatusNoShow && !(r.Kind == RefundReversal && b.Status == domain.StatusHold):
 			return fmt.Errorf("%w: booking %s is %s: a refund that keeps its units is for a confirmed, checked-in or "+
 				"no-show booking", domain.ErrConflict, b.ID, b.Status)
 		case r.Amount > b.Paid:
@@ -267,6 +273,18 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		}
 		if err := checkParts(ctx, tx, b.ID, r.Parts); err != nil {
 			return err
+		}
+		if r.Kind == RefundReversal {
+			var method string
+			if len(r.Parts) != 1 {
+				return fmt.Errorf("%w: a reversal gives back one payment", domain.ErrInvalid)
+			}
+			if err := tx.QueryRow(ctx, `SELECT method FROM payments WHERE payment_id = $1`, r.Parts[0].ID).Scan(&method); err != nil {
+				return err
+			}
+			if method == domain.MethodProvider {
+				return fmt.Errorf("%w: payment %s was taken by the provider: only a desk payment is reversed", domain.ErrInvalid, r.Parts[0].ID)
+			}
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason, r.Actor, r.Parts); err != nil {

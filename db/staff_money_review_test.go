@@ -167,7 +167,7 @@ func TestADeskPaymentReversedByARefundCanBeTakenAgain(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, domain.StatusConfirmed, b.Status)
 	_, b, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "reverse"), BookingID: b.ID,
-		Kind: db.RefundGoodwill, Amount: 30000, Currency: "EUR", Reason: "entered as cash by mistake: it was a card",
+		Kind: db.RefundReversal, Amount: 30000, Currency: "EUR", Reason: "entered as cash by mistake: it was a card",
 		Actor: "desk-1", Parts: []domain.Payment{{ID: domain.DeskPaymentID(b.ID, "cash"), Amount: 30000, Currency: "EUR"}}})
 	require.NoError(t, err)
 	require.Zero(t, b.Paid)

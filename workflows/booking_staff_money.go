@@ -39,6 +39,9 @@ type MoneyRequest struct {
 	// ReleaseUnits makes a refund a cancel: the units go back and the booking is REFUNDED with
 	// Amount given back, whatever its policy says.
 	ReleaseUnits bool
+	// Reverses makes a refund the reversal of the desk payment it names, entered by mistake:
+	// drawn on it alone, and what it gave back is due again.
+	Reverses string `json:",omitempty"`
 }
 
 // validateMoney rejects a request the booking cannot take, before it is stored in history.
@@ -89,6 +92,8 @@ func (b *booking) money(ctx workflow.Context, cmd *command) error {
 		err = b.changePrice(ctx, req)
 	case req.ReleaseUnits:
 		err = b.refundCancelling(ctx, req, cmd)
+	case req.Reverses != "":
+		err = b.refundKeeping(ctx, req, db.RefundReversal, req.Key)
 	default:
 		err = b.refundKeeping(ctx, req, db.RefundGoodwill, req.Key)
 	}
@@ -154,7 +159,15 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	}
 	kept := append([]domain.Payment(nil), b.state.Kept...)
 	parts := []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: req.Amount, Currency: req.Currency}}
-	if b.state.Kept != nil {
+	switch {
+	case req.Reverses != "":
+		parts[0].ID = req.Reverses // the database holds it to what is left of that payment
+		for i := range kept {
+			if kept[i].ID == req.Reverses {
+				kept[i].Amount -= req.Amount
+			}
+		}
+	case b.state.Kept != nil:
 		parts = domain.DrawRefund(kept, req.Amount)
 	}
 	var out activities.StaffRefundOutcome

@@ -83,13 +83,13 @@ func (s *BookingSuite) TestAnEarlyDepartureByAPolicyOfAllRefundsTheNightsNotStay
 	r := s.leftEarly(domain.EarlyDepartureAll, nil)
 	s.Require().Len(r.recorded, 1)
 	got := r.recorded[0]
-	s.Equal(db.StaffRefund{ID: db.StaffRefundID(s.input.BookingID, "early-departure-2030-12-11"), BookingID: s.input.BookingID,
+	s.Equal(db.StaffRefund{ID: db.StaffRefundID(s.input.BookingID, "early-departure@2030-12-11"), BookingID: s.input.BookingID,
 		Kind: db.RefundEarlyDeparture, Amount: 20000, Currency: "EUR", Reason: "the guest left early: 2 nights not stayed",
 		Actor: "desk", Parts: []domain.Payment{{ID: "pi_1", Amount: 20000, Currency: "EUR"}}}, got)
 	s.Require().Len(r.refunds.inputs, 1)
 	s.Equal("pi_1", r.refunds.inputs[0].PaymentID)
 	s.Equal(int64(20000), r.refunds.inputs[0].Amount)
-	s.Contains(r.refunds.inputs[0].Key, "early-departure-2030-12-11")
+	s.Contains(r.refunds.inputs[0].Key, "early-departure@2030-12-11")
 	st := s.result()
 	s.Equal(domain.StatusConfirmed, st.Booking.Status)
 	s.Equal(int64(10000), st.Booking.Paid, "the booking keeps the night stayed")

@@ -30,14 +30,14 @@ CREATE TABLE price_changes (
 );
 CREATE INDEX price_changes_booking ON price_changes (booking_id);
 
--- Refunds staff gave on a booking that keeps its units (goodwill, or the nights an early
--- departure did not use): id is <bookingId>/<idempotency key>; parts are what it draws on each
+-- Refunds staff gave on a booking that keeps its units (goodwill, the nights an early departure
+-- did not use, or the reversal of a desk payment entered by mistake, which is due again): id is <bookingId>/<idempotency key>; parts are what it draws on each
 -- payment, as the booking's workflow decided. bookings.paid is lowered by amount in the same
 -- transaction, so what is kept never goes below zero.
 CREATE TABLE staff_refunds (
     id         text PRIMARY KEY,
     booking_id text        NOT NULL REFERENCES bookings (id),
-    kind       text        NOT NULL CHECK (kind IN ('goodwill', 'early_departure')),
+    kind       text        NOT NULL CHECK (kind IN ('goodwill', 'early_departure', 'reversal')),
     amount     bigint      NOT NULL CHECK (amount > 0),
     currency   text        NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
     reason     text        NOT NULL CHECK (reason <> ''),
