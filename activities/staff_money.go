@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"strings"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
@@ -30,11 +31,25 @@ func (a *Bookings) ChangePrice(ctx context.Context, c db.PriceChange) (domain.Bo
 type StaffRefundOutcome struct {
 	Refund  db.StaffRefund
 	Booking domain.Booking
+	// Asked says, of each part, whether an attempt to give it back was ever recorded.
+	Asked []bool `json:",omitempty"`
 }
 
 // StartStaffRefund records a refund that keeps the booking's units and lowers what it keeps
 // (see db.Store.StartStaffRefund); the workflow then gives each part back through the saga.
 func (a *Bookings) StartStaffRefund(ctx context.Context, r db.StaffRefund) (StaffRefundOutcome, error) {
 	stored, b, err := a.Store.StartStaffRefund(db.WithActor(ctx, r.Actor), r)
-	return StaffRefundOutcome{Refund: stored, Booking: b}, classifyAmend(err)
+	if err != nil {
+		return StaffRefundOutcome{}, classifyAmend(err)
+	}
+	out := StaffRefundOutcome{Refund: stored, Booking: b}
+	key := strings.TrimPrefix(stored.ID, stored.BookingID+"/")
+	for i, part := range stored.Parts {
+		last, _, err := a.Store.LastRefundAttempt(ctx, stored.BookingID, db.StaffRefundStep(key, i, part.ID))
+		if err != nil {
+			return out, err
+		}
+		out.Asked = append(out.Asked, last > 0)
+	}
+	return out, nil
 }

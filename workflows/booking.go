@@ -97,6 +97,9 @@ type BookingState struct {
 	// Kept, once a balance was paid, are the booking's payments by what of each may still be
 	// refunded: a refund is drawn on them, never on one payment beyond its amount.
 	Kept []domain.Payment `json:",omitempty"`
+	// CancelledWith is the key of the staff refund that cancelled the booking (a refund that gave
+	// its units back): a retry under it has the first one's answer.
+	CancelledWith string `json:",omitempty"`
 }
 
 // command is a confirm or cancel request from an update handler, carried out by the main loop
@@ -150,6 +153,8 @@ type booking struct {
 	// Refund sagas run beside the main loop, so a slow or stuck refund never holds up the hold
 	// timer or other requests. wake tells the main loop that one moved the booking on.
 	sagas int
+	// running counts the sagas running by step: a staff refund asked again finds its own.
+	running map[string]int
 	wake  workflow.Channel
 	// settled holds the provider's final word on refunds, by provider refund id.
 	settled map[string]domain.PaymentEvent

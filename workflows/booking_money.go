@@ -270,9 +270,14 @@ func (b *booking) startSaga(ctx workflow.Context, s *Saga, refused error) {
 		s.ID = b.lastSagaID
 	}
 	b.sagas++
+	if b.running == nil {
+		b.running = map[string]int{}
+	}
+	b.running[s.Step]++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() {
 			b.sagas--
+			b.running[s.Step]--
 			b.wake.SendAsync(true)
 		}()
 		err, parked := refused, s.Parked && !s.InRefund

@@ -177,7 +177,18 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 		return err
 	}
 	if out.Booking.Paid == b.state.Booking.Paid {
-		return nil // recorded before under this key: its sagas run already
+		// Recorded before under this key. A part no attempt ever asked for, and no saga here
+		// gives back, was lost with the workflow that recorded it: it is given back now.
+		if workflow.GetVersion(ctx, versionLostStaffRefunds, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return nil
+		}
+		for i, pay := range out.Refund.Parts {
+			step := db.StaffRefundStep(key, i, pay.ID)
+			if (i >= len(out.Asked) || !out.Asked[i]) && b.running[step] == 0 {
+				b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: out.Refund.Reason, FirstAttempt: 1}, nil)
+			}
+		}
+		return nil
 	}
 	if b.state.Kept != nil {
 		b.state.Kept = kept
@@ -191,11 +202,17 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	return b.publish(ctx)
 }
 
+// versionLostStaffRefunds marks the workflows in which a staff refund asked again gives back the
+// parts its lost workflow never asked for.
+const versionLostStaffRefunds = "lost-staff-refunds"
+
 // refundCancelling cancels a confirmed booking whose stay has not begun with the refund staff
 // decide instead of the policy's: its units go back and it is REFUNDED.
 func (b *booking) refundCancelling(ctx workflow.Context, req MoneyRequest, cmd *command) error {
 	bk := b.state.Booking
 	switch {
+	case req.Key != "" && req.Key == b.state.CancelledWith:
+		return nil // a retry: the refund was made
 	case req.Currency != bk.Price.Currency:
 		return invalidMoney(fmt.Sprintf("booking %s is paid in %s, not %s", bk.ID, bk.Price.Currency, req.Currency))
 	case req.Reason == "":
@@ -212,6 +229,7 @@ func (b *booking) refundCancelling(ctx workflow.Context, req MoneyRequest, cmd *
 		CancelledAt: cmd.at, Actor: req.Actor}, req.Reason); err != nil || b.status().HoldsInventory() {
 		return err
 	}
+	b.state.CancelledWith = req.Key
 	return b.bookingOff(ctx, EventCancelled, req.Reason)
 }
 
