@@ -153,6 +153,8 @@ type booking struct {
 	// Refund sagas run beside the main loop, so a slow or stuck refund never holds up the hold
 	// timer or other requests. wake tells the main loop that one moved the booking on.
 	sagas int
+	// staffRefunds: a StaffRefund workflow's run, which takes staff refunds.
+	staffRefunds bool
 	// running counts the sagas running by step: a staff refund asked again finds its own.
 	running map[string]int
 	wake  workflow.Channel

@@ -35,6 +35,8 @@ type Resume struct {
 	// SagasOnly: the run had no booking of its own to look after (a late payment's or a
 	// recovery's workflow); the next one finishes the sagas and closes.
 	SagasOnly bool `json:",omitempty"`
+	// StaffRefunds: the run was a StaffRefund workflow's; the next one takes staff refunds too.
+	StaffRefunds bool `json:",omitempty"`
 	// SupplierCancels are holds at the supplier to cancel (a resumed booking's amendment that
 	// was waiting for its supplier).
 	SupplierCancels []string `json:",omitempty"`
@@ -97,7 +99,7 @@ func (b *booking) continueAsNew(ctx workflow.Context) error {
 		b.settled[ev.RefundID] = ev
 	}
 	r := &Resume{State: b.state, StayOver: b.stayOver, Departed: b.departed, LingerUntil: b.lingerUntil, Settled: b.settled,
-		SagasOnly: b.sagasOnly}
+		SagasOnly: b.sagasOnly, StaffRefunds: b.staffRefunds}
 	for id := range b.seen {
 		r.Seen = append(r.Seen, id)
 	}
@@ -169,6 +171,11 @@ func (b *booking) resumeSagas(ctx workflow.Context) (BookingState, error) {
 	}
 	if err := b.setOperatorHandlers(ctx); err != nil {
 		return b.state, err
+	}
+	if b.in.Resume.StaffRefunds {
+		if err := b.takeStaffRefunds(ctx, func() bool { return true }); err != nil {
+			return b.state, err
+		}
 	}
 	b.resumeWaitingSagas(ctx)
 	return b.state, b.awaitSagas(ctx)

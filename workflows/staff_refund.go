@@ -31,18 +31,8 @@ func StaffRefundWorkflow(root workflow.Context, bookingID string) (BookingState,
 	if err := b.setOperatorHandlers(ctx); err != nil {
 		return b.state, err
 	}
-	loaded, one := false, workflow.NewMutex(ctx) // one refund at a time: each draws on what the last left
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateMoney, func(ctx workflow.Context, req MoneyRequest) (BookingState, error) {
-		ctx = uncancellable(ctx)
-		if err := workflow.Await(ctx, func() bool { return loaded }); err != nil {
-			return b.state, err
-		}
-		if err := one.Lock(ctx); err != nil {
-			return b.state, err
-		}
-		defer one.Unlock()
-		return b.state, b.refundKeeping(ctx, req, db.RefundGoodwill, req.Key) // a refusal changed nothing
-	}, workflow.UpdateHandlerOptions{Validator: validateRefundAfterwards}); err != nil {
+	loaded := false
+	if err := b.takeStaffRefunds(ctx, func() bool { return loaded }); err != nil {
 		return b.state, err
 	}
 	var found activities.RefundToResume
@@ -52,6 +42,29 @@ func StaffRefundWorkflow(root workflow.Context, bookingID string) (BookingState,
 	b.state.Booking, b.state.Kept, loaded = found.Booking, found.Kept, true
 	b.counted = found.Booking.Status // counted by the booking's own workflow
 	return b.state, b.awaitSagas(ctx)
+}
+
+// takeStaffRefunds sets the money update of a StaffRefund workflow (and of the runs that continue
+// it): one refund at a time, each drawing on what the last left, once loaded says the booking is
+// known.
+func (b *booking) takeStaffRefunds(ctx workflow.Context, loaded func() bool) error {
+	b.staffRefunds = true
+	one := workflow.NewMutex(ctx)
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateMoney, func(ctx workflow.Context, req MoneyRequest) (BookingState, error) {
+		ctx = uncancellable(ctx)
+		if err := workflow.Await(ctx, loaded); err != nil {
+			return b.state, err
+		}
+		if err := one.Lock(ctx); err != nil {
+			return b.state, err
+		}
+		defer one.Unlock()
+		kind := db.RefundGoodwill
+		if req.Reverses != "" {
+			kind = db.RefundReversal
+		}
+		return b.state, b.refundKeeping(ctx, req, kind, req.Key) // a refusal changed nothing
+	}, workflow.UpdateHandlerOptions{Validator: validateRefundAfterwards})
 }
 
 // validateRefundAfterwards admits only refunds that keep the booking's units: once its own
