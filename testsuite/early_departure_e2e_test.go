@@ -70,7 +70,7 @@ func TestAnEarlyDepartureIsRefundedByEachPolicy(t *testing.T) {
 		assert.Equal(t, float64(c.refund), r["amount"], c.hotel)
 		assert.Equal(t, "pi_"+c.hotel, r["paymentId"])
 		assert.Equal(t, "the guest left early: 3 nights not stayed", r["reason"])
-		assert.True(t, strings.Contains(r["id"].(string), "early-departure-"+checkOut), "%s: keyed by the departure: %v", c.hotel, r["id"])
+		assert.True(t, strings.Contains(r["id"].(string), "early-departure@"+checkOut), "%s: keyed by the departure: %v", c.hotel, r["id"])
 		testsuite.ReplayAndRecord(t, sys.Temporal, id, "hotel-departed-early-refunded-"+c.policy)
 	}
 	checkInvariants(t, sys)
