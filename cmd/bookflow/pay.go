@@ -61,11 +61,15 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	if *amount == 0 && balance > 0 {
 		*amount = balance // a confirmed booking's amendment waits for its balance
 	}
+	deposit := int64(0) // what the desk took of a hold's price: the rest is paid
+	if b.Status == domain.StatusHold {
+		deposit = b.Paid
+	}
 	if *amount == 0 {
-		if b.Price.Total-b.Paid <= 0 {
+		if b.Price.Total-deposit <= 0 {
 			return fmt.Errorf("booking %s is %s and has no price to pay", bookingID, b.Status)
 		}
-		*amount = b.Price.Total - b.Paid // the rest, after what the desk took
+		*amount = b.Price.Total - deposit
 	}
 	if *currency == "" {
 		*currency = b.Price.Currency
@@ -97,7 +101,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	// Only a payment of the price during the hold moves the booking on (to CONFIRMED): a failed
 	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
 	// see docs/payments-and-refunds.md) has no single outcome to wait for.
-	pays := b.Status == domain.StatusHold && *amount == b.Price.Total-b.Paid && *currency == b.Price.Currency
+	pays := b.Status == domain.StatusHold && *amount == b.Price.Total-deposit && *currency == b.Price.Currency
 	paysBalance := balance > 0 && *amount == balance && *currency == b.Price.Currency
 	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays && !paysBalance {
 		return nil
