@@ -288,8 +288,8 @@ func TestARefundAfterTheBookingsWorkflowClosed(t *testing.T) {
 	payAndConfirm(t, sys, id, 2000, "evt_after_"+sys.ID, "pi_after_"+sys.ID)
 	awaitStatus(t, sys, id, "NO_SHOW")
 	require.Eventually(t, func() bool {
-		d, err := sys.Temporal.DescribeWorkflowExecution(context.Background(), id, "")
-		return err == nil && d.GetWorkflowExecutionInfo().GetCloseTime() != nil
+		d, err := sys.Temporal.DescribeWorkflow(context.Background(), id, "")
+		return err == nil && d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() != nil
 	}, 30*time.Second, 100*time.Millisecond, "the no-show's workflow closes")
 
 	finance := sys.As(t, domain.Principal{Subject: "fin-" + sys.ID, Roles: []domain.Role{domain.RoleFinance}})
