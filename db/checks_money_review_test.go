@@ -89,3 +89,36 @@ func TestARefundSettledByHandIsNotAlsoGivenBackByItsStaffRefundsSaga(t *testing.
 	assert.LessOrEqual(t, given, int64(3000), "a refund of 3000 given back as %d (settled by hand: %v; the saga's attempt: %s)",
 		given, manualErr, attempt.Status)
 }
+
+// TestTheMoneyCheckFlagsABookingThatGaveBackMoreThanItGaveUp: what a booking's payments brought
+// less what went back is what it keeps (paid; a REFUNDED one's fee). A REFUNDED booking whose
+// policy kept a fee of 2000 but whose refunds gave everything back, and a CONFIRMED booking
+// that gave 3000 of goodwill twice over, both gave back money they kept: each is wrong money, and
+// neither is more than its payments brought, so only that rule's complement finds them.
+func TestTheMoneyCheckFlagsABookingThatGaveBackMoreThanItGaveUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+
+	fee := paidBooking(t, d, "fee-guest", soonStay, 1, 0)
+	recordPayment(t, d, fee.ID, fee.PaymentID, fee.Paid)
+	_, err := d.Store.StartRefund(ctx, fee.ID, nil, func(b domain.Booking) (int64, error) { return b.Paid - 2000, nil })
+	require.NoError(t, err)
+	refunded(t, d, fee, fee.ID+"/refund/1", fee.PaymentID, fee.Paid) // the fee given back too
+	_, err = d.Store.FinishRefund(ctx, fee.ID)
+	require.NoError(t, err)
+
+	twice := paidBooking(t, d, "twice-guest", soonStay, 1, 0)
+	recordPayment(t, d, twice.ID, twice.PaymentID, twice.Paid)
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(twice.ID, "k"), BookingID: twice.ID,
+		Kind: db.RefundGoodwill, Amount: 3000, Currency: "EUR", Reason: "broken air conditioner", Actor: "desk-1",
+		Parts: []domain.Payment{{ID: twice.PaymentID, Amount: 3000, Currency: "EUR"}}})
+	require.NoError(t, err)
+	refunded(t, d, twice, twice.ID+"/staff-k/1", twice.PaymentID, 3000)
+	refunded(t, d, twice, "manual/"+twice.PaymentID+"/m", twice.PaymentID, 3000)
+
+	found := moneyFindings(t, d)
+	assert.NotEmpty(t, found[fee.ID], "REFUNDED, its fee of 2000 given back too: %v", found)
+	assert.NotEmpty(t, found[twice.ID], "keeps %d but gave back 6000 of %d: %v", twice.Paid-3000, twice.Paid, found)
+}
