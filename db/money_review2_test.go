@@ -122,3 +122,34 @@ func TestTheMoneyCheckFlagsABookingThatGaveBackMoreThanItGaveUp(t *testing.T) {
 	assert.NotEmpty(t, found[fee.ID], "REFUNDED, its fee of 2000 given back too: %v", found)
 	assert.NotEmpty(t, found[twice.ID], "keeps %d but gave back 6000 of %d: %v", twice.Paid-3000, twice.Paid, found)
 }
+
+// TestAStaffRefundResolvedByHandDoesNotCountTwiceAgainstItsPayment: a goodwill refund of 6000 of
+// a payment of the booking's price fails at the provider; an operator resolves it as made by
+// hand and finance records those 6000 settled by hand (the flow RecordManualRefund is for). The
+// payment has its price less 6000 left, and the booking keeps as much: a second goodwill refund
+// of all it keeps is refused, because checkParts counts the 6000 twice (the staff refund's part,
+// and the refund settled by hand, whose id is not the staff refund's).
+func TestAStaffRefundResolvedByHandDoesNotCountTwiceAgainstItsPayment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := paidBooking(t, d, "resolved-guest", soonStay, 1, 0)
+	recordPayment(t, d, b.ID, b.PaymentID, b.Paid)
+	staff := func(key string, amount int64) error {
+		_, _, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, key), BookingID: b.ID,
+			Kind: db.RefundGoodwill, Amount: amount, Currency: "EUR", Reason: "goodwill", Actor: "desk-1",
+			Parts: []domain.Payment{{ID: b.PaymentID, Amount: amount, Currency: "EUR"}}})
+		return err
+	}
+	require.NoError(t, staff("k1", 6000))
+	attempt, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/" + db.StaffRefundStep("k1", 0, b.PaymentID) + "/1",
+		BookingID: b.ID, PaymentID: b.PaymentID, Amount: 6000, Currency: "EUR", Reason: "goodwill"})
+	require.NoError(t, err)
+	require.NoError(t, d.Store.FinishRefundAttempt(ctx, attempt.ID, "", "failed", "card expired"))
+	_, err = d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: "m", Amount: 6000, Currency: "EUR",
+		Method: domain.MethodBankTransfer, Reference: "TX-1", Reason: "resolved: paid by transfer", Actor: "fin-1"})
+	require.NoError(t, err, "the operator resolved it as made by hand: finance records it")
+
+	assert.NoError(t, staff("k2", b.Paid-6000), "the payment has %d left and the booking keeps as much", b.Paid-6000)
+}
