@@ -153,3 +153,24 @@ func TestAStaffRefundResolvedByHandDoesNotCountTwiceAgainstItsPayment(t *testing
 
 	assert.NoError(t, staff("k2", b.Paid-6000), "the payment has %d left and the booking keeps as much", b.Paid-6000)
 }
+
+// TestTheDeskTakesTheBalanceOfAnAmendmentOfABookingPaidAtTheDesk: a booking paid at the desk
+// (cash deposit and card-terminal balance) is extended by a night. Its payment_id names its first
+// desk payment, so Amend takes it for a booking with a provider payment and waits for a provider
+// balance (BALANCE_DUE); its price is not raised, so a desk payment of the balance is refused as
+// more than the 0 due. The guest at the desk cannot pay for the night, and the amendment lapses.
+func TestTheDeskTakesTheBalanceOfAnAmendmentOfABookingPaidAtTheDesk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut.AddDays(1), 5)
+	b := deskPaid(t, d, "extend-guest")
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: soonStay.CheckOut.AddDays(1)}))
+	require.Greater(t, a.Difference, int64(0))
+
+	got, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "extra-night", Amount: a.Difference,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err, "the amendment is %s: the desk takes its balance of %d", a.Status, a.Difference)
+	assert.Equal(t, soonStay.CheckOut.AddDays(1), got.CheckOut, "the night paid for is the booking's")
+	assert.Equal(t, got.Price.Total, got.Paid)
+}
