@@ -203,3 +203,28 @@ func TestARefundSettledByHandIsNotAlsoGivenBackByItsCancelsSaga(t *testing.T) {
 	assert.LessOrEqual(t, given, half, "a refund due of %d given back as %d (settled by hand: %v; the saga's attempt: %s)",
 		half, given, manualErr, attempt.Status)
 }
+
+// TestADeskPaymentReversedOnANoShowCanBeTakenAgain: a booking paid at the desk (a cash deposit
+// of 5000 and a card-terminal balance) is a no-show. The deposit was in fact paid by card: staff
+// reverse it (a reversal is allowed on a NO_SHOW booking), and what it gave back is due again so
+// that the payment it stood for is taken. deskPayable refuses any payment of a NO_SHOW booking,
+// so the card payment can never be recorded: the books lose 5000 the guest paid.
+func TestADeskPaymentReversedOnANoShowCanBeTakenAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := deskPaid(t, d, "noshow-guest")
+	_, err := d.Store.NoShow(ctx, b.ID)
+	require.NoError(t, err)
+	deposit := domain.DeskPaymentID(b.ID, "deposit")
+	_, after, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "rev"), BookingID: b.ID,
+		Kind: db.RefundReversal, Amount: 5000, Currency: "EUR", Reason: "entered as cash, paid by card", Actor: "desk-1",
+		Parts: []domain.Payment{{ID: deposit, Amount: 5000, Currency: "EUR"}}})
+	require.NoError(t, err, "a reversal on a no-show is allowed")
+	require.Equal(t, domain.StatusNoShow, after.Status)
+
+	_, err = d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit-card", Amount: 5000, Currency: "EUR",
+		Method: domain.MethodCardTerminal, TakenBy: "desk-1"})
+	assert.NoError(t, err, "what the reversal gave back is due again: the payment it stood for is taken")
+}
