@@ -228,3 +228,26 @@ func TestADeskPaymentReversedOnANoShowCanBeTakenAgain(t *testing.T) {
 		Method: domain.MethodCardTerminal, TakenBy: "desk-1"})
 	assert.NoError(t, err, "what the reversal gave back is due again: the payment it stood for is taken")
 }
+
+// TestARefundSettledByHandNeverGivesBackTheFeeARefundedBookingKept: a booking cancelled under a
+// policy that kept a fee of 2000 is REFUNDED, its refund due given back in full. Its payment is
+// still the booking's (the fee is what it keeps), yet RecordManualRefund counts only live
+// bookings as keeping a payment: 2000 more recorded settled by hand is accepted, and the checker
+// is quiet on it (TestTheMoneyCheckFlagsABookingThatGaveBackMoreThanItGaveUp).
+func TestARefundSettledByHandNeverGivesBackTheFeeARefundedBookingKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := paidBooking(t, d, "fee-guest", soonStay, 1, 0)
+	recordPayment(t, d, b.ID, b.PaymentID, b.Paid)
+	_, err := d.Store.StartRefund(ctx, b.ID, nil, func(b domain.Booking) (int64, error) { return b.Paid - 2000, nil })
+	require.NoError(t, err)
+	refunded(t, d, b, b.ID+"/refund/1", b.PaymentID, b.Paid-2000)
+	_, err = d.Store.FinishRefund(ctx, b.ID)
+	require.NoError(t, err)
+
+	_, err = d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: "m", Amount: 2000, Currency: "EUR",
+		Method: domain.MethodBankTransfer, Reference: "TX-1", Reason: "fee given back", Actor: "fin-1"})
+	assert.ErrorIs(t, err, domain.ErrConflict, "the fee is the REFUNDED booking's: nothing of it is owed")
+}
