@@ -107,3 +107,18 @@ func (a *Refunds) RecordRefundOutcome(ctx context.Context, key string, outcome R
 func (a *Refunds) PaymentAccountedFor(ctx context.Context, paymentID string) (bool, error) {
 	return a.Store.PaymentAccountedFor(ctx, paymentID)
 }
+
+// ResolvedRefund is a refund step an operator resolved as made by hand: Key is its record's id,
+// attempt 0 of its step (attempts count from 1).
+type ResolvedRefund struct {
+	Key, BookingID, PaymentID string
+	Amount                    int64
+	Currency                  string
+	Actor, Reason             string
+}
+
+// RecordResolvedRefund records a refund an operator made by hand (see db.Store.RecordResolvedRefund).
+func (a *Refunds) RecordResolvedRefund(ctx context.Context, r ResolvedRefund) error {
+	return a.Store.RecordResolvedRefund(ctx, db.RefundAttempt{ID: r.Key, BookingID: r.BookingID, PaymentID: r.PaymentID,
+		Amount: r.Amount, Currency: r.Currency, Reason: "resolved by hand: " + r.Reason, RecordedBy: r.Actor, Reference: r.Reason})
+}

@@ -147,9 +147,10 @@ func TestAStaffRefundResolvedByHandDoesNotCountTwiceAgainstItsPayment(t *testing
 		BookingID: b.ID, PaymentID: b.PaymentID, Amount: 6000, Currency: "EUR", Reason: "goodwill"})
 	require.NoError(t, err)
 	require.NoError(t, d.Store.FinishRefundAttempt(ctx, attempt.ID, "", "failed", "card expired"))
-	_, err = d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: "m", Amount: 6000, Currency: "EUR",
-		Method: domain.MethodBankTransfer, Reference: "TX-1", Reason: "resolved: paid by transfer", Actor: "fin-1"})
-	require.NoError(t, err, "the operator resolved it as made by hand: finance records it")
+	// The operator resolved it as made by hand: the saga records it as attempt 0 of its step.
+	require.NoError(t, d.Store.RecordResolvedRefund(ctx, db.RefundAttempt{ID: b.ID + "/" + db.StaffRefundStep("k1", 0, b.PaymentID) + "/0",
+		BookingID: b.ID, PaymentID: b.PaymentID, Amount: 6000, Currency: "EUR", Reason: "resolved by hand: paid by transfer",
+		Reference: "paid by transfer", RecordedBy: "fin-1"}))
 
 	assert.NoError(t, staff("k2", b.Paid-6000), "the payment has %d left and the booking keeps as much", b.Paid-6000)
 }

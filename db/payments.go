@@ -170,6 +170,36 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 	return s.GetRefundAttempt(ctx, a.ID)
 }
 
+// RecordResolvedRefund records, once, a refund step an operator resolved as made by hand: a
+// succeeded refund by method other, with the operator as who recorded it and their reason as its
+// reference, for what is left of its payment under the payment's lock (the refunds made or under
+// way already count).
+func (s *Store) RecordResolvedRefund(ctx context.Context, a RefundAttempt) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var amount *int64
+		err := tx.QueryRow(ctx, `SELECT amount FROM payments WHERE payment_id = $1 FOR UPDATE`, a.PaymentID).Scan(&amount)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		var refunded int64
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds WHERE payment_id = $1 AND status <> 'failed'
+			AND id <> $2`, a.PaymentID, a.ID).Scan(&refunded); err != nil {
+			return err
+		}
+		given := a.Amount
+		if amount != nil {
+			given = min(given, *amount-refunded)
+		}
+		if given <= 0 {
+			return nil // what the payment brought is given back already
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method,
+				reference, recorded_by) VALUES ($1, $2, $3, $4, $5, $6, 'succeeded', 'other', $7, $8) ON CONFLICT (id) DO NOTHING`,
+			a.ID, a.BookingID, a.PaymentID, given, a.Currency, a.Reason, a.Reference, a.RecordedBy)
+		return err
+	})
+}
+
 // GetRefundAttempt loads one attempt.
 func (s *Store) GetRefundAttempt(ctx context.Context, id string) (RefundAttempt, error) {
 	return getRefundAttempt(ctx, s.pool, id)

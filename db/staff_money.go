@@ -36,8 +36,8 @@ const keptPaymentIDs = `(SELECT b.payment_id UNION SELECT p.payment_id FROM paym
 	AND m.balance_payment_id IS NOT NULL)`
 
 // owedUnrecorded is what booking b gave up of its kept payments (refunds that kept its units, a
-// lower price, its refund due) that no refund made or under way covers: a refund an operator
-// resolved as made by hand, which finance then records.
+// lower price, its refund due) that no refund made or under way covers: for a REFUNDED booking, a
+// refund an operator resolved as made by hand before resolutions were recorded.
 const owedUnrecorded = `(` + received + ` - b.paid + CASE WHEN b.status IN ('REFUNDING', 'REFUNDED') THEN b.refund_due ELSE 0 END
 	- COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status <> 'failed'
 		AND f.payment_id IN ` + keptPaymentIDs + `), 0))`
@@ -114,7 +114,7 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 // confirmed or checked in, and in its price's currency.
 func deskPayable(ctx context.Context, tx pgx.Tx, b domain.Booking, p DeskPayment) error {
 	switch {
-	case !b.Status.HoldsInventory():
+	case !b.Status.HoldsInventory() && b.Status != domain.StatusNoShow: // a no-show may still pay what is due
 		return fmt.Errorf("%w: booking %s is %s and takes no payment", domain.ErrConflict, b.ID, b.Status)
 	case b.ChannelID != "":
 		return fmt.Errorf("%w: booking %s was sold on channel %s's account: the channel pays for it", domain.ErrConflict,
@@ -366,14 +366,17 @@ func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundA
 		}
 		var amount, refunded, owed int64
 		var currency, bookingID, status string
-		var kept bool
+		var kept, refundedKeeps bool
 		err := tx.QueryRow(ctx, `SELECT p.amount, p.currency, p.booking_id, p.status,
 				COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.payment_id = p.payment_id AND f.status <> 'failed'), 0),
 				EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id
 					AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING')
 					AND p.payment_id IN `+keptPaymentIDs+`),
+				EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id AND b.status = 'REFUNDED'
+					AND p.payment_id IN `+keptPaymentIDs+`),
 				COALESCE((SELECT `+owedUnrecorded+` FROM bookings b WHERE b.id = p.booking_id), 0)
-			FROM payments p WHERE p.payment_id = $1`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept, &owed)
+			FROM payments p WHERE p.payment_id = $1`, m.PaymentID).Scan(&amount, &currency, &bookingID, &status, &refunded, &kept,
+			&refundedKeeps, &owed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("%w: no payment %q", domain.ErrNotFound, m.PaymentID)
 		}
@@ -392,10 +395,14 @@ func (s *Store) RecordManualRefund(ctx context.Context, m ManualRefund) (RefundA
 		switch {
 		case status != "succeeded":
 			return fmt.Errorf("%w: payment %s did not succeed: there is nothing to refund", domain.ErrConflict, m.PaymentID)
-		case kept && m.Amount > owed:
-			// Only what the booking already gave up (a refund resolved as made by hand) is recorded here.
-			return fmt.Errorf("%w: payment %s is kept by booking %s, which owes %d not recorded: refund it through the booking",
-				domain.ErrConflict, m.PaymentID, bookingID, max(owed, 0))
+		case kept:
+			return fmt.Errorf("%w: payment %s is kept by booking %s: refund it through the booking", domain.ErrConflict,
+				m.PaymentID, bookingID)
+		case refundedKeeps && m.Amount > owed:
+			// A refunded booking keeps its policy's fee; what its refund gave back and no row records
+			// (resolved by hand before resolutions were recorded) is all that is recorded here.
+			return fmt.Errorf("%w: payment %s is what refunded booking %s keeps, which owes %d not recorded", domain.ErrConflict,
+				m.PaymentID, bookingID, max(owed, 0))
 		case m.Currency != currency:
 			return fmt.Errorf("%w: payment %s is in %s, not %s", domain.ErrInvalid, m.PaymentID, currency, m.Currency)
 		case m.Amount <= 0:

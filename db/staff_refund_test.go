@@ -140,24 +140,36 @@ func TestAProviderPaymentOfTheRestConfirmsAHoldWithADeposit(t *testing.T) {
 	d.AssertMoneyBalances(t)
 }
 
-// TestARefundResolvedAsMadeByHandIsRecordedAgainstTheKeptPayment: a goodwill refund an operator
-// resolved (made by hand, no refund row) is recorded by finance against the payment its booking
-// still keeps, up to what the booking gave up and no more.
-func TestARefundResolvedAsMadeByHandIsRecordedAgainstTheKeptPayment(t *testing.T) {
+// TestARefundResolvedAsMadeByHandIsRecordedOnce: a goodwill refund an operator resolved as made
+// by hand is recorded by its saga (attempt 0 of its step), once and never beyond what is left of
+// its payment; finance does not record it again against the payment its booking keeps.
+func TestARefundResolvedAsMadeByHandIsRecordedOnce(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := providerPaid(t, d, "g1")
-	manual := func(key string, amount int64) error {
-		_, err := d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: key, Amount: amount,
-			Currency: "EUR", Method: domain.MethodBankTransfer, Reference: "TR-1", Reason: "resolved by hand", Actor: "fin-1"})
-		return err
-	}
-	assert.ErrorIs(t, manual("before", 1000), domain.ErrConflict, "a booking that gave nothing up is refunded through itself")
 	_, _, err := d.Store.StartStaffRefund(ctx, goodwill(b, "k", 6000))
 	require.NoError(t, err)
-	assert.ErrorIs(t, manual("too-much", 6001), domain.ErrConflict)
-	require.NoError(t, manual("owed", 6000))
-	assert.ErrorIs(t, manual("again", 1), domain.ErrConflict, "nothing more is owed")
+	resolved := db.RefundAttempt{ID: b.ID + "/staff-k/0", BookingID: b.ID, PaymentID: b.PaymentID, Amount: 6000, Currency: "EUR",
+		Reason: "resolved by hand: transfer TR-1", Reference: "transfer TR-1", RecordedBy: "fin-1"}
+	require.NoError(t, d.Store.RecordResolvedRefund(ctx, resolved))
+	require.NoError(t, d.Store.RecordResolvedRefund(ctx, resolved), "recorded once")
+	got, err := d.Store.GetRefundAttempt(ctx, resolved.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "succeeded", got.Status)
+	assert.Equal(t, "other", got.Method)
+	assert.Equal(t, "fin-1", got.RecordedBy)
+	assert.Equal(t, int64(6000), got.Amount)
+
+	huge := resolved
+	huge.ID, huge.Amount = b.ID+"/staff-other/0", twoNights
+	require.NoError(t, d.Store.RecordResolvedRefund(ctx, huge))
+	got, err = d.Store.GetRefundAttempt(ctx, huge.ID)
+	require.NoError(t, err)
+	assert.Equal(t, int64(twoNights-6000), got.Amount, "never beyond what is left of the payment")
+
+	_, err = d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: "again", Amount: 1,
+		Currency: "EUR", Method: domain.MethodBankTransfer, Reference: "TR-1", Reason: "again", Actor: "fin-1"})
+	assert.ErrorIs(t, err, domain.ErrConflict, "a payment its booking keeps is refunded through the booking")
 }

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
 	"time"
@@ -132,7 +133,7 @@ func (p CancellationPolicy) EarlyDepartureRefund(price Price, from, to Date, pai
 		refund -= first.Amount
 	}
 	if all > 0 && price.Total != all {
-		refund = refund * price.Total / all
+		refund = mulDiv(refund, price.Total, all)
 	}
 	return min(max(refund, 0), max(paid, 0))
 }
@@ -165,7 +166,7 @@ func (p Price) WithTotal(total int64) Price {
 				*a = total
 			}
 		default:
-			*a = total * *a / sum
+			*a = mulDiv(total, *a, sum)
 		}
 		left -= *a
 	}
@@ -185,4 +186,10 @@ func (p Price) LessLastNights(amount int64) Price {
 	}
 	p.Total -= amount // beyond the nights (never, as refunds go): still off the total
 	return p
+}
+
+// mulDiv is a*b/c without overflowing on the way: amounts in minor units of a currency with no
+// cents (VND, say) multiply past int64.
+func mulDiv(a, b, c int64) int64 {
+	return new(big.Int).Div(new(big.Int).Mul(big.NewInt(a), big.NewInt(b)), big.NewInt(c)).Int64()
 }

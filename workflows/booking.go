@@ -165,6 +165,7 @@ type booking struct {
 	stuck     map[int]int
 	opRound   int
 	opResolve bool
+	opAction  OperatorAction // the last action: who resolved, and why
 	opBusy    bool // an operator action is being taken
 	// waiting holds the sagas waiting for an operator, by saga id; lastSagaID numbers them.
 	waiting    map[int]*Saga

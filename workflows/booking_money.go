@@ -394,6 +394,12 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 		s.Attempt, s.InRefund = attempt, true
 		resolved, err := b.awaitOperator(ctx, s, s.refundStep(), why)
 		s.InRefund = false
+		if err == nil && resolved && workflow.GetVersion(ctx, versionResolvedRecorded, workflow.DefaultVersion, 1) == 1 {
+			// The operator made the refund by hand: it is recorded, so the books and the checker see it.
+			err = workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordResolvedRefund, activities.ResolvedRefund{
+				Key: fmt.Sprintf("%s/%s/0", b.in.BookingID, s.refundStep()), BookingID: b.in.BookingID, PaymentID: pay.ID,
+				Amount: amount, Currency: pay.Currency, Actor: b.opAction.Actor, Reason: b.opAction.Reason}).Get(ctx, nil)
+		}
 		if err != nil || resolved {
 			return err
 		}
@@ -440,6 +446,10 @@ func (b *booking) awaitRefund(ctx workflow.Context, in activities.RefundInput, o
 // versionRefundLookups marks the workflows that look a pending refund up at the provider while
 // they wait for its webhook.
 const versionRefundLookups = "refund-lookups"
+
+// versionResolvedRecorded marks the workflows in which a refund an operator resolved as made by
+// hand is recorded as a refund.
+const versionResolvedRecorded = "resolved-refund-recorded"
 
 // RefundLookupEvery is how often a pending refund is looked up at the provider.
 const RefundLookupEvery = time.Hour

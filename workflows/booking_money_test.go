@@ -364,6 +364,12 @@ func (s *BookingSuite) TestAStuckRefundResolvedByHandEndsTheSaga() {
 	s.Equal(domain.StatusRefunded, st.Booking.Status, "the booking is closed as refunded, by hand")
 	s.Contains(st.Reason, "resolved by ana@finance: refunded by bank transfer")
 	s.Len(r.refunds.inputs, 3, "no attempt after the operator resolved it")
+	if s.Len(s.resolvedRefunds, 1, "the refund made by hand is recorded") {
+		got := s.resolvedRefunds[0]
+		s.Equal(s.input.BookingID+"/refund/0", got.Key)
+		s.Equal(r.refunds.inputs[0].Amount, got.Amount)
+		s.Equal(r.refunds.inputs[0].PaymentID, got.PaymentID)
+	}
 }
 
 func (s *BookingSuite) TestARefusedStepResolvedByHandLetsTheWorkflowClose() {

@@ -40,7 +40,7 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 			b.opBusy = true
 			defer func() { b.opBusy = false }()
 			b.opRound++
-			b.opResolve = name == UpdateResolveRefund
+			b.opResolve, b.opAction = name == UpdateResolveRefund, a
 			round := b.opRound
 			b.logger.Info("Operator action on stuck refunds", "action", name, "actor", a.Actor, "reason", a.Reason)
 			if b.opResolve {

@@ -34,6 +34,8 @@ type BookingSuite struct {
 
 	released []activities.ReleaseInput
 	releasAt []time.Duration // time since start of each release
+	// resolvedRefunds are the refunds operators resolved as made by hand, as recorded.
+	resolvedRefunds []activities.ResolvedRefund
 }
 
 func TestBookingWorkflow(t *testing.T) { suite.Run(t, new(BookingSuite)) }
@@ -46,6 +48,13 @@ func (s *BookingSuite) SetupTest() {
 	// A cancel of a confirmed booking first asks whether the stay has begun at the hotel; in
 	// these tests it has not, unless a test says otherwise.
 	s.env.OnActivity(s.acts.DepartEarly, mock.Anything, mock.Anything).Return(activities.DepartEarlyOutput{}, nil).Maybe()
+	// A refund an operator resolves is recorded (the tests that care look at what was recorded).
+	s.resolvedRefunds = nil
+	s.env.OnActivity(s.money.RecordResolvedRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, r activities.ResolvedRefund) error {
+			s.resolvedRefunds = append(s.resolvedRefunds, r)
+			return nil
+		}).Maybe()
 	s.start = s.env.Now()
 	s.released, s.releasAt = nil, nil
 	req := domain.HoldRequest{CustomerID: "c1", HotelID: "h1", RoomTypeID: "double",

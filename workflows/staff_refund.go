@@ -59,18 +59,15 @@ func (b *booking) takeStaffRefunds(ctx workflow.Context, loaded func() bool) err
 			return b.state, err
 		}
 		defer one.Unlock()
-		kind := db.RefundGoodwill
-		if req.Reverses != "" {
-			kind = db.RefundReversal
-		}
-		return b.state, b.refundKeeping(ctx, req, kind, req.Key) // a refusal changed nothing
+		return b.state, b.refundKeeping(ctx, req, db.RefundGoodwill, req.Key) // a refusal changed nothing
 	}, workflow.UpdateHandlerOptions{Validator: validateRefundAfterwards})
 }
 
 // validateRefundAfterwards admits only refunds that keep the booking's units: once its own
 // workflow has closed, nothing else about the booking changes.
 func validateRefundAfterwards(req MoneyRequest) error {
-	if req.Kind != MoneyRefund || req.ReleaseUnits {
+	if req.Kind != MoneyRefund || req.ReleaseUnits || req.Reverses != "" {
+		// A reversal makes its payment due again, and nothing takes a payment once the workflow closed.
 		return invalidState("the booking's workflow has closed: only a refund that keeps its units is given now")
 	}
 	if req.Amount <= 0 {
