@@ -178,6 +178,12 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	paid := b.Status != domain.StatusHold && paidHere
+	// Paid only at the desk, a rise is applied at once and its difference is due there (a desk
+	// payment takes it); paid online, it waits for its balance.
+	waits, err := paidOnline(ctx, tx, b.ID)
+	if err != nil {
+		return a, nil, err
+	}
 	// A paid booking's price is only known once the units are taken; a rise keeps the old units.
 	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, []line{want}, paid)
 	if err != nil {
@@ -195,7 +201,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 	}
 	a.Difference = a.PriceAfter.Total - b.Price.Total
 	switch {
-	case paid && a.Difference > 0:
+	case paid && waits && a.Difference > 0:
 		a.Status = domain.AmendmentBalanceDue
 		return a, r.taken, sp.Commit(ctx)
 	case paid:

@@ -80,6 +80,12 @@ func amendOrder(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams)
 		return a, nil, err
 	}
 	paid := b.Status != domain.StatusHold && paidHere
+	// Paid only at the desk, a rise is applied at once and its difference is due there (a desk
+	// payment takes it); paid online, it waits for its balance.
+	waits, err := paidOnline(ctx, tx, b.ID)
+	if err != nil {
+		return a, nil, err
+	}
 	refuse := func(why string) (domain.Amendment, []line, error) {
 		if err := sp.Rollback(ctx); err != nil {
 			return a, nil, err
@@ -102,7 +108,7 @@ func amendOrder(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams)
 	}
 	a.Difference = a.PriceAfter.Total - b.Price.Total
 	switch {
-	case paid && a.Difference > 0:
+	case paid && waits && a.Difference > 0:
 		// The booking row keeps its first line until the balance is paid: the customer's other
 		// orders are read now, and the unique index judges again when it is settled.
 		taken, err := holdsSlotElsewhere(ctx, sp, b, target[0].line)

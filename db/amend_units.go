@@ -242,3 +242,14 @@ func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want
 	}
 	return err
 }
+
+// paidOnline reports whether a booking keeps a payment the provider took (its payment or an
+// amendment's balance), rather than only money the desk took.
+func paidOnline(ctx context.Context, tx pgx.Tx, bookingID string) (bool, error) {
+	var online bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bookings b JOIN payments p ON p.booking_id = b.id
+		WHERE b.id = $1 AND p.method = 'provider' AND p.status = 'succeeded' AND p.payment_id IN `+keptPaymentIDs+`)
+		OR EXISTS (SELECT 1 FROM bookings b WHERE b.id = $1 AND b.payment_id IS NOT NULL AND NOT starts_with(b.payment_id, 'desk/'))`,
+		bookingID).Scan(&online)
+	return online, err
+}

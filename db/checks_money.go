@@ -13,9 +13,12 @@ import (
 // the refunds are summed once per payment, joined to the bookings' kept payments (its payment,
 // its amendments' balances, its desk's payments; see received) and summed once per booking. A
 // booking is reported when
-//   - its succeeded refunds are more than its kept payments brought;
-//   - it is CONFIRMED or COMPLETED with a price, and neither paid nor on account (a channel's
-//     sale, or confirmed by a person without money: the desk's account);
+//   - its succeeded refunds are more than its kept payments brought, or than one of them brought;
+//   - its refunds (succeeded or under way) leave it less than it says it keeps (paid; less the
+//     refund due once REFUNDING or REFUNDED; nothing once it ended otherwise);
+//   - it is CONFIRMED or COMPLETED with a price, and neither paid (what its payments brought less
+//     their reversals) nor on account (a channel's sale, or confirmed by a person without taking
+//     money: the desk's account);
 //   - it ended (EXPIRED, CANCELLED, REJECTED, REFUNDED) with money left after its refunds
 //     (succeeded or under way) and no reason to keep it: only a REFUNDED booking keeps the fee
 //     its policy kept (paid less refund due).
@@ -28,7 +31,9 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 			FROM refunds GROUP BY 1),
 		money AS (
 			SELECT b.id, b.payment_id, b.channel_id, b.status, b.currency, b.total, b.paid, b.refund_due,
-				COALESCE(sum(p.amount), 0) AS brought, COALESCE(sum(f.refunded), 0) AS refunded, COALESCE(sum(f.given), 0) AS given
+				COALESCE(sum(p.amount), 0) AS brought, COALESCE(sum(f.refunded), 0) AS refunded, COALESCE(sum(f.given), 0) AS given,
+				COALESCE(bool_or(f.refunded > p.amount), false) AS payment_over,
+				(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE r.booking_id = b.id AND r.kind = 'reversal') AS reversed
 			FROM bookings b LEFT JOIN payments p ON p.booking_id = b.id AND p.status = 'succeeded' AND (p.payment_id = b.payment_id
 					OR p.method <> 'provider' OR EXISTS (SELECT 1 FROM booking_amendments m
 						WHERE m.booking_id = b.id AND m.balance_payment_id = p.payment_id))
@@ -36,16 +41,19 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 			GROUP BY b.id),
 		rules AS (
 			SELECT money.*, refunded > brought AS over_refunded,
-				status IN ('CONFIRMED', 'COMPLETED') AND total > 0 AND paid <= 0 AND payment_id IS NULL AND channel_id IS NULL
-					-- confirmed by a person without money: on the desk's account
-					AND NOT EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = money.id AND c.from_status = 'HOLD'
-						AND c.to_status = 'CONFIRMED' AND NOT starts_with(COALESCE(c.actor, ''), $2)) AS unpaid,
+				status IN ('CONFIRMED', 'COMPLETED') AND total > 0 AND channel_id IS NULL AND brought - reversed <= 0
+					-- confirmed by a person without taking money: on the desk's account
+					AND NOT (brought = 0 AND EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = money.id
+						AND c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED' AND NOT starts_with(COALESCE(c.actor, ''), $2))) AS unpaid,
 				status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED')
-					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0) ELSE 0 END AS left_over
+					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0) ELSE 0 END AS left_over,
+				-- given back more than it gave up: what it keeps is below what it says it keeps
+				brought - given < CASE WHEN status IN ('EXPIRED', 'CANCELLED', 'REJECTED') THEN 0
+					WHEN status IN ('REFUNDING', 'REFUNDED') THEN greatest(paid - refund_due, 0) ELSE paid END AS over_given
 			FROM money)
 		SELECT id, COALESCE(payment_id, ''), status, currency, total, paid, refund_due, brought, refunded, given,
-			over_refunded, unpaid, left_over
-		FROM rules WHERE over_refunded OR unpaid OR left_over
+			over_refunded, payment_over, unpaid, left_over, over_given
+		FROM rules WHERE over_refunded OR payment_over OR unpaid OR left_over OR over_given
 		ORDER BY id LIMIT $1`, maxFindings, domain.SystemActorPrefix)
 	if err != nil {
 		return nil, err
@@ -53,7 +61,7 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 	var out []domain.Finding
 	var m bookingMoney
 	_, err = pgx.ForEachRow(rows, []any{&m.id, &m.paymentID, &m.status, &m.currency, &m.total, &m.paid, &m.refundDue,
-		&m.brought, &m.refunded, &m.given, &m.overRefunded, &m.unpaid, &m.leftOver}, func() error {
+		&m.brought, &m.refunded, &m.given, &m.overRefunded, &m.paymentOver, &m.unpaid, &m.leftOver, &m.overGiven}, func() error {
 		out = append(out, m.findings()...)
 		return nil
 	})
@@ -66,6 +74,7 @@ type bookingMoney struct {
 	total, paid, refundDue          int64
 	brought, refunded, given        int64
 	overRefunded, unpaid, leftOver  bool
+	paymentOver, overGiven          bool
 }
 
 func (m bookingMoney) findings() []domain.Finding {
@@ -74,8 +83,14 @@ func (m bookingMoney) findings() []domain.Finding {
 		out = append(out, domain.Finding{Check: domain.CheckMoney, BookingID: m.id, PaymentID: m.paymentID,
 			Detail: fmt.Sprintf(format, args...)})
 	}
-	if m.overRefunded {
+	switch {
+	case m.overRefunded:
 		add("refunded %d %s, more than the %d its payments brought", m.refunded, m.currency, m.brought)
+	case m.paymentOver:
+		add("refunded more than one of its payments brought (%d %s refunded of %d)", m.refunded, m.currency, m.brought)
+	case m.overGiven:
+		add("%s keeps %d %s of what its payments brought after its refunds, less than the %d it should keep", m.status,
+			m.brought-m.given, m.currency, m.paid)
 	}
 	if m.unpaid {
 		add("%s at a price of %d %s, neither paid nor on account", m.status, m.total, m.currency)
