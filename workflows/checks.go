@@ -44,17 +44,8 @@ func InvariantCheckWorkflow(ctx workflow.Context, in activities.CheckInput) (dom
 // table, never paid twice), or followed by a new one when it failed. PAYMENT_STUCK and operator
 // actions work as in a booking.
 func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingState, error) {
-	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
-	ctx, _ := workflow.NewDisconnectedContext(root)
-	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true, sagasOnly: true}
-	b.state.Booking = domain.Booking{ID: bookingID}
-	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", bookingID)
-	b.wake = workflow.NewBufferedChannel(ctx, 1)
-	b.listenForRefunds(ctx)
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) { return b.state, nil }); err != nil {
-		return b.state, err
-	}
-	if err := b.setOperatorHandlers(ctx); err != nil {
+	ctx, b, err := sagasOnly(root, bookingID)
+	if err != nil {
 		return b.state, err
 	}
 	var found activities.RefundToResume
@@ -75,6 +66,23 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 	b.startSaga(ctx, &Saga{Step: "refund", Kind: sagaRefund, Booking: found.Booking, Currency: found.Currency,
 		Reason: reason, FirstAttempt: found.FirstAttempt}, nil)
 	return b.state, b.awaitSagas(ctx)
+}
+
+// sagasOnly sets up a workflow that runs refund sagas for a booking it does not look after (a
+// recovery's, the staff refunds' once the booking's workflow closed): its state query and the
+// operators' actions. Money on its way back is never cut short: cancelling the workflow does not
+// reach its steps, which run in the context returned.
+func sagasOnly(root workflow.Context, bookingID string) (workflow.Context, *booking, error) {
+	ctx, _ := workflow.NewDisconnectedContext(root)
+	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true, sagasOnly: true}
+	b.state.Booking = domain.Booking{ID: bookingID}
+	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", bookingID)
+	b.wake = workflow.NewBufferedChannel(ctx, 1)
+	b.listenForRefunds(ctx)
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) { return b.state, nil }); err != nil {
+		return ctx, b, err
+	}
+	return ctx, b, b.setOperatorHandlers(ctx)
 }
 
 // ReconcilePaymentsWorkflow runs the payment reconciliation once (the daily schedule starts it):

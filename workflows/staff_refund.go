@@ -1,12 +1,10 @@
 package workflows
 
 import (
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/db"
-	"github.com/bookflow/bookflow/domain"
 )
 
 // StaffRefundWorkflow gives back, for staff, part of what a booking keeps once its own workflow
@@ -18,17 +16,8 @@ import (
 // back through the same saga, PAYMENT_STUCK and operator actions included; the booking keeps its
 // units and status. It closes once its refunds are given back.
 func StaffRefundWorkflow(root workflow.Context, bookingID string) (BookingState, error) {
-	// Money on its way back is never cut short: cancelling this workflow does not reach its steps.
-	ctx, _ := workflow.NewDisconnectedContext(root)
-	b := &booking{in: withDefaults(BookingInput{BookingID: bookingID}), reserved: true, closing: true, sagasOnly: true}
-	b.state.Booking = domain.Booking{ID: bookingID}
-	b.logger = log.With(workflow.GetLogger(ctx), "bookingId", bookingID)
-	b.wake = workflow.NewBufferedChannel(ctx, 1)
-	b.listenForRefunds(ctx)
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (BookingState, error) { return b.state, nil }); err != nil {
-		return b.state, err
-	}
-	if err := b.setOperatorHandlers(ctx); err != nil {
+	ctx, b, err := sagasOnly(root, bookingID)
+	if err != nil {
 		return b.state, err
 	}
 	loaded := false
