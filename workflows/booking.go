@@ -157,7 +157,7 @@ type booking struct {
 	staffRefunds bool
 	// running counts the sagas running by step: a staff refund asked again finds its own.
 	running map[string]int
-	wake  workflow.Channel
+	wake    workflow.Channel
 	// settled holds the provider's final word on refunds, by provider refund id.
 	settled map[string]domain.PaymentEvent
 	// stuck holds the sagas waiting for an operator, by saga id, with the operator round they
@@ -166,7 +166,7 @@ type booking struct {
 	opRound   int
 	opResolve bool
 	opAction  OperatorAction // the last action: who resolved, and why
-	opBusy    bool // an operator action is being taken
+	opBusy    bool           // an operator action is being taken
 	// waiting holds the sagas waiting for an operator, by saga id; lastSagaID numbers them.
 	waiting    map[int]*Saga
 	lastSagaID int
