@@ -37,6 +37,8 @@ type RefundInput struct {
 	Amount    int64
 	Currency  string
 	Reason    string
+	// Actor is who gave the refund, when staff did (recorded as who recorded it).
+	Actor string `json:",omitempty"`
 }
 
 // RefundOutcome is what became of an attempt.
@@ -56,7 +58,7 @@ type RefundOutcome struct {
 // what next.
 func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutcome, error) {
 	rec, err := a.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: in.Key, BookingID: in.BookingID,
-		PaymentID: in.PaymentID, Amount: in.Amount, Currency: in.Currency, Reason: in.Reason})
+		PaymentID: in.PaymentID, Amount: in.Amount, Currency: in.Currency, Reason: in.Reason, RecordedBy: in.Actor})
 	if err != nil {
 		return RefundOutcome{}, err
 	}

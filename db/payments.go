@@ -150,9 +150,9 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 		case method != domain.MethodProvider:
 			status = "succeeded"
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, '')) ON CONFLICT (id) DO NOTHING`,
-			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, method, lastError)
+		tag, err := tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error,
+				recorded_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''), NULLIF($10, '')) ON CONFLICT (id) DO NOTHING`,
+			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, method, lastError, a.RecordedBy)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}

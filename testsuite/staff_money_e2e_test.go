@@ -122,7 +122,8 @@ func TestAGoodwillRefundOfADeskPaymentIsMadeAtTheDesk(t *testing.T) {
 	assert.Equal(t, "CONFIRMED", res.Body["status"])
 	awaitRefunded(t, sys, id, 5000)
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND method = 'card_terminal'
-		AND status = 'succeeded' AND provider_refund_id IS NULL`, id), "refunded at the desk, by the payment's method")
+		AND status = 'succeeded' AND provider_refund_id IS NULL AND recorded_by = $2`, id, "desk-"+sys.ID),
+		"refunded at the desk, by the payment's method, by the desk that gave it")
 	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("half-night"),
 		map[string]any{"amount": 5000, "currency": "EUR", "reason": "half a night back: noisy room"})
 	require.Equal(t, http.StatusOK, res.Status, "a retry under the key: %s", res.Raw)

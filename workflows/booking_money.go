@@ -223,6 +223,8 @@ type Saga struct {
 	Parts  []domain.Payment `json:",omitempty"`
 	Part   int              `json:",omitempty"`
 	Reason string
+	// Actor is the staff member who gave the refund (a staff refund's), recorded with its attempts.
+	Actor string `json:",omitempty"`
 	// FirstAttempt is the refund attempt a run of the saga starts from (a recovery goes on
 	// after the attempts a lost saga made); Attempt, while it waits among its attempts, the one
 	// it goes on from.
@@ -358,6 +360,7 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 			key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, s.refundStep(), attempt)
 			in := activities.RefundInput{
 				Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: s.Reason,
+				Actor: s.Actor,
 			}
 			var out activities.RefundOutcome
 			err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, in).Get(ctx, &out)

@@ -185,7 +185,8 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 		for i, pay := range out.Refund.Parts {
 			step := db.StaffRefundStep(key, i, pay.ID)
 			if (i >= len(out.Asked) || !out.Asked[i]) && b.running[step] == 0 {
-				b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: out.Refund.Reason, FirstAttempt: 1}, nil)
+				b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: out.Refund.Reason, FirstAttempt: 1,
+					Actor: out.Refund.Actor}, nil)
 			}
 		}
 		return nil
@@ -196,7 +197,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	b.state.Booking = out.Booking
 	for i, pay := range out.Refund.Parts {
 		b.startSaga(ctx, &Saga{Step: db.StaffRefundStep(key, i, pay.ID), Kind: sagaPart, Payment: pay, Reason: req.Reason,
-			FirstAttempt: 1}, nil)
+			FirstAttempt: 1, Actor: req.Actor}, nil)
 	}
 	b.logger.Info("Refund that keeps the units", "kind", kind, "amount", req.Amount, "reason", req.Reason)
 	return b.publish(ctx)
