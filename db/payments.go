@@ -127,32 +127,21 @@ type RefundAttempt struct {
 // never sent: the saga waits for an operator rather than ask for money that is not there.
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		// The lock first, in a statement of its own: what is left is read after waiting for it.
-		var amount *int64
-		var method string
-		err := tx.QueryRow(ctx, `SELECT amount, method FROM payments WHERE payment_id = $1 FOR UPDATE`, a.PaymentID).Scan(&amount, &method)
-		if errors.Is(err, pgx.ErrNoRows) {
-			amount, method, err = nil, domain.MethodProvider, nil // a payment not recorded: the provider bounds it
-		}
+		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
 		if err != nil {
-			return err
-		}
-		var refunded int64
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds WHERE payment_id = $1 AND status <> 'failed'
-			AND id <> $2`, a.PaymentID, a.ID).Scan(&refunded); err != nil {
 			return err
 		}
 		status, lastError := "requested", ""
 		switch {
-		case amount != nil && refunded+a.Amount > *amount:
+		case p.recorded && a.Amount > p.left:
 			status, lastError = "failed", fmt.Sprintf("a refund of %d would give back more than the %d left of payment %s",
-				a.Amount, *amount-refunded, a.PaymentID)
-		case method != domain.MethodProvider:
+				a.Amount, p.left, a.PaymentID)
+		case p.method != domain.MethodProvider:
 			status = "succeeded"
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error,
 				recorded_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''), NULLIF($10, '')) ON CONFLICT (id) DO NOTHING`,
-			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, method, lastError, a.RecordedBy)
+			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, p.method, lastError, a.RecordedBy)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}
@@ -170,25 +159,46 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 	return s.GetRefundAttempt(ctx, a.ID)
 }
 
+// paymentLeft is what lockPaymentLeft reads of a payment.
+type paymentLeft struct {
+	recorded bool   // a payment row exists (one not recorded is bounded by the provider alone)
+	method   string // how it was taken: provider when not recorded
+	left     int64  // its amount less the refunds made or under way of it
+}
+
+// lockPaymentLeft locks a payment's row, then reads what is left of it to refund, leaving out
+// the refund except (the one being recorded). The lock is taken in a statement of its own, so
+// what is left is read after waiting for it.
+func lockPaymentLeft(ctx context.Context, tx pgx.Tx, paymentID, except string) (paymentLeft, error) {
+	p := paymentLeft{recorded: true}
+	var amount int64
+	err := tx.QueryRow(ctx, `SELECT amount, method FROM payments WHERE payment_id = $1 FOR UPDATE`, paymentID).Scan(&amount, &p.method)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return paymentLeft{method: domain.MethodProvider}, nil
+	}
+	if err != nil {
+		return p, err
+	}
+	var refunded int64
+	err = tx.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds WHERE payment_id = $1 AND status <> 'failed'
+		AND id <> $2`, paymentID, except).Scan(&refunded)
+	p.left = amount - refunded
+	return p, err
+}
+
 // RecordResolvedRefund records, once, a refund step an operator resolved as made by hand: a
 // succeeded refund by method other, with the operator as who recorded it and their reason as its
 // reference, for what is left of its payment under the payment's lock (the refunds made or under
 // way already count).
 func (s *Store) RecordResolvedRefund(ctx context.Context, a RefundAttempt) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		var amount *int64
-		err := tx.QueryRow(ctx, `SELECT amount FROM payments WHERE payment_id = $1 FOR UPDATE`, a.PaymentID).Scan(&amount)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		var refunded int64
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(sum(amount), 0) FROM refunds WHERE payment_id = $1 AND status <> 'failed'
-			AND id <> $2`, a.PaymentID, a.ID).Scan(&refunded); err != nil {
+		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
+		if err != nil {
 			return err
 		}
 		given := a.Amount
-		if amount != nil {
-			given = min(given, *amount-refunded)
+		if p.recorded {
+			given = min(given, p.left)
 		}
 		if given <= 0 {
 			return nil // what the payment brought is given back already
@@ -356,10 +366,11 @@ type MoneySummary struct {
 // price), plus the refund due of a cancelled one; what of that did not succeed yet is Refunding.
 func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
 	m := MoneySummary{Currency: b.Price.Currency}
+	var back int64 // what reversals gave back: due again
 	err := s.pool.QueryRow(ctx, `SELECT `+received+`,
 			COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status = 'succeeded'
-				AND f.payment_id IN `+keptPaymentIDs+`), 0)
-		FROM bookings b WHERE b.id = $1`, b.ID).Scan(&m.Paid, &m.Refunded)
+				AND f.payment_id IN `+keptPaymentIDs+`), 0), `+reversed+`
+		FROM bookings b WHERE b.id = $1`, b.ID).Scan(&m.Paid, &m.Refunded, &back)
 	if err != nil {
 		return m, err
 	}
@@ -369,10 +380,6 @@ func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (Mone
 	}
 	m.Refunding = max(givenBack-m.Refunded, 0)
 	if b.Status.HoldsInventory() {
-		var back int64
-		if err := s.pool.QueryRow(ctx, `SELECT `+reversed+` FROM bookings b WHERE b.id = $1`, b.ID).Scan(&back); err != nil {
-			return m, err
-		}
 		m.Due = max(b.Price.Total-m.Paid+back, 0)
 	}
 	return m, nil

@@ -27,10 +27,10 @@ type DeskPayment struct {
 // the balances of its amendments and the money its desk took. Payments it gave back whole (a
 // second payment, a wrong amount) are not its own.
 const received = `(SELECT COALESCE(sum(p.amount), 0) FROM payments p WHERE p.booking_id = b.id AND p.status = 'succeeded'
-	AND (p.payment_id = b.payment_id OR p.method <> 'provider'
-		OR p.payment_id IN (SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id)))`
+	AND p.payment_id IN ` + keptPaymentIDs + `)`
 
-// keptPaymentIDs are the ids of booking b's kept payments (see received).
+// keptPaymentIDs are the ids of booking b's kept payments: its payment, the desk's, its
+// amendments' balances.
 const keptPaymentIDs = `(SELECT b.payment_id UNION SELECT p.payment_id FROM payments p WHERE p.booking_id = b.id
 	AND p.method <> 'provider' UNION SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id
 	AND m.balance_payment_id IS NOT NULL)`
@@ -45,19 +45,25 @@ const owedUnrecorded = `(` + received + ` - b.paid + CASE WHEN b.status IN ('REF
 // reversed is what booking b's reversals of desk payments gave back: due again.
 const reversed = `(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE r.booking_id = b.id AND r.kind = 'reversal')`
 
-// lockBookingMoney locks a booking's row and returns it with what its kept payments brought, less
-// what reversals of them gave back.
-func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.Booking, int64, error) {
+// lockedMoney is what lockBookingMoney reads of a locked booking's money.
+type lockedMoney struct {
+	got  int64 // what its kept payments brought, less what reversals of them gave back
+	live bool  // its hold has not expired by the database's clock
+}
+
+// lockBookingMoney locks a booking's row and returns it with its money.
+func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.Booking, lockedMoney, error) {
+	var m lockedMoney
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, bookingID); err != nil {
-		return domain.Booking{}, 0, err
+		return domain.Booking{}, m, err
 	}
 	b, err := getBooking(ctx, tx, bookingID)
 	if err != nil {
-		return b, 0, err
+		return b, m, err
 	}
-	var got int64
-	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+` FROM bookings b WHERE b.id = $1`, bookingID).Scan(&got)
-	return b, got, err
+	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+`, b.expires_at > now() FROM bookings b WHERE b.id = $1`,
+		bookingID).Scan(&m.got, &m.live)
+	return b, m, err
 }
 
 // TakeDeskPayment records money the desk took for a held or confirmed booking, and confirms a
@@ -69,7 +75,7 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 	var booking domain.Booking
 	id := domain.DeskPaymentID(p.BookingID, p.Key)
 	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
-		b, got, err := lockBookingMoney(ctx, tx, p.BookingID)
+		b, m, err := lockBookingMoney(ctx, tx, p.BookingID)
 		if err != nil {
 			return err
 		}
@@ -85,10 +91,10 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
-		if err := deskPayable(ctx, tx, b, p); err != nil {
+		if err := deskPayable(b, m.live, p); err != nil {
 			return err
 		}
-		due := max(b.Price.Total-got, 0)
+		due := max(b.Price.Total-m.got, 0)
 		if p.Amount > due {
 			return fmt.Errorf("%w: booking %s has %d %s due; a desk payment of %d is more", domain.ErrConflict,
 				b.ID, due, b.Price.Currency, p.Amount)
@@ -110,9 +116,9 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 	return booking, err
 }
 
-// deskPayable checks that booking b, locked, can take desk payment p: held (and not expired),
-// confirmed or checked in, and in its price's currency.
-func deskPayable(ctx context.Context, tx pgx.Tx, b domain.Booking, p DeskPayment) error {
+// deskPayable checks that booking b, locked, can take desk payment p: held (and live, not
+// expired), confirmed, checked in or a no-show, and in its price's currency.
+func deskPayable(b domain.Booking, live bool, p DeskPayment) error {
 	switch {
 	case !b.Status.HoldsInventory() && b.Status != domain.StatusNoShow: // a no-show may still pay what is due
 		return fmt.Errorf("%w: booking %s is %s and takes no payment", domain.ErrConflict, b.ID, b.Status)
@@ -125,14 +131,7 @@ func deskPayable(ctx context.Context, tx pgx.Tx, b domain.Booking, p DeskPayment
 		return fmt.Errorf("%w: a desk payment is more than zero", domain.ErrInvalid)
 	case !slices.Contains(domain.DeskMethods, p.Method):
 		return fmt.Errorf("%w: method %q is not a desk method", domain.ErrInvalid, p.Method)
-	case b.Status != domain.StatusHold:
-		return nil
-	}
-	var live bool
-	if err := tx.QueryRow(ctx, `SELECT expires_at > now() FROM bookings WHERE id = $1`, b.ID).Scan(&live); err != nil {
-		return err
-	}
-	if !live {
+	case b.Status == domain.StatusHold && !live:
 		return fmt.Errorf("%w: the hold on booking %s has expired", domain.ErrConflict, b.ID)
 	}
 	return nil
@@ -148,18 +147,15 @@ type PriceChange struct {
 }
 
 // ChangePrice sets the total of a booking on hold that nothing was paid for (its nights or lines
-// scaled to it, see domain.Price.WithTotal), and records the change (before, after, reason, who). A payment confirming the booking at the same moment and
-// the change are one after the other under the booking's lock: a payment of the old amount then
-// no longer confirms it (see Confirm).
+// scaled to it, see domain.Price.WithTotal), and records the change (before, after, reason,
+// who). A payment confirming the booking at the same moment and the change are one after the
+// other under the booking's lock: a payment of the old amount then no longer confirms it (see
+// Confirm).
 func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, c.BookingID, func(tx pgx.Tx) error {
-		b, got, err := lockBookingMoney(ctx, tx, c.BookingID)
+		b, m, err := lockBookingMoney(ctx, tx, c.BookingID)
 		if err != nil {
-			return err
-		}
-		var live bool
-		if err := tx.QueryRow(ctx, `SELECT expires_at > now() FROM bookings WHERE id = $1`, b.ID).Scan(&live); err != nil {
 			return err
 		}
 		switch {
@@ -169,11 +165,11 @@ func (s *Store) ChangePrice(ctx context.Context, c PriceChange) (domain.Booking,
 			return fmt.Errorf("%w: booking %s is priced in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, c.Currency)
 		case c.Reason == "":
 			return fmt.Errorf("%w: a price change has a reason", domain.ErrInvalid)
-		case b.Status != domain.StatusHold || !live:
+		case b.Status != domain.StatusHold || !m.live:
 			return fmt.Errorf("%w: booking %s is %s: only a booking on hold has its price changed", domain.ErrConflict, b.ID, b.Status)
 		case b.SupplierID != "" || b.ChannelID != "":
 			return fmt.Errorf("%w: booking %s is priced by its supplier or sold on a channel's account", domain.ErrConflict, b.ID)
-		case got > 0 || b.PaymentID != "":
+		case m.got > 0 || b.PaymentID != "":
 			return fmt.Errorf("%w: booking %s has payments: its price is changed by an amendment or a refund", domain.ErrConflict, b.ID)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO price_changes (booking_id, before, after, currency, reason, actor)
