@@ -18,9 +18,10 @@ const principalKey = "principal"
 
 // authenticate turns the bearer token into the caller's principal, through Echo's JWT
 // middleware: a token the configured verifier accepts, or the break-glass ADMIN_TOKEN. Anything
-// else, including no token, is 401.
+// else, including no token, is 401. The staff console's own requests carry their principal
+// instead (WithPrincipal).
 func (s *Server) authenticate() echo.MiddlewareFunc {
-	return echojwt.WithConfig(echojwt.Config{
+	return inProcess(echojwt.WithConfig(echojwt.Config{
 		ContextKey: principalKey,
 		ParseTokenFunc: func(c echo.Context, token string) (any, error) {
 			if s.cfg.AdminToken != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.AdminToken)) == 1 {
@@ -43,7 +44,7 @@ func (s *Server) authenticate() echo.MiddlewareFunc {
 			}
 			return newError(http.StatusUnauthorized, "unauthorized", "the bearer token is not valid")
 		},
-	})
+	}))
 }
 
 // allow lets through callers holding any of roles; anyone else is 403.

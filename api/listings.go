@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,7 +33,9 @@ func (s *Server) myBookings(c echo.Context) error {
 }
 
 // staffListBookings lists bookings for staff: a front desk sees the hotels its token names,
-// finance and admin every hotel. ?hotelId and ?customerId narrow the list.
+// finance and admin every hotel. ?hotelId (or ?venueId) and ?customerId narrow the list; with a
+// site, ?date keeps its bookings of that local day (a stay arriving, staying or leaving, a venue
+// order with a line that day): the front desk's day.
 func (s *Server) staffListBookings(c echo.Context) error {
 	f, err := listFilter(c)
 	if err != nil {
@@ -56,6 +59,13 @@ func (s *Server) staffListBookings(c echo.Context) error {
 	case !p.Has(domain.RoleFinance, domain.RoleAdmin):
 		// A front desk sees its own hotels and venues (never nil: none named, no bookings).
 		f.HotelIDs, f.VenueIDs = append([]string{}, p.Hotels...), append([]string{}, p.Venues...)
+	}
+	if v := c.QueryParam("date"); v != "" {
+		day, err := s.siteDay(c, hotel, venue, v)
+		if err != nil {
+			return err
+		}
+		f.Meeting = &day
 	}
 	if customer := c.QueryParam("customerId"); customer != "" {
 		if err := domain.ValidateSubject("customerId", customer); err != nil {
@@ -119,4 +129,24 @@ func pageLimit(c echo.Context, def int) (int, error) {
 		return 0, fmt.Errorf("%w: limit must be between 1 and 100", domain.ErrInvalid)
 	}
 	return n, nil
+}
+
+// siteDay is the span ?date names at a hotel (its date, as stays are stored) or a venue (its
+// local day, in UTC).
+func (s *Server) siteDay(c echo.Context, hotel, venue, date string) (domain.Span, error) {
+	d, err := domain.ParseDate(date)
+	if err != nil {
+		return domain.Span{}, fmt.Errorf("date: %w", err)
+	}
+	switch {
+	case hotel != "":
+		return domain.DayBounds(d, time.UTC), nil
+	case venue != "":
+		_, loc, err := s.store.GetVenue(c.Request().Context(), venue)
+		if err != nil {
+			return domain.Span{}, err
+		}
+		return domain.DayBounds(d, loc), nil
+	}
+	return domain.Span{}, fmt.Errorf("%w: date needs hotelId or venueId", domain.ErrInvalid)
 }

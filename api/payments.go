@@ -77,7 +77,7 @@ func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
 	return worker.Deliverer{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue}.Deliver(ctx, ev)
 }
 
-// bookingPayments shows finance a booking's money: what it was paid and owes back, every
+// bookingPayments shows staff (a front desk its own sites') a booking's money: what it was paid and owes back, every
 // payment the provider reported for it, and every refund attempt.
 func (s *Server) bookingPayments(c echo.Context) error {
 	b, err := s.staffBooking(c, domain.Principal.CanReadAt)

@@ -151,6 +151,13 @@ func (v *Verifier) Verify(ctx context.Context, token string) (domain.Principal, 
 	if _, err := v.parser.ParseWithClaims(token, &claims, v.keyFunc(ctx)); err != nil {
 		return domain.Principal{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}
+	return claims.Principal()
+}
+
+// Principal is the principal the claims name, whichever token carried them (an API bearer
+// token, or the ID token the staff console's sign-in receives). Roles bookflow does not know
+// are ignored.
+func (claims Claims) Principal() (domain.Principal, error) {
 	if err := domain.ValidateTokenSubject("sub", claims.Subject); err != nil {
 		return domain.Principal{}, fmt.Errorf("%w: %w", ErrUnauthenticated, err)
 	}

@@ -37,6 +37,10 @@ type BookingFilter struct {
 	HotelIDs []string
 	VenueIDs []string
 	Status   domain.Status // only this status, when set
+	// Meeting, when set, keeps the bookings whose units meet this span: a venue order with a
+	// line within it, a stay that arrives, stays or leaves within it (a stay's span is its dates
+	// at midnight, UTC-naive, as its units are stored).
+	Meeting *domain.Span
 	// After continues a list: only bookings older than this position.
 	After *ListPosition
 	Limit int
@@ -68,6 +72,11 @@ func (s *Store) ListBookings(ctx context.Context, f BookingFilter) ([]domain.Boo
 	}
 	if f.Status != "" {
 		where = append(where, "b.status = "+arg(f.Status))
+	}
+	if f.Meeting != nil {
+		start, end := arg(f.Meeting.Start), arg(f.Meeting.End)
+		where = append(where, fmt.Sprintf(`((b.unit_from < %[2]s AND b.unit_to >= %[1]s) OR EXISTS (
+			SELECT 1 FROM booking_lines l WHERE l.booking_id = b.id AND l.unit_from < %[2]s AND l.unit_to > %[1]s))`, start, end))
 	}
 	if f.After != nil {
 		where = append(where, fmt.Sprintf("(b.created_at, b.id) < (%s, %s)", arg(f.After.CreatedAt), arg(f.After.ID)))

@@ -27,6 +27,7 @@ import (
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/cache"
+	"github.com/bookflow/bookflow/console"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/worker"
@@ -152,6 +153,12 @@ type SystemOptions struct {
 	// ReserveAsActivity runs reservations as activities (RESERVE_LOCAL_ACTIVITY=false); by
 	// default they run as local activities, as in production.
 	ReserveAsActivity bool
+	// Console serves the staff console beside the API, with the development sign-in unless
+	// ConsoleOIDC names an identity provider to sign in with instead.
+	Console     bool
+	ConsoleOIDC *console.OIDCConfig
+	// Now is the API's clock (time.Now when nil).
+	Now func() time.Time
 	// Logger, when set, gets every line the API and the system's worker log at its level,
 	// through a Temporal client of the system's own; otherwise only warnings reach stderr.
 	Logger *slog.Logger
@@ -259,9 +266,13 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter,
 		SupplierTellFor: opts.SupplierTellFor, Cache: s.Cache,
-		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true})
+		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now})
+	checked := CheckOpenAPI(t, e) // every exchange held to api/openapi.yaml, the console's too
+	if opts.Console {
+		s.mountConsole(t, e, checked, opts)
+	}
 	s.Routes = e.Routes()
-	srv := httptest.NewServer(CheckOpenAPI(t, e)) // every exchange held to api/openapi.yaml
+	srv := httptest.NewServer(checked)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s

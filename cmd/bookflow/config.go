@@ -66,6 +66,14 @@ type Config struct {
 	// MetricsAddr is where /metrics listens (METRICS_ADDR): empty or "none" for nowhere, which
 	// is the default but for dev (devMetricsAddr).
 	MetricsAddr string
+
+	// The staff console (console.Config): its public address (CONSOLE_URL), the client the
+	// identity provider knows it as (CONSOLE_OIDC_CLIENT_ID, CONSOLE_OIDC_CLIENT_SECRET), and
+	// whether its cookie may travel over plain HTTP (CONSOLE_INSECURE_COOKIE).
+	ConsoleURL            string
+	ConsoleClientID       string
+	ConsoleClientSecret   string
+	ConsoleInsecureCookie bool
 }
 
 // LoadConfig reads the environment; docs/configuration.md lists every variable.
@@ -94,6 +102,9 @@ func LoadConfig() (Config, error) {
 		SchedulePrefix:      os.Getenv("BOOKFLOW_SCHEDULE_PREFIX"),
 		RedisURL:            os.Getenv("REDIS_URL"),
 		MetricsAddr:         os.Getenv("METRICS_ADDR"),
+		ConsoleURL:          os.Getenv("CONSOLE_URL"),
+		ConsoleClientID:     os.Getenv("CONSOLE_OIDC_CLIENT_ID"),
+		ConsoleClientSecret: os.Getenv("CONSOLE_OIDC_CLIENT_SECRET"),
 	}
 	if c.PaymentProvider != "stripe" && c.PaymentProvider != "fake" {
 		return c, fmt.Errorf("PAYMENT_PROVIDER=%q: want stripe or fake", c.PaymentProvider)
@@ -145,6 +156,9 @@ func LoadConfig() (Config, error) {
 		c.TrustedProxies = append(c.TrustedProxies, ipNet)
 	}
 	if c.ReserveLocally, err = envBool("RESERVE_LOCAL_ACTIVITY", true); err != nil {
+		return c, err
+	}
+	if c.ConsoleInsecureCookie, err = envBool("CONSOLE_INSECURE_COOKIE", false); err != nil {
 		return c, err
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/cache"
+	"github.com/bookflow/bookflow/console"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/telemetry"
@@ -173,8 +175,39 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 	} else {
 		slog.Warn("no payment provider: POST /api/v1/bookings/{id}/payment will answer 503", "err", err)
 	}
-	srv := api.NewHTTPServer(cfg.HTTPAddr, api.New(d.store, d.temporal, apiCfg), api.DefaultTimeouts(api.DefaultWorkflowTimeout))
+	e := api.New(d.store, d.temporal, apiCfg)
+	if _, err := console.Mount(ctx, e, cfg.consoleConfig(e, d, local)); err != nil {
+		return err
+	}
+	srv := api.NewHTTPServer(cfg.HTTPAddr, e, api.DefaultTimeouts(api.DefaultWorkflowTimeout))
 	return serveUntil(ctx, srv, "API", "http://"+cfg.HTTPAddr)
+}
+
+// consoleConfig is the staff console's configuration: sign-in with the identity provider when
+// it has a client id, and dev's sign-in only while dev runs on its own public secrets.
+func (c Config) consoleConfig(apiHandler http.Handler, d *deps, local bool) console.Config {
+	cc := console.Config{API: apiHandler, Pool: d.store.Pool(), InsecureCookie: c.ConsoleInsecureCookie, Logger: slog.Default(),
+		DevSignIn: local && c.devSecretsOnly()}
+	if c.ConsoleClientID != "" {
+		cc.OIDC = &console.OIDCConfig{Issuer: c.AuthIssuer, ClientID: c.ConsoleClientID, ClientSecret: c.ConsoleClientSecret,
+			RedirectURL: strings.TrimSuffix(c.consoleURL(), "/") + console.Prefix + "/oidc/callback"}
+	}
+	return cc
+}
+
+// consoleURL is where browsers reach the console: CONSOLE_URL, or HTTP_ADDR's own address.
+func (c Config) consoleURL() string {
+	if c.ConsoleURL != "" {
+		return c.ConsoleURL
+	}
+	return "http://" + c.HTTPAddr
+}
+
+// devSecretsOnly reports whether no real secret is configured: tokens signed with dev's public
+// secret, no identity provider, no payment provider key. Only then may anyone sign in to the
+// console without a password.
+func (c Config) devSecretsOnly() bool {
+	return c.AuthJWTSecret == devJWTSecret && c.AuthJWKSURL == "" && c.StripeAPIKey == "" && c.ConsoleClientID == ""
 }
 
 // serveUntil serves srv until ctx ends, then lets the requests in flight finish (10 s at most).

@@ -1,0 +1,115 @@
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// What a session holds.
+const (
+	keyPrincipal = "principal" // the signed-in person, as JSON
+	keyCSRF      = "csrf"      // the token every form carries
+	keyLanguage  = "lang"      // the language picked, when one was
+	keyFlash     = "flash"     // a message for the next page, after a redirect
+	keyOIDC      = "oidc"      // a sign-in under way: state, nonce, PKCE verifier, as JSON
+)
+
+// handler is a page for a signed-in person.
+type handler func(r *request) error
+
+// request is one page request of a signed-in person.
+type request struct {
+	echo.Context
+	c    *Console
+	who  domain.Principal
+	text catalogue
+	csrf string
+}
+
+// ctx is the request's context.
+func (r *request) ctx() context.Context { return r.Request().Context() }
+
+// signedIn serves h to a signed-in person holding one of roles. Nobody signed in is sent to the
+// sign-in page (and back here afterwards); someone without the roles gets the 403 page.
+func (c *Console) signedIn(h handler, roles []domain.Role) echo.HandlerFunc {
+	return func(ec echo.Context) error {
+		p, ok := c.principal(ec.Request().Context())
+		if !ok {
+			next := ec.Request().URL.RequestURI()
+			if ec.Request().Method != http.MethodGet {
+				next = Prefix + "/"
+			}
+			return ec.Redirect(http.StatusSeeOther, Prefix+"/sign-in?next="+url.QueryEscape(next))
+		}
+		r := &request{Context: ec, c: c, who: p, text: c.language(ec), csrf: c.csrfToken(ec.Request().Context())}
+		if !p.Has(roles...) {
+			return c.renderError(r, http.StatusForbidden, r.text.T("error.role"))
+		}
+		return h(r)
+	}
+}
+
+// principal is who is signed in to the session, if anyone.
+func (c *Console) principal(ctx context.Context) (domain.Principal, bool) {
+	raw := c.sessions.GetString(ctx, keyPrincipal)
+	if raw == "" {
+		return domain.Principal{}, false
+	}
+	var p domain.Principal
+	if json.Unmarshal([]byte(raw), &p) != nil || p.Subject == "" {
+		return domain.Principal{}, false
+	}
+	return p, true
+}
+
+// signIn makes p the session's person, under a new session token (one fixed before sign-in is
+// worthless after it) and a new CSRF token.
+func (c *Console) signIn(ctx context.Context, p domain.Principal) error {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := c.sessions.RenewToken(ctx); err != nil {
+		return err
+	}
+	c.sessions.Remove(ctx, keyOIDC)
+	c.sessions.Put(ctx, keyPrincipal, string(raw))
+	c.sessions.Put(ctx, keyCSRF, newToken())
+	return nil
+}
+
+// signOut ends the session: its row is deleted, so its cookie opens nothing any more.
+func (c *Console) signOut(ec echo.Context) error {
+	if err := c.sessions.Destroy(ec.Request().Context()); err != nil {
+		return err
+	}
+	return ec.Redirect(http.StatusSeeOther, Prefix+"/sign-in?signedOut=1")
+}
+
+// flash keeps msg for the next page the person sees.
+func (r *request) flash(msg string) { r.c.sessions.Put(r.ctx(), keyFlash, msg) }
+
+// newToken is 32 random bytes, URL-safe.
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// safeNext is where to go after sign-in: a console path, never another site.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.IsAbs() || u.Host != "" || len(u.Path) < len(Prefix) || u.Path[:len(Prefix)] != Prefix ||
+		(len(next) > 1 && (next[1] == '/' || next[1] == '\\')) {
+		return Prefix + "/"
+	}
+	return u.RequestURI()
+}
