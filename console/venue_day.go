@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/bookflow/bookflow/db"
@@ -26,7 +27,9 @@ type gridRow struct {
 	Cells                  []gridCell
 }
 
-// gridCell is one slot of a resource, or an empty stretch where it has none.
+// gridCell is one slot of a resource, or an empty stretch where it has none. Its words and
+// times are set once in Go (label), not worked out by the template cell by cell: a busy day
+// has hundreds of cells.
 type gridCell struct {
 	Span         int // how many columns it covers
 	Slot         bool
@@ -36,12 +39,18 @@ type gridCell struct {
 	Capacity     int
 	PlacesLeft   int
 	Bookings     []cellBooking
+	// What the template shows: the state's name, the slot's local times, the places left of a
+	// class, and whether a walk-in can still be booked into it.
+	Label, Clock, Times, Places string
+	StartAt, EndAt              string // RFC 3339, for the forms and links
+	Bookable                    bool
 }
 
 type cellBooking struct {
 	ID, Customer string
 	Status       domain.Status
 	Quantity     int
+	Label        string // the status's name and the guest
 }
 
 // venueDay shows a venue's day as a grid of resources by slot, in the venue's time zone: what is
@@ -84,6 +93,7 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary) (venueDayView, e
 	}
 	v := layoutGrid(slots.Slots, bookings, zone)
 	v.Site, v.Zone, v.Date, v.Prev, v.Next, v.Today = site, zone, date, date.AddDays(-1), date.AddDays(1), date == today
+	v.label(r.text)
 	v.Desk = r.who.CanBookVenue(site.ID)
 	v.WalkInKey = newToken()
 	return v, nil
@@ -159,6 +169,33 @@ func layoutGrid(slots []db.Slot, bookings []domain.Booking, zone *time.Location)
 		}
 	}
 	return v
+}
+
+// label sets the words and times of every cell in the catalogue's language.
+func (v *venueDayView) label(text catalogue) {
+	for i := range v.Rows {
+		quota := v.Rows[i].Kind == string(domain.KindQuotaSlot)
+		for j := range v.Rows[i].Cells {
+			c := &v.Rows[i].Cells[j]
+			if !c.Slot {
+				continue
+			}
+			c.Label, c.Clock = text.T("cell."+c.State), c.Start.In(v.Zone).Format("15:04")
+			c.Times = c.Clock + "–" + c.End.In(v.Zone).Format("15:04")
+			c.StartAt, c.EndAt = c.Start.Format(time.RFC3339), c.End.Format(time.RFC3339)
+			if quota {
+				c.Places = text.T("cell.places", c.PlacesLeft, c.Capacity)
+			}
+			c.Bookable = c.State != "closed" && (c.State == "free" || quota && c.PlacesLeft > 0)
+			for k := range c.Bookings {
+				bk := &c.Bookings[k]
+				bk.Label = text.T("status."+string(bk.Status)) + ": " + bk.Customer
+				if bk.Quantity > 1 {
+					bk.Label += " ×" + strconv.Itoa(bk.Quantity)
+				}
+			}
+		}
+	}
 }
 
 func (r gridRow) width() int {
