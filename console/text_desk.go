@@ -54,7 +54,7 @@ var deskText = texts{
 		"walkin.noSlot": "请在当天的时段表中选择一个时段。", "walkin.quantity": "请填写不小于 1 的整数。",
 		"walkin.booked": "已预订：%s。请在下方收款。",
 
-		"hotel.title": "%s · %s", "hotel.arrivals": "今日到店", "hotel.staying": "在住", "hotel.departing": "今日离店",
+		"hotel.title": "%s · %s", "hotel.arrivals": "到店", "hotel.staying": "在住", "hotel.departing": "离店",
 		"hotel.walkIn": "现场预订", "hotel.roomType": "房型", "hotel.checkIn": "入住日期",
 		"hotel.nights": "晚数", "hotel.rooms": "房间数", "hotel.stay": "住宿", "hotel.none": "无。",
 
