@@ -182,3 +182,38 @@ func TestConsoleOtherVenuesDeskIsRefused(t *testing.T) {
 	got := deskOne.Do(t, http.MethodGet, "/api/v1/staff/bookings/"+id, nil, nil)
 	assert.Equal(t, "HOLD", got.Body["status"])
 }
+
+// TestConsoleErrorPagesSayWhatHappened: a booking that does not exist is the 404 page; an
+// action on a booking that changed since its page was drawn is the conflict page, which says
+// how the booking stands now, and writes nothing.
+func TestConsoleErrorPagesSayWhatHappened(t *testing.T) {
+	t.Parallel()
+	s := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	day, loc := openMorningVenue(t, s, "v-err")
+	desk := s.As(t, domain.Principal{Subject: "desk-err", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-err"}})
+	start := day.At(11, loc)
+	res := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-err/bookings", map[string]string{"Idempotency-Key": "e-1"},
+		map[string]any{"phone": "+36301113333", "lines": []map[string]any{{"resourceId": "court-1", "start": start,
+			"end": start.Add(time.Hour), "quantity": 1}}})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+
+	b := testsuite.NewBrowser(t, "errors")
+	b.DevSignIn(s, "desk-err", "front_desk", "venue:v-err")
+	missing, err := chromedp.Run(b.Ctx, chromedp.NavigateResponse(s.ConsoleURL()+"/bookings/booking-aaaaaaaaaaaaaaaaaaaaaaaaaa"))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusNotFound, int(missing.Status))
+	b.Screenshot("not-found")
+
+	b.Visit(s.ConsoleURL() + "/bookings/" + id)
+	require.Equal(t, "HOLD", b.Attr("#booking-status", "data-status"))
+	// A colleague cancels it meanwhile; this page still offers to take the money.
+	cancel := desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
+	require.Equal(t, http.StatusOK, cancel.Status, cancel.Raw)
+	b.Submit("#take-payment")
+	b.Screenshot("conflict")
+	assert.Contains(t, b.Text("main"), "Cancelled")
+	var payments int
+	require.NoError(t, s.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM payments WHERE booking_id = $1`, id).Scan(&payments))
+	assert.Zero(t, payments)
+}
