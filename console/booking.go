@@ -39,6 +39,7 @@ type bookingPageView struct {
 	Changes  []db.BookingChange
 	Actions  []db.AuditEntry // staff actions, for finance and admins
 	Desk     bool            // the person may act on it as its desk
+	Refund   bool            // the person may refund it: its desk, finance, an admin
 	Site     string          // /console/<kind>s/<id>/day
 	Key      string          // the idempotency key of this page's money forms
 	Methods  []string
@@ -73,6 +74,7 @@ func (c *Console) bookingPage(r *request) error {
 	}
 	v.Zone, v.Payments, v.Refunds, v.Changes, v.Actions = zone, money.Payments, money.Refunds, history.Changes, history.StaffActions
 	v.Desk = r.who.CanBookAt(v.B.Booking)
+	v.Refund = v.Desk || r.who.Has(domain.RoleFinance, domain.RoleAdmin)
 	v.Site = Prefix + "/hotels/" + seg(v.B.HotelID) + "/day"
 	if v.B.VenueID != "" {
 		v.Site = Prefix + "/venues/" + seg(v.B.VenueID) + "/day"
