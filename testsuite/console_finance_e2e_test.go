@@ -243,3 +243,54 @@ func TestConsoleFinanceStuckRefundsAreRetriedAndResolved(t *testing.T) {
 	assert.Contains(t, b.Text("#webhooks"), "evt_bad_"+sys.ID)
 	checkInvariants(t, sys)
 }
+
+// TestConsoleFinanceRecordsARefundMadeByHand: a guest pays a confirmed booking twice; the
+// provider declines giving the second payment back, so finance pays it back by bank transfer
+// and records that in the console. The refund shows on the hotel's daily report with its
+// reference and finance's name; a second refund past what is left of the payment is the API's
+// conflict, and records nothing.
+func TestConsoleFinanceRecordsARefundMadeByHand(t *testing.T) {
+	t.Parallel()
+	provider := decliningProvider()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider, Console: true})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-hand", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-hand", "k1", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_1_"+sys.ID, "pi_1_"+sys.ID)
+	twice := "pi_2_" + sys.ID
+	res := sys.Webhook(t, testsuite.PaymentEvent("evt_2_"+sys.ID, twice, id, 4321, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	require.Eventually(t, func() bool { return stuckState(t, sys, id) }, 60*time.Second, 200*time.Millisecond,
+		"the second payment's refund is stuck")
+
+	b := testsuite.NewBrowser(t, "finance")
+	b.DevSignIn(sys, "fin-1", "finance", "")
+	b.Visit(sys.ConsoleURL() + "/finance")
+	b.Submit("#finance-manual")
+	fill := func() {
+		b.Do(chromedp.SetValue(chromedp.ID("payment"), twice), chromedp.SetValue(chromedp.ID("amount"), "43.21"),
+			chromedp.SetValue(chromedp.ID("currency"), "eur"), chromedp.SetValue(chromedp.ID("method"), "bank_transfer"),
+			chromedp.SetValue(chromedp.ID("reference"), "TRF-77"), chromedp.SetValue(chromedp.ID("reason"), "paid twice"))
+	}
+	fill()
+	b.Screenshot("manual-refund")
+	b.Submit("#manual-submit")
+	b.Screenshot("manual-refund-recorded")
+	assert.Contains(t, b.Text(".flash"), "EUR 43.21")
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1 AND status = 'succeeded'
+		AND amount = 4321 AND method = 'bank_transfer' AND reference = 'TRF-77' AND recorded_by = 'fin-1'`, twice))
+
+	// Past what is left of the payment: the API's conflict, shown as the error page.
+	fill()
+	b.Submit("#manual-submit")
+	b.Screenshot("manual-refund-too-much")
+	assert.Equal(t, "It changed meanwhile", b.Text("h1"))
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = $1 AND status = 'succeeded'`, twice))
+
+	b.Visit(sys.ConsoleURL() + "/finance/report?site=hotel:h-hand")
+	b.Screenshot("report-with-manual-refund")
+	refunds := b.Text("#refunds + table")
+	assert.Contains(t, refunds, "TRF-77")
+	assert.Contains(t, refunds, "fin-1")
+	assert.Contains(t, refunds, "EUR -43.21")
+}
