@@ -16,6 +16,7 @@ func (c *Console) financeRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodGet, "/finance", c.financeHome, money)
 	page(http.MethodGet, "/finance/report", c.financeReport, money)
 	page(http.MethodGet, "/finance/report.csv", c.financeReportCSV, money)
+	page(http.MethodGet, "/finance/bookings/:id", c.financeBookingMoney, money)
 	page(http.MethodGet, "/finance/stuck", c.financeStuck, money)
 	page(http.MethodPost, "/finance/stuck/:id/retry", c.financeStuckAction("retry"), money)
 	page(http.MethodPost, "/finance/stuck/:id/resolve", c.financeStuckAction("resolve"), money)

@@ -54,7 +54,7 @@ func TestFinancePagesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"finance", "finance_report", "finance_stuck", "finance_webhooks", "finance_refunds"} {
+	for _, name := range []string{"finance", "finance_report", "finance_stuck", "finance_webhooks", "finance_refunds", "finance_money"} {
 		if p.byName[name] == nil {
 			t.Errorf("no page %s", name)
 		}

@@ -265,8 +265,16 @@ func TestConsoleFinanceRecordsARefundMadeByHand(t *testing.T) {
 
 	b := testsuite.NewBrowser(t, "finance")
 	b.DevSignIn(sys, "fin-1", "finance", "")
-	b.Visit(sys.ConsoleURL() + "/finance")
-	b.Submit("#finance-manual")
+	// The booking's money: both payments, and the refund the provider declined.
+	b.Visit(sys.ConsoleURL() + "/finance/bookings/" + id)
+	b.Screenshot("booking-money")
+	assert.Contains(t, b.Text("#money-payments"), twice)
+	assert.Contains(t, b.Text("#money-payments"), "EUR 43.21")
+	assert.Contains(t, b.Text("#money-refunds"), "declined")
+	b.Submit(`a[href="/console/finance/manual-refunds?payment=` + twice + `"]`)
+	payment, err := chromedp.Run(b.Ctx, chromedp.Value(chromedp.ID("payment")))
+	require.NoError(t, err)
+	assert.Equal(t, twice, payment, "the form names the payment it was opened for")
 	fill := func() {
 		b.Do(chromedp.SetValue(chromedp.ID("payment"), twice), chromedp.SetValue(chromedp.ID("amount"), "43.21"),
 			chromedp.SetValue(chromedp.ID("currency"), "eur"), chromedp.SetValue(chromedp.ID("method"), "bank_transfer"),
