@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -199,10 +200,14 @@ func TestConsoleFinanceStuckRefundsAreRetriedAndResolved(t *testing.T) {
 		listed, _ := res.Body["bookings"].([]any)
 		return len(listed) == 2
 	}, 60*time.Second, 200*time.Millisecond, "both bookings are PAYMENT_STUCK")
-	bad := payments.EventPayload("evt_bad_"+sys.ID, "payment_intent.succeeded",
-		payments.PaymentIntentObject("pi_bad_"+sys.ID, "", 999, "EUR"), time.Now())
-	res := sys.Webhook(t, bad, time.Now())
-	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	// 51 events without a booking, oldest first: one more than the webhooks page shows at once.
+	var res testsuite.Response
+	for i := range 51 {
+		bad := payments.EventPayload(fmt.Sprintf("evt_bad_%02d_%s", i, sys.ID), "payment_intent.succeeded",
+			payments.PaymentIntentObject(fmt.Sprintf("pi_bad_%02d_%s", i, sys.ID), "", 999, "EUR"), time.Now())
+		res = sys.Webhook(t, bad, time.Now())
+		require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	}
 
 	b := testsuite.NewBrowser(t, "finance")
 	b.DevSignIn(sys, "fin-1", "finance", "")
@@ -240,7 +245,15 @@ func TestConsoleFinanceStuckRefundsAreRetriedAndResolved(t *testing.T) {
 
 	b.Visit(sys.ConsoleURL() + "/finance/webhooks")
 	b.Screenshot("unprocessable-webhooks")
-	assert.Contains(t, b.Text("#webhooks"), "evt_bad_"+sys.ID)
+	first := b.Text("#webhooks")
+	assert.Contains(t, first, "evt_bad_50_"+sys.ID, "the newest first")
+	assert.Contains(t, first, "evt_bad_01_"+sys.ID)
+	assert.NotContains(t, first, "evt_bad_00_"+sys.ID, "the oldest is on the next page")
+	b.Submit("#webhooks-older")
+	b.Screenshot("unprocessable-webhooks-older")
+	older := b.Text("#webhooks")
+	assert.Contains(t, older, "evt_bad_00_"+sys.ID)
+	assert.NotContains(t, older, "evt_bad_01_"+sys.ID)
 	checkInvariants(t, sys)
 }
 
