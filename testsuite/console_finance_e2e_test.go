@@ -173,6 +173,15 @@ func TestConsoleFinanceDailyReportAddsUpToThePaymentsMade(t *testing.T) {
 	b.Screenshot("daily-report-day-before")
 	assert.Contains(t, b.Location(), "date="+today.AddDays(-1).String())
 	assert.Contains(t, b.Text("main"), "No money moved this day.")
+
+	// In Simplified Chinese, back on the day the money moved.
+	b.Visit(sys.ConsoleURL() + "/finance/report?site=venue:v-fin&date=" + today.String())
+	b.Do(chromedp.SetValue(chromedp.ID("lang"), "zh-Hans"))
+	b.Submit(`form[action="/console/language"] button`)
+	b.Screenshot("daily-report-zh")
+	assert.Contains(t, b.Text("h1"), "日报")
+	assert.Contains(t, b.Text("#report-totals"), "刷卡终端")
+	assert.Contains(t, b.Location(), "date="+today.String(), "the language changes, the page stays")
 }
 
 // TestConsoleFinanceStuckRefundsAreRetriedAndResolved: two paid bookings are cancelled while the
