@@ -208,7 +208,7 @@ func TestConsoleFinanceStuckRefundsAreRetriedAndResolved(t *testing.T) {
 		res := finance.Do(t, http.MethodGet, "/api/v1/staff/bookings/stuck", nil, nil)
 		listed, _ := res.Body["bookings"].([]any)
 		return len(listed) == 2
-	}, 60*time.Second, 200*time.Millisecond, "both bookings are PAYMENT_STUCK")
+	}, 120*time.Second, 200*time.Millisecond, "both bookings are PAYMENT_STUCK")
 	// 51 events without a booking, oldest first: one more than the webhooks page shows at once.
 	var res testsuite.Response
 	for i := range 51 {
@@ -282,7 +282,7 @@ func TestConsoleFinanceRecordsARefundMadeByHand(t *testing.T) {
 	twice := "pi_2_" + sys.ID
 	res := sys.Webhook(t, testsuite.PaymentEvent("evt_2_"+sys.ID, twice, id, 4321, "EUR"), time.Now())
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
-	require.Eventually(t, func() bool { return stuckState(t, sys, id) }, 60*time.Second, 200*time.Millisecond,
+	require.Eventually(t, func() bool { return stuckState(t, sys, id) }, 120*time.Second, 200*time.Millisecond,
 		"the second payment's refund is stuck")
 
 	b := testsuite.NewBrowser(t, "finance")
