@@ -112,17 +112,20 @@ func TestConsoleFinanceDailyReportAddsUpToThePaymentsMade(t *testing.T) {
 	b.Submit(`a[href="/console/finance/report?site=venue:v-fin"]`)
 	b.Screenshot("daily-report")
 	today := domain.DateOf(started, loc)
-	if domain.DateOf(finished, loc) == today {
+	// What the page shows is checked when the money all moved on one Shanghai day (the CSV is
+	// checked for every day it moved on).
+	oneDay := domain.DateOf(finished, loc) == today
+	main := b.Text("main")
+	if oneDay {
 		date, err := chromedp.Run(b.Ctx, chromedp.Value(chromedp.ID("date")))
 		require.NoError(t, err)
 		assert.Equal(t, today.String(), date, "the report opens on today in the venue's time zone")
+		for _, id := range []string{twoHours, transfer, onlineID} {
+			assert.Contains(t, main, id, "every booking that moved money has its line")
+		}
+		assert.Contains(t, b.Text("#report-totals"), "Card terminal")
+		assert.Contains(t, main, "desk-"+sys.ID, "who took the desk's money")
 	}
-	main := b.Text("main")
-	for _, id := range []string{twoHours, transfer, onlineID} {
-		assert.Contains(t, main, id, "every booking that moved money has its line")
-	}
-	assert.Contains(t, b.Text("#report-totals"), "Card terminal")
-	assert.Contains(t, main, "desk-"+sys.ID, "who took the desk's money")
 
 	// The CSV, for each day the money was moved on (two if the test ran over Shanghai's midnight).
 	paid := map[string]int64{}
@@ -163,7 +166,7 @@ func TestConsoleFinanceDailyReportAddsUpToThePaymentsMade(t *testing.T) {
 		"the CSV's payments are the payments made, by method, to the cent")
 	assert.Equal(t, int64(-555), refunded, "and its refunds the refund given")
 	require.False(t, firstAt.IsZero())
-	if domain.DateOf(finished, loc) == today {
+	if oneDay {
 		assert.Contains(t, main, firstAt.In(loc).Format("2006-01-02 15:04"), "the page shows the lines at Shanghai's time")
 	}
 
@@ -180,7 +183,9 @@ func TestConsoleFinanceDailyReportAddsUpToThePaymentsMade(t *testing.T) {
 	b.Submit(`form[action="/console/language"] button`)
 	b.Screenshot("daily-report-zh")
 	assert.Contains(t, b.Text("h1"), "日报")
-	assert.Contains(t, b.Text("#report-totals"), "刷卡终端")
+	if oneDay {
+		assert.Contains(t, b.Text("#report-totals"), "刷卡终端")
+	}
 	assert.Contains(t, b.Location(), "date="+today.String(), "the language changes, the page stays")
 }
 
