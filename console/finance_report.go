@@ -72,13 +72,6 @@ func splitItems(items []db.ReportItem) (payments, refunds []db.ReportItem) {
 	return payments, refunds
 }
 
-func siteName(s db.SiteSummary) string {
-	if s.Name != "" {
-		return s.Name
-	}
-	return s.ID
-}
-
 // financeReportCSV serves the API's CSV of a site's day as a download.
 func (c *Console) financeReportCSV(r *request) error {
 	site, err := r.siteParam()
