@@ -42,7 +42,7 @@ func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSumma
 	if err != nil {
 		return nil, err
 	}
-	var sites []SiteSummary
+	sites := []SiteSummary{} // none is an empty list, never null
 	var site SiteSummary
 	var code, name, kind, unit, sport *string
 	var capacity *int
