@@ -42,7 +42,7 @@ func (c *Console) adminVenue(r *request) error {
 		today = r.c.cfg.Now().In(loc).Format(time.DateOnly)
 	}
 	return r.render(http.StatusOK, "admin_venue", r.text.T("admin.venueTitle", site.ID), adminVenueView{Site: site, Venue: v,
-		Kinds: []domain.ResourceKind{domain.KindExclusiveSlot, domain.KindQuotaSlot, domain.KindEquipment},
+		Kinds:    []domain.ResourceKind{domain.KindExclusiveSlot, domain.KindQuotaSlot, domain.KindEquipment},
 		Weekdays: []int{1, 2, 3, 4, 5, 6, 7}, Today: today})
 }
 
