@@ -25,6 +25,11 @@ type adminVenueView struct {
 	Kinds    []domain.ResourceKind
 	Weekdays []int
 	Today    string // the venue's local date, where a schedule form starts
+	// Date is the local date whose units the page shows (?date, or today), Slots those units by
+	// resource id, in Loc.
+	Date  string
+	Slots map[string][]db.Slot
+	Loc   *time.Location
 }
 
 func (c *Console) adminVenue(r *request) error {
@@ -37,13 +42,27 @@ func (c *Console) adminVenue(r *request) error {
 	if err := r.c.api.call(r.ctx(), r.who, http.MethodGet, "/admin/venues/"+seg(id), nil, "", &v); err != nil {
 		return r.fail(err)
 	}
-	today := r.c.cfg.Now().UTC().Format(time.DateOnly)
-	if loc, err := time.LoadLocation(site.TimeZone); err == nil {
-		today = r.c.cfg.Now().In(loc).Format(time.DateOnly)
+	loc, err := time.LoadLocation(site.TimeZone)
+	if err != nil {
+		loc = time.UTC
 	}
-	return r.render(http.StatusOK, "admin_venue", r.text.T("admin.venueTitle", site.ID), adminVenueView{Site: site, Venue: v,
+	view := adminVenueView{Site: site, Venue: v, Loc: loc, Slots: map[string][]db.Slot{},
 		Kinds:    []domain.ResourceKind{domain.KindExclusiveSlot, domain.KindQuotaSlot, domain.KindEquipment},
-		Weekdays: []int{1, 2, 3, 4, 5, 6, 7}, Today: today})
+		Weekdays: []int{1, 2, 3, 4, 5, 6, 7}, Today: domain.DateOf(r.c.cfg.Now(), loc).String()}
+	view.Date = view.Today
+	if d, err := domain.ParseDate(r.QueryParam("date")); err == nil {
+		view.Date = d.String()
+	}
+	var slots struct {
+		Slots []db.Slot `json:"slots"`
+	}
+	if err := r.c.api.call(r.ctx(), r.who, http.MethodGet, q("/venues/"+seg(id)+"/slots", "date", view.Date), nil, "", &slots); err != nil {
+		return r.fail(err)
+	}
+	for _, sl := range slots.Slots {
+		view.Slots[sl.ResourceID] = append(view.Slots[sl.ResourceID], sl)
+	}
+	return r.render(http.StatusOK, "admin_venue", r.text.T("admin.venueTitle", site.ID), view)
 }
 
 // adminVenueTerms updates a venue's name and terms (the time zone only while it has no
@@ -116,5 +135,6 @@ func (c *Console) adminSchedule(r *request) error {
 	}
 	r.flash(r.text.T("admin.scheduleApplied", resourceID, res.Units, res.Created, res.Removed, res.KeptSold,
 		res.KeptClosed, res.Skipped))
-	return r.Redirect(http.StatusSeeOther, Prefix+"/admin/venues/"+seg(venueID)+"#resource-"+resourceID)
+	// Open on the schedule's first day, whose units it just laid out.
+	return r.Redirect(http.StatusSeeOther, q(Prefix+"/admin/venues/"+seg(venueID), "date", r.FormValue("from"))+"#resource-"+resourceID)
 }

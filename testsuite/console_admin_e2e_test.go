@@ -74,6 +74,9 @@ func TestConsoleAdminBuildsAVenueAndAHotel(t *testing.T) {
 		"sched-currency-court-1", "CNY")
 	b.Submit("#apply-schedule-court-1")
 	assert.Contains(t, b.Text(".flash"), "Schedule of court-1 applied: 6 units laid out, 6 created, 0 removed")
+	units1 := b.Text("#units-court-1")
+	assert.Contains(t, units1, "09:00–10:00", "the page opens on the schedule's first day, in the venue's time")
+	assert.Contains(t, units1, "CNY 80.50")
 	b.Screenshot("schedule-applied")
 	units := func() (n int, first time.Time, rates []int64) {
 		rows, err := s.DB.Pool.Query(ctx, `SELECT i.unit_start, i.rate FROM inventory i JOIN resources r ON r.id = i.resource_id
@@ -99,6 +102,16 @@ func TestConsoleAdminBuildsAVenueAndAHotel(t *testing.T) {
 	for _, r := range rates {
 		assert.EqualValues(t, 8050, r, "80.50 CNY typed is 8050 fen")
 	}
+
+	// A class's capacity is changed through its own form.
+	set(b, "new-resource-id", "lane-1", "new-resource-kind", "quota_slot", "new-resource-name", "Lane 1",
+		"new-resource-sport", "swim", "new-resource-capacity", "6")
+	b.Submit("#add-resource")
+	set(b, "res-capacity-lane-1", "8")
+	b.Submit("#save-resource-lane-1")
+	assert.Contains(t, b.Text(".flash"), "Resource lane-1 saved: quota_slot, capacity 8")
+	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT capacity FROM resources WHERE venue_id = 'riverside' AND code = 'lane-1'`).Scan(&capacity))
+	assert.Equal(t, 8, capacity)
 
 	// Refused by the API: the error page gives its message, and nothing is written.
 	set(b, "sched-from-court-1", day(5), "sched-to-court-1", day(6), "sched-opens-court-1", "18:00",
@@ -181,6 +194,14 @@ func TestConsoleAdminBuildsAVenueAndAHotel(t *testing.T) {
 	assert.Contains(t, sites, "Court 1 (court-1)")
 	assert.Contains(t, sites, "harbour")
 	b.Screenshot("sites")
+
+	// In Simplified Chinese.
+	b.Visit(s.ConsoleURL() + "/admin/venues/riverside")
+	b.Do(chromedp.SetValue(chromedp.ID("lang"), "zh-Hans"))
+	b.Submit(`form[action="/console/language"] button`)
+	assert.Equal(t, "场馆 riverside: Riverside Courts", b.Text("h1"))
+	assert.Contains(t, b.Text("#terms-heading"), "名称与条款")
+	b.Screenshot("venue-zh")
 }
 
 // The admin pages are admins' only: a front desk gets the console's 403 page.
