@@ -112,6 +112,9 @@ func TestConsoleAdminBuildsAVenueAndAHotel(t *testing.T) {
 	assert.Contains(t, b.Text(".flash"), "Resource lane-1 saved: quota_slot, capacity 8")
 	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT capacity FROM resources WHERE venue_id = 'riverside' AND code = 'lane-1'`).Scan(&capacity))
 	assert.Equal(t, 8, capacity)
+	shownCapacity, err := chromedp.Run(b.Ctx, chromedp.Value(chromedp.ID("res-capacity-lane-1")))
+	require.NoError(t, err)
+	assert.Equal(t, "8", shownCapacity, "the form shows the capacity stored")
 
 	// Refused by the API: the error page gives its message, and nothing is written.
 	set(b, "sched-from-court-1", day(5), "sched-to-court-1", day(6), "sched-opens-court-1", "18:00",
