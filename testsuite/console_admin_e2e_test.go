@@ -134,6 +134,14 @@ func TestConsoleAdminBuildsAVenueAndAHotel(t *testing.T) {
 	require.NoError(t, err)
 	night := func(n int) string { return time.Now().In(lisbon).AddDate(0, 0, n).Format(time.DateOnly) }
 	b.Visit(s.ConsoleURL() + "/admin")
+	set(b, "hotel-id", "harbour", "hotel-zone", "Mars/Olympus", "hotel-room", "double", "hotel-from", night(1),
+		"hotel-to", night(8), "hotel-total", "5")
+	b.Submit("#create-hotel")
+	assert.Contains(t, b.Text(".error"), `timeZone "Mars/Olympus" is not an IANA time zone name`)
+	var hotels int
+	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM hotels WHERE id = 'harbour'`).Scan(&hotels))
+	assert.Zero(t, hotels, "a refused hotel is not made")
+	b.Visit(s.ConsoleURL() + "/admin")
 	set(b, "hotel-id", "harbour", "hotel-zone", "Europe/Lisbon", "hotel-room", "double", "hotel-from", night(1),
 		"hotel-to", night(8), "hotel-total", "5", "hotel-rate", "120.00", "hotel-currency", "EUR")
 	b.Screenshot("hotel-form")
