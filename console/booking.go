@@ -37,11 +37,11 @@ type bookingPageView struct {
 	Payments []db.PaymentRecord
 	Refunds  []db.RefundAttempt
 	Changes  []db.BookingChange
-	Actions  []db.AuditEntry // staff actions, for finance and admins
-	Desk     bool            // the person may act on it as its desk
-	Refund   bool            // the person may refund it: its desk, finance, an admin
-	Site     string          // /console/<kind>s/<id>/day
-	Key      string          // the idempotency key of this page's money forms
+	Actions  []db.AuditEntry   // staff actions, for finance and admins
+	Desk     bool              // the person may act on it as its desk
+	Refund   bool              // the person may refund it: its desk, finance, an admin
+	Site     string            // /console/<kind>s/<id>/day
+	Keys     map[string]string // each money form's idempotency key (formKey), by form, and "reverse:<paymentId>"
 	Methods  []string
 	Today    domain.Date
 }
@@ -79,7 +79,12 @@ func (c *Console) bookingPage(r *request) error {
 	if v.B.VenueID != "" {
 		v.Site = Prefix + "/venues/" + seg(v.B.VenueID) + "/day"
 	}
-	v.Key, v.Methods, v.Today = newToken(), domain.DeskMethods, domain.DateOf(c.cfg.Now(), zone)
+	v.Methods, v.Today = domain.DeskMethods, domain.DateOf(c.cfg.Now(), zone)
+	v.Keys = map[string]string{"pay": r.formKey("pay-", "pay:"+id), "refund": r.formKey("refund-", "refund:"+id),
+		"amend": r.formKey("amend-", "amend:"+id)}
+	for _, p := range v.Payments {
+		v.Keys["reverse:"+p.PaymentID] = r.formKey("reverse-", "reverse:"+id+":"+p.PaymentID)
+	}
 	return r.render(http.StatusOK, "booking", r.text.T("booking.title", v.B.CustomerID), v)
 }
 
@@ -103,7 +108,8 @@ func (c *Console) deskPayment(r *request) error {
 		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "method": r.FormValue("method"), "note": r.FormValue("note")}
-	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/desk-payments", body, r.FormValue("key"), nil); err != nil {
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/desk-payments", body, r.FormValue("key"), nil)
+	if r.settle("pay:"+id, err); err != nil {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.payment", formatMoney(amount, currency)))
@@ -120,7 +126,12 @@ func (c *Console) refund(r *request) error {
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "reason": r.FormValue("reason"),
 		"releaseUnits": r.FormValue("releaseUnits") == "on", "reverses": r.FormValue("reverses")}
-	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/refunds", body, r.FormValue("key"), nil); err != nil {
+	intent := "refund:" + id
+	if reverses := r.FormValue("reverses"); reverses != "" {
+		intent = "reverse:" + id + ":" + reverses
+	}
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/refunds", body, r.FormValue("key"), nil)
+	if r.settle(intent, err); err != nil {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.refund", formatMoney(amount, currency)))
@@ -168,7 +179,8 @@ func (c *Console) amend(r *request) error {
 			Difference int64  `json:"difference"`
 		} `json:"amendment"`
 	}
-	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/amendments", change, r.FormValue("key"), &out); err != nil {
+	err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/amendments", change, r.FormValue("key"), &out)
+	if r.settle("amend:"+id, err); err != nil {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.amend", out.Amendment.Status))

@@ -70,13 +70,14 @@ func (c *Console) venueWalkInForm(r *request) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	v := walkInView{VenueID: site.ID, ResourceID: r.QueryParam("resource"), Zone: zone, Key: newToken()}
+	v := walkInView{VenueID: site.ID, ResourceID: r.QueryParam("resource"), Zone: zone}
 	if v.Start, err = time.Parse(time.RFC3339, r.QueryParam("start")); err != nil {
 		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")})
 	}
 	if v.End, err = time.Parse(time.RFC3339, r.QueryParam("end")); err != nil || !v.End.After(v.Start) {
 		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")})
 	}
+	v.Key = r.formKey("walk-in-", walkInIntent(site.ID, v.ResourceID, v.Start))
 	for _, res := range site.Resources {
 		if res.ID == v.ResourceID {
 			v.Quota = res.Kind == string(domain.KindQuotaSlot)
@@ -101,7 +102,8 @@ func (c *Console) venueWalkIn(r *request) error {
 	body := map[string]any{"phone": r.FormValue("phone"), "name": r.FormValue("name"),
 		"lines": []domain.OrderLine{{ResourceID: r.FormValue("resourceId"), Start: start, End: end, Quantity: qty}}}
 	var b domain.Booking
-	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/venues/"+seg(venue)+"/bookings", body, r.FormValue("key"), &b); err != nil {
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/venues/"+seg(venue)+"/bookings", body, r.FormValue("key"), &b)
+	if r.settle(walkInIntent(venue, r.FormValue("resourceId"), start), err); err != nil {
 		return r.fail(err)
 	}
 	r.flash(r.text.T("walkin.booked", b.ID))
@@ -119,4 +121,9 @@ func formQuantity(r *request, field string) (int, error) {
 		return 0, &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.quantity")}
 	}
 	return n, nil
+}
+
+// walkInIntent names a walk-in booking of a slot, for its form's key.
+func walkInIntent(venue, resource string, start time.Time) string {
+	return "walk-in:" + venue + ":" + resource + "@" + start.UTC().Format(time.RFC3339)
 }

@@ -28,7 +28,8 @@ func (c *Console) hotelDay(r *request) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	v := hotelDayView{Site: site, Today: domain.DateOf(c.cfg.Now(), zone), Desk: r.who.CanBook(site.ID), WalkInKey: newToken()}
+	v := hotelDayView{Site: site, Today: domain.DateOf(c.cfg.Now(), zone), Desk: r.who.CanBook(site.ID),
+		WalkInKey: r.formKey("walk-in-", "walk-in:"+site.ID)}
 	v.Date = v.Today
 	if d := r.QueryParam("date"); d != "" {
 		if v.Date, err = domain.ParseDate(d); err != nil {
@@ -72,7 +73,8 @@ func (c *Console) hotelWalkIn(r *request) error {
 	body := map[string]any{"hotelId": hotel, "roomTypeId": r.FormValue("roomTypeId"), "checkIn": checkIn,
 		"checkOut": checkIn.AddDays(nights), "quantity": qty, "phone": r.FormValue("phone"), "name": r.FormValue("name")}
 	var b domain.Booking
-	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings", body, r.FormValue("key"), &b); err != nil {
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings", body, r.FormValue("key"), &b)
+	if r.settle("walk-in:"+hotel, err); err != nil {
 		return r.fail(err)
 	}
 	r.flash(r.text.T("walkin.booked", b.ID))

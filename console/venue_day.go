@@ -18,8 +18,8 @@ type venueDayView struct {
 	Today            bool
 	Columns          []time.Time // the local start of each column
 	Rows             []gridRow
-	Desk             bool // the person may book, close and reopen here
-	WalkInKey        string
+	Desk             bool      // the person may book, close and reopen here
+	Now              time.Time // slots ended by now are not offered for a walk-in
 }
 
 type gridRow struct {
@@ -93,9 +93,9 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary) (venueDayView, e
 	}
 	v := layoutGrid(slots.Slots, bookings, zone)
 	v.Site, v.Zone, v.Date, v.Prev, v.Next, v.Today = site, zone, date, date.AddDays(-1), date.AddDays(1), date == today
+	v.Now = c.cfg.Now()
 	v.label(r.text)
 	v.Desk = r.who.CanBookVenue(site.ID)
-	v.WalkInKey = newToken()
 	return v, nil
 }
 
@@ -160,7 +160,7 @@ func layoutGrid(slots []db.Slot, bookings []domain.Booking, zone *time.Location)
 				cell.Bookings = append(cell.Bookings, h.booking)
 			}
 		}
-		cell.State = cellState(s.Open, cell.Bookings)
+		cell.State = cellState(s.Open, cell.Bookings, s.PlacesLeft)
 		row.Cells = append(row.Cells, cell)
 	}
 	for i := range v.Rows {
@@ -186,7 +186,8 @@ func (v *venueDayView) label(text catalogue) {
 			if quota {
 				c.Places = text.T("cell.places", c.PlacesLeft, c.Capacity)
 			}
-			c.Bookable = c.State != "closed" && (c.State == "free" || quota && c.PlacesLeft > 0)
+			// A walk-in takes a place left in a slot not over yet; the API has the last word.
+			c.Bookable = c.State != "closed" && c.PlacesLeft > 0 && (v.Now.IsZero() || c.End.After(v.Now))
 			for k := range c.Bookings {
 				bk := &c.Bookings[k]
 				bk.Label = text.T("status."+string(bk.Status)) + ": " + bk.Customer
@@ -207,8 +208,10 @@ func (r gridRow) width() int {
 }
 
 // cellState is what a slot shows: closed first (its bookings stay, listed), then the furthest
-// along of the bookings holding it (checked in, paid, held), else free.
-func cellState(open bool, holders []cellBooking) string {
+// along of the bookings holding it (checked in, paid, held), else free. A slot with no place
+// left and no listed booking is held: an amendment waiting for its balance holds its added units
+// beside its booking's lines.
+func cellState(open bool, holders []cellBooking, placesLeft int) string {
 	if !open {
 		return "closed"
 	}
@@ -222,6 +225,9 @@ func cellState(open bool, holders []cellBooking) string {
 		case b.Status == domain.StatusHold && state == "free":
 			state = "held"
 		}
+	}
+	if state == "free" && placesLeft <= 0 {
+		state = "held"
 	}
 	return state
 }

@@ -75,8 +75,10 @@ func (s *Store) ListBookings(ctx context.Context, f BookingFilter) ([]domain.Boo
 	}
 	if f.Meeting != nil {
 		start, end := arg(f.Meeting.Start), arg(f.Meeting.End)
-		where = append(where, fmt.Sprintf(`((b.unit_from < %[2]s AND b.unit_to >= %[1]s) OR EXISTS (
-			SELECT 1 FROM booking_lines l WHERE l.booking_id = b.id AND l.unit_from < %[2]s AND l.unit_to > %[1]s))`, start, end))
+		// A stay leaving on the day meets it (its unit_to is that midnight); a venue line ending
+		// as the day begins does not.
+		where = append(where, fmt.Sprintf(`((b.unit_from < %[2]s AND (b.unit_to > %[1]s OR (b.venue_id IS NULL AND b.unit_to = %[1]s)))
+			OR EXISTS (SELECT 1 FROM booking_lines l WHERE l.booking_id = b.id AND l.unit_from < %[2]s AND l.unit_to > %[1]s))`, start, end))
 	}
 	if f.After != nil {
 		where = append(where, fmt.Sprintf("(b.created_at, b.id) < (%s, %s)", arg(f.After.CreatedAt), arg(f.After.ID)))
