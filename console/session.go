@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -104,11 +106,17 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// safeNext is where to go after sign-in: a console path, never another site.
+// safeNext is where to go after sign-in: a path under the console, never another site nor
+// another part of this one. A path with dot segments (which a browser resolves, also when
+// percent-encoded), doubled slashes or backslashes (which a browser reads as slashes) is refused
+// rather than cleaned.
 func safeNext(next string) string {
 	u, err := url.Parse(next)
-	if err != nil || u.IsAbs() || u.Host != "" || len(u.Path) < len(Prefix) || u.Path[:len(Prefix)] != Prefix ||
-		(len(next) > 1 && (next[1] == '/' || next[1] == '\\')) {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil || strings.Contains(next, "\\") {
+		return Prefix + "/"
+	}
+	clean := path.Clean(u.Path)
+	if (clean != u.Path && clean+"/" != u.Path) || (clean != Prefix && !strings.HasPrefix(clean, Prefix+"/")) {
 		return Prefix + "/"
 	}
 	return u.RequestURI()
