@@ -40,7 +40,7 @@ func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSumma
 	if err != nil {
 		return nil, err
 	}
-	var sites []SiteSummary
+	sites := []SiteSummary{} // none is an empty list, never null
 	var site SiteSummary
 	var code, name, kind, unit, sport *string
 	_, err = pgx.ForEachRow(rows, []any{&site.Kind, &site.ID, &site.Name, &site.TimeZone, &code, &name, &kind, &unit, &sport},

@@ -1,0 +1,154 @@
+package testsuite_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// closedUnits counts the system's closed units.
+func closedUnits(t *testing.T, sys *testsuite.System) int {
+	t.Helper()
+	var n int
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM inventory WHERE closed_at IS NOT NULL`).Scan(&n))
+	return n
+}
+
+// TestConsoleRefusesFormsWithoutTheirCSRFToken: a signed-in front desk's browser made to post by
+// another page (no token, a wrong one, or the right one from another site) gets 403 and nothing
+// is written: not the session (its stored row is byte for byte the same), not a closure. The same
+// form with its token does change the session, so the comparison can see a write.
+func TestConsoleRefusesFormsWithoutTheirCSRFToken(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	day := domain.DateOf(time.Now(), time.UTC).AddDays(1)
+	openVenue(t, sys, "venue-alpha", day, 24)
+	desk := newConsoleClient(t, sys)
+	token := desk.devSignIn("desk-a", "front_desk", "venue:venue-alpha")
+	signedIn := desk.Token
+	before, ok := sessionRow(t, sys, signedIn)
+	require.True(t, ok)
+
+	forged := []struct {
+		name    string
+		csrf    string
+		headers map[string]string
+	}{
+		{"no token", "", nil},
+		{"a wrong token", "not-the-token", nil},
+		{"a wrong htmx header", "", map[string]string{"X-CSRF-Token": "not-the-token", "HX-Request": "true"}},
+		{"the token, posted from another site", token, map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		{"the token, from another origin", token, map[string]string{"Origin": "https://evil.example"}},
+	}
+	posts := []struct {
+		path string
+		form url.Values
+	}{
+		{"/console/language", url.Values{"lang": {"zh-Hans"}, "next": {"/console/"}}},
+		{"/console/sign-out", url.Values{}},
+		{"/console/venues/venue-alpha/closures", url.Values{"resourceId": {"court-1"}, "date": {day.String()},
+			"reason": {"forged"}}},
+	}
+	for _, f := range forged {
+		for _, p := range posts {
+			form := url.Values{}
+			for k, v := range p.form {
+				form[k] = v
+			}
+			if f.csrf != "" {
+				form.Set("csrf", f.csrf)
+			}
+			res, page := desk.do(http.MethodPost, p.path, form, f.headers)
+			assert.Equal(t, http.StatusForbidden, res.StatusCode, "%s to %s: %s", f.name, p.path, page)
+			assert.Contains(t, page, "nothing was changed", "%s to %s", f.name, p.path)
+			assert.Equal(t, signedIn, desk.Token, "%s to %s: the session stays the same", f.name, p.path)
+		}
+	}
+	after, ok := sessionRow(t, sys, desk.Token)
+	require.True(t, ok, "the forged sign-outs left the session in place")
+	assert.Equal(t, before, after, "no forged form changed the session")
+	assert.Zero(t, closedUnits(t, sys), "no forged form closed a unit")
+	res, page := desk.do(http.MethodGet, "/console/", nil, nil)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, page, `<html lang="en">`, "the language is the one before the forged forms")
+
+	// The control: the same form with its token, from the console's own page, is taken.
+	res, page = desk.do(http.MethodPost, "/console/language", url.Values{"csrf": {token}, "lang": {"zh-Hans"},
+		"next": {"/console/"}}, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": sys.URL})
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
+	changed, _ := sessionRow(t, sys, desk.Token)
+	assert.NotEqual(t, before, changed, "a form with its token does write the session")
+	_, page = desk.do(http.MethodGet, "/console/", nil, nil)
+	assert.Contains(t, page, `<html lang="zh-Hans">`)
+}
+
+// TestConsoleSessionEndsAtSignOut: a copy of the cookie taken before signing out opens nothing
+// after: the session's row is deleted, and the copy is sent to sign in.
+func TestConsoleSessionEndsAtSignOut(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	desk := newConsoleClient(t, sys)
+	token := desk.devSignIn("desk-1", "front_desk", "hotel:grand-budapest")
+	copied := desk.Token
+	_, ok := sessionRow(t, sys, copied)
+	require.True(t, ok, "a signed-in session is stored")
+
+	res, page := desk.do(http.MethodPost, "/console/sign-out", url.Values{"csrf": {token}}, nil)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
+	assert.Equal(t, "/console/sign-in?signedOut=1", res.Header.Get("Location"))
+	assert.Empty(t, desk.Token, "the browser is told to drop the cookie")
+	assert.Negative(t, desk.Cookie.MaxAge)
+	_, ok = sessionRow(t, sys, copied)
+	assert.False(t, ok, "signing out deleted the session's row")
+
+	replay := newConsoleClient(t, sys)
+	replay.Token = copied
+	for _, path := range []string{"/console/", "/console/hotels/grand-budapest/day"} {
+		res, page = replay.do(http.MethodGet, path, nil, nil)
+		assert.Equal(t, http.StatusSeeOther, res.StatusCode, "%s with the copied cookie: %s", path, page)
+		assert.Equal(t, "/console/sign-in?next="+url.QueryEscape(path), res.Header.Get("Location"))
+	}
+	replay.Token = copied
+	res, _ = replay.do(http.MethodPost, "/console/sign-out", url.Values{"csrf": {token}}, nil)
+	assert.Equal(t, http.StatusForbidden, res.StatusCode, "the old session's CSRF token went with it")
+	_, ok = sessionRow(t, sys, copied)
+	assert.False(t, ok, "no request with the copied cookie brought its row back")
+}
+
+// TestConsoleDevSignInRenewsTheSessionToken: the session a sign-in page started (and that an
+// attacker could have planted) is not the one signed in: its token changes and its row goes.
+func TestConsoleDevSignInRenewsTheSessionToken(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	desk := newConsoleClient(t, sys)
+	res, page := desk.do(http.MethodGet, "/console/sign-in", nil, nil)
+	require.Equal(t, http.StatusOK, res.StatusCode, page)
+	planted, formToken := desk.Token, csrf(t, page)
+	require.NotEmpty(t, planted, "the sign-in page starts a session for its form's token")
+
+	res, page = desk.do(http.MethodPost, "/console/sign-in/dev", url.Values{"csrf": {formToken},
+		"subject": {"desk-1"}, "role": {"front_desk"}, "site": {"hotel:grand-budapest"}}, nil)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
+	assert.NotEmpty(t, desk.Token)
+	assert.NotEqual(t, planted, desk.Token, "signing in renews the session token")
+	_, ok := sessionRow(t, sys, planted)
+	assert.False(t, ok, "the planted session's row is gone")
+	_, ok = sessionRow(t, sys, desk.Token)
+	assert.True(t, ok)
+
+	attacker := newConsoleClient(t, sys)
+	attacker.Token = planted
+	res, _ = attacker.do(http.MethodGet, "/console/", nil, nil)
+	assert.Equal(t, http.StatusSeeOther, res.StatusCode, "the planted token is not signed in")
+	_, page = desk.do(http.MethodGet, "/console/", nil, nil)
+	assert.NotContains(t, page, formToken, "signing in renews the CSRF token too")
+}
