@@ -45,9 +45,20 @@ func (c *Console) signedIn(h handler, roles []domain.Role) echo.HandlerFunc {
 	return func(ec echo.Context) error {
 		p, ok := c.principal(ec.Request().Context())
 		if !ok {
-			next := ec.Request().URL.RequestURI()
-			if ec.Request().Method != http.MethodGet {
+			req := ec.Request()
+			next := req.URL.RequestURI()
+			if req.Method != http.MethodGet {
 				next = Prefix + "/"
+			}
+			if req.Header.Get("HX-Request") == "true" {
+				// htmx would follow a redirect and swap the whole sign-in page into a fragment of
+				// the page: send the browser itself there, back to the page it shows afterwards.
+				next = Prefix + "/"
+				if cur, err := url.Parse(req.Header.Get("HX-Current-URL")); err == nil {
+					next = cur.RequestURI()
+				}
+				ec.Response().Header().Set("HX-Redirect", Prefix+"/sign-in?next="+url.QueryEscape(safeNext(next)))
+				return ec.NoContent(http.StatusUnauthorized)
 			}
 			return ec.Redirect(http.StatusSeeOther, Prefix+"/sign-in?next="+url.QueryEscape(next))
 		}

@@ -23,6 +23,13 @@ func closedUnits(t *testing.T, sys *testsuite.System) int {
 	return n
 }
 
+func sessionCount(t *testing.T, sys *testsuite.System) int {
+	t.Helper()
+	var n int
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM sessions`).Scan(&n))
+	return n
+}
+
 // TestConsoleRefusesFormsWithoutTheirCSRFToken: a signed-in front desk's browser made to post by
 // another page (no token, a wrong one, or the right one from another site) gets 403 and nothing
 // is written: not the session (its stored row is byte for byte the same), not a closure. The same
@@ -73,11 +80,19 @@ func TestConsoleRefusesFormsWithoutTheirCSRFToken(t *testing.T) {
 			assert.Equal(t, signedIn, desk.Token, "%s to %s: the session stays the same", f.name, p.path)
 		}
 	}
+	// Nor does a forged form from a browser with no session start one.
+	stranger := newConsoleClient(t, sys)
+	sessions := sessionCount(t, sys)
+	res, page := stranger.do(http.MethodPost, "/console/language", url.Values{"lang": {"zh-Hans"}}, nil)
+	assert.Equal(t, http.StatusForbidden, res.StatusCode, page)
+	assert.Empty(t, stranger.Token)
+	assert.Equal(t, sessions, sessionCount(t, sys))
+
 	after, ok := sessionRow(t, sys, desk.Token)
 	require.True(t, ok, "the forged sign-outs left the session in place")
 	assert.Equal(t, before, after, "no forged form changed the session")
 	assert.Zero(t, closedUnits(t, sys), "no forged form closed a unit")
-	res, page := desk.do(http.MethodGet, "/console/", nil, nil)
+	res, page = desk.do(http.MethodGet, "/console/", nil, nil)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, page, `<html lang="en">`, "the language is the one before the forged forms")
 
@@ -117,6 +132,22 @@ func TestConsoleSessionEndsAtSignOut(t *testing.T) {
 		assert.Equal(t, http.StatusSeeOther, res.StatusCode, "%s with the copied cookie: %s", path, page)
 		assert.Equal(t, "/console/sign-in?next="+url.QueryEscape(path), res.Header.Get("Location"))
 	}
+	// An htmx request (a fragment of a page) is not redirected in place, which would swap the
+	// sign-in page into the fragment: htmx is told to send the browser to sign in, and back.
+	replay.Token = copied
+	res, page = replay.do(http.MethodGet, "/console/hotels/grand-budapest/day", nil, map[string]string{
+		"HX-Request": "true", "HX-Current-URL": sys.ConsoleURL() + "/hotels/grand-budapest/day?date=2026-12-01"})
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
+	assert.Equal(t, "/console/sign-in?next="+url.QueryEscape("/console/hotels/grand-budapest/day?date=2026-12-01"),
+		res.Header.Get("HX-Redirect"))
+	assert.Empty(t, page)
+	res, _ = replay.do(http.MethodGet, "/console/", nil, map[string]string{"HX-Request": "true",
+		"HX-Current-URL": "https://evil.example/console/x"})
+	assert.Equal(t, "/console/sign-in?next=%2Fconsole%2Fx", res.Header.Get("HX-Redirect"), "only the page's path is kept")
+	res, _ = replay.do(http.MethodGet, "/console/", nil, map[string]string{"HX-Request": "true",
+		"HX-Current-URL": sys.URL + "/api/v1/admin/venues"})
+	assert.Equal(t, "/console/sign-in?next=%2Fconsole%2F", res.Header.Get("HX-Redirect"))
+
 	replay.Token = copied
 	res, _ = replay.do(http.MethodPost, "/console/sign-out", url.Values{"csrf": {token}}, nil)
 	assert.Equal(t, http.StatusForbidden, res.StatusCode, "the old session's CSRF token went with it")

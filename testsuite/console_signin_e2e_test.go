@@ -134,17 +134,7 @@ func TestConsoleOIDCCallbackWithAWrongStateIsRefused(t *testing.T) {
 	sys, idp := oidcSystem(t)
 	idp.SignInAs(testsuite.OIDCUser{Subject: "desk-1", Roles: []string{"front_desk"}, Hotels: []string{"grand-budapest"}})
 	c := newConsoleClient(t, sys)
-
-	res, _ := c.do(http.MethodGet, "/console/oidc/start?next=%2Fconsole%2F", nil, nil)
-	require.Equal(t, http.StatusFound, res.StatusCode)
-	authorize := res.Header.Get("Location")
-	require.True(t, strings.HasPrefix(authorize, idp.URL+"/authorize?"), authorize)
-	q := must(url.Parse(authorize)).Query()
-	assert.Equal(t, "S256", q.Get("code_challenge_method"))
-	assert.NotEmpty(t, q.Get("nonce"))
-	res, _ = c.do(http.MethodGet, authorize, nil, nil)
-	require.Equal(t, http.StatusFound, res.StatusCode)
-	callback := must(url.Parse(res.Header.Get("Location")))
+	callback := oidcToProvider(t, c, idp, "/console/")
 	require.NotEmpty(t, callback.Query().Get("code"))
 
 	forged := callback.Query()
@@ -162,6 +152,57 @@ func TestConsoleOIDCCallbackWithAWrongStateIsRefused(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	res, _ = c.do(http.MethodGet, "/console/", nil, nil)
 	assert.Equal(t, http.StatusSeeOther, res.StatusCode, "nobody is signed in")
+}
+
+// oidcToProvider starts a sign-in for next over plain HTTP and goes to the provider, which
+// answers with the callback it sends the browser to.
+func oidcToProvider(t *testing.T, c *consoleClient, idp *testsuite.OIDCProvider, next string) *url.URL {
+	t.Helper()
+	res, _ := c.do(http.MethodGet, "/console/oidc/start?next="+url.QueryEscape(next), nil, nil)
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	authorize := res.Header.Get("Location")
+	require.True(t, strings.HasPrefix(authorize, idp.URL+"/authorize?"), authorize)
+	q := must(url.Parse(authorize)).Query()
+	assert.Equal(t, "S256", q.Get("code_challenge_method"))
+	assert.NotEmpty(t, q.Get("code_challenge"))
+	assert.NotEmpty(t, q.Get("nonce"))
+	assert.NotEmpty(t, q.Get("state"))
+	res, _ = c.do(http.MethodGet, authorize, nil, nil)
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	callback := must(url.Parse(res.Header.Get("Location")))
+	require.Equal(t, q.Get("state"), callback.Query().Get("state"))
+	return callback
+}
+
+// TestConsoleOIDCSignInStaysOnTheConsole: a sign-in started with a next address off the
+// console ends on the console's home; one the provider refuses signs nobody in.
+func TestConsoleOIDCSignInStaysOnTheConsole(t *testing.T) {
+	t.Parallel()
+	sys, idp := oidcSystem(t)
+	refused := newConsoleClient(t, sys) // nobody set to sign in yet: the provider answers access_denied
+	callback := oidcToProvider(t, refused, idp, "/console/")
+	assert.Equal(t, "access_denied", callback.Query().Get("error"))
+	res, page := refused.do(http.MethodGet, callback.RequestURI(), nil, nil)
+	assert.Equal(t, http.StatusForbidden, res.StatusCode, page)
+	assert.Contains(t, page, "did not sign you in")
+	res, _ = refused.do(http.MethodGet, "/console/", nil, nil)
+	assert.Equal(t, http.StatusSeeOther, res.StatusCode)
+
+	idp.SignInAs(testsuite.OIDCUser{Subject: "fin-1", Roles: []string{"finance"}})
+	for _, next := range []string{"https://evil.example/console/", "//evil.example/console/", "/\\evil.example",
+		"/console/../api/v1/admin/venues"} {
+		c := newConsoleClient(t, sys)
+		callback := oidcToProvider(t, c, idp, next)
+		res, page := c.do(http.MethodGet, callback.RequestURI(), nil, nil)
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
+		assert.Equal(t, "/console/", res.Header.Get("Location"), "next=%s", next)
+		res, page = c.do(http.MethodGet, "/console/", nil, nil)
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+		assert.Contains(t, page, "fin-1")
+	}
+	c := newConsoleClient(t, sys)
+	res, _ = c.do(http.MethodGet, oidcToProvider(t, c, idp, "/console/finance?x=1").RequestURI(), nil, nil)
+	assert.Equal(t, "/console/finance?x=1", res.Header.Get("Location"), "a console page is kept")
 }
 
 func must[T any](v T, err error) T {
