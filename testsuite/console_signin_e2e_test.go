@@ -122,8 +122,12 @@ func TestConsoleOIDCRefusesAnAccountWithoutAStaffRole(t *testing.T) {
 	assert.Contains(t, b.Text("main"), "holds no staff role")
 	assert.Equal(t, 1, idp.Issued(), "the provider did sign the person in")
 
-	b.Visit(sys.ConsoleURL() + "/")
-	assert.Contains(t, b.Location(), "/console/sign-in", "and the console did not")
+	// The refusal's page is a page like the others: its language switch works.
+	b.Do(chromedp.SetValue(chromedp.ID("lang"), "zh-Hans"))
+	b.Submit(`form[action="/console/language"] button`)
+	b.Screenshot("sign-in-zh")
+	assert.Contains(t, b.Location(), "/console/sign-in", "and the console did not sign the person in")
+	assert.Contains(t, b.Text("h1"), "登录员工控制台")
 }
 
 // TestConsoleOIDCCallbackWithAWrongStateIsRefused: a callback whose state is not the one this
