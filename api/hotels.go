@@ -313,3 +313,16 @@ func (s *Server) setCancellationPolicy(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, p)
 }
+
+// getCancellationPolicy answers a hotel's cancellation policy, as setCancellationPolicy stores it.
+func (s *Server) getCancellationPolicy(c echo.Context) error {
+	id := c.Param("hotelId")
+	if err := domain.ValidateID("hotelId", id); err != nil {
+		return err
+	}
+	h, err := s.store.GetHotel(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, h.Policy)
+}

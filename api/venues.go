@@ -51,6 +51,19 @@ func (s *Server) putVenue(c echo.Context) error {
 	return c.JSON(createdOrOK(created), v)
 }
 
+// getVenue answers a venue's name and terms, as putVenue stores them.
+func (s *Server) getVenue(c echo.Context) error {
+	id := c.Param("venueId")
+	if err := domain.ValidateID("venueId", id); err != nil {
+		return err
+	}
+	v, _, err := s.store.GetVenue(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, v)
+}
+
 // putVenueResource creates a venue's resource (201) or updates its name, sport and capacity
 // (200).
 func (s *Server) putVenueResource(c echo.Context) error {

@@ -167,6 +167,13 @@ var funcs = template.FuncMap{
 	"when":   func(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") },
 	"lower":  strings.ToLower,
 	"add":    func(a, b int) int { return a + b },
+	"dict": func(kv ...any) map[string]any {
+		m := make(map[string]any, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	},
 }
 
 // exponents are the currencies whose minor unit is not a hundredth.

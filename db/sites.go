@@ -23,17 +23,19 @@ type ResourceSummary struct {
 	Kind  string `json:"kind"`
 	Unit  string `json:"unit"`
 	Sport string `json:"sport,omitempty"`
+	// Capacity is what each new unit of a venue's resource holds (none for a room type).
+	Capacity int `json:"capacity,omitempty"`
 }
 
 // Sites lists the hotels and venues with their resources, hotels first, each by id. hotels and
 // venues narrow the list when not nil (a front desk's own sites).
 func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSummary, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT 'hotel', h.id, h.name, h.time_zone, r.code, '', r.kind, r.unit, ''
+		SELECT 'hotel', h.id, h.name, h.time_zone, r.code, '', r.kind, r.unit, '', NULL::integer
 		FROM hotels h LEFT JOIN resources r ON r.hotel_id = h.id
 		WHERE $1::text[] IS NULL OR h.id = ANY($1)
 		UNION ALL
-		SELECT 'venue', v.id, v.name, v.time_zone, r.code, r.name, r.kind, r.unit, r.sport
+		SELECT 'venue', v.id, v.name, v.time_zone, r.code, r.name, r.kind, r.unit, r.sport, r.capacity
 		FROM venues v LEFT JOIN resources r ON r.venue_id = v.id
 		WHERE $2::text[] IS NULL OR v.id = ANY($2)
 		ORDER BY 1, 2, 5`, hotels, venues)
@@ -43,7 +45,8 @@ func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSumma
 	sites := []SiteSummary{} // none is an empty list, never null
 	var site SiteSummary
 	var code, name, kind, unit, sport *string
-	_, err = pgx.ForEachRow(rows, []any{&site.Kind, &site.ID, &site.Name, &site.TimeZone, &code, &name, &kind, &unit, &sport},
+	var capacity *int
+	_, err = pgx.ForEachRow(rows, []any{&site.Kind, &site.ID, &site.Name, &site.TimeZone, &code, &name, &kind, &unit, &sport, &capacity},
 		func() error {
 			if n := len(sites); n == 0 || sites[n-1].Kind != site.Kind || sites[n-1].ID != site.ID {
 				sites = append(sites, SiteSummary{Kind: site.Kind, ID: site.ID, Name: site.Name, TimeZone: site.TimeZone,
@@ -51,7 +54,11 @@ func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSumma
 			}
 			if code != nil {
 				last := &sites[len(sites)-1]
-				last.Resources = append(last.Resources, ResourceSummary{ID: *code, Name: *name, Kind: *kind, Unit: *unit, Sport: *sport})
+				rs := ResourceSummary{ID: *code, Name: *name, Kind: *kind, Unit: *unit, Sport: *sport}
+				if capacity != nil {
+					rs.Capacity = *capacity
+				}
+				last.Resources = append(last.Resources, rs)
 			}
 			return nil
 		})

@@ -192,6 +192,19 @@ port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # ensure_redis starts a private Redis (installed from the distribution's packages if missing) on
 # REDIS_PORT, keeping nothing on disk, unless one of ours already runs there; REDIS_STARTED says
 # this run started it. It exports REDIS_ADMIN_URL.
+# ensure_chromium installs Debian's Chromium for the console's browser tests (chromedp drives it
+# headless), with a CJK font so the Simplified Chinese screens render, unless BOOKFLOW_CHROMIUM
+# names a browser already.
+ensure_chromium() {
+  if [ -n "${BOOKFLOW_CHROMIUM:-}" ]; then return; fi
+  if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+    apt_install --no-install-recommends chromium fonts-noto-cjk
+  fi
+  if [ ! -d /usr/share/fonts/opentype/noto ] && command -v apt-get >/dev/null; then
+    apt_install --no-install-recommends fonts-noto-cjk
+  fi
+}
+
 ensure_redis() {
   command -v redis-server >/dev/null || apt_install redis-server
   mkdir -p "$DATA_DIR"

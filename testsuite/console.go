@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,4 +169,51 @@ func (b *Browser) DevSignIn(s *System, subject, role, site string) {
 	b.Do(steps...)
 	b.Screenshot("sign-in")
 	b.Submit("#dev-sign-in")
+}
+
+// PostForm posts fields to path from the page the browser is on, as a script of that page
+// could (same origin, the page's cookie), with the page's CSRF token when csrf is set, and
+// returns the answer's status.
+func (b *Browser) PostForm(path string, fields map[string]string, csrf bool) int {
+	b.t.Helper()
+	form := url.Values{}
+	for k, v := range fields {
+		form.Set(k, v)
+	}
+	token := "''"
+	if csrf {
+		token = "document.querySelector('input[name=csrf]').value"
+	}
+	js := fmt.Sprintf(`(() => { const body = new URLSearchParams(%q); const t = %s; if (t) body.set('csrf', t);
+		return fetch(%q, {method: 'POST', body, redirect: 'manual'}).then(r => r.type === 'opaqueredirect' ? 303 : r.status); })()`,
+		form.Encode(), token, path)
+	ctx, cancel := context.WithTimeout(b.Ctx, 30*time.Second)
+	defer cancel()
+	status, err := chromedp.Run(ctx, chromedp.Evaluate[int](js, chromedp.EvalAwaitPromise))
+	require.NoError(b.t, err, "post %s", path)
+	return status
+}
+
+// ConsolePath is path under the console's prefix.
+func ConsolePath(path string) string { return console.Prefix + path }
+
+// Attr is the attribute name of the first element matching the CSS selector sel.
+func (b *Browser) Attr(sel, name string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%q).getAttribute(%q)`, sel, name)))
+	require.NoError(b.t, err, "%s[%s]", sel, name)
+	return v
+}
+
+// OptionValue is the value of the option of the select sel whose text is label.
+func (b *Browser) OptionValue(sel, label string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
+		`[...document.querySelectorAll(%q + ' option')].find(o => o.textContent.trim() === %q).value`, sel, label)))
+	require.NoError(b.t, err, "%s option %s", sel, label)
+	return v
 }

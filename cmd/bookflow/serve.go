@@ -376,6 +376,7 @@ func runDev(ctx context.Context, cfg Config) error {
 	fmt.Printf(`
 bookflow is running. Ctrl-C stops it.
   API          http://%s
+  Console      %s
   Temporal UI  %s
   Metrics      %s
   Hold TTL     %s
@@ -389,10 +390,22 @@ Tokens for each role (valid %s; mint more with: .data/bookflow token --sub <id> 
 Try: curl -H "Authorization: Bearer $CUSTOMER_TOKEN" 'http://%s/api/v1/hotels/grand-budapest/availability?checkIn=%s&checkOut=%s'
      curl -H "Authorization: Bearer $AGENT_TOKEN" 'http://%s/api/v1/hotels/lisbon-lofts/availability?checkIn=%s&checkOut=%s'
 
-`, cfg.HTTPAddr, ui, metricsURL(cfg.MetricsAddr), cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
+`, cfg.HTTPAddr, consoleBanner(cfg), ui, metricsURL(cfg.MetricsAddr), cfg.HoldTTL, cfg.PaymentProvider, simURL, cfg.SupplierSyncInterval,
 		devTokenTTL, tokens, cfg.AdminToken, cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3),
 		cfg.HTTPAddr, demoCheckIn(), demoCheckIn().AddDays(3))
 	return g.Wait()
+}
+
+// consoleBanner says where the staff console is and how to sign in to it, for dev's banner.
+func consoleBanner(cfg Config) string {
+	url := strings.TrimSuffix(cfg.consoleURL(), "/") + console.Prefix + "/"
+	switch {
+	case cfg.devSecretsOnly():
+		return url + "   sign in as any role and site with the development sign-in"
+	case cfg.ConsoleClientID != "":
+		return url + "   sign in with the identity provider at " + cfg.AuthIssuer
+	}
+	return url + "   no sign-in: real secrets are set (development sign-in is off) and no CONSOLE_OIDC_CLIENT_ID"
 }
 
 // metricsURL is where /metrics answers, for dev's banner.

@@ -1,0 +1,194 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// bookingRoutes are a booking's page and the desk's actions on it. Each action is the API's
+// route for it, so what a booking's state allows is the API's (and its workflow's) to say.
+func (c *Console) bookingRoutes(page func(method, path string, h handler, roles []domain.Role), desk, anyStaff []domain.Role) {
+	page(http.MethodGet, "/bookings/:id", c.bookingPage, anyStaff)
+	page(http.MethodPost, "/bookings/:id/check-in", c.bookingAction("check-in"), desk)
+	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
+	page(http.MethodPost, "/bookings/:id/cancel", c.bookingAction("cancel"), desk)
+	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
+	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
+	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
+	page(http.MethodPost, "/bookings/:id/amendments", c.amend, desk)
+}
+
+// bookingWithMoney is a staff booking as the API shows it, with its money summary.
+type bookingWithMoney struct {
+	domain.Booking
+	Nights int             `json:"nights"`
+	Reason string          `json:"reason"`
+	Money  db.MoneySummary `json:"money"`
+}
+
+// bookingPageView is what the booking page shows.
+type bookingPageView struct {
+	B        bookingWithMoney
+	Zone     *time.Location
+	Payments []db.PaymentRecord
+	Refunds  []db.RefundAttempt
+	Changes  []db.BookingChange
+	Actions  []db.AuditEntry // staff actions, for finance and admins
+	Desk     bool            // the person may act on it as its desk
+	Refund   bool            // the person may refund it: its desk, finance, an admin
+	Site     string          // /console/<kind>s/<id>/day
+	Key      string          // the idempotency key of this page's money forms
+	Methods  []string
+	Today    domain.Date
+}
+
+// bookingPage shows a booking: its lines, price, payments and refunds, its history with who did
+// what, and the actions its state allows.
+func (c *Console) bookingPage(r *request) error {
+	id := r.Param("id")
+	var v bookingPageView
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", &v.B); err != nil {
+		return r.fail(err)
+	}
+	var money struct {
+		Payments []db.PaymentRecord `json:"payments"`
+		Refunds  []db.RefundAttempt `json:"refunds"`
+	}
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id)+"/payments", nil, "", &money); err != nil {
+		return r.fail(err)
+	}
+	var history struct {
+		Changes      []db.BookingChange `json:"changes"`
+		StaffActions []db.AuditEntry    `json:"staffActions"`
+	}
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id)+"/history", nil, "", &history); err != nil {
+		return r.fail(err)
+	}
+	zone, err := time.LoadLocation(v.B.TimeZone)
+	if err != nil {
+		zone = time.UTC
+	}
+	v.Zone, v.Payments, v.Refunds, v.Changes, v.Actions = zone, money.Payments, money.Refunds, history.Changes, history.StaffActions
+	v.Desk = r.who.CanBookAt(v.B.Booking)
+	v.Refund = v.Desk || r.who.Has(domain.RoleFinance, domain.RoleAdmin)
+	v.Site = Prefix + "/hotels/" + seg(v.B.HotelID) + "/day"
+	if v.B.VenueID != "" {
+		v.Site = Prefix + "/venues/" + seg(v.B.VenueID) + "/day"
+	}
+	v.Key, v.Methods, v.Today = newToken(), domain.DeskMethods, domain.DateOf(c.cfg.Now(), zone)
+	return r.render(http.StatusOK, "booking", r.text.T("booking.title", v.B.CustomerID), v)
+}
+
+// bookingAction sends one of the API's booking commands (check-in, confirm, cancel).
+func (c *Console) bookingAction(action string) handler {
+	return func(r *request) error {
+		id := r.Param("id")
+		if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/"+action, nil, "", nil); err != nil {
+			return r.failOn(id, err)
+		}
+		r.flash(r.text.T("booking.done." + action))
+		return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
+	}
+}
+
+// deskPayment records money the desk took, by method, under the form's idempotency key.
+func (c *Console) deskPayment(r *request) error {
+	id, currency := r.Param("id"), r.FormValue("currency")
+	amount, err := parseAmount(r.FormValue("amount"), currency)
+	if err != nil {
+		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+	}
+	body := map[string]any{"amount": amount, "currency": currency, "method": r.FormValue("method"), "note": r.FormValue("note")}
+	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/desk-payments", body, r.FormValue("key"), nil); err != nil {
+		return r.failOn(id, err)
+	}
+	r.flash(r.text.T("booking.done.payment", formatMoney(amount, currency)))
+	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
+}
+
+// refund gives money back by the API's staff refund: in part or whole, keeping the units or
+// giving them back, or reversing one desk payment.
+func (c *Console) refund(r *request) error {
+	id, currency := r.Param("id"), r.FormValue("currency")
+	amount, err := parseAmount(r.FormValue("amount"), currency)
+	if err != nil {
+		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+	}
+	body := map[string]any{"amount": amount, "currency": currency, "reason": r.FormValue("reason"),
+		"releaseUnits": r.FormValue("releaseUnits") == "on", "reverses": r.FormValue("reverses")}
+	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/refunds", body, r.FormValue("key"), nil); err != nil {
+		return r.failOn(id, err)
+	}
+	r.flash(r.text.T("booking.done.refund", formatMoney(amount, currency)))
+	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
+}
+
+// changePrice sets a hold's price by hand, with a reason.
+func (c *Console) changePrice(r *request) error {
+	id, currency := r.Param("id"), r.FormValue("currency")
+	total, err := parseAmount(r.FormValue("total"), currency)
+	if err != nil {
+		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+	}
+	body := map[string]any{"total": total, "currency": currency, "reason": r.FormValue("reason")}
+	if err := c.api.call(r.ctx(), r.who, http.MethodPut, "/staff/bookings/"+seg(id)+"/price", body, "", nil); err != nil {
+		return r.failOn(id, err)
+	}
+	r.flash(r.text.T("booking.done.price", formatMoney(total, currency)))
+	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
+}
+
+// amend changes a stay's dates or rooms through the API's staff amendment.
+func (c *Console) amend(r *request) error {
+	id := r.Param("id")
+	change := map[string]any{}
+	for _, f := range []string{"checkIn", "checkOut"} {
+		if v := r.FormValue(f); v != "" {
+			d, err := domain.ParseDate(v)
+			if err != nil {
+				return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: f + ": " + err.Error()})
+			}
+			change[f] = d
+		}
+	}
+	if r.FormValue("quantity") != "" {
+		n, err := formQuantity(r, "quantity")
+		if err != nil {
+			return r.fail(err)
+		}
+		change["quantity"] = n
+	}
+	var out struct {
+		Amendment struct {
+			Status     string `json:"status"`
+			Difference int64  `json:"difference"`
+		} `json:"amendment"`
+	}
+	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/amendments", change, r.FormValue("key"), &out); err != nil {
+		return r.failOn(id, err)
+	}
+	r.flash(r.text.T("booking.done.amend", out.Amendment.Status))
+	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
+}
+
+// failOn shows an action's refusal; a conflict also says how the booking stands now, as it
+// may have changed since the page was drawn (paid online meanwhile, expired, checked in by a
+// colleague).
+func (r *request) failOn(bookingID string, err error) error {
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.Status != http.StatusConflict {
+		return r.fail(err)
+	}
+	var b bookingWithMoney
+	changed := ""
+	if r.c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(bookingID), nil, "", &b) == nil {
+		changed = r.text.T("booking.nowStands", r.text.T("status."+string(b.Status)),
+			formatMoney(b.Money.Paid, b.Money.Currency), formatMoney(b.Money.Due, b.Money.Currency))
+	}
+	return r.render(http.StatusConflict, "error", r.text.T("error.409"), errorPage{Status: http.StatusConflict,
+		Heading: r.text.T("error.409"), Message: ae.Message, Changed: changed, Back: Prefix + "/bookings/" + seg(bookingID)})
+}

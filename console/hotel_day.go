@@ -1,0 +1,80 @@
+package console
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// hotelDayView is a hotel's day at the desk: who arrives, who stays, who leaves.
+type hotelDayView struct {
+	Site                         db.SiteSummary
+	Date, Prev, Next, Today      domain.Date
+	Arrivals, Staying, Departing []domain.Booking
+	Desk                         bool
+	WalkInKey                    string
+}
+
+// hotelDay shows a hotel's arrivals, stays and departures of a date (today by default; the
+// page links tomorrow), in the hotel's time zone, with a walk-in form.
+func (c *Console) hotelDay(r *request) error {
+	site, err := r.site("hotel", r.Param("hotelId"))
+	if err != nil {
+		return r.fail(err)
+	}
+	zone, err := time.LoadLocation(site.TimeZone)
+	if err != nil {
+		return r.fail(err)
+	}
+	v := hotelDayView{Site: site, Today: domain.DateOf(c.cfg.Now(), zone), Desk: r.who.CanBook(site.ID), WalkInKey: newToken()}
+	v.Date = v.Today
+	if d := r.QueryParam("date"); d != "" {
+		if v.Date, err = domain.ParseDate(d); err != nil {
+			return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+		}
+	}
+	v.Prev, v.Next = v.Date.AddDays(-1), v.Date.AddDays(1)
+	bookings, err := r.dayBookings("hotelId", site.ID, v.Date)
+	if err != nil {
+		return r.fail(err)
+	}
+	for _, b := range bookings {
+		switch {
+		case b.CheckIn == v.Date && (b.Status.HoldsInventory() || b.Status == domain.StatusNoShow):
+			v.Arrivals = append(v.Arrivals, b)
+		case b.CheckOut == v.Date && b.Status.HoldsInventory():
+			v.Departing = append(v.Departing, b)
+		case b.CheckIn.Before(v.Date) && v.Date.Before(b.CheckOut) && b.Status.HoldsInventory():
+			v.Staying = append(v.Staying, b)
+		}
+	}
+	return r.render(http.StatusOK, "hotel_day", r.text.T("hotel.title", siteName(site), v.Date), v)
+}
+
+// hotelWalkIn holds rooms for a guest by phone (found or created as today's walk-in guest)
+// through the API, then opens the booking to take the payment.
+func (c *Console) hotelWalkIn(r *request) error {
+	hotel := r.Param("hotelId")
+	checkIn, err := domain.ParseDate(r.FormValue("checkIn"))
+	if err != nil {
+		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+	}
+	nights, err := formQuantity(r, "nights")
+	if err != nil {
+		return r.fail(err)
+	}
+	qty, err := formQuantity(r, "quantity")
+	if err != nil {
+		return r.fail(err)
+	}
+	body := map[string]any{"hotelId": hotel, "roomTypeId": r.FormValue("roomTypeId"), "checkIn": checkIn,
+		"checkOut": checkIn.AddDays(nights), "quantity": qty, "phone": r.FormValue("phone"), "name": r.FormValue("name")}
+	var b domain.Booking
+	if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings", body, r.FormValue("key"), &b); err != nil {
+		return r.fail(err)
+	}
+	r.flash(r.text.T("walkin.booked", b.ID))
+	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(b.ID))
+}

@@ -1,0 +1,39 @@
+package console
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAmountsReadAndShowInTheCurrencysMinorUnits(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		currency string
+		minor    int64
+	}{{"12.50", "EUR", 1250}, {"12.5", "EUR", 1250}, {"12", "EUR", 1200}, {"0.07", "EUR", 7}, {"1500", "JPY", 1500},
+		{" 3.000 ", "KWD", 3000}} {
+		got, err := parseAmount(c.in, c.currency)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.minor, got, c.in)
+	}
+	for _, bad := range []string{"", "-1", "1.234", "1.", ".5", "1,50", "1e3", "12.5.0", "9999999999999"} {
+		_, err := parseAmount(bad, "EUR")
+		assert.Error(t, err, bad)
+	}
+	_, err := parseAmount("1.5", "JPY")
+	assert.Error(t, err)
+	assert.Equal(t, "420.00", formatAmount(42000, "EUR"))
+	assert.Equal(t, "0.05", formatAmount(5, "EUR"))
+	assert.Equal(t, "-1.20", formatAmount(-120, "EUR"))
+	assert.Equal(t, "JPY 1500", formatMoney(1500, "JPY"))
+}
+
+func TestEveryPageParses(t *testing.T) {
+	p, err := parsePages()
+	require.NoError(t, err)
+	for _, name := range []string{"home", "error", "signin", "venue_day", "hotel_day", "booking", "walk_in"} {
+		assert.Contains(t, p.byName, name)
+	}
+}
