@@ -104,6 +104,10 @@ func TestConsoleRefusesFormsWithoutTheirCSRFToken(t *testing.T) {
 	assert.NotEqual(t, before, changed, "a form with its token does write the session")
 	_, page = desk.do(http.MethodGet, "/console/", nil, nil)
 	assert.Contains(t, page, `<html lang="zh-Hans">`)
+	res, page = desk.do(http.MethodPost, "/console/venues/venue-alpha/closures", url.Values{"csrf": {token},
+		"resourceId": {"court-1"}, "date": {day.String()}, "reason": {"the desk's own"}}, nil)
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
+	assert.Positive(t, closedUnits(t, sys), "a closure with its token does close units")
 }
 
 // TestConsoleSessionEndsAtSignOut: a copy of the cookie taken before signing out opens nothing

@@ -82,6 +82,12 @@ func TestConsoleOIDCSignInMapsClaimsToRolesAndSites(t *testing.T) {
 	assert.NotContains(t, main, "venue-bravo", "a front desk sees only the venues its claims name")
 	assert.Equal(t, 1, idp.Issued())
 	assert.Empty(t, idp.Refusals())
+	for venue, want := range map[string]int{"venue-alpha": http.StatusOK, "venue-bravo": http.StatusForbidden} {
+		res, err := chromedp.Run(b.Ctx, chromedp.NavigateResponse(sys.ConsoleURL()+"/venues/"+venue+"/day"))
+		require.NoError(t, err)
+		assert.EqualValues(t, want, res.Status, venue)
+		b.Screenshot(venue)
+	}
 
 	after := sessionCookie(t, b, sys)
 	require.NotNil(t, after)
