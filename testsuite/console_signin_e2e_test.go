@@ -82,11 +82,14 @@ func TestConsoleOIDCSignInMapsClaimsToRolesAndSites(t *testing.T) {
 	assert.NotContains(t, main, "venue-bravo", "a front desk sees only the venues its claims name")
 	assert.Equal(t, 1, idp.Issued())
 	assert.Empty(t, idp.Refusals())
-	for venue, want := range map[string]int{"venue-alpha": http.StatusOK, "venue-bravo": http.StatusForbidden} {
-		res, err := chromedp.Run(b.Ctx, chromedp.NavigateResponse(sys.ConsoleURL()+"/venues/"+venue+"/day"))
+	for _, v := range []struct {
+		venue string
+		want  int
+	}{{"venue-alpha", http.StatusOK}, {"venue-bravo", http.StatusForbidden}} {
+		res, err := chromedp.Run(b.Ctx, chromedp.NavigateResponse(sys.ConsoleURL()+"/venues/"+v.venue+"/day"))
 		require.NoError(t, err)
-		assert.EqualValues(t, want, res.Status, venue)
-		b.Screenshot(venue)
+		assert.EqualValues(t, v.want, res.Status, v.venue)
+		b.Screenshot(v.venue)
 	}
 
 	after := sessionCookie(t, b, sys)
