@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -186,4 +188,36 @@ func TestConsoleDevSignInRenewsTheSessionToken(t *testing.T) {
 	assert.Equal(t, http.StatusSeeOther, res.StatusCode, "the planted token is not signed in")
 	_, page = desk.do(http.MethodGet, "/console/", nil, nil)
 	assert.NotContains(t, page, formToken, "signing in renews the CSRF token too")
+}
+
+// TestConsoleGridReloadAfterTheSessionEndsGoesToSignIn: when the session ends under an open
+// page (idle, lifetime, signed out elsewhere), htmx's reload of the venue's grid sends the whole
+// browser to sign in, and back to that day afterwards, instead of swapping the sign-in page into
+// the grid.
+func TestConsoleGridReloadAfterTheSessionEndsGoesToSignIn(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	day := domain.DateOf(time.Now(), time.UTC)
+	openVenue(t, sys, "venue-alpha", day, 24)
+	b := testsuite.NewBrowser(t, "grid-expired")
+	b.DevSignIn(sys, "desk-a", "front_desk", "venue:venue-alpha")
+	dayPage := "/console/venues/venue-alpha/day?date=" + day.String()
+	b.Visit(sys.URL + dayPage)
+	b.Screenshot("venue-day")
+	require.Contains(t, b.Text("#grid"), "court-1")
+
+	_, err := sys.DB.Pool.Exec(context.Background(), `DELETE FROM sessions`) // as its expiry would
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(b.Ctx, 30*time.Second)
+	defer cancel()
+	_, err = chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Evaluate[bool](
+		`(htmx.ajax('GET', document.getElementById('grid').getAttribute('hx-get'),
+			{source: '#grid', target: '#grid', select: '#grid', swap: 'outerHTML'}), true)`)))
+	require.NoError(t, err, "the grid's reload navigates")
+	b.Screenshot("sign-in")
+	assert.Equal(t, sys.ConsoleURL()+"/sign-in?next="+url.QueryEscape(dayPage), b.Location())
+	b.Do(chromedp.SetValue(chromedp.ID("subject"), "desk-a"), chromedp.SetValue(chromedp.ID("role"), "front_desk"),
+		chromedp.SetValue(chromedp.ID("site"), "venue:venue-alpha"))
+	b.Submit("#dev-sign-in")
+	assert.Equal(t, sys.URL+dayPage, b.Location(), "back on the day the desk had open")
 }
