@@ -33,7 +33,8 @@ func (s *System) mountConsole(t testing.TB, e *echo.Echo, checked http.Handler, 
 		oidc = &withCallback
 	}
 	_, err := console.Mount(ctx, e, console.Config{API: checked, Pool: s.DB.Pool, OIDC: oidc,
-		DevSignIn: oidc == nil, Logger: quietLogger(), Now: opts.Now})
+		DevSignIn: oidc == nil, Logger: quietLogger(), Now: opts.Now,
+		SessionLifetime: opts.ConsoleSessionLifetime, SessionIdle: opts.ConsoleSessionIdle})
 	require.NoError(t, err)
 }
 

@@ -221,3 +221,37 @@ func TestConsoleGridReloadAfterTheSessionEndsGoesToSignIn(t *testing.T) {
 	b.Submit("#dev-sign-in")
 	assert.Equal(t, sys.URL+dayPage, b.Location(), "back on the day the desk had open")
 }
+
+// TestConsoleSessionsEndWhenIdleAndAtTheirLifetime: a session ends after its idle time without a
+// request, however young, and at its lifetime, however busy; then the desk is sent to sign in.
+func TestConsoleSessionsEndWhenIdleAndAtTheirLifetime(t *testing.T) {
+	t.Parallel()
+	const unit = 1500 * time.Millisecond
+	signedIn := func(c *consoleClient) bool {
+		t.Helper()
+		res, page := c.do(http.MethodGet, "/console/", nil, nil)
+		require.Contains(t, []int{http.StatusOK, http.StatusSeeOther}, res.StatusCode, page)
+		return res.StatusCode == http.StatusOK
+	}
+
+	idle := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true, ConsoleSessionIdle: unit})
+	desk := newConsoleClient(t, idle)
+	desk.devSignIn("desk-1", "finance", "")
+	for range 3 { // requests within the idle time keep it going past it
+		time.Sleep(unit / 2)
+		require.True(t, signedIn(desk), "a request within the idle time")
+	}
+	time.Sleep(unit + unit/2)
+	assert.False(t, signedIn(desk), "idle for longer than the idle time")
+
+	busy := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true, ConsoleSessionLifetime: 2 * unit})
+	desk = newConsoleClient(t, busy)
+	desk.devSignIn("desk-1", "finance", "")
+	start := time.Now()
+	for time.Since(start) < 2*unit-unit/4 {
+		require.True(t, signedIn(desk), "within the lifetime, at %s", time.Since(start))
+		time.Sleep(unit / 4)
+	}
+	time.Sleep(unit / 2)
+	assert.False(t, signedIn(desk), "past the lifetime, however busy")
+}

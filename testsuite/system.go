@@ -159,6 +159,9 @@ type SystemOptions struct {
 	// know before the system listens.
 	Console     bool
 	ConsoleOIDC *console.OIDCConfig
+	// ConsoleSessionLifetime and ConsoleSessionIdle bound the console's sessions (the console's
+	// defaults, 12 h and 2 h, when zero).
+	ConsoleSessionLifetime, ConsoleSessionIdle time.Duration
 	// Now is the API's clock (time.Now when nil).
 	Now func() time.Time
 	// Logger, when set, gets every line the API and the system's worker log at its level,
