@@ -255,3 +255,28 @@ func TestConsoleSessionsEndWhenIdleAndAtTheirLifetime(t *testing.T) {
 	time.Sleep(unit / 2)
 	assert.False(t, signedIn(desk), "past the lifetime, however busy")
 }
+
+// TestConsolePagesRefuseFramingAndCaching: every console answer, the sign-in page's, a refused
+// form's and a signed-in page's alike, keeps out of frames, caches and other sites' scripts.
+func TestConsolePagesRefuseFramingAndCaching(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	c := newConsoleClient(t, sys)
+	check := func(res *http.Response, what string) {
+		t.Helper()
+		h := res.Header
+		assert.Contains(t, h.Get("Content-Security-Policy"), "default-src 'self'", what)
+		assert.Contains(t, h.Get("Content-Security-Policy"), "frame-ancestors 'none'", what)
+		assert.Equal(t, "DENY", h.Get("X-Frame-Options"), what)
+		assert.Equal(t, "nosniff", h.Get("X-Content-Type-Options"), what)
+		assert.Contains(t, h.Values("Cache-Control"), "no-store", what)
+	}
+	res, _ := c.do(http.MethodGet, "/console/sign-in", nil, nil)
+	check(res, "the sign-in page")
+	res, _ = c.do(http.MethodPost, "/console/sign-out", url.Values{}, nil)
+	require.Equal(t, http.StatusForbidden, res.StatusCode)
+	check(res, "a refused form")
+	c.devSignIn("fin-1", "finance", "")
+	res, _ = c.do(http.MethodGet, "/console/", nil, nil)
+	check(res, "a signed-in page")
+}
