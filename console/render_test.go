@@ -2,6 +2,7 @@ package console
 
 import (
 	"testing"
+	"text/template/parse"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,5 +36,44 @@ func TestEveryPageParses(t *testing.T) {
 	require.NoError(t, err)
 	for _, name := range []string{"home", "error", "signin", "venue_day", "hotel_day", "booking", "walk_in"} {
 		assert.Contains(t, p.byName, name)
+	}
+}
+
+// TestEveryTemplateAPageCallsExists: html/template finds a missing {{template "x"}} only when
+// the page is drawn; this finds it when the pages are parsed.
+func TestEveryTemplateAPageCallsExists(t *testing.T) {
+	p, err := parsePages()
+	require.NoError(t, err)
+	for page, set := range p.byName {
+		for _, tmpl := range set.Templates() {
+			if tmpl.Tree == nil {
+				continue
+			}
+			walk(tmpl.Tree.Root, func(n *parse.TemplateNode) {
+				assert.NotNil(t, set.Lookup(n.Name), "page %s calls template %q, which no file defines", page, n.Name)
+			})
+		}
+	}
+}
+
+func walk(n parse.Node, found func(*parse.TemplateNode)) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n != nil {
+			for _, c := range n.Nodes {
+				walk(c, found)
+			}
+		}
+	case *parse.TemplateNode:
+		found(n)
+	case *parse.IfNode:
+		walk(n.List, found)
+		walk(n.ElseList, found)
+	case *parse.RangeNode:
+		walk(n.List, found)
+		walk(n.ElseList, found)
+	case *parse.WithNode:
+		walk(n.List, found)
+		walk(n.ElseList, found)
 	}
 }
