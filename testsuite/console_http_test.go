@@ -25,12 +25,11 @@ const consoleCookie = "bookflow_console"
 // net/http/cookiejar sends no Secure cookie over http, and the console's is Secure. It follows
 // no redirect, so a test sees each one.
 type consoleClient struct {
-	t       *testing.T
-	sys     *testsuite.System
-	Token   string       // the session cookie's value, "" for none
-	Cookie  *http.Cookie // the last session cookie the console set
-	Headers map[string]string
-	client  *http.Client
+	t      *testing.T
+	sys    *testsuite.System
+	Token  string       // the session cookie's value, "" for none
+	Cookie *http.Cookie // the last session cookie the console set
+	client *http.Client
 }
 
 func newConsoleClient(t *testing.T, sys *testsuite.System) *consoleClient {
