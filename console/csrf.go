@@ -52,3 +52,7 @@ func (c *Console) csrfToken(ctx context.Context) string {
 	}
 	return t
 }
+
+// sessionCSRF is the session's CSRF token if it has one, for a page that must not start a
+// session (an error page, which a refused form from another site also gets).
+func (c *Console) sessionCSRF(ctx context.Context) string { return c.sessions.GetString(ctx, keyCSRF) }

@@ -120,6 +120,7 @@ func (c *Console) renderError(r *request, status int, msg string) error {
 func (c *Console) renderPlainError(ec echo.Context, status int, msg string) error {
 	text := c.language(ec)
 	v := view{T: text, Title: text.T(headingFor(status)), Languages: languageNames, Path: Prefix + "/",
+		CSRF: c.sessionCSRF(ec.Request().Context()), // or the page's language switch is refused
 		Data: errorPage{Status: status, Heading: text.T(headingFor(status)), Message: msg}}
 	return c.pages.write(ec, status, "error", v, false)
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -43,9 +45,20 @@ func (c *Console) signedIn(h handler, roles []domain.Role) echo.HandlerFunc {
 	return func(ec echo.Context) error {
 		p, ok := c.principal(ec.Request().Context())
 		if !ok {
-			next := ec.Request().URL.RequestURI()
-			if ec.Request().Method != http.MethodGet {
+			req := ec.Request()
+			next := req.URL.RequestURI()
+			if req.Method != http.MethodGet {
 				next = Prefix + "/"
+			}
+			if req.Header.Get("HX-Request") == "true" {
+				// htmx would follow a redirect and swap the whole sign-in page into a fragment of
+				// the page: send the browser itself there, back to the page it shows afterwards.
+				next = Prefix + "/"
+				if cur, err := url.Parse(req.Header.Get("HX-Current-URL")); err == nil {
+					next = cur.RequestURI()
+				}
+				ec.Response().Header().Set("HX-Redirect", Prefix+"/sign-in?next="+url.QueryEscape(safeNext(next)))
+				return ec.NoContent(http.StatusUnauthorized)
 			}
 			return ec.Redirect(http.StatusSeeOther, Prefix+"/sign-in?next="+url.QueryEscape(next))
 		}
@@ -104,11 +117,17 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// safeNext is where to go after sign-in: a console path, never another site.
+// safeNext is where to go after sign-in: a path under the console, never another site nor
+// another part of this one. A path with dot segments (which a browser resolves, also when
+// percent-encoded), doubled slashes or backslashes (which a browser reads as slashes) is refused
+// rather than cleaned.
 func safeNext(next string) string {
 	u, err := url.Parse(next)
-	if err != nil || u.IsAbs() || u.Host != "" || len(u.Path) < len(Prefix) || u.Path[:len(Prefix)] != Prefix ||
-		(len(next) > 1 && (next[1] == '/' || next[1] == '\\')) {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil || strings.Contains(next, "\\") {
+		return Prefix + "/"
+	}
+	clean := path.Clean(u.Path)
+	if (clean != u.Path && clean+"/" != u.Path) || (clean != Prefix && !strings.HasPrefix(clean, Prefix+"/")) {
 		return Prefix + "/"
 	}
 	return u.RequestURI()

@@ -26,8 +26,15 @@ func (s *System) mountConsole(t testing.TB, e *echo.Echo, checked http.Handler, 
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	_, err := console.Mount(ctx, e, console.Config{API: checked, Pool: s.DB.Pool, OIDC: opts.ConsoleOIDC,
-		DevSignIn: opts.ConsoleOIDC == nil, Logger: quietLogger(), Now: opts.Now})
+	oidc := opts.ConsoleOIDC
+	if oidc != nil && oidc.RedirectURL == "" {
+		withCallback := *oidc
+		withCallback.RedirectURL = s.ConsoleURL() + "/oidc/callback"
+		oidc = &withCallback
+	}
+	_, err := console.Mount(ctx, e, console.Config{API: checked, Pool: s.DB.Pool, OIDC: oidc,
+		DevSignIn: oidc == nil, Logger: quietLogger(), Now: opts.Now,
+		SessionLifetime: opts.ConsoleSessionLifetime, SessionIdle: opts.ConsoleSessionIdle})
 	require.NoError(t, err)
 }
 

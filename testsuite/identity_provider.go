@@ -117,7 +117,7 @@ func SignRS256(t testing.TB, key *rsa.PrivateKey, kid string, pr domain.Principa
 	t.Helper()
 	claims := auth.Claims{RegisteredClaims: jwt.RegisteredClaims{Subject: pr.Subject, Issuer: ProviderIssuer,
 		Audience: jwt.ClaimStrings{ProviderAudience}, ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))},
-		Hotels: pr.Hotels}
+		Hotels: pr.Hotels, Venues: pr.Venues}
 	for _, r := range pr.Roles {
 		claims.Roles = append(claims.Roles, string(r))
 	}

@@ -154,9 +154,14 @@ type SystemOptions struct {
 	// default they run as local activities, as in production.
 	ReserveAsActivity bool
 	// Console serves the staff console beside the API, with the development sign-in unless
-	// ConsoleOIDC names an identity provider to sign in with instead.
+	// ConsoleOIDC names an identity provider to sign in with instead. Its RedirectURL, when
+	// empty, is the system's own callback (<URL>/console/oidc/callback), which no caller can
+	// know before the system listens.
 	Console     bool
 	ConsoleOIDC *console.OIDCConfig
+	// ConsoleSessionLifetime and ConsoleSessionIdle bound the console's sessions (the console's
+	// defaults, 12 h and 2 h, when zero).
+	ConsoleSessionLifetime, ConsoleSessionIdle time.Duration
 	// Now is the API's clock (time.Now when nil).
 	Now func() time.Time
 	// Logger, when set, gets every line the API and the system's worker log at its level,
@@ -268,13 +273,15 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		SupplierTellFor: opts.SupplierTellFor, Cache: s.Cache,
 		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now})
 	checked := CheckOpenAPI(t, e) // every exchange held to api/openapi.yaml, the console's too
+	// The listener first: the console's OpenID Connect callback is on the system's own address.
+	srv := httptest.NewUnstartedServer(checked)
+	s.URL = "http://" + srv.Listener.Addr().String()
 	if opts.Console {
 		s.mountConsole(t, e, checked, opts)
 	}
 	s.Routes = e.Routes()
-	srv := httptest.NewServer(checked)
+	srv.Start()
 	t.Cleanup(srv.Close)
-	s.URL = srv.URL
 	return s
 }
 
