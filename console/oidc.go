@@ -1,8 +1,10 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/domain"
 )
 
 // OIDCConfig is the identity provider staff sign in with: the one whose keys verify the API's
@@ -109,17 +112,49 @@ func (c *Console) oidcCallback(ec echo.Context) error {
 		c.cfg.Logger.Warn("console: the sign-in's ID token was refused", "err", err)
 		return c.renderPlainError(ec, http.StatusForbidden, text.T("signin.oidcFailed"))
 	}
-	var claims auth.Claims
-	if err := idToken.Claims(&claims); err != nil {
-		return c.renderPlainError(ec, http.StatusForbidden, text.T("signin.oidcFailed"))
-	}
-	who, err := claims.Principal()
-	if err != nil || !who.IsStaff() {
+	who, err := staffOf(idToken)
+	if err != nil {
 		return c.renderPlainError(ec, http.StatusForbidden, text.T("signin.notStaff"))
 	}
-	if err := c.signIn(ctx, who); err != nil {
+	if err := c.signIn(ctx, signedInAs{who: who, until: idToken.Expiry, refresh: token.RefreshToken}); err != nil {
 		return err
 	}
 	c.cfg.Logger.Info("console: signed in", "subject", who.Subject)
 	return ec.Redirect(http.StatusSeeOther, p.Next)
+}
+
+// staffOf is the staff member an ID token names, by its claims as an API token's are read.
+func staffOf(idToken *oidc.IDToken) (domain.Principal, error) {
+	var claims auth.Claims
+	if err := idToken.Claims(&claims); err != nil {
+		return domain.Principal{}, err
+	}
+	who, err := claims.Principal()
+	if err == nil && !who.IsStaff() {
+		err = errors.New("no staff role")
+	}
+	return who, err
+}
+
+// refresh asks the provider for a new ID token with the refresh token, when there is one: the
+// sign-in goes on with the roles and sites the provider names now, or ends.
+func (f *oidcFlow) refresh(ctx context.Context, refreshToken string) (signedInAs, error) {
+	if refreshToken == "" {
+		return signedInAs{}, errors.New("the sign-in has ended and the provider gave no refresh token")
+	}
+	ctx = oidc.ClientContext(ctx, f.client)
+	token, err := f.oauth.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken, Expiry: time.Unix(1, 0)}).Token()
+	if err != nil {
+		return signedInAs{}, err
+	}
+	rawID, _ := token.Extra("id_token").(string)
+	idToken, err := f.verifier.Verify(ctx, rawID)
+	if err != nil {
+		return signedInAs{}, err
+	}
+	who, err := staffOf(idToken)
+	if err != nil {
+		return signedInAs{}, err
+	}
+	return signedInAs{who: who, until: idToken.Expiry, refresh: cmp.Or(token.RefreshToken, refreshToken)}, nil
 }

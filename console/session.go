@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,6 +23,8 @@ const (
 	keyLanguage  = "lang"      // the language picked, when one was
 	keyFlash     = "flash"     // a message for the next page, after a redirect
 	keyOIDC      = "oidc"      // a sign-in under way: state, nonce, PKCE verifier, as JSON
+	keyUntil     = "until"     // when the identity provider's sign-in ends (unix seconds), for its sessions
+	keyRefresh   = "refresh"   // the provider's refresh token, when it gave one
 )
 
 // handler is a page for a signed-in person.
@@ -43,7 +46,7 @@ func (r *request) ctx() context.Context { return r.Request().Context() }
 // sign-in page (and back here afterwards); someone without the roles gets the 403 page.
 func (c *Console) signedIn(h handler, roles []domain.Role) echo.HandlerFunc {
 	return func(ec echo.Context) error {
-		p, ok := c.principal(ec.Request().Context())
+		p, ok := c.current(ec.Request().Context())
 		if !ok {
 			req := ec.Request()
 			next := req.URL.RequestURI()
@@ -83,19 +86,59 @@ func (c *Console) principal(ctx context.Context) (domain.Principal, bool) {
 	return p, true
 }
 
-// signIn makes p the session's person, under a new session token (one fixed before sign-in is
-// worthless after it) and a new CSRF token.
-func (c *Console) signIn(ctx context.Context, p domain.Principal) error {
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return err
+// current is who is signed in, as long as their sign-in lasts: a session made by the identity
+// provider ends with its ID token, unless the provider's refresh token gets a new one (with
+// the roles and sites it names now). A console session never gives more than the token would.
+func (c *Console) current(ctx context.Context) (domain.Principal, bool) {
+	p, ok := c.principal(ctx)
+	until := c.sessions.GetInt64(ctx, keyUntil)
+	if !ok || until == 0 || c.cfg.Now().Unix() < until {
+		return p, ok
 	}
+	if c.oidc != nil {
+		refreshed, err := c.oidc.refresh(ctx, c.sessions.GetString(ctx, keyRefresh))
+		if err == nil && c.keep(ctx, refreshed) == nil {
+			return refreshed.who, true
+		}
+		c.cfg.Logger.Info("console: the sign-in ended with its token", "subject", p.Subject, "err", err)
+	}
+	_ = c.sessions.Destroy(ctx)
+	return domain.Principal{}, false
+}
+
+// signIn makes the person signed in the session's, under a new session token (one fixed before
+// sign-in is worthless after it) and a new CSRF token.
+func (c *Console) signIn(ctx context.Context, s signedInAs) error {
 	if err := c.sessions.RenewToken(ctx); err != nil {
 		return err
 	}
 	c.sessions.Remove(ctx, keyOIDC)
-	c.sessions.Put(ctx, keyPrincipal, string(raw))
 	c.sessions.Put(ctx, keyCSRF, newToken())
+	return c.keep(ctx, s)
+}
+
+// signedInAs is who signs in, and until when their identity provider vouches for them (zero:
+// the development sign-in, for the session's lifetime).
+type signedInAs struct {
+	who     domain.Principal
+	until   time.Time
+	refresh string
+}
+
+func (c *Console) keep(ctx context.Context, s signedInAs) error {
+	raw, err := json.Marshal(s.who)
+	if err != nil {
+		return err
+	}
+	c.sessions.Put(ctx, keyPrincipal, string(raw))
+	if s.until.IsZero() {
+		c.sessions.Remove(ctx, keyUntil)
+	} else {
+		c.sessions.Put(ctx, keyUntil, s.until.Unix())
+	}
+	if s.refresh != "" {
+		c.sessions.Put(ctx, keyRefresh, s.refresh)
+	}
 	return nil
 }
 

@@ -69,7 +69,7 @@ func (c *Console) devSignIn(ec echo.Context) error {
 			return c.renderPlainError(ec, http.StatusBadRequest, text.T("signin.devSite"))
 		}
 	}
-	if err := c.signIn(ec.Request().Context(), p); err != nil {
+	if err := c.signIn(ec.Request().Context(), signedInAs{who: p}); err != nil {
 		return err
 	}
 	c.cfg.Logger.Info("console: development sign-in", "subject", p.Subject, "role", role)

@@ -224,3 +224,42 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestConsoleOIDCSessionLastsAsLongAsItsSignIn: a console session made by the identity
+// provider ends with its ID token unless the provider's refresh token gives a new one, and then
+// has the roles and sites that one names: a desk moved to another venue loses the first at its
+// next refresh, and one the provider no longer signs in is sent to sign in again.
+func TestConsoleOIDCSessionLastsAsLongAsItsSignIn(t *testing.T) {
+	t.Parallel()
+	idp := testsuite.StartOIDCProvider(t, "bookflow-console", "console-client-secret")
+	idp.TokenTTL, idp.Refresh = 2*time.Second, true
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true, ConsoleOIDC: idp.ConsoleConfig()})
+	idp.AllowRedirect(sys.ConsoleURL() + "/oidc/callback")
+	day := domain.DateOf(time.Now(), time.UTC)
+	openVenue(t, sys, "venue-alpha", day, 24)
+	openVenue(t, sys, "venue-bravo", day, 24)
+	idp.SignInAs(testsuite.OIDCUser{Subject: "desk-alpha", Roles: []string{"front_desk"}, Venues: []string{"venue-alpha"}})
+	b := testsuite.NewBrowser(t, "oidc-refresh")
+	b.Visit(sys.ConsoleURL() + "/sign-in")
+	b.Submit("#oidc-sign-in")
+	status := func(venue string) int {
+		res, err := chromedp.Run(b.Ctx, chromedp.NavigateResponse(sys.ConsoleURL()+"/venues/"+venue+"/day"))
+		require.NoError(t, err)
+		return int(res.Status)
+	}
+	require.Equal(t, http.StatusOK, status("venue-alpha"))
+
+	time.Sleep(3 * time.Second) // the ID token has expired: the refresh token gets another
+	assert.Equal(t, http.StatusOK, status("venue-alpha"))
+	assert.Equal(t, 2, idp.Issued())
+
+	idp.SignInAs(testsuite.OIDCUser{Subject: "desk-alpha", Roles: []string{"front_desk"}, Venues: []string{"venue-bravo"}})
+	time.Sleep(3 * time.Second)
+	assert.Equal(t, http.StatusForbidden, status("venue-alpha"), "moved to another venue at the provider")
+	assert.Equal(t, http.StatusOK, status("venue-bravo"))
+
+	idp.SignInAs(testsuite.OIDCUser{Subject: "someone-else", Roles: []string{"front_desk"}, Venues: []string{"venue-bravo"}})
+	time.Sleep(3 * time.Second)
+	b.Visit(sys.ConsoleURL() + "/venues/venue-bravo/day")
+	assert.Contains(t, b.Location(), "/console/sign-in", "the provider no longer vouches for desk-alpha")
+}

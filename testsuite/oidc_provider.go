@@ -34,6 +34,11 @@ type OIDCProvider struct {
 	URL          string // the issuer, also the base of its endpoints
 	ClientID     string
 	ClientSecret string // empty: a public client, PKCE alone
+	// TokenTTL is how long its ID tokens last (5 minutes when zero); Refresh makes it hand out
+	// refresh tokens, which give a new ID token for the user SignInAs names then (so a user's
+	// roles and sites can change, or end, under a console session).
+	TokenTTL time.Duration
+	Refresh  bool
 
 	key *rsa.PrivateKey
 	kid string
@@ -44,6 +49,7 @@ type OIDCProvider struct {
 	codes     map[string]*oidcCode // issued and not yet redeemed
 	refusals  []string             // why token requests were refused, in order
 	issued    int                  // ID tokens issued
+	refreshes map[string]string    // refresh token → the subject it was issued to
 }
 
 // OIDCUser is who the provider signs in, and the claims its ID token carries.
@@ -65,7 +71,7 @@ type oidcCode struct {
 func StartOIDCProvider(t testing.TB, clientID, clientSecret string) *OIDCProvider {
 	t.Helper()
 	p := &OIDCProvider{ClientID: clientID, ClientSecret: clientSecret, key: newRSAKey(t), kid: "oidc-key-1",
-		codes: map[string]*oidcCode{}}
+		codes: map[string]*oidcCode{}, refreshes: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
 	mux.HandleFunc("GET /jwks", p.jwks)
@@ -186,6 +192,10 @@ func (p *OIDCProvider) token(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, http.StatusUnauthorized, "invalid_client", "wrong client id or secret")
 		return
 	}
+	if r.PostForm.Get("grant_type") == "refresh_token" {
+		p.refreshGrant(w, id, r.PostForm.Get("refresh_token"))
+		return
+	}
 	if r.PostForm.Get("grant_type") != "authorization_code" {
 		p.refuse(w, http.StatusBadRequest, "unsupported_grant_type", r.PostForm.Get("grant_type"))
 		return
@@ -213,18 +223,55 @@ func (p *OIDCProvider) token(w http.ResponseWriter, r *http.Request) {
 			p.refuse(w, http.StatusInternalServerError, "server_error", err.Error())
 			return
 		}
-		p.mu.Lock()
-		p.issued++
-		p.mu.Unlock()
-		writeJSON(w, http.StatusOK, map[string]any{"access_token": randomHex(16), "token_type": "Bearer",
-			"expires_in": 300, "id_token": idToken})
+		p.answerTokens(w, c.user.Subject, idToken)
 	}
+}
+
+// answerTokens answers a token request with idToken, and a refresh token when Refresh is on.
+func (p *OIDCProvider) answerTokens(w http.ResponseWriter, subject, idToken string) {
+	p.mu.Lock()
+	p.issued++
+	answer := map[string]any{"access_token": randomHex(16), "token_type": "Bearer", "expires_in": 300, "id_token": idToken}
+	if p.Refresh {
+		refresh := randomHex(16)
+		p.refreshes[refresh] = subject
+		answer["refresh_token"] = refresh
+	}
+	p.mu.Unlock()
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// refreshGrant spends a refresh token for a new ID token of the user signed in now, if it is
+// still the token's subject.
+func (p *OIDCProvider) refreshGrant(w http.ResponseWriter, clientID, refresh string) {
+	p.mu.Lock()
+	subject, ok := p.refreshes[refresh]
+	delete(p.refreshes, refresh)
+	user := p.user
+	p.mu.Unlock()
+	if !ok || user == nil || user.Subject != subject {
+		p.refuse(w, http.StatusBadRequest, "invalid_grant", "unknown, spent or revoked refresh token")
+		return
+	}
+	idToken, err := p.idToken(&oidcCode{clientID: clientID, user: *user})
+	if err != nil {
+		p.refuse(w, http.StatusInternalServerError, "server_error", err.Error())
+		return
+	}
+	p.answerTokens(w, subject, idToken)
 }
 
 func (p *OIDCProvider) idToken(c *oidcCode) (string, error) {
 	now := time.Now()
+	ttl := p.TokenTTL
+	if ttl == 0 {
+		ttl = 5 * time.Minute
+	}
 	claims := jwt.MapClaims{"iss": p.URL, "sub": c.user.Subject, "aud": c.clientID, "iat": now.Unix(),
-		"exp": now.Add(5 * time.Minute).Unix(), "nonce": c.nonce, "roles": nonNil(c.user.Roles)}
+		"exp": now.Add(ttl).Unix(), "roles": nonNil(c.user.Roles)}
+	if c.nonce != "" {
+		claims["nonce"] = c.nonce
+	}
 	if len(c.user.Hotels) > 0 {
 		claims["hotels"] = c.user.Hotels
 	}
