@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/bookflow/bookflow/db"
@@ -93,6 +94,9 @@ func (c *Console) bookingAction(action string) handler {
 	return func(r *request) error {
 		id := r.Param("id")
 		if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/"+action, nil, "", nil); err != nil {
+			if r.alreadyDone(id, action) { // a double click: the first did it
+				return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
+			}
 			return r.failOn(id, err)
 		}
 		r.flash(r.text.T("booking.done." + action))
@@ -183,7 +187,7 @@ func (c *Console) amend(r *request) error {
 	if r.settle("amend:"+id, err); err != nil {
 		return r.failOn(id, err)
 	}
-	r.flash(r.text.T("booking.done.amend", out.Amendment.Status))
+	r.flash(r.text.T("booking.done.amend", r.text.T("amendment."+out.Amendment.Status)))
 	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
 }
 
@@ -203,4 +207,23 @@ func (r *request) failOn(bookingID string, err error) error {
 	}
 	return r.render(http.StatusConflict, "error", r.text.T("error.409"), errorPage{Status: http.StatusConflict,
 		Heading: r.text.T("error.409"), Message: ae.Message, Changed: changed, Back: Prefix + "/bookings/" + seg(bookingID)})
+}
+
+// doneBy are the states each command leaves a booking in.
+var doneBy = map[string][]domain.Status{
+	"check-in": {domain.StatusCompleted},
+	"confirm":  {domain.StatusConfirmed},
+	"cancel":   {domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded},
+}
+
+// alreadyDone reports whether a refused command finds the booking where it would have left it
+// (a second click of the same button), and says so.
+func (r *request) alreadyDone(id, action string) bool {
+	var b bookingWithMoney
+	if r.c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", &b) != nil ||
+		!slices.Contains(doneBy[action], b.Status) {
+		return false
+	}
+	r.flash(r.text.T("booking.done.already", r.text.T("status."+string(b.Status))))
+	return true
 }

@@ -55,6 +55,13 @@ func TestEveryMessageUsedIsInTheCatalogue(t *testing.T) {
 	for _, m := range append([]string{domain.MethodProvider}, domain.DeskMethods...) {
 		used["method."+m] = true
 	}
+	for _, m := range []string{"succeeded", "failed", "requested", "pending"} {
+		used["money."+m] = true
+	}
+	for _, a := range []domain.AmendmentStatus{domain.AmendmentApplied, domain.AmendmentBalanceDue, domain.AmendmentLapsed,
+		domain.AmendmentRefused, domain.AmendmentQuoted, domain.AmendmentSupplierPending} {
+		used["amendment."+string(a)] = true
+	}
 	for _, c := range []string{"free", "held", "paid", "in", "closed"} {
 		used["cell."+c] = true
 	}

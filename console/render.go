@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -113,7 +114,17 @@ type errorPage struct {
 // renderError shows the error page for status with msg.
 func (c *Console) renderError(r *request, status int, msg string) error {
 	return r.render(status, "error", r.text.T(headingFor(status)), errorPage{Status: status,
-		Heading: r.text.T(headingFor(status)), Message: msg, Back: r.Request().Referer()})
+		Heading: r.text.T(headingFor(status)), Message: msg, Back: sameSiteReferer(r.Request())})
+}
+
+// sameSiteReferer is the page the person came from, when it is one of the console's own:
+// "Back" never leads to another site.
+func sameSiteReferer(req *http.Request) string {
+	u, err := url.Parse(req.Referer())
+	if err != nil || u.Host != req.Host || safeNext(u.RequestURI()) != u.RequestURI() {
+		return ""
+	}
+	return u.String()
 }
 
 // renderPlainError is the error page for someone who may not be signed in (a refused form).

@@ -3,7 +3,12 @@ package console
 // bookingText is the booking page's messages.
 var bookingText = texts{
 	"en": {
-		"booking.title": "Booking of %s", "booking.backToDay": "Back to the day", "booking.what": "What",
+		"amendment.APPLIED": "applied", "amendment.BALANCE_DUE": "waiting for its balance to be paid",
+		"amendment.LAPSED": "lapsed", "amendment.REFUSED": "refused", "amendment.QUOTE": "quoted",
+		"amendment.SUPPLIER_PENDING": "waiting for the supplier",
+		"money.succeeded":            "succeeded", "money.failed": "failed", "money.requested": "requested", "money.pending": "pending",
+		"booking.done.already": "It was done already: %s.",
+		"booking.title":        "Booking of %s", "booking.backToDay": "Back to the day", "booking.what": "What",
 		"booking.status": "Status", "booking.id": "Booking", "booking.guest": "Guest", "booking.createdBy": "Booked by",
 		"booking.lines": "Lines", "booking.nights": "%d nights", "booking.price": "Price", "booking.expires": "Hold ends",
 		"booking.checkOut": "Check-out",
@@ -28,7 +33,12 @@ var bookingText = texts{
 		"booking.done.price": "The price is now %s.", "booking.done.amend": "Change %s.",
 	},
 	"zh-Hans": {
-		"booking.title": "%s 的预订", "booking.backToDay": "返回当天", "booking.what": "预订内容",
+		"amendment.APPLIED": "已生效", "amendment.BALANCE_DUE": "待补差价",
+		"amendment.LAPSED": "已失效", "amendment.REFUSED": "被拒绝", "amendment.QUOTE": "仅报价",
+		"amendment.SUPPLIER_PENDING": "等待供应商确认",
+		"money.succeeded":            "成功", "money.failed": "失败", "money.requested": "已提交", "money.pending": "处理中",
+		"booking.done.already": "此操作已完成：%s。",
+		"booking.title":        "%s 的预订", "booking.backToDay": "返回当天", "booking.what": "预订内容",
 		"booking.status": "状态", "booking.id": "预订号", "booking.guest": "客人", "booking.createdBy": "经办人",
 		"booking.lines": "明细", "booking.nights": "%d 晚", "booking.price": "价格", "booking.expires": "保留截止",
 		"booking.checkOut": "退房日期",
