@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,9 +152,15 @@ func ArtifactsDir(t testing.TB) string {
 		root = filepath.Join("..", ".data", "artifacts")
 	}
 	dir := filepath.Join(root, "console", strings.ReplaceAll(t.Name(), "/", "-"))
+	if _, seen := artifactDirs.LoadOrStore(dir, true); !seen {
+		require.NoError(t, os.RemoveAll(dir)) // an earlier run's screens, not this one's
+	}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	return dir
 }
+
+// artifactDirs are the folders this run has started filling.
+var artifactDirs sync.Map
 
 // DevSignIn signs the browser in to s's console with the development sign-in, as subject in
 // role, of site ("hotel:<id>" or "venue:<id>", for a front desk; empty otherwise).
