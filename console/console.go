@@ -97,9 +97,10 @@ func Mount(ctx context.Context, e *echo.Echo, cfg Config) (*Console, error) {
 
 func newSessions(ctx context.Context, cfg Config) *scs.SessionManager {
 	m := scs.New()
-	store := pgxstore.NewWithCleanupInterval(cfg.Pool, 5*time.Minute)
-	go func() { <-ctx.Done(); store.StopCleanup() }()
-	m.Store = store
+	// The store's own clean-up goroutine races with stopping it (pgxstore sets its stop channel
+	// inside that goroutine), so expired rows are deleted here instead.
+	m.Store = pgxstore.NewWithCleanupInterval(cfg.Pool, 0)
+	go deleteExpiredSessions(ctx, cfg.Pool, cfg.Logger)
 	m.Lifetime, m.IdleTimeout = cfg.SessionLifetime, cfg.SessionIdle
 	if m.Lifetime <= 0 {
 		m.Lifetime = DefaultSessionLifetime
@@ -116,6 +117,25 @@ func newSessions(ctx context.Context, cfg Config) *scs.SessionManager {
 	m.Cookie.SameSite = http.SameSiteLaxMode
 	m.Cookie.Persist = false // gone when the browser closes
 	return m
+}
+
+// sessionSweep is how often expired sessions' rows are deleted.
+const sessionSweep = 5 * time.Minute
+
+// deleteExpiredSessions deletes expired sessions' rows every sessionSweep until ctx ends.
+func deleteExpiredSessions(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	t := time.NewTicker(sessionSweep)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := pool.Exec(ctx, `DELETE FROM sessions WHERE expiry < now()`); err != nil && ctx.Err() == nil {
+				log.Warn("console: expired sessions could not be deleted", "err", err)
+			}
+		}
+	}
 }
 
 // routes registers every page. Pages for signed-in staff go through signedIn, which also names
