@@ -1,0 +1,153 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/console"
+	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// sharedKeyAPI stands in for the API for a hotel's walk-ins and finance's manual refunds: the
+// first request for one target ("slow": guest phone +1111 or payment p-slow) times out (503, safe
+// to retry: the API goes on and books the rooms / records the refund), every other request is
+// done. It records each Idempotency-Key sent, by target.
+type sharedKeyAPI struct {
+	mu   sync.Mutex
+	keys map[string][]string // by target: phone, or payment id
+}
+
+func (f *sharedKeyAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	write := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+	answer := func(target, slow string, done any) {
+		f.mu.Lock()
+		f.keys[target] = append(f.keys[target], r.Header.Get("Idempotency-Key"))
+		first := len(f.keys[target]) == 1
+		f.mu.Unlock()
+		if first && target == slow {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			write(map[string]any{"error": map[string]string{"code": "timeout", "message": "the request took too long; it is safe to retry"}})
+			return
+		}
+		write(done)
+	}
+	switch path := strings.TrimPrefix(r.URL.Path, "/api/v1"); {
+	case path == "/staff/sites":
+		write(map[string]any{"sites": []db.SiteSummary{{Kind: "hotel", ID: "inn", Name: "Inn", TimeZone: "UTC",
+			Resources: []db.ResourceSummary{{ID: "double", Kind: "room", Unit: "room"}}}}})
+	case path == "/staff/bookings" && r.Method == http.MethodGet:
+		write(map[string]any{"bookings": []any{}})
+	case path == "/staff/bookings" && r.Method == http.MethodPost:
+		var body struct {
+			Phone string `json:"phone"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		answer(body.Phone, "+1111", domain.Booking{ID: "b-" + strings.TrimPrefix(body.Phone, "+"), HotelID: "inn"})
+	case strings.HasPrefix(path, "/staff/payments/") && strings.HasSuffix(path, "/manual-refunds"):
+		payment := strings.TrimSuffix(strings.TrimPrefix(path, "/staff/payments/"), "/manual-refunds")
+		answer(payment, "p-slow", map[string]any{"paymentId": payment})
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		write(map[string]any{"error": map[string]string{"code": "not_found", "message": path}})
+	}
+}
+
+// consoleSignedIn mounts the console on fake and signs in a person of role (at site, for a front
+// desk), with a client that does not follow redirects.
+func consoleSignedIn(t *testing.T, fake http.Handler, role, site string) (*http.Client, string) {
+	t.Helper()
+	d := testsuite.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	e := echo.New()
+	_, err := console.Mount(ctx, e, console.Config{API: fake, Pool: d.Pool, DevSignIn: true, InsecureCookie: true, Logger: quietLog()})
+	require.NoError(t, err)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	_, page := fetch(t, client, http.MethodGet, srv.URL+"/console/sign-in", nil, "")
+	res, _ := fetch(t, client, http.MethodPost, srv.URL+"/console/sign-in/dev", url.Values{"csrf": {csrfOf(t, page)},
+		"subject": {"staff-1"}, "role": {role}, "site": {site}}, "")
+	require.Equal(t, http.StatusSeeOther, res)
+	return client, srv.URL
+}
+
+var hiddenKey = regexp.MustCompile(`name="key" value="([^"]+)"`)
+
+// pageKey draws page and reads its one form's idempotency key and CSRF token.
+func pageKey(t *testing.T, client *http.Client, u string) (key, csrf string) {
+	t.Helper()
+	status, page := fetch(t, client, http.MethodGet, u, nil, "")
+	require.Equal(t, http.StatusOK, status, page)
+	m := hiddenKey.FindStringSubmatch(page)
+	require.NotNil(t, m, "a form with a key on %s", u)
+	return m[1], csrfOf(t, page)
+}
+
+// TestReview2WalkInRetryKeepsItsKeyAcrossAnotherGuest: the hotel walk-in form's key is one per
+// hotel ("walk-in:<hotel>"), not per guest. Guest A's walk-in times out (the API books the rooms
+// all the same); while A waits the desk books guest B from the same page, which the API answers,
+// and settle forgets the hotel's key. A's walk-in sent again, as the error page offers, then goes
+// under a new key: a second booking of A's rooms.
+func TestReview2WalkInRetryKeepsItsKeyAcrossAnotherGuest(t *testing.T) {
+	t.Parallel()
+	fake := &sharedKeyAPI{keys: map[string][]string{}}
+	client, base := consoleSignedIn(t, fake, "front_desk", "hotel:inn")
+	day, action := base+"/console/hotels/inn/day", base+"/console/hotels/inn/walk-in"
+	walkIn := func(phone string) int {
+		key, csrf := pageKey(t, client, day)
+		status, _ := fetch(t, client, http.MethodPost, action, url.Values{"csrf": {csrf}, "key": {key}, "roomTypeId": {"double"},
+			"checkIn": {"2026-12-01"}, "nights": {"1"}, "quantity": {"1"}, "phone": {phone}, "name": {"Guest"}}, day)
+		return status
+	}
+	require.Equal(t, http.StatusServiceUnavailable, walkIn("+1111"), "A's walk-in timed out")
+	require.Equal(t, http.StatusSeeOther, walkIn("+2222"), "B's walk-in was booked")
+	walkIn("+1111") // A's again, after the timeout
+	keys := fake.keys["+1111"]
+	require.Len(t, keys, 2)
+	assert.Equal(t, keys[0], keys[1], "guest A's walk-in retried after its timeout is sent under a new key because "+
+		"guest B's answer settled the hotel's one key: the API books A's rooms twice")
+}
+
+// TestReview2ManualRefundRetryKeepsItsKeyAcrossAnotherPayment: the manual refund form's key is
+// one per session ("manual-refund"), not per payment. A manual refund of payment p-slow times out
+// (the API records it all the same); finance records one of payment p-other meanwhile, whose
+// answer forgets the key. p-slow's refund sent again then goes under a new key: recorded twice,
+// and the invariant checker counts twice the money given back.
+func TestReview2ManualRefundRetryKeepsItsKeyAcrossAnotherPayment(t *testing.T) {
+	t.Parallel()
+	fake := &sharedKeyAPI{keys: map[string][]string{}}
+	client, base := consoleSignedIn(t, fake, "finance", "")
+	form := base + "/console/finance/manual-refunds"
+	refund := func(payment string) int {
+		key, csrf := pageKey(t, client, form+"?payment="+payment)
+		status, _ := fetch(t, client, http.MethodPost, form, url.Values{"csrf": {csrf}, "key": {key}, "payment": {payment},
+			"currency": {"EUR"}, "amount": {"25.00"}, "method": {"bank_transfer"}, "reference": {"T-1"}, "reason": {"unmatched"}}, form)
+		return status
+	}
+	require.Equal(t, http.StatusServiceUnavailable, refund("p-slow"), "p-slow's refund timed out")
+	require.Equal(t, http.StatusSeeOther, refund("p-other"), "p-other's refund was recorded")
+	refund("p-slow")
+	keys := fake.keys["p-slow"]
+	require.Len(t, keys, 2)
+	assert.Equal(t, keys[0], keys[1], "p-slow's manual refund retried after its timeout is sent under a new key because "+
+		"p-other's answer settled the one manual-refund key: the API records it twice")
+}
