@@ -151,3 +151,69 @@ func TestReview2ManualRefundRetryKeepsItsKeyAcrossAnotherPayment(t *testing.T) {
 	assert.Equal(t, keys[0], keys[1], "p-slow's manual refund retried after its timeout is sent under a new key because "+
 		"p-other's answer settled the one manual-refund key: the API records it twice")
 }
+
+// reusedKeyAPI answers b-1's reads as fakeAPI does; its desk payments time out the first time
+// (the payment is taken all the same), then answer what the API answers a key sent again with
+// another payment (422 idempotency_key_reused: the key's first payment was taken), then take.
+type reusedKeyAPI struct {
+	fakeAPI
+	mu   sync.Mutex
+	sent []string // Idempotency-Key, method
+}
+
+func (f *reusedKeyAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/desk-payments") {
+		f.fakeAPI.ServeHTTP(w, r)
+		return
+	}
+	var body struct {
+		Method string `json:"method"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	f.mu.Lock()
+	f.sent = append(f.sent, r.Header.Get("Idempotency-Key"))
+	n := len(f.sent)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch n {
+	case 1:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": "timeout",
+			"message": "the request took too long; it is safe to retry"}})
+	case 2:
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": "idempotency_key_reused",
+			"message": "desk payment key " + f.sent[0] + " of booking b-1"}})
+	default:
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": "b-1"})
+	}
+}
+
+// TestReview2KeyReusedAnswerDoesNotForgetAnUnknownOutcome: a desk payment of 10.00 cash times
+// out (the API takes it all the same). The desk sends it again from the booking (the same key,
+// as it should), now as card: the API answers 422 idempotency_key_reused, which says the key's
+// first payment WAS taken. settle takes every 4xx for "refused, nothing happened" and forgets the
+// key, the page shows the API's English message naming the key, and the desk's next try goes
+// under a new key: 10.00 taken twice, and nobody was told the first went through.
+func TestReview2KeyReusedAnswerDoesNotForgetAnUnknownOutcome(t *testing.T) {
+	t.Parallel()
+	fake := &reusedKeyAPI{fakeAPI: fakeAPI{keys: map[string][]string{}}}
+	client, base := consoleOnFake(t, fake)
+	bookingURL, action := base+"/console/bookings/b-1", base+"/console/bookings/b-1/desk-payments"
+	pay := func(method string) (int, string) {
+		status, page := fetch(t, client, http.MethodGet, bookingURL, nil, "")
+		require.Equal(t, http.StatusOK, status, page)
+		form := url.Values{"csrf": {csrfOf(t, page)}, "key": {formKey(t, page, "/console/bookings/b-1/desk-payments", "pay-")},
+			"currency": {"EUR"}, "amount": {"10.00"}, "method": {method}}
+		return fetch(t, client, http.MethodPost, action, form, bookingURL)
+	}
+	status, _ := pay("cash")
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	status, _ = pay("card_terminal")
+	require.Equal(t, http.StatusUnprocessableEntity, status)
+	pay("card_terminal")
+	require.Len(t, fake.sent, 3)
+	require.Equal(t, fake.sent[0], fake.sent[1], "the control: the retry after the timeout kept its key")
+	assert.Equal(t, fake.sent[0], fake.sent[2], "after 'key reused' (the first payment was taken) the next payment goes "+
+		"under a new key: a second payment")
+}
