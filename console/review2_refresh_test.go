@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,4 +125,78 @@ func TestReview2RefreshKeepsTheSessionsSubject(t *testing.T) {
 	time.Sleep(3 * time.Second) // the ID token has expired: the next page refreshes it
 	_, page = home()
 	assert.NotContains(t, page, "someone-else", "the session of desk-oidc went on as another subject the refresh named")
+}
+
+// TestReview2ConcurrentRefreshKeepsTheSession: the provider rotates refresh tokens (each is good
+// once, as testsuite.OIDCProvider's are and as providers commonly do). When the ID token has
+// expired, two pages the person loads at once (two tabs, a page and its htmx request) each
+// refresh with the session's one refresh token: the first gets a new token, the second is refused
+// and current destroys the session, signing the person out although their sign-in goes on
+// (the token endpoint takes 300 ms here, as over a network; with an instant provider the
+// pages rarely overlap).
+func TestReview2ConcurrentRefreshKeepsTheSession(t *testing.T) {
+	t.Parallel()
+	idp := testsuite.StartOIDCProvider(t, "console", "")
+	idp.TokenTTL, idp.Refresh = 2*time.Second, true
+	idp.SignInAs(testsuite.OIDCUser{Subject: "desk-oidc", Roles: []string{"front_desk"}, Venues: []string{"hall"}})
+	d := testsuite.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	e := echo.New()
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	cfg := idp.ConsoleConfig()
+	cfg.RedirectURL = srv.URL + "/console/oidc/callback"
+	// The provider's token endpoint takes a moment, as a real one over the network does.
+	cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second, Transport: slowTokens{http.DefaultTransport}}
+	idp.AllowRedirect(cfg.RedirectURL)
+	_, err := console.Mount(ctx, e, console.Config{API: &fakeAPI{keys: map[string][]string{}}, Pool: d.Pool, InsecureCookie: true,
+		Logger: quietLog(), OIDC: cfg})
+	require.NoError(t, err)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(u string) *http.Response {
+		res, err := client.Get(u)
+		require.NoError(t, err)
+		_ = res.Body.Close()
+		return res
+	}
+	res := get(srv.URL + "/console/oidc/start")
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	res = get(res.Header.Get("Location")) // the provider signs desk-oidc in at once
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	res = get(res.Header.Get("Location"))
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "signed in")
+	require.Equal(t, http.StatusOK, get(srv.URL+"/console/").StatusCode, "the control: in while the token lasts")
+
+	time.Sleep(3 * time.Second) // the ID token has expired
+	var wg sync.WaitGroup
+	statuses := make([]int, 4)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := client.Get(srv.URL + "/console/")
+			if err == nil {
+				_ = r.Body.Close()
+				statuses[i] = r.StatusCode
+			}
+		}()
+	}
+	wg.Wait()
+	after := get(srv.URL + "/console/").StatusCode
+	assert.Equal(t, []int{http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK}, statuses, "two pages at once after the token expired: one was sent to sign in")
+	assert.Equal(t, http.StatusOK, after, "and the session is gone: provider refusals %v", idp.Refusals())
+	t.Logf("statuses %v, after %d, refusals %v, issued %d", statuses, after, idp.Refusals(), idp.Issued())
+}
+
+// slowTokens delays the provider's token answers by 300 ms.
+type slowTokens struct{ next http.RoundTripper }
+
+func (s slowTokens) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(r.URL.Path, "/token") {
+		time.Sleep(300 * time.Millisecond)
+	}
+	return s.next.RoundTrip(r)
 }
