@@ -200,3 +200,120 @@ func (s slowTokens) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return s.next.RoundTrip(r)
 }
+
+// faithfulIdP is a correct provider: each authorization signs in the subject next names (with
+// its roles), handing out a refresh token only when refreshFor[subject] says so; a refresh
+// token gives a new ID token of the subject it was issued to.
+type faithfulIdP struct {
+	srv        *httptest.Server
+	mu         sync.Mutex
+	nonce      string
+	next       string
+	roles      map[string][]string
+	refreshFor map[string]bool
+	issuedTo   map[string]string // refresh token → subject
+}
+
+func newFaithfulIdP(t *testing.T, ttl time.Duration) *faithfulIdP {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	f := &faithfulIdP{roles: map[string][]string{}, refreshFor: map[string]bool{}, issuedTo: map[string]string{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": f.srv.URL, "authorization_endpoint": f.srv.URL + "/authorize",
+			"token_endpoint": f.srv.URL + "/token", "jwks_uri": f.srv.URL + "/jwks",
+			"id_token_signing_alg_values_supported": []string{"RS256"}})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		b64 := base64.RawURLEncoding.EncodeToString
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{"kty": "RSA", "kid": "k1", "alg": "RS256",
+			"use": "sig", "n": b64(key.N.Bytes()), "e": b64(big.NewInt(int64(key.E)).Bytes())}}})
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		now := time.Now()
+		sub, nonce := f.next, f.nonce
+		if r.PostForm.Get("grant_type") == "refresh_token" {
+			sub, nonce = f.issuedTo[r.PostForm.Get("refresh_token")], ""
+		}
+		claims := jwt.MapClaims{"iss": f.srv.URL, "aud": "console", "sub": sub, "iat": now.Unix(),
+			"exp": now.Add(ttl).Unix(), "roles": f.roles[sub]}
+		if nonce != "" {
+			claims["nonce"] = nonce
+		}
+		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+		tok.Header["kid"] = "k1"
+		signed, err := tok.SignedString(key)
+		require.NoError(t, err)
+		answer := map[string]any{"access_token": "opaque", "token_type": "Bearer", "expires_in": int(ttl.Seconds()),
+			"id_token": signed}
+		if f.refreshFor[sub] {
+			rt := "rt-" + sub
+			f.issuedTo[rt] = sub
+			answer["refresh_token"] = rt
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(answer)
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// TestReview2ASignInDoesNotKeepAnotherPersonsRefreshToken: admin "alice" signs in on a shared
+// desk computer and her provider hands out a refresh token; without signing out, front desk
+// "bob" signs in on the same browser and gets no refresh token (his client or policy gives
+// none). keep only writes a refresh token when there is one, so alice's stays in bob's session:
+// when bob's ID token expires the console refreshes with alice's token and bob's session goes on
+// as alice, an admin.
+func TestReview2ASignInDoesNotKeepAnotherPersonsRefreshToken(t *testing.T) {
+	t.Parallel()
+	idp := newFaithfulIdP(t, 2*time.Second)
+	idp.roles["alice"], idp.roles["bob"] = []string{"admin"}, []string{"finance"}
+	idp.refreshFor["alice"] = true
+	d := testsuite.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	e := echo.New()
+	_, err := console.Mount(ctx, e, console.Config{API: &fakeAPI{keys: map[string][]string{}}, Pool: d.Pool, InsecureCookie: true,
+		Logger: quietLog(), OIDC: &console.OIDCConfig{Issuer: idp.srv.URL, ClientID: "console",
+			RedirectURL: "http://console.test/console/oidc/callback"}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	signIn := func(who string) {
+		idp.mu.Lock()
+		idp.next = who
+		idp.mu.Unlock()
+		res, err := client.Get(srv.URL + "/console/oidc/start")
+		require.NoError(t, err)
+		_ = res.Body.Close()
+		auth, err := url.Parse(res.Header.Get("Location"))
+		require.NoError(t, err)
+		idp.mu.Lock()
+		idp.nonce = auth.Query().Get("nonce")
+		idp.mu.Unlock()
+		res, err = client.Get(srv.URL + "/console/oidc/callback?code=c&state=" + url.QueryEscape(auth.Query().Get("state")))
+		require.NoError(t, err)
+		_ = res.Body.Close()
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, "%s signed in", who)
+	}
+	home := func() string {
+		res, err := client.Get(srv.URL + "/console/")
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	signIn("alice")
+	require.Contains(t, home(), "Signed in as alice")
+	signIn("bob")
+	require.Contains(t, home(), "Signed in as bob", "the control: bob is signed in")
+	time.Sleep(3 * time.Second) // bob's ID token has expired
+	assert.NotContains(t, home(), "Signed in as alice", "bob's session went on as alice with her refresh token")
+}
