@@ -217,3 +217,48 @@ func TestReview2KeyReusedAnswerDoesNotForgetAnUnknownOutcome(t *testing.T) {
 	assert.Equal(t, fake.sent[0], fake.sent[2], "after 'key reused' (the first payment was taken) the next payment goes "+
 		"under a new key: a second payment")
 }
+
+// okPayAPI answers b-1's reads as fakeAPI does and takes every desk payment, recording its key.
+type okPayAPI struct {
+	fakeAPI
+	mu   sync.Mutex
+	sent []string
+}
+
+func (f *okPayAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/desk-payments") {
+		f.fakeAPI.ServeHTTP(w, r)
+		return
+	}
+	f.mu.Lock()
+	f.sent = append(f.sent, r.Header.Get("Idempotency-Key"))
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": "b-1"})
+}
+
+// TestReview2TwoTabsAreTwoPayments: the desk has booking b-1 open in two tabs (drawn before
+// either form was sent) and takes 10.00 cash in each, the guest paying in two parts. formKey
+// gives every page drawn the intent's one key, not only a page drawn after a timeout, so the
+// second tab's payment goes under the first's key: the API answers it as the first payment sent
+// again (taken before, 200), nothing is taken, and the console flashes "10.00 recorded" for it.
+func TestReview2TwoTabsAreTwoPayments(t *testing.T) {
+	t.Parallel()
+	fake := &okPayAPI{fakeAPI: fakeAPI{keys: map[string][]string{}}}
+	client, base := consoleOnFake(t, fake)
+	bookingURL, action := base+"/console/bookings/b-1", "/console/bookings/b-1/desk-payments"
+	tab := func() url.Values {
+		status, page := fetch(t, client, http.MethodGet, bookingURL, nil, "")
+		require.Equal(t, http.StatusOK, status, page)
+		return url.Values{"csrf": {csrfOf(t, page)}, "key": {formKey(t, page, action, "pay-")}, "currency": {"EUR"},
+			"amount": {"10.00"}, "method": {"cash"}}
+	}
+	tab1, tab2 := tab(), tab()
+	for _, form := range []url.Values{tab1, tab2} {
+		status, page := fetch(t, client, http.MethodPost, base+action, form, bookingURL)
+		require.Equal(t, http.StatusOK, status, page) // the client follows the redirect to the booking
+	}
+	require.Len(t, fake.sent, 2)
+	assert.NotEqual(t, fake.sent[0], fake.sent[1], "the second tab's payment was sent under the first's key: "+
+		"the API answers it as done and takes nothing")
+}
