@@ -262,3 +262,48 @@ func TestReview2TwoTabsAreTwoPayments(t *testing.T) {
 	assert.NotEqual(t, fake.sent[0], fake.sent[1], "the second tab's payment was sent under the first's key: "+
 		"the API answers it as done and takes nothing")
 }
+
+// abandonedAPI is sharedKeyAPI whose hotel walk-ins are answered as the API answers a
+// reservation that did not complete in time: 503 reservation_abandoned, "nothing is held for it:
+// send the request again with a new Idempotency-Key". The same key again is answered the same.
+type abandonedAPI struct{ sharedKeyAPI }
+
+func (f *abandonedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || strings.TrimPrefix(r.URL.Path, "/api/v1") != "/staff/bookings" {
+		f.sharedKeyAPI.ServeHTTP(w, r)
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	f.mu.Lock()
+	abandoned := len(f.keys["+3333"]) == 0 || f.keys["+3333"][0] == key
+	f.keys["+3333"] = append(f.keys["+3333"], key)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if abandoned {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": "reservation_abandoned",
+			"message": "the reservation did not complete in time and nothing is held for it: send the request again with a new Idempotency-Key"}})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(domain.Booking{ID: "b-3333", HotelID: "inn"})
+}
+
+// TestReview2AbandonedReservationGetsANewKey: settle keeps every 5xx's key for the retry, but
+// the API's 503 reservation_abandoned says the key is spent ("send the request again with a new
+// Idempotency-Key"). The desk's walk-in for the guest is sent again, as the page says, under the
+// same key, abandoned again, and so on for the session's life: the guest cannot be booked.
+func TestReview2AbandonedReservationGetsANewKey(t *testing.T) {
+	t.Parallel()
+	fake := &abandonedAPI{sharedKeyAPI{keys: map[string][]string{}}}
+	client, base := consoleSignedIn(t, fake, "front_desk", "hotel:inn")
+	day, action := base+"/console/hotels/inn/day", base+"/console/hotels/inn/walk-in"
+	walkIn := func() int {
+		key, csrf := pageKey(t, client, day)
+		status, _ := fetch(t, client, http.MethodPost, action, url.Values{"csrf": {csrf}, "key": {key}, "roomTypeId": {"double"},
+			"checkIn": {"2026-12-01"}, "nights": {"1"}, "quantity": {"1"}, "phone": {"+3333"}, "name": {"Guest"}}, day)
+		return status
+	}
+	require.Equal(t, http.StatusServiceUnavailable, walkIn(), "the first walk-in was abandoned")
+	assert.Equal(t, http.StatusSeeOther, walkIn(), "sent again, it is abandoned again: its spent key was kept (keys %v)",
+		fake.keys["+3333"])
+}
