@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -68,8 +69,18 @@ func (s *Server) dailyReport(c echo.Context) error {
 	for _, it := range report.Items {
 		_ = w.Write([]string{it.At.In(loc).Format(time.RFC3339), it.Kind, it.Channel, it.BookingID, it.PaymentID,
 			it.RefundID, strconv.FormatInt(it.Amount, 10), it.Currency, it.ChannelID,
-			it.Method, it.Reference, it.TakenBy})
+			it.Method, csvText(it.Reference), csvText(it.TakenBy)})
 	}
 	w.Flush()
 	return w.Error()
+}
+
+// csvText keeps a text someone typed (a refund's reference, who took a payment) from running as
+// a spreadsheet formula when the CSV is opened: one starting with = + - @ or a tab gets a
+// leading apostrophe, as OWASP advises.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }

@@ -104,7 +104,10 @@ func (r *request) putInventory(hotelID, timeZone string) (done bool, err error) 
 	if r.FormValue("unlimited") != "" {
 		body["unlimited"] = true
 	} else {
-		n, _, err := r.formInt("totalRooms")
+		n, given, err := r.formInt("totalRooms")
+		if err == nil && !given { // left blank: not 0 rooms, which would close the nights
+			err = formError{"totalRooms", ""}
+		}
 		if err != nil {
 			return false, r.badForm(err)
 		}

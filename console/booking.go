@@ -112,8 +112,9 @@ func (c *Console) deskPayment(r *request) error {
 		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "method": r.FormValue("method"), "note": r.FormValue("note")}
-	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/desk-payments", body, r.FormValue("key"), nil)
-	if r.settle("pay:"+id, err); err != nil {
+	key := r.keyFor("pay:" + id)
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/desk-payments", body, key, nil)
+	if r.settle("pay:"+id, key, err); err != nil {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.payment", formatMoney(amount, currency)))
@@ -134,8 +135,9 @@ func (c *Console) refund(r *request) error {
 	if reverses := r.FormValue("reverses"); reverses != "" {
 		intent = "reverse:" + id + ":" + reverses
 	}
-	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/refunds", body, r.FormValue("key"), nil)
-	if r.settle(intent, err); err != nil {
+	key := r.keyFor(intent)
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/refunds", body, key, nil)
+	if r.settle(intent, key, err); err != nil {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.refund", formatMoney(amount, currency)))
@@ -183,8 +185,9 @@ func (c *Console) amend(r *request) error {
 			Difference int64  `json:"difference"`
 		} `json:"amendment"`
 	}
-	err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/amendments", change, r.FormValue("key"), &out)
-	if r.settle("amend:"+id, err); err != nil {
+	key := r.keyFor("amend:" + id)
+	err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/amendments", change, key, &out)
+	if r.settle("amend:"+id, key, err); err != nil {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.amend", r.text.T("amendment."+out.Amendment.Status)))
@@ -196,8 +199,13 @@ func (c *Console) amend(r *request) error {
 // colleague).
 func (r *request) failOn(bookingID string, err error) error {
 	var ae *apiError
-	if !errors.As(err, &ae) || ae.Status != http.StatusConflict {
+	reused := errors.As(err, &ae) && ae.Code == "idempotency_key_reused"
+	if !reused && (ae == nil || ae.Status != http.StatusConflict) {
 		return r.fail(err)
+	}
+	message := ae.Message
+	if reused { // sent again after a lost answer, with other fields: the first was carried out
+		message = r.text.T("booking.wentThrough")
 	}
 	var b bookingWithMoney
 	changed := ""
@@ -205,8 +213,8 @@ func (r *request) failOn(bookingID string, err error) error {
 		changed = r.text.T("booking.nowStands", r.text.T("status."+string(b.Status)),
 			formatMoney(b.Money.Paid, b.Money.Currency), formatMoney(b.Money.Due, b.Money.Currency))
 	}
-	return r.render(http.StatusConflict, "error", r.text.T("error.409"), errorPage{Status: http.StatusConflict,
-		Heading: r.text.T("error.409"), Message: ae.Message, Changed: changed, Back: Prefix + "/bookings/" + seg(bookingID)})
+	return r.render(ae.Status, "error", r.text.T("error.409"), errorPage{Status: ae.Status,
+		Heading: r.text.T("error.409"), Message: message, Changed: changed, Back: Prefix + "/bookings/" + seg(bookingID)})
 }
 
 // doneBy are the states each command leaves a booking in.

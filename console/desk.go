@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bookflow/bookflow/domain"
@@ -77,7 +78,7 @@ func (c *Console) venueWalkInForm(r *request) error {
 	if v.End, err = time.Parse(time.RFC3339, r.QueryParam("end")); err != nil || !v.End.After(v.Start) {
 		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")})
 	}
-	v.Key = r.formKey("walk-in-", walkInIntent(site.ID, v.ResourceID, v.Start))
+	v.Key = "walk-in-" + newToken() // the guest is not known until the form is sent: keyFor finds a lost answer's key
 	for _, res := range site.Resources {
 		if res.ID == v.ResourceID {
 			v.Quota = res.Kind == string(domain.KindQuotaSlot)
@@ -102,8 +103,10 @@ func (c *Console) venueWalkIn(r *request) error {
 	body := map[string]any{"phone": r.FormValue("phone"), "name": r.FormValue("name"),
 		"lines": []domain.OrderLine{{ResourceID: r.FormValue("resourceId"), Start: start, End: end, Quantity: qty}}}
 	var b domain.Booking
-	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/venues/"+seg(venue)+"/bookings", body, r.FormValue("key"), &b)
-	if r.settle(walkInIntent(venue, r.FormValue("resourceId"), start), err); err != nil {
+	intent := walkInIntent(venue, r.FormValue("resourceId"), start, r.FormValue("phone"))
+	key := r.keyFor(intent)
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/venues/"+seg(venue)+"/bookings", body, key, &b)
+	if r.settle(intent, key, err); err != nil {
 		return r.fail(err)
 	}
 	r.flash(r.text.T("walkin.booked", b.ID))
@@ -123,7 +126,7 @@ func formQuantity(r *request, field string) (int, error) {
 	return n, nil
 }
 
-// walkInIntent names a walk-in booking of a slot, for its form's key.
-func walkInIntent(venue, resource string, start time.Time) string {
-	return "walk-in:" + venue + ":" + resource + "@" + start.UTC().Format(time.RFC3339)
+// walkInIntent names one guest's walk-in booking of a slot, for its form's key.
+func walkInIntent(venue, resource string, start time.Time, phone string) string {
+	return "walk-in:" + venue + ":" + resource + "@" + start.UTC().Format(time.RFC3339) + ":" + strings.TrimSpace(phone)
 }

@@ -9,7 +9,7 @@ import (
 
 // manualRefundForm is the form for a refund finance made outside bookflow.
 type manualRefundForm struct {
-	Key       string // the idempotency key (formKey): sending the form twice, or again after a timeout, records one refund
+	Key       string // the form's idempotency key: sending it twice records one refund (keyFor: again after a timeout too)
 	PaymentID string
 	Methods   []string
 }
@@ -18,7 +18,7 @@ type manualRefundForm struct {
 // keeps (the invariant checker's unmatched_payment).
 func (c *Console) financeManualRefundForm(r *request) error {
 	return r.render(http.StatusOK, "finance_refunds", r.text.T("finance.manualTitle"),
-		manualRefundForm{Key: r.formKey("manual-", "manual-refund"), PaymentID: r.QueryParam("payment"), Methods: domain.DeskMethods})
+		manualRefundForm{Key: "manual-" + newToken(), PaymentID: r.QueryParam("payment"), Methods: domain.DeskMethods})
 }
 
 // financeManualRefund records it through the API, which refuses a payment a booking keeps and
@@ -35,9 +35,10 @@ func (c *Console) financeManualRefund(r *request) error {
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "method": r.FormValue("method"),
 		"reference": strings.TrimSpace(r.FormValue("reference")), "reason": strings.TrimSpace(r.FormValue("reason"))}
-	err = r.c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/payments/"+seg(payment)+"/manual-refunds", body,
-		r.FormValue("key"), nil)
-	if r.settle("manual-refund", err); err != nil {
+	intent := "manual-refund:" + payment
+	key := r.keyFor(intent)
+	err = r.c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/payments/"+seg(payment)+"/manual-refunds", body, key, nil)
+	if r.settle(intent, key, err); err != nil {
 		return r.fail(err)
 	}
 	r.flash(r.text.T("finance.manualDone", formatMoney(amount, currency), payment))

@@ -2,6 +2,8 @@ package console
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bookflow/bookflow/db"
@@ -29,7 +31,7 @@ func (c *Console) hotelDay(r *request) error {
 		return r.fail(err)
 	}
 	v := hotelDayView{Site: site, Today: domain.DateOf(c.cfg.Now(), zone), Desk: r.who.CanBook(site.ID),
-		WalkInKey: r.formKey("walk-in-", "walk-in:"+site.ID)}
+		WalkInKey: "walk-in-" + newToken()} // keyFor finds a lost answer's key once the guest is known
 	v.Date = v.Today
 	if d := r.QueryParam("date"); d != "" {
 		if v.Date, err = domain.ParseDate(d); err != nil {
@@ -73,8 +75,11 @@ func (c *Console) hotelWalkIn(r *request) error {
 	body := map[string]any{"hotelId": hotel, "roomTypeId": r.FormValue("roomTypeId"), "checkIn": checkIn,
 		"checkOut": checkIn.AddDays(nights), "quantity": qty, "phone": r.FormValue("phone"), "name": r.FormValue("name")}
 	var b domain.Booking
-	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings", body, r.FormValue("key"), &b)
-	if r.settle("walk-in:"+hotel, err); err != nil {
+	intent := "walk-in:" + hotel + ":" + r.FormValue("roomTypeId") + ":" + checkIn.String() + ":" +
+		strconv.Itoa(nights) + "x" + strconv.Itoa(qty) + ":" + strings.TrimSpace(r.FormValue("phone"))
+	key := r.keyFor(intent)
+	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings", body, key, &b)
+	if r.settle(intent, key, err); err != nil {
 		return r.fail(err)
 	}
 	r.flash(r.text.T("walkin.booked", b.ID))

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/labstack/echo/v4"
 	"golang.org/x/oauth2"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/domain"
@@ -35,6 +37,10 @@ type oidcFlow struct {
 	oauth    oauth2.Config
 	verifier *oidc.IDTokenVerifier
 	client   *http.Client
+
+	group     singleflight.Group // one refresh at a time per refresh token
+	mu        sync.Mutex
+	refreshed map[string]refreshDone // refresh token → its answer, for refreshReuse
 }
 
 // oidcPending is a sign-in under way, kept in the session until the provider sends the person
@@ -65,7 +71,7 @@ func newOIDCFlow(ctx context.Context, cfg OIDCConfig) (*oidcFlow, error) {
 			RedirectURL: cfg.RedirectURL, Scopes: []string{oidc.ScopeOpenID, "profile"}},
 		verifier: provider.VerifierContext(oidc.ClientContext(context.WithoutCancel(ctx), client),
 			&oidc.Config{ClientID: cfg.ClientID}),
-		client: client,
+		client: client, refreshed: map[string]refreshDone{},
 	}, nil
 }
 
@@ -137,11 +143,49 @@ func staffOf(idToken *oidc.IDToken) (domain.Principal, error) {
 }
 
 // refresh asks the provider for a new ID token with the refresh token, when there is one: the
-// sign-in goes on with the roles and sites the provider names now, or ends.
+// sign-in goes on with the roles and sites the provider names now, or ends. Pages loaded at
+// once after the token expired share one refresh, and one a moment later gets its answer: a
+// provider that rotates refresh tokens would refuse the old one a second time.
 func (f *oidcFlow) refresh(ctx context.Context, refreshToken string) (signedInAs, error) {
 	if refreshToken == "" {
 		return signedInAs{}, errors.New("the sign-in has ended and the provider gave no refresh token")
 	}
+	f.mu.Lock()
+	if done, ok := f.refreshed[refreshToken]; ok && time.Since(done.at) < refreshReuse {
+		f.mu.Unlock()
+		return done.as, nil
+	}
+	f.mu.Unlock()
+	v, err, _ := f.group.Do(refreshToken, func() (any, error) {
+		s, err := f.refreshNow(ctx, refreshToken)
+		if err == nil {
+			f.mu.Lock()
+			for k, done := range f.refreshed {
+				if time.Since(done.at) >= refreshReuse {
+					delete(f.refreshed, k)
+				}
+			}
+			f.refreshed[refreshToken] = refreshDone{as: s, at: time.Now()}
+			f.mu.Unlock()
+		}
+		return s, err
+	})
+	if err != nil {
+		return signedInAs{}, err
+	}
+	return v.(signedInAs), nil
+}
+
+// refreshReuse is how long a refresh's answer serves the pages that asked with the same
+// refresh token.
+const refreshReuse = time.Minute
+
+type refreshDone struct {
+	as signedInAs
+	at time.Time
+}
+
+func (f *oidcFlow) refreshNow(ctx context.Context, refreshToken string) (signedInAs, error) {
 	ctx = oidc.ClientContext(ctx, f.client)
 	token, err := f.oauth.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken, Expiry: time.Unix(1, 0)}).Token()
 	if err != nil {

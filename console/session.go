@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"path"
@@ -97,6 +98,9 @@ func (c *Console) current(ctx context.Context) (domain.Principal, bool) {
 	}
 	if c.oidc != nil {
 		refreshed, err := c.oidc.refresh(ctx, c.sessions.GetString(ctx, keyRefresh))
+		if err == nil && refreshed.who.Subject != p.Subject { // OpenID Connect: a refreshed ID token names the same subject
+			err = errors.New("the refreshed ID token names another subject")
+		}
 		if err == nil && c.keep(ctx, refreshed) == nil {
 			return refreshed.who, true
 		}
@@ -112,7 +116,15 @@ func (c *Console) signIn(ctx context.Context, s signedInAs) error {
 	if err := c.sessions.RenewToken(ctx); err != nil {
 		return err
 	}
-	c.sessions.Remove(ctx, keyOIDC)
+	// Nothing of whoever used the session before stays (their refresh token, pending keys,
+	// a flash) but the language picked.
+	lang := c.sessions.GetString(ctx, keyLanguage)
+	if err := c.sessions.Clear(ctx); err != nil {
+		return err
+	}
+	if lang != "" {
+		c.sessions.Put(ctx, keyLanguage, lang)
+	}
 	c.sessions.Put(ctx, keyCSRF, newToken())
 	return c.keep(ctx, s)
 }

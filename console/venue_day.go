@@ -104,15 +104,31 @@ func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]dom
 	var all []domain.Booking
 	cursor := ""
 	for {
+		// Only what a day's page shows is decoded: a busy day is hundreds of bookings.
 		var page struct {
-			Bookings []domain.Booking `json:"bookings"`
-			Next     string           `json:"next"`
+			Bookings []struct {
+				ID         string        `json:"id"`
+				CustomerID string        `json:"customerId"`
+				RoomTypeID string        `json:"roomTypeId"`
+				CheckIn    domain.Date   `json:"checkIn"`
+				CheckOut   domain.Date   `json:"checkOut"`
+				Quantity   int           `json:"quantity"`
+				Status     domain.Status `json:"status"`
+				Price      struct {
+					Lines []domain.LinePrice `json:"lines"`
+				} `json:"price"`
+			} `json:"bookings"`
+			Next string `json:"next"`
 		}
 		path := q("/staff/bookings", siteParam, siteID, "date", date.String(), "limit", "100", "cursor", cursor)
 		if err := r.c.api.call(r.ctx(), r.who, http.MethodGet, path, nil, "", &page); err != nil {
 			return nil, err
 		}
-		all = append(all, page.Bookings...)
+		for _, b := range page.Bookings {
+			all = append(all, domain.Booking{ID: b.ID, CustomerID: b.CustomerID, RoomTypeID: b.RoomTypeID,
+				Stay: domain.Stay{CheckIn: b.CheckIn, CheckOut: b.CheckOut}, Quantity: b.Quantity, Status: b.Status,
+				Price: domain.Price{Lines: b.Price.Lines}})
+		}
 		if page.Next == "" {
 			return all, nil
 		}
