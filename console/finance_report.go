@@ -34,14 +34,20 @@ func reportPath(site financeSite, date domain.Date, format string) string {
 	return q("/staff/reports/daily", site.Kind+"Id", site.ID, "date", date.String(), "format", format)
 }
 
+// siteDay is the site (?site) and its local date (?date, today there by default) a report is of.
+func (r *request) siteDay() (financeSite, domain.Date, error) {
+	site, err := r.siteParam()
+	if err != nil {
+		return site, domain.Date{}, err
+	}
+	date, err := r.dateParam(site.Loc)
+	return site, date, err
+}
+
 // financeReport shows a site's money over one of its local days: totals by channel, method and
 // currency, then each payment and refund, at the site's local time.
 func (c *Console) financeReport(r *request) error {
-	site, err := r.siteParam()
-	if err != nil {
-		return r.fail(err)
-	}
-	date, err := r.dateParam(site.Loc)
+	site, date, err := r.siteDay()
 	if err != nil {
 		return r.fail(err)
 	}
@@ -74,11 +80,7 @@ func splitItems(items []db.ReportItem) (payments, refunds []db.ReportItem) {
 
 // financeReportCSV serves the API's CSV of a site's day as a download.
 func (c *Console) financeReportCSV(r *request) error {
-	site, err := r.siteParam()
-	if err != nil {
-		return r.fail(err)
-	}
-	date, err := r.dateParam(site.Loc)
+	site, date, err := r.siteDay()
 	if err != nil {
 		return r.fail(err)
 	}
