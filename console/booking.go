@@ -21,6 +21,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
 	page(http.MethodPost, "/bookings/:id/amendments", c.amend, desk)
+	page(http.MethodPost, "/bookings/:id/lines", c.moveLine, desk)
 }
 
 // bookingWithMoney is a staff booking as the API shows it, with its money summary.
@@ -44,6 +45,7 @@ type bookingPageView struct {
 	Site     string            // /console/<kind>s/<id>/day
 	Keys     map[string]string // each money form's idempotency key (formKey), by form, and "reverse:<paymentId>"
 	Methods  []string
+	Venue    []db.ResourceSummary // a venue order's: what its lines may move to
 	Today    domain.Date
 }
 
@@ -79,6 +81,13 @@ func (c *Console) bookingPage(r *request) error {
 	v.Site = Prefix + "/hotels/" + seg(v.B.HotelID) + "/day"
 	if v.B.VenueID != "" {
 		v.Site = Prefix + "/venues/" + seg(v.B.VenueID) + "/day"
+		if v.Desk {
+			site, err := r.site("venue", v.B.VenueID)
+			if err != nil {
+				return r.fail(err)
+			}
+			v.Venue = site.Resources
+		}
 	}
 	v.Methods, v.Today = domain.DeskMethods, domain.DateOf(c.cfg.Now(), zone)
 	v.Keys = map[string]string{"pay": r.formKey("pay-", "pay:"+id), "refund": r.formKey("refund-", "refund:"+id),
@@ -156,41 +165,6 @@ func (c *Console) changePrice(r *request) error {
 		return r.failOn(id, err)
 	}
 	r.flash(r.text.T("booking.done.price", formatMoney(total, currency)))
-	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
-}
-
-// amend changes a stay's dates or rooms through the API's staff amendment.
-func (c *Console) amend(r *request) error {
-	id := r.Param("id")
-	change := map[string]any{}
-	for _, f := range []string{"checkIn", "checkOut"} {
-		if v := r.FormValue(f); v != "" {
-			d, err := domain.ParseDate(v)
-			if err != nil {
-				return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: f + ": " + err.Error()})
-			}
-			change[f] = d
-		}
-	}
-	if r.FormValue("quantity") != "" {
-		n, err := formQuantity(r, "quantity")
-		if err != nil {
-			return r.fail(err)
-		}
-		change["quantity"] = n
-	}
-	var out struct {
-		Amendment struct {
-			Status     string `json:"status"`
-			Difference int64  `json:"difference"`
-		} `json:"amendment"`
-	}
-	key := r.keyFor("amend:" + id)
-	err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/amendments", change, key, &out)
-	if r.settle("amend:"+id, key, err); err != nil {
-		return r.failOn(id, err)
-	}
-	r.flash(r.text.T("booking.done.amend", r.text.T("amendment."+out.Amendment.Status)))
 	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
 }
 

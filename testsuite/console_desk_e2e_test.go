@@ -217,3 +217,35 @@ func TestConsoleErrorPagesSayWhatHappened(t *testing.T) {
 	require.NoError(t, s.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM payments WHERE booking_id = $1`, id).Scan(&payments))
 	assert.Zero(t, payments)
 }
+
+// TestConsoleFrontDeskMovesAVenueBooking: a walk-in paid at the desk for 12:00 is moved to
+// 13:00 from its booking's page (an amendment of the order's line): the grid shows 13:00 paid
+// and 12:00 free again, and the units agree.
+func TestConsoleFrontDeskMovesAVenueBooking(t *testing.T) {
+	t.Parallel()
+	s := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
+	day, loc := openMorningVenue(t, s, "v-move")
+	desk := s.As(t, domain.Principal{Subject: "desk-move", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"v-move"}})
+	start := day.At(12, loc)
+	res := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-move/bookings", map[string]string{"Idempotency-Key": "m-1"},
+		map[string]any{"phone": "+36301114444", "lines": []map[string]any{{"resourceId": "court-1", "start": start,
+			"end": start.Add(time.Hour), "quantity": 1}}})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	pay := desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", map[string]string{"Idempotency-Key": "p-1"},
+		map[string]any{"amount": 2000, "currency": "EUR", "method": "cash"})
+	require.Equal(t, http.StatusOK, pay.Status, pay.Raw)
+
+	b := testsuite.NewBrowser(t, "move")
+	b.DevSignIn(s, "desk-move", "front_desk", "venue:v-move")
+	b.Visit(s.ConsoleURL() + "/bookings/" + id)
+	b.Do(chromedp.SetValue(chromedp.ID("move-start-0"), day.String()+"T13:00"))
+	b.Screenshot("booking-move")
+	b.Submit("#move-line-0")
+	b.Screenshot("booking-moved")
+	assert.Contains(t, b.Text(".flash"), "applied")
+	b.Visit(s.ConsoleURL() + "/venues/v-move/day")
+	assert.Equal(t, "paid", cellState(b, "court-1", "13:00"))
+	assert.Equal(t, "free", cellState(b, "court-1", "12:00"))
+	s.DB.AssertInventoryMatchesBookings(t)
+}
