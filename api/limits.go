@@ -3,16 +3,19 @@ package api
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/telemetry"
 )
@@ -26,9 +29,10 @@ type HoldLimits struct {
 	MaxActive int
 	// PerCustomerPerMinute and PerAddressPerMinute bound how fast holds are created, per
 	// customer and per client address, with bursts of the same size (HOLD_RATE_PER_CUSTOMER,
-	// HOLD_RATE_PER_ADDRESS). They are counted per API process. A retry answered from a booking
-	// already made creates nothing and spends no customer's rate; the address's counts every
-	// attempt, before any read, and so bounds retries too.
+	// HOLD_RATE_PER_ADDRESS). With the cache they are counted in Redis, across every API
+	// process; without it, or while Redis does not answer, per API process. A retry answered from
+	// a booking already made creates nothing and spends no customer's rate; the address's counts
+	// every attempt, before any read, and so bounds retries too.
 	PerCustomerPerMinute int
 	PerAddressPerMinute  int
 	// PerHotelPerSecond bounds how fast holds are made at one hotel, across every API process
@@ -45,10 +49,14 @@ func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 			return
 		}
 		wait := int(math.Ceil(60 / float64(n))) // seconds until the next hold is allowed
+		var store middleware.RateLimiterStore = middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 3 * time.Minute})
+		if s.cfg.Cache != nil {
+			store = sharedRate{cache: s.cfg.Cache, kind: who, perMinute: n, local: store, log: s.cfg.Logger}
+		}
 		out = append(out, middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-			Skipper: skip,
-			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-				Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 3 * time.Minute}),
+			Skipper:             skip,
+			Store:               store,
 			IdentifierExtractor: func(c echo.Context) (string, error) { return id(c), nil },
 			DenyHandler: func(c echo.Context, _ string, _ error) error {
 				c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
@@ -148,4 +156,35 @@ func addressKey(ip string) string {
 	}
 	prefix, _ := addr.Prefix(64)
 	return prefix.String()
+}
+
+// sharedRate counts a rate limit in Redis, so that N API processes allow what one does, not N
+// times it. When Redis does not answer in time the process's own count (local) decides, as the
+// gate fails open to PostgreSQL: a hold is never refused because Redis is down.
+type sharedRate struct {
+	cache     *cache.Units
+	kind      string
+	perMinute int
+	local     middleware.RateLimiterStore
+	log       *slog.Logger
+}
+
+// sharedRateWarned is when a fallback to the process's count was last logged (unix nanoseconds).
+var sharedRateWarned atomic.Int64
+
+// sharedRateWait bounds how long a hold waits for Redis's count.
+const sharedRateWait = 100 * time.Millisecond
+
+func (r sharedRate) Allow(id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), sharedRateWait)
+	defer cancel()
+	allowed, _, err := r.cache.HoldRate(ctx, r.kind, id, r.perMinute)
+	if err != nil {
+		if last := sharedRateWarned.Load(); time.Since(time.Unix(0, last)) > time.Minute &&
+			sharedRateWarned.CompareAndSwap(last, time.Now().UnixNano()) { // once a minute, not once a hold
+			r.log.Warn("hold rate: Redis did not answer; each API process counts alone", "limit", r.kind, "err", err)
+		}
+		return r.local.Allow(id)
+	}
+	return allowed, nil
 }

@@ -186,6 +186,17 @@ func (u *Units) RelayAlive(ctx context.Context) (bool, error) {
 	return n == 1, err
 }
 
+// HoldRate counts a hold against one customer's or one client address's (kind) allowance of
+// perMinute holds a minute (bursts of the same size), shared by every API process; retryAfter is
+// how long until the next is allowed when this one is not.
+func (u *Units) HoldRate(ctx context.Context, kind, id string, perMinute int) (allowed bool, retryAfter time.Duration, err error) {
+	res, err := redis_rate.NewLimiter(u.Redis).Allow(ctx, u.Prefix+"bf:rate:"+kind+":"+id, redis_rate.PerMinute(perMinute))
+	if err != nil {
+		return true, 0, err
+	}
+	return res.Allowed > 0, res.RetryAfter, nil
+}
+
 // HotelRate counts a hold at a hotel against its rate of perSecond holds a second (bursts of the
 // same size), shared by every API process; retryAfter is how long until the next is allowed when
 // this one is not.
