@@ -37,9 +37,34 @@ func New(url, prefix string) (*Units, error) {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
 	// Short timeouts: Redis down must slow a search by milliseconds, not seconds.
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeouts()
 	opts.MaxRetries = 0
 	return &Units{Redis: redis.NewClient(opts), Prefix: prefix}, nil
+}
+
+// NewFailover connects to the primary that Redis Sentinels (host:port each) name for master,
+// and follows it when they promote a replica. url, when set, gives the password and database.
+// During the switch a read fails and the caller falls back to PostgreSQL, as with Redis down.
+func NewFailover(sentinels []string, master, url, prefix string) (*Units, error) {
+	if len(sentinels) == 0 || master == "" {
+		return nil, fmt.Errorf("REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together")
+	}
+	opts := &redis.FailoverOptions{MasterName: master, SentinelAddrs: sentinels, MaxRetries: 0}
+	if url != "" {
+		u, err := redis.ParseURL(url)
+		if err != nil {
+			return nil, fmt.Errorf("REDIS_URL: %w", err)
+		}
+		opts.Username, opts.Password, opts.DB = u.Username, u.Password, u.DB
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeouts()
+	return &Units{Redis: redis.NewFailoverClient(opts), Prefix: prefix}, nil
+}
+
+// timeouts are Redis's dial, read and write timeouts: short, so Redis down slows a search by
+// milliseconds, not seconds.
+func timeouts() (dial, read, write time.Duration) {
+	return 200 * time.Millisecond, 200 * time.Millisecond, 200 * time.Millisecond
 }
 
 func (u *Units) ttl() time.Duration {

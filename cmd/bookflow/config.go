@@ -14,6 +14,7 @@ import (
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
@@ -61,6 +62,10 @@ type Config struct {
 	SchedulePrefix string
 
 	RedisURL string // the availability cache; none: searches read PostgreSQL, no sold-out gate
+	// RedisSentinels and RedisSentinelMaster reach the cache through Redis Sentinel instead
+	// (REDIS_SENTINELS, host:port each; REDIS_SENTINEL_MASTER), following a failover.
+	RedisSentinels      []string
+	RedisSentinelMaster string
 	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
 	ReserveLocally bool
 	// MetricsAddr is where /metrics listens (METRICS_ADDR): empty or "none" for nowhere, which
@@ -101,6 +106,7 @@ func LoadConfig() (Config, error) {
 		SupplierSimURL:      os.Getenv("SUPPLIER_SIM_URL"),
 		SchedulePrefix:      os.Getenv("BOOKFLOW_SCHEDULE_PREFIX"),
 		RedisURL:            os.Getenv("REDIS_URL"),
+		RedisSentinelMaster: os.Getenv("REDIS_SENTINEL_MASTER"),
 		MetricsAddr:         os.Getenv("METRICS_ADDR"),
 		ConsoleURL:          os.Getenv("CONSOLE_URL"),
 		ConsoleClientID:     os.Getenv("CONSOLE_OIDC_CLIENT_ID"),
@@ -147,6 +153,10 @@ func LoadConfig() (Config, error) {
 		if *i.dst, err = envInt(i.name, i.def, i.min); err != nil {
 			return c, err
 		}
+	}
+	c.RedisSentinels = strings.FieldsFunc(os.Getenv("REDIS_SENTINELS"), func(r rune) bool { return r == ',' || r == ' ' })
+	if (len(c.RedisSentinels) == 0) != (c.RedisSentinelMaster == "") {
+		return c, fmt.Errorf("REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together")
 	}
 	for _, cidr := range strings.FieldsFunc(os.Getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		_, ipNet, err := net.ParseCIDR(cidr)
@@ -259,4 +269,16 @@ func (c Config) logHandler(command string, w io.Writer) slog.Handler {
 		return slog.NewTextHandler(w, opts)
 	}
 	return slog.NewJSONHandler(w, opts)
+}
+
+// cacheConfigured reports whether the availability cache is configured: by REDIS_URL, or by
+// Redis Sentinel.
+func (c Config) cacheConfigured() bool { return c.RedisURL != "" || len(c.RedisSentinels) > 0 }
+
+// openCache connects to the availability cache as configured.
+func (c Config) openCache() (*cache.Units, error) {
+	if len(c.RedisSentinels) > 0 {
+		return cache.NewFailover(c.RedisSentinels, c.RedisSentinelMaster, c.RedisURL, "")
+	}
+	return cache.New(c.RedisURL, "")
 }

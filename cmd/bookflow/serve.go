@@ -61,8 +61,8 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	d := &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}
-	if cfg.RedisURL != "" {
-		if d.cache, err = cache.New(cfg.RedisURL, ""); err != nil {
+	if cfg.cacheConfigured() {
+		if d.cache, err = cfg.openCache(); err != nil {
 			tc.Close()
 			pool.Close()
 			return nil, nil, err
