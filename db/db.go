@@ -32,6 +32,7 @@ type Store struct {
 	pool        *pgxpool.Pool
 	lockTimeout time.Duration
 	oneTrips    atomic.Int64 // reservations reserveDirect made, for tests
+	replica     *replica     // a standby for reads that may be a little stale (ReadFrom)
 }
 
 // NewStore wraps a pool. A zero lockTimeout means DefaultLockTimeout.

@@ -291,7 +291,7 @@ type Slot struct {
 // VenueSlots lists the slots of a venue's slot resources (of one sport, or all) that start
 // within day, by resource then start, with their start and end in loc.
 func (s *Store) VenueSlots(ctx context.Context, venueID, sport string, day domain.Span, loc *time.Location) ([]Slot, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.code, r.name, r.sport, r.kind, i.unit_start, i.unit_end, i.total,
+	rows, err := s.reads(ctx).Query(ctx, `SELECT r.code, r.name, r.sport, r.kind, i.unit_start, i.unit_end, i.total,
 			`+unitsLeft+`, COALESCE(i.rate, 0), COALESCE(i.currency, ''), i.closed_at IS NULL, COALESCE(i.closed_reason, '')
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
 		WHERE r.venue_id = $1 AND r.unit = 'slot' AND ($2 = '' OR r.sport = $2)
@@ -325,7 +325,7 @@ type Rental struct {
 
 // EquipmentAvailability lists the venue's equipment with what is left for the span.
 func (s *Store) EquipmentAvailability(ctx context.Context, venueID string, span domain.Span) ([]Rental, error) {
-	rows, err := s.pool.Query(ctx, `SELECT r.code, r.name, r.unit, r.capacity,
+	rows, err := s.reads(ctx).Query(ctx, `SELECT r.code, r.name, r.unit, r.capacity,
 			COALESCE(min(`+unitsLeft+`), 0),
 			count(i.unit_start) > 0 AND min(i.unit_start) = $2 AND max(i.unit_end) = $3
 				AND sum(i.unit_end - i.unit_start) = $3::timestamp - $2::timestamp

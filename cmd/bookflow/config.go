@@ -15,6 +15,7 @@ import (
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/cache"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
@@ -22,21 +23,25 @@ import (
 
 // Config is the whole configuration, read from the environment with local defaults.
 type Config struct {
-	DatabaseURL       string
-	TemporalAddress   string
-	TemporalNamespace string
-	TemporalUIURL     string // only printed, so people know where to look
-	TaskQueue         string
-	HTTPAddr          string
-	HoldTTL           time.Duration
-	LateWindow        time.Duration
-	RefundBackoff     time.Duration
-	RefundAttempts    int
-	AdminToken        string
-	Limits            domain.Limits
-	HoldLimits        api.HoldLimits
-	TrustedProxies    []*net.IPNet
-	BookingIDKey      string
+	DatabaseURL string
+	// DatabaseReadURL is a standby that searches, slots and reports may read from while it trails
+	// the primary by at most DatabaseReadMaxLag (DATABASE_READ_URL, DATABASE_READ_MAX_LAG).
+	DatabaseReadURL    string
+	DatabaseReadMaxLag time.Duration
+	TemporalAddress    string
+	TemporalNamespace  string
+	TemporalUIURL      string // only printed, so people know where to look
+	TaskQueue          string
+	HTTPAddr           string
+	HoldTTL            time.Duration
+	LateWindow         time.Duration
+	RefundBackoff      time.Duration
+	RefundAttempts     int
+	AdminToken         string
+	Limits             domain.Limits
+	HoldLimits         api.HoldLimits
+	TrustedProxies     []*net.IPNet
+	BookingIDKey       string
 
 	AuthJWTSecret string
 	AuthJWKSURL   string
@@ -106,6 +111,7 @@ func LoadConfig() (Config, error) {
 		SupplierSimURL:      os.Getenv("SUPPLIER_SIM_URL"),
 		SchedulePrefix:      os.Getenv("BOOKFLOW_SCHEDULE_PREFIX"),
 		RedisURL:            os.Getenv("REDIS_URL"),
+		DatabaseReadURL:     os.Getenv("DATABASE_READ_URL"),
 		RedisSentinelMaster: os.Getenv("REDIS_SENTINEL_MASTER"),
 		MetricsAddr:         os.Getenv("METRICS_ADDR"),
 		ConsoleURL:          os.Getenv("CONSOLE_URL"),
@@ -124,6 +130,7 @@ func LoadConfig() (Config, error) {
 		{"HOLD_TTL", workflows.DefaultHoldTTL, &c.HoldTTL},
 		{"LATE_WINDOW", workflows.DefaultLateWindow, &c.LateWindow},
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
+		{"DATABASE_READ_MAX_LAG", db.DefaultMaxReplicaLag, &c.DatabaseReadMaxLag},
 		{"AUTH_CLOCK_SKEW", auth.DefaultClockSkew, &c.AuthClockSkew},
 		{"REFUND_BACKOFF", workflows.DefaultRefundBackoff, &c.RefundBackoff},
 		{"SUPPLIER_SYNC_INTERVAL", worker.DefaultSupplierSyncInterval, &c.SupplierSyncInterval},

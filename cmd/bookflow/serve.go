@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
@@ -29,7 +30,8 @@ import (
 type deps struct {
 	store    *db.Store
 	temporal client.Client
-	cache    *cache.Units // nil without REDIS_URL
+	cache    *cache.Units  // nil without REDIS_URL
+	standby  *pgxpool.Pool // nil without DATABASE_READ_URL
 }
 
 func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
@@ -61,8 +63,21 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	d := &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}
+	if cfg.DatabaseReadURL != "" {
+		standby, err := db.Connect(ctx, cfg.DatabaseReadURL)
+		if err != nil {
+			tc.Close()
+			pool.Close()
+			return nil, nil, fmt.Errorf("DATABASE_READ_URL: %w", err)
+		}
+		d.store.ReadFrom(standby, cfg.DatabaseReadMaxLag)
+		d.standby = standby
+	}
 	if cfg.cacheConfigured() {
 		if d.cache, err = cfg.openCache(); err != nil {
+			if d.standby != nil {
+				d.standby.Close()
+			}
 			tc.Close()
 			pool.Close()
 			return nil, nil, err
@@ -74,6 +89,9 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 		}
 		tc.Close()
 		pool.Close()
+		if d.standby != nil {
+			d.standby.Close()
+		}
 	}, nil
 }
 

@@ -1,0 +1,113 @@
+package testsuite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/db"
+)
+
+// Replicated is a private PostgreSQL primary with one streaming standby (pg_basebackup), each
+// on its own loopback port, for tests of reads from a standby. Both stop when the test ends.
+type Replicated struct {
+	PrimaryURL, StandbyURL string
+	Primary, Standby       *pgxpool.Pool
+}
+
+// StartReplicated initialises a primary (initdb), migrates bookflow's schema onto it, copies it
+// into a standby and starts both. PostgreSQL never runs as root: as root, it runs as postgres.
+func StartReplicated(t testing.TB) *Replicated {
+	t.Helper()
+	bin := pgBin(t)
+	dir, err := os.MkdirTemp("", "bookflow-replicated-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	run := asPostgres(t, dir)
+	primary, standby := filepath.Join(dir, "primary"), filepath.Join(dir, "standby")
+	pPort, sPort := freePort(t), freePort(t)
+	run(filepath.Join(bin, "initdb"), "-D", primary, "-U", "postgres", "--auth=trust", "-E", "UTF8")
+	start := func(data string, port int) {
+		run(filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-l", data+".log", "-o",
+			fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir), "start")
+		t.Cleanup(func() { _ = pgCommand(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop").Run() })
+	}
+	start(primary, pPort)
+	r := &Replicated{
+		PrimaryURL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", pPort),
+		StandbyURL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", sPort),
+	}
+	ctx := context.Background()
+	r.Primary = connect(t, r.PrimaryURL)
+	require.NoError(t, db.Migrate(ctx, r.Primary))
+	run(filepath.Join(bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(pPort), "-U", "postgres", "-D", standby, "-R",
+		"-X", "stream", "-c", "fast")
+	start(standby, sPort)
+	r.Standby = connect(t, r.StandbyURL)
+	return r
+}
+
+func connect(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := db.Connect(context.Background(), url)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// pgBin is the newest PostgreSQL's bin directory.
+func pgBin(t testing.TB) string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	require.NotEmpty(t, dirs, "PostgreSQL's binaries (scripts/test installs them)")
+	sort.Strings(dirs)
+	return dirs[len(dirs)-1]
+}
+
+// asPostgres returns a runner of PostgreSQL's commands as the postgres user when the test runs
+// as root (PostgreSQL refuses root), with dir made theirs.
+func asPostgres(t testing.TB, dir string) func(name string, args ...string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		require.NoError(t, err, "a postgres user to run PostgreSQL as")
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		require.NoError(t, os.Chown(dir, uid, gid))
+	}
+	return func(name string, args ...string) {
+		t.Helper()
+		out, err := pgCommand(name, args...).CombinedOutput()
+		require.NoError(t, err, "%s %v: %s", filepath.Base(name), args, out)
+	}
+}
+
+// pgCommand is one of PostgreSQL's commands, run as postgres when the test runs as root.
+func pgCommand(name string, args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
+	}
+	return exec.Command(name, args...)
+}
+
+// WaitReplayed waits until the standby has replayed everything the primary wrote so far.
+func (r *Replicated) WaitReplayed(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	var lsn string
+	require.NoError(t, r.Primary.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn))
+	require.Eventually(t, func() bool {
+		var done bool
+		return r.Standby.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, lsn).Scan(&done) == nil && done
+	}, 20*time.Second, 20*time.Millisecond, "the standby replays up to %s", lsn)
+}
