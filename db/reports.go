@@ -84,7 +84,8 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 	r := DailyReport{Day: day, OrdersByStatus: map[string]int{}, Totals: []ReportTotal{}}
 	const ofSite = `FROM bookings b JOIN resources r ON r.id = b.resource_id
 		WHERE (($1 <> '' AND r.hotel_id = $1) OR ($2 <> '' AND b.venue_id = $2))`
-	rows, err := s.reads(ctx).Query(ctx, `WITH site AS (SELECT b.id, b.total, b.currency, b.payment_id, b.channel_id `+ofSite+`),
+	q := s.reads(ctx) // both parts of the report from one node
+	rows, err := q.Query(ctx, `WITH site AS (SELECT b.id, b.total, b.currency, b.payment_id, b.channel_id `+ofSite+`),
 		account AS (SELECT * FROM site WHERE site.payment_id IS NULL AND site.channel_id IS NOT NULL)
 		SELECT p.succeeded_at, 'payment', CASE WHEN p.method = 'provider' THEN 'online' ELSE 'desk' END, '', p.method,
 			p.booking_id, p.payment_id, '', p.amount, p.currency, '', COALESCE(p.taken_by, '')
@@ -142,7 +143,7 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 		}
 		t.Net = t.Paid - t.Refunded
 	}
-	rows, err = s.reads(ctx).Query(ctx, `SELECT b.status, count(*) `+ofSite+` AND b.created_at >= $3 AND b.created_at < $4
+	rows, err = q.Query(ctx, `SELECT b.status, count(*) `+ofSite+` AND b.created_at >= $3 AND b.created_at < $4
 		GROUP BY 1`, site.HotelID, site.VenueID, day.Start, day.End)
 	if err != nil {
 		return r, err
