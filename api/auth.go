@@ -10,6 +10,7 @@ import (
 	echojwt "github.com/labstack/echo-jwt/v4"
 	"github.com/labstack/echo/v4"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -21,6 +22,24 @@ const principalKey = "principal"
 // else, including no token, is 401. The staff console's own requests carry their principal
 // instead (WithPrincipal).
 func (s *Server) authenticate() echo.MiddlewareFunc {
+	check := s.verifyTokens()
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return check(staffOnPrimary(next)) }
+}
+
+// staffOnPrimary sends every read of a staff member's request to the primary: staff set stock,
+// close slots and take money, and must see it at once; a standby (db.Store.ReadFrom) serves
+// customers' and agents' searches only.
+func staffOnPrimary(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if p := principal(c); p.IsStaff() || p.Has(domain.RoleSupplier) {
+			c.SetRequest(c.Request().WithContext(db.OnPrimary(c.Request().Context())))
+		}
+		return next(c)
+	}
+}
+
+// verifyTokens is the token check of authenticate.
+func (s *Server) verifyTokens() echo.MiddlewareFunc {
 	return inProcess(echojwt.WithConfig(echojwt.Config{
 		ContextKey: principalKey,
 		ParseTokenFunc: func(c echo.Context, token string) (any, error) {

@@ -178,7 +178,10 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	// Customers act for themselves: the booking's customer is the token's subject, and anyone
 	// else's booking does not exist for them.
 	customer := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.RoleCustomer)}}
-	customer.add(http.MethodPost, "/bookings", s.createBooking, s.holdRateLimits()...)
+	// One allowance per customer and per address over every route that makes a hold, as in
+	// Redis, where every process shares it.
+	holdRates := s.holdRateLimits()
+	customer.add(http.MethodPost, "/bookings", s.createBooking, holdRates...)
 	customer.add(http.MethodGet, "/bookings/:id", s.getBooking)
 	customer.add(http.MethodPost, "/bookings/:id/payment", s.createPayment)
 	customer.add(http.MethodPost, "/bookings/:id/cancel", s.cancelBooking)
@@ -186,12 +189,12 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.customerAmender()))
 	customer.add(http.MethodGet, "/bookings/:id/amendments", s.listAmendments(s.customerAmender()))
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
-	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, s.holdRateLimits()...)
+	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, holdRates...)
 
 	// Agents sell through their channel, and see only the bookings they sold: every route acts for
 	// the stored agent the token names (storedAgent), never the claim alone.
 	agent := routes{v1.Group("/agent"), []echo.MiddlewareFunc{authn, allow(domain.RoleAgent), s.storedAgent}}
-	agent.add(http.MethodPost, "/bookings", s.createAgentBooking, s.holdRateLimits()...)
+	agent.add(http.MethodPost, "/bookings", s.createAgentBooking, holdRates...)
 	agent.add(http.MethodGet, "/bookings", s.agentBookings)
 	agent.add(http.MethodGet, "/bookings/:id", s.getAgentBooking)
 	agent.add(http.MethodPost, "/bookings/:id/cancel", s.cancelAgentBooking)

@@ -234,9 +234,6 @@ func (s *Server) venueSlots(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if principal(c).IsStaff() {
-		ctx = db.OnPrimary(ctx) // the desk sees its own closures and walk-ins at once
-	}
 	slots, err := s.store.VenueSlots(ctx, venueID, sport, domain.DayBounds(date, loc), loc)
 	if err != nil {
 		return err

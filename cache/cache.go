@@ -43,7 +43,8 @@ func New(url, prefix string) (*Units, error) {
 }
 
 // NewFailover connects to the primary that Redis Sentinels (host:port each) name for master,
-// and follows it when they promote a replica. url, when set, gives the password and database.
+// and follows it when they promote a replica. url, when set, gives the user, password, database
+// and TLS (rediss://) of the primary and its replicas.
 // During the switch a read fails and the caller falls back to PostgreSQL, as with Redis down.
 func NewFailover(sentinels []string, master, url, prefix string) (*Units, error) {
 	if len(sentinels) == 0 || master == "" {
@@ -55,7 +56,7 @@ func NewFailover(sentinels []string, master, url, prefix string) (*Units, error)
 		if err != nil {
 			return nil, fmt.Errorf("REDIS_URL: %w", err)
 		}
-		opts.Username, opts.Password, opts.DB = u.Username, u.Password, u.DB
+		opts.Username, opts.Password, opts.DB, opts.TLSConfig = u.Username, u.Password, u.DB, u.TLSConfig
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeouts()
 	return &Units{Redis: redis.NewFailoverClient(opts), Prefix: prefix}, nil

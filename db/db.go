@@ -66,6 +66,17 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// Open returns a pool for url without reaching it first: for a standby that may be down while
+// the rest starts (reads go to the primary until it answers).
+func Open(url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.Tracer = otelpgx.NewTracer()
+	return pgxpool.NewWithConfig(context.Background(), cfg)
+}
+
 // Migrate applies every embedded migration not yet applied.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	sqlDB := stdlib.OpenDBFromPool(pool)

@@ -41,6 +41,7 @@ func TestASearchIsNotServedFromALaggingStandby(t *testing.T) {
 	require.Equal(t, 5, left(bounded))
 	require.Equal(t, 5, left(lenient))
 
+	r.WaitReplayed(t) // everything the primary wrote so far (the control's reference) is on the standby
 	_, err := r.Standby.Exec(ctx, `SELECT pg_wal_replay_pause()`)
 	require.NoError(t, err)
 	setRooms(3)

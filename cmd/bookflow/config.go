@@ -165,6 +165,12 @@ func LoadConfig() (Config, error) {
 	if (len(c.RedisSentinels) == 0) != (c.RedisSentinelMaster == "") {
 		return c, fmt.Errorf("REDIS_SENTINELS and REDIS_SENTINEL_MASTER go together")
 	}
+	for _, s := range c.RedisSentinels {
+		host, port, err := net.SplitHostPort(s)
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+			return c, fmt.Errorf("REDIS_SENTINELS: %q is not host:port", s)
+		}
+	}
 	for _, cidr := range strings.FieldsFunc(os.Getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		_, ipNet, err := net.ParseCIDR(cidr)
 		if err != nil {

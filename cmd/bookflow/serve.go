@@ -64,7 +64,9 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 	}
 	d := &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}
 	if cfg.DatabaseReadURL != "" {
-		standby, err := db.Connect(ctx, cfg.DatabaseReadURL)
+		// Not pinged: a standby down (being rebuilt, say) leaves searches on the primary, it
+		// does not stop the API.
+		standby, err := db.Open(cfg.DatabaseReadURL)
 		if err != nil {
 			tc.Close()
 			pool.Close()
