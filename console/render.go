@@ -176,10 +176,8 @@ var funcs = template.FuncMap{
 	"amount": formatAmount,
 	"clock":  func(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") },
 	"when":   func(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") },
-	"lower":  strings.ToLower,
 	// localInput is a time as a datetime-local field holds it.
 	"localInput": func(t time.Time) string { return t.Format("2006-01-02T15:04") },
-	"add":        func(a, b int) int { return a + b },
 	"dict": func(kv ...any) map[string]any {
 		m := make(map[string]any, len(kv)/2)
 		for i := 0; i+1 < len(kv); i += 2 {
