@@ -113,6 +113,20 @@ ensure_temporal_server() {
     "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_SERVER_VERSION"
 }
 
+# ensure_temporal_ui sets TEMPORAL_UI_SERVER to the Temporal web UI's server, the release the
+# pinned CLI embeds (its assets come inside the Go module), building it the first time (about
+# 2 minutes). Only the cluster profile needs it: the dev server has the UI built in.
+TEMPORAL_UI_VERSION=v2.42.1
+ensure_temporal_ui() {
+  local dir=$TOOLS_DIR/temporal-ui-$TEMPORAL_UI_VERSION
+  TEMPORAL_UI_SERVER=$dir/server
+  if [ ! -x "$TEMPORAL_UI_SERVER" ]; then
+    say "Building the Temporal web UI $TEMPORAL_UI_VERSION into $dir (first time only)"
+    go_install_slowly "Temporal web UI" "$dir" "github.com/temporalio/ui-server/v2/cmd/server@$TEMPORAL_UI_VERSION"
+  fi
+  export TEMPORAL_UI_SERVER
+}
+
 # ensure_stripe_mock sets STRIPE_MOCK to the pinned stripe-mock (a local Stripe API for the
 # payment tests), building it through the Go module proxy the first time (seconds).
 STRIPE_MOCK_VERSION=v0.203.0
@@ -134,6 +148,19 @@ ensure_staticcheck() {
     require_go
     say "Building staticcheck $STATICCHECK_VERSION into $(dirname "$STATICCHECK") (about a minute, first time only)"
     GOBIN=$(dirname "$STATICCHECK") go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" >&2
+  fi
+}
+
+# ensure_cluster_packages installs what the cluster profile runs beside Go programs: PostgreSQL
+# (with pg_basebackup), Redis (its Sentinels are redis-server --sentinel) and HAProxy.
+ensure_cluster_packages() {
+  local want=()
+  [ -n "$(pg_bin)" ] || want+=(postgresql)
+  command -v redis-server >/dev/null || want+=(redis-server)
+  command -v haproxy >/dev/null || want+=(haproxy)
+  [ ${#want[@]} = 0 ] || apt_install "${want[@]}"
+  if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+    useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
   fi
 }
 

@@ -20,14 +20,14 @@ import (
 	"github.com/bookflow/bookflow/testsuite/chaos"
 )
 
-// chaosProfiles are the fault-injection suite's sizes: short runs in the test command, long on
-// demand (scripts/chaos --profile long).
+// chaosProfiles are the fault-injection suite's sizes, in runs of each of the topology's faults:
+// short in the test command, long on demand (scripts/chaos --profile long).
 var chaosProfiles = map[string]struct {
-	runs int
-	load time.Duration
+	perFault int
+	load     time.Duration
 }{
-	"short": {runs: 7, load: 8 * time.Second},
-	"long":  {runs: 105, load: 10 * time.Second},
+	"short": {perFault: 1, load: 8 * time.Second},
+	"long":  {perFault: 15, load: 10 * time.Second},
 }
 
 func main() {
@@ -50,7 +50,9 @@ func main() {
 // database on) and CHAOS_PG_RESTART (a command restarting that server at once).
 func runChaos(ctx context.Context) error {
 	fs := flag.NewFlagSet("bookflow-chaos", flag.ExitOnError)
-	profile := fs.String("profile", "short", "short (7 runs: each fault once) or long (105 runs: 15 of each fault)")
+	profile := fs.String("profile", "short", "short (each fault once) or long (15 of each fault)")
+	topology := fs.String("topology", chaos.TopologySingle, "single (one of each process, the Temporal dev server) or cluster "+
+		"(scripts/cluster's topology, started on free ports: 6 faults)")
 	runs := fs.Int("runs", 0, "fault runs (default: the profile's)")
 	load := fs.Duration("load", 0, "how long each run's load lasts (default: the profile's)")
 	clients := fs.Int("clients", 6, "concurrent checkout clients")
@@ -60,8 +62,12 @@ func runChaos(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("--profile %q: want short or long", *profile)
 	}
+	if *topology != chaos.TopologySingle && *topology != chaos.TopologyCluster {
+		return fmt.Errorf("--topology %q: want single or cluster", *topology)
+	}
+	n := p.perFault * chaos.Faults(*topology)
 	if *runs > 0 {
-		p.runs = *runs
+		n = *runs
 	}
 	if *load > 0 {
 		p.load = *load
@@ -70,10 +76,14 @@ func runChaos(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o := chaos.Options{Runs: p.runs, LoadFor: p.load, Clients: *clients, Bookflow: bookflow,
+	o := chaos.Options{Runs: n, LoadFor: p.load, Clients: *clients, Bookflow: bookflow, Topology: *topology,
 		TemporalCLI: os.Getenv("TEMPORAL_CLI"), AdminDBURL: os.Getenv("CHAOS_DATABASE_URL"),
-		PGRestart: os.Getenv("CHAOS_PG_RESTART"), Out: os.Stdout}
-	if o.TemporalCLI == "" || o.AdminDBURL == "" {
+		PGRestart: os.Getenv("CHAOS_PG_RESTART"), Out: os.Stdout,
+		TemporalServer: os.Getenv("TEMPORAL_SERVER"), TemporalSQLTool: os.Getenv("TEMPORAL_SQL_TOOL")}
+	if *topology == chaos.TopologyCluster && (o.TemporalServer == "" || o.TemporalSQLTool == "") {
+		return fmt.Errorf("TEMPORAL_SERVER and TEMPORAL_SQL_TOOL are required for the cluster: run scripts/chaos --topology cluster")
+	}
+	if *topology == chaos.TopologySingle && (o.TemporalCLI == "" || o.AdminDBURL == "") {
 		return fmt.Errorf("TEMPORAL_CLI and CHAOS_DATABASE_URL are required: run scripts/chaos")
 	}
 	began := time.Now()
@@ -84,7 +94,7 @@ func runChaos(ctx context.Context) error {
 		}
 		return err
 	}
-	fmt.Printf("\nbookflow chaos, profile %s: %d runs in %s\n", *profile, r.Runs, time.Since(began).Round(time.Second))
+	fmt.Printf("\nbookflow chaos, topology %s, profile %s: %d runs in %s\n", *topology, *profile, r.Runs, time.Since(began).Round(time.Second))
 	names := make([]string, 0, len(r.Faults))
 	for name := range r.Faults {
 		names = append(names, name)

@@ -31,8 +31,12 @@ type Options struct {
 	LoadFor     time.Duration // how long each run's load lasts; the fault strikes half way
 	Clients     int           // concurrent checkout clients
 	Bookflow    string        // the bookflow binary the worker and API processes run
-	TemporalCLI string        // the Temporal CLI whose dev server is the cluster
-	AdminDBURL  string        // a PostgreSQL server to create the chaos database on
+	TemporalCLI string        // the single topology: the Temporal CLI whose dev server is the cluster
+	AdminDBURL  string        // the single topology: a PostgreSQL server to create the chaos database on
+	// Topology is TopologySingle (the default) or TopologyCluster, which starts a cluster of its
+	// own (package cluster) with the Temporal server binary and its schema tool.
+	Topology                        string
+	TemporalServer, TemporalSQLTool string
 	// PGRestart is a shell command restarting that PostgreSQL at once (pg_ctl -m immediate);
 	// empty: that fault is skipped.
 	PGRestart string
@@ -102,7 +106,8 @@ func Run(ctx context.Context, o Options) (report Report, err error) {
 	var prev Counters
 	seen := map[string]bool{}
 	for run := range o.Runs {
-		f := faults[run%len(faults)]
+		all := faultsFor(o.Topology)
+		f := all[run%len(all)]
 		total, findings, injected, err := h.runOnce(ctx, run, f)
 		if err != nil {
 			return report, fmt.Errorf("run %d (%s): %w", run+1, f.name, err)
@@ -155,6 +160,16 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 			h.close(false)
 		}
 	}()
+	if o.Topology == TopologyCluster {
+		if h.provider, err = StartProvider(); err != nil {
+			return nil, err
+		}
+		h.closers = append(h.closers, h.provider.Close)
+		if h.s, err = startCluster(ctx, o, h.provider); err != nil {
+			return nil, err
+		}
+		return h, h.prepare(ctx, h.s.databaseURL)
+	}
 	// One suite at a time per PostgreSQL server: the faults restart it and take its connections.
 	if h.lock, err = lockServer(o.AdminDBURL); err != nil {
 		return nil, err
@@ -165,15 +180,6 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 		return nil, err
 	}
 	h.closers = append(h.closers, dropDB)
-	pool, err := db.Connect(ctx, databaseURL)
-	if err != nil {
-		return nil, err
-	}
-	h.closers = append(h.closers, pool.Close)
-	if err := db.Migrate(ctx, pool); err != nil {
-		return nil, err
-	}
-	h.store = db.NewStore(pool, 0)
 	if h.provider, err = StartProvider(); err != nil {
 		return nil, err
 	}
@@ -181,7 +187,21 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 	if h.s, err = startSystem(ctx, o, databaseURL, h.provider); err != nil {
 		return nil, err
 	}
+	return h, h.prepare(ctx, databaseURL)
+}
 
+// prepare connects the suite's own store to the database (migrating it: the cluster has, the
+// single topology's worker may not have yet) and sets up the hotels the load books.
+func (h *harness) prepare(ctx context.Context, databaseURL string) error {
+	pool, err := db.Connect(ctx, databaseURL)
+	if err != nil {
+		return err
+	}
+	h.closers = append(h.closers, pool.Close)
+	if err := db.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	h.store = db.NewStore(pool, 0)
 	h.stay = domain.Stay{CheckIn: domain.DateOf(time.Now(), time.UTC).AddDays(20)}
 	h.stay.CheckOut = h.stay.CheckIn.AddDays(2)
 	// The scarce hotel has 4 rooms, so holds race for the last ones; the others have plenty.
@@ -192,10 +212,10 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 		}
 		if err := h.store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotel, RoomTypeID: "double", From: h.stay.CheckIn,
 			To: h.stay.CheckOut, TotalRooms: total, Rate: &domain.Money{Amount: 10000, Currency: "EUR"}}); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return h, nil
+	return nil
 }
 
 // close stops what start started, last first; with keepLogs it keeps the processes' logs and

@@ -16,12 +16,20 @@ type fault struct {
 	inject func(ctx context.Context, s *system) error
 }
 
-// faults are injected in turn, one per run.
+// faultsFor is the faults of the topology, injected in turn, one per run.
+func faultsFor(topology string) []fault {
+	if topology == TopologyCluster {
+		return clusterFaults
+	}
+	return faults
+}
+
+// faults are the single topology's.
 var faults = []fault{
 	{"kill the worker (SIGKILL) mid-activities", func(ctx context.Context, s *system) error {
-		s.worker.kill()
+		s.worker.Kill()
 		time.Sleep(time.Second)
-		return s.worker.start()
+		return s.worker.Start()
 	}},
 	{"restart PostgreSQL at once", func(ctx context.Context, s *system) error {
 		if s.pgRestartCmd == "" {
@@ -37,11 +45,11 @@ var faults = []fault{
 		return nil
 	}},
 	{"restart the Temporal server", func(ctx context.Context, s *system) error {
-		s.temporal.kill()
+		s.temporal.Kill()
 		return s.startTemporal(ctx)
 	}},
 	{"kill the API (SIGKILL) and start it again", func(ctx context.Context, s *system) error {
-		s.api.kill()
+		s.api.Kill()
 		time.Sleep(500 * time.Millisecond)
 		return s.startAPI(ctx)
 	}},

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,6 +54,7 @@ type load struct {
 	stay   domain.Stay
 	http   *http.Client
 	run    int
+	base   string // the API's address when not the system's (one API process of a cluster)
 }
 
 // drive runs clients until ctx ends: each holds rooms, then pays, pays twice, pays late,
@@ -160,7 +162,8 @@ func (ld *load) pay(settle context.Context, pi, bookingID string, amount int64, 
 	payload := payments.EventPayload("evt_"+pi, "payment_intent.succeeded",
 		payments.PaymentIntentObject(pi, bookingID, amount, "EUR"), time.Now())
 	for delivered := 0; delivered < 1 || (twice && delivered < 2); {
-		req, _ := http.NewRequestWithContext(settle, http.MethodPost, ld.s.apiURL+"/api/v1/webhooks/payments", bytes.NewReader(payload))
+		req, _ := http.NewRequestWithContext(settle, http.MethodPost, cmp.Or(ld.base, ld.s.apiURL)+"/api/v1/webhooks/payments",
+			bytes.NewReader(payload))
 		req.Header.Set("Stripe-Signature", payments.SignWebhook(payload, string(ld.s.webhookSecret), time.Now()))
 		res, err := ld.http.Do(req)
 		if err == nil {
@@ -187,7 +190,7 @@ func (ld *load) call(ctx context.Context, method, path, token, key string, body,
 		raw, _ := json.Marshal(body)
 		rd = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, ld.s.apiURL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, cmp.Or(ld.base, ld.s.apiURL)+path, rd)
 	if err != nil {
 		return 0, false
 	}

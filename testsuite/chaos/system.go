@@ -4,89 +4,38 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/bookflow/bookflow/testsuite/cluster"
 	"github.com/bookflow/bookflow/worker"
 	"github.com/bookflow/bookflow/workflows"
 )
 
-// process is one of the system's processes, which a fault may kill and which is then started
-// again the same way.
-type process struct {
-	name string
-	args []string
-	env  []string
-	log  *os.File
-	cmd  *exec.Cmd
-}
-
-func (p *process) start() error {
-	p.cmd = exec.Command(p.args[0], p.args[1:]...)
-	p.cmd.Env = append(ownEnviron(), p.env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	p.cmd.SysProcAttr = processAttr()
-	if err := p.cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", p.name, err)
-	}
-	return nil
-}
-
-// ownEnviron is this process's environment less what would make the children clash or refuse to
-// start: one METRICS_ADDR for every bookflow process, and OTEL_* settings the Temporal server
-// reads too.
-func ownEnviron() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "METRICS_ADDR=") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// kill ends the process with SIGKILL: nothing in it finishes or cleans up.
-func (p *process) kill() {
-	if p.cmd != nil && p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		_ = p.cmd.Wait()
-	}
-}
-
-// stop ends the process with SIGTERM, and SIGKILL if it has not ended within 20 s.
-func (p *process) stop() {
-	if p.cmd == nil || p.cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		p.kill()
-	}
-}
-
-// system is bookflow running as in production: a Temporal server with a file store, a worker
-// process and an API process, on a database of its own, paying through the controllable
-// provider.
+// system is bookflow running as in production, paying through the controllable provider: in
+// the single topology a Temporal server with a file store, a worker process and an API process
+// on a database of its own; in the cluster topology a whole cluster (package cluster).
 type system struct {
 	dir                       string
 	logf                      *os.File
-	temporal, worker, api     *process
+	temporal, worker, api     *cluster.Process // the single topology's
+	cluster                   *cluster.Cluster // the cluster topology's
 	temporalAddr, apiURL      string
 	provider                  *Provider
 	jwtSecret, webhookSecret  []byte
 	client                    client.Client
 	databaseURL, pgRestartCmd string
+	turns                     int // faults of the cluster topology take its processes in turn
+}
+
+// turn is the next of n processes to break.
+func (s *system) turn(n int) int {
+	s.turns++
+	return (s.turns - 1) % n
 }
 
 const (
@@ -110,7 +59,7 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 			s.stop(false)
 		}
 	}()
-	ports, err := freePorts(3)
+	ports, err := cluster.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -121,24 +70,18 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 	for _, sa := range worker.SearchAttributeFlags() {
 		targs = append(targs, "--search-attribute", sa)
 	}
-	s.temporal = &process{name: "temporal", args: targs, log: logf}
-	env := []string{
-		"DATABASE_URL=" + databaseURL, "TEMPORAL_ADDRESS=" + s.temporalAddr, "TASK_QUEUE=" + taskQueue, "LOG_LEVEL=error",
-		"PAYMENT_PROVIDER=stripe", "STRIPE_API_KEY=sk_test_chaos", "STRIPE_API_BASE=" + provider.URL,
-		"STRIPE_WEBHOOK_SECRET=" + string(s.webhookSecret), "AUTH_JWT_SECRET=" + string(s.jwtSecret),
-		"BOOKING_ID_KEY=chaos-booking-id-key-of-at-least-32-bytes", "HTTP_ADDR=" + strings.TrimPrefix(s.apiURL, "http://"),
-		"HOLD_TTL=" + holdTTL.String(), "LATE_WINDOW=4s", "REFUND_BACKOFF=300ms", "REFUND_ATTEMPTS=8",
-		"MAX_ACTIVE_HOLDS=0", "HOLD_RATE_PER_CUSTOMER=0", "HOLD_RATE_PER_ADDRESS=0",
-	}
-	s.worker = &process{name: "worker", args: []string{o.Bookflow, "worker"}, env: env, log: logf}
-	s.api = &process{name: "api", args: []string{o.Bookflow, "serve"}, env: env, log: logf}
+	s.temporal = &cluster.Process{Name: "temporal", Args: targs, Log: logf}
+	env := append(s.bookflowEnv(), "DATABASE_URL="+databaseURL, "TEMPORAL_ADDRESS="+s.temporalAddr,
+		"HTTP_ADDR="+strings.TrimPrefix(s.apiURL, "http://"))
+	s.worker = &cluster.Process{Name: "worker", Args: []string{o.Bookflow, "worker"}, Env: env, Log: logf}
+	s.api = &cluster.Process{Name: "api", Args: []string{o.Bookflow, "serve"}, Env: env, Log: logf}
 	if err := s.startTemporal(ctx); err != nil {
 		return nil, err
 	}
-	if s.client, err = client.DialContext(ctx, client.Options{HostPort: s.temporalAddr, Logger: quietLogger{}}); err != nil {
+	if s.client, err = client.DialContext(ctx, client.Options{HostPort: s.temporalAddr, Logger: cluster.QuietLogger{}}); err != nil {
 		return nil, err
 	}
-	if err := s.worker.start(); err != nil {
+	if err := s.worker.Start(); err != nil {
 		return nil, err
 	}
 	if err := s.pauseSchedules(ctx); err != nil {
@@ -148,6 +91,40 @@ func startSystem(ctx context.Context, o Options, databaseURL string, provider *P
 		return nil, err
 	}
 	return s, nil
+}
+
+// bookflowEnv is what every bookflow process of either topology is told: the provider, the
+// secrets, short holds and refund backoffs, and no hold limits (the load is a few customers).
+func (s *system) bookflowEnv() []string {
+	return []string{"TASK_QUEUE=" + taskQueue, "LOG_LEVEL=error",
+		"PAYMENT_PROVIDER=stripe", "STRIPE_API_KEY=sk_test_chaos", "STRIPE_API_BASE=" + s.provider.URL,
+		"STRIPE_WEBHOOK_SECRET=" + string(s.webhookSecret), "AUTH_JWT_SECRET=" + string(s.jwtSecret),
+		"BOOKING_ID_KEY=chaos-booking-id-key-of-at-least-32-bytes",
+		"HOLD_TTL=" + holdTTL.String(), "LATE_WINDOW=4s", "REFUND_BACKOFF=300ms", "REFUND_ATTEMPTS=8",
+		"MAX_ACTIVE_HOLDS=0", "HOLD_RATE_PER_CUSTOMER=0", "HOLD_RATE_PER_ADDRESS=0",
+	}
+}
+
+// startCluster starts the cluster topology: the cluster with bookflow's processes told what
+// bookflowEnv says, then a Temporal client of the suite's own.
+func startCluster(ctx context.Context, o Options, provider *Provider) (_ *system, err error) {
+	s := &system{provider: provider, jwtSecret: []byte("chaos-jwt-secret-of-at-least-32-bytes"),
+		webhookSecret: []byte("whsec_chaos")}
+	defer func() {
+		if err != nil {
+			s.stop(true)
+		}
+	}()
+	s.cluster, err = cluster.Start(ctx, cluster.Options{Bookflow: o.Bookflow, TemporalServer: o.TemporalServer,
+		TemporalSQLTool: o.TemporalSQLTool, Env: s.bookflowEnv(), Events: o.Out})
+	if err != nil {
+		return nil, err
+	}
+	s.apiURL, s.temporalAddr, s.databaseURL = s.cluster.APIURL, s.cluster.Temporal.Frontend, s.cluster.DatabaseURL
+	if s.client, err = client.DialContext(ctx, client.Options{HostPort: s.temporalAddr, Logger: cluster.QuietLogger{}}); err != nil {
+		return nil, err
+	}
+	return s, s.pauseSchedules(ctx)
 }
 
 // pauseSchedules pauses the schedules the worker keeps: the invariant checker's repairs and the
@@ -166,7 +143,7 @@ func (s *system) pauseSchedules(ctx context.Context) error {
 }
 
 func (s *system) startTemporal(ctx context.Context) error {
-	if err := s.temporal.start(); err != nil {
+	if err := s.temporal.Start(); err != nil {
 		return err
 	}
 	return waitFor(ctx, 60*time.Second, "the Temporal server", func() bool {
@@ -175,7 +152,7 @@ func (s *system) startTemporal(ctx context.Context) error {
 			return false
 		}
 		_ = conn.Close()
-		c, err := client.DialContext(ctx, client.Options{HostPort: s.temporalAddr, Logger: quietLogger{}})
+		c, err := client.DialContext(ctx, client.Options{HostPort: s.temporalAddr, Logger: cluster.QuietLogger{}})
 		if err != nil {
 			return false
 		}
@@ -186,31 +163,24 @@ func (s *system) startTemporal(ctx context.Context) error {
 }
 
 func (s *system) startAPI(ctx context.Context) error {
-	if err := s.api.start(); err != nil {
+	if err := s.api.Start(); err != nil {
 		return err
 	}
-	return waitFor(ctx, 60*time.Second, "the API", func() bool {
-		res, err := http.Get(s.apiURL + "/readyz")
-		if err != nil {
-			return false
-		}
-		_ = res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
+	return waitFor(ctx, 60*time.Second, "the API", func() bool { return cluster.Ready(s.apiURL) })
 }
 
 // stop ends every process; with keepLogs it keeps their logs and returns where they are.
 func (s *system) stop(keepLogs bool) string {
-	for _, p := range []*process{s.api, s.worker} {
-		if p != nil {
-			p.stop()
-		}
-	}
 	if s.client != nil {
 		s.client.Close()
 	}
-	if s.temporal != nil {
-		s.temporal.stop()
+	if s.cluster != nil {
+		return s.cluster.Stop(keepLogs)
+	}
+	for _, p := range []*cluster.Process{s.api, s.worker, s.temporal} {
+		if p != nil {
+			p.Stop()
+		}
 	}
 	_ = s.logf.Close()
 	if keepLogs {
@@ -220,44 +190,4 @@ func (s *system) stop(keepLogs bool) string {
 	return ""
 }
 
-func waitFor(ctx context.Context, limit time.Duration, what string, ok func() bool) error {
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not come up within %s", what, limit)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
-func freePorts(n int) ([]int, error) {
-	var out []int
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			_ = ln.Close()
-		}
-	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
-}
-
-// quietLogger keeps the Temporal client's reconnection chatter out of the report.
-type quietLogger struct{}
-
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}
+var waitFor = cluster.WaitFor

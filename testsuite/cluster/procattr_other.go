@@ -1,6 +1,6 @@
 //go:build !linux
 
-package chaos
+package cluster
 
 import "syscall"
 

@@ -1,0 +1,356 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgNode is one PostgreSQL server: its data directory and port.
+type pgNode struct {
+	Name string
+	Dir  string
+	Port int
+}
+
+func (n *pgNode) url(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", n.Port, db)
+}
+
+// Postgres is bookflow's database: a primary and one streaming standby, either of which may be
+// the primary after a failover, and the synchronous mode kept as Patroni's non-strict
+// synchronous_mode keeps it (see keepSynchronous).
+type Postgres struct {
+	bin, dir string
+	logf     func(format string, args ...any)
+	mu       sync.Mutex
+	nodes    [2]*pgNode
+	primary  int // index into nodes
+	// degradeAfter is how long the primary may wait for a missing standby before it commits
+	// asynchronously; aloneSince is when it last had none (zero while one streams).
+	degradeAfter time.Duration
+	aloneSince   time.Time
+	passes       sync.Mutex // one keepSynchronous pass at a time
+	// Degraded counts the times the primary was left without a synchronous standby and was
+	// switched to asynchronous commits; Restored, the times a standby streamed again.
+	Degraded, Restored int
+}
+
+// pgBin is the newest PostgreSQL's bin directory.
+func pgBin() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	if len(dirs) == 0 {
+		return "", fmt.Errorf("PostgreSQL's binaries are not installed (apt-get install postgresql)")
+	}
+	sort.Strings(dirs)
+	return dirs[len(dirs)-1], nil
+}
+
+// pgCommand is one of PostgreSQL's commands, run as postgres when this process is root
+// (PostgreSQL refuses root).
+func pgCommand(name string, args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
+	}
+	return exec.Command(name, args...)
+}
+
+// ownedByPostgres makes dir PostgreSQL's when this process is root.
+func ownedByPostgres(dir string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return fmt.Errorf("a postgres user to run PostgreSQL as: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return os.Chown(dir, uid, gid)
+}
+
+// postgresDir is where the servers' data goes: under dir when the postgres user can reach it
+// (PostgreSQL runs as postgres when this process is root), else in a temporary directory.
+func postgresDir(dir string) (string, error) {
+	pgDir := filepath.Join(dir, "postgres")
+	if os.Geteuid() == 0 && exec.Command("runuser", "-u", "postgres", "--", "test", "-x", dir).Run() != nil {
+		var err error
+		if pgDir, err = os.MkdirTemp("", "bookflow-cluster-pg-"); err != nil {
+			return "", err
+		}
+	}
+	if err := os.MkdirAll(pgDir, 0o755); err != nil {
+		return "", err
+	}
+	return pgDir, ownedByPostgres(pgDir)
+}
+
+func (pg *Postgres) run(name string, args ...string) error {
+	cmd := pgCommand(filepath.Join(pg.bin, name), args...)
+	// A server started by pg_ctl may keep its output open; do not wait for it.
+	cmd.WaitDelay = 5 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %v: %w: %s", name, args, err, out)
+	}
+	return nil
+}
+
+// initServer creates a server's data directory with settings for a primary that a standby can
+// copy (the copy inherits them).
+func (pg *Postgres) initServer(n *pgNode) error {
+	if err := pg.run("initdb", "-D", n.Dir, "-U", "postgres", "--auth=trust", "-E", "UTF8"); err != nil {
+		return err
+	}
+	conf := "listen_addresses = '127.0.0.1'\nmax_connections = 300\nwal_level = replica\nhot_standby = on\n" +
+		"wal_keep_size = '512MB'\nsynchronous_commit = on\nshared_buffers = '128MB'\n"
+	f, err := os.OpenFile(filepath.Join(n.Dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.WriteString(conf)
+	return err
+}
+
+func (pg *Postgres) start(n *pgNode) error {
+	return pg.run("pg_ctl", "-D", n.Dir, "-w", "-t", "60", "-l", n.Dir+".log", "-o",
+		fmt.Sprintf("-p %d -k %s", n.Port, pg.dir), "start")
+}
+
+// crash stops a server at once, without a checkpoint: what a killed machine leaves.
+func (pg *Postgres) crash(n *pgNode) error {
+	return pg.run("pg_ctl", "-D", n.Dir, "-m", "immediate", "-w", "stop")
+}
+
+// copyFrom makes n a fresh streaming standby of from (pg_basebackup -R) and starts it.
+func (pg *Postgres) copyFrom(from, n *pgNode) error {
+	if err := os.RemoveAll(n.Dir); err != nil {
+		return err
+	}
+	if err := pg.run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(from.Port), "-U", "postgres", "-D", n.Dir,
+		"-R", "-X", "stream", "-c", "fast"); err != nil {
+		return err
+	}
+	return pg.start(n)
+}
+
+// startPostgres initialises the primary, creates database db on it, copies it into the standby
+// and starts both; keepSynchronous then makes the standby synchronous.
+func startPostgres(ctx context.Context, dir string, ports [2]int, db string, degradeAfter time.Duration,
+	logf func(string, ...any)) (*Postgres, error) {
+	bin, err := pgBin()
+	if err != nil {
+		return nil, err
+	}
+	pg := &Postgres{bin: bin, dir: dir, logf: logf, degradeAfter: degradeAfter}
+	for i := range pg.nodes {
+		pg.nodes[i] = &pgNode{Name: fmt.Sprintf("postgres-%d", i+1), Dir: filepath.Join(dir, fmt.Sprintf("pg-%d", i+1)), Port: ports[i]}
+	}
+	p := pg.nodes[0]
+	if err := pg.initServer(p); err != nil {
+		return nil, err
+	}
+	if err := pg.start(p); err != nil {
+		return nil, err
+	}
+	conn, err := pgx.Connect(ctx, p.url("postgres"))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
+		return nil, err
+	}
+	if err := pg.copyFrom(p, pg.nodes[1]); err != nil {
+		return nil, err
+	}
+	return pg, pg.waitSynchronous(ctx, 30*time.Second)
+}
+
+// URL is a connection string naming both servers: with target_session_attrs=read-write pgx
+// connects to whichever is the primary, and finds the new one after a failover.
+func (pg *Postgres) URL(db, attrs string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/%s?sslmode=disable&target_session_attrs=%s",
+		pg.nodes[0].Port, pg.nodes[1].Port, db, attrs)
+}
+
+// Nodes returns the primary and the standby, in that order.
+func (pg *Postgres) Nodes() (primary, standby *pgNode) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	return pg.nodes[pg.primary], pg.nodes[1-pg.primary]
+}
+
+// KillPrimary crashes the primary.
+func (pg *Postgres) KillPrimary() error {
+	p, _ := pg.Nodes()
+	return pg.crash(p)
+}
+
+// Promote makes the standby the primary (pg_ctl promote) and returns once it takes writes.
+func (pg *Postgres) Promote(ctx context.Context) error {
+	_, s := pg.Nodes()
+	if err := pg.run("pg_ctl", "-D", s.Dir, "-w", "promote"); err != nil {
+		return err
+	}
+	pg.mu.Lock()
+	pg.primary = 1 - pg.primary
+	pg.mu.Unlock()
+	pg.logf("%s promoted: it is the primary", s.Name)
+	return nil
+}
+
+// RebuildStandby makes the server that is not the primary a fresh standby of the primary (the
+// old primary after a failover: its data may hold what the new primary never received) and waits
+// until it is synchronous again.
+func (pg *Postgres) RebuildStandby(ctx context.Context) error {
+	p, s := pg.Nodes()
+	_ = pg.crash(s) // it may be down already
+	if err := pg.copyFrom(p, s); err != nil {
+		return err
+	}
+	pg.logf("%s copied from %s: it is the standby", s.Name, p.Name)
+	return pg.waitSynchronous(ctx, 60*time.Second)
+}
+
+// StopStandby stops the standby while the primary runs; StartStandby starts it again.
+func (pg *Postgres) StopStandby() error {
+	_, s := pg.Nodes()
+	return pg.crash(s)
+}
+
+// StartStandby starts the standby again and waits until it is synchronous.
+func (pg *Postgres) StartStandby(ctx context.Context) error {
+	_, s := pg.Nodes()
+	if err := pg.start(s); err != nil {
+		return err
+	}
+	return pg.waitSynchronous(ctx, 60*time.Second)
+}
+
+// waitSynchronous waits until the primary commits synchronously to a streaming standby.
+func (pg *Postgres) waitSynchronous(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		sync, err := pg.keepSynchronous(ctx)
+		if err == nil && sync {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the standby did not become synchronous within %s (last error: %v)", limit, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// standbyName is the name a standby copied by pg_basebackup -R streams under (its walreceiver's
+// default application_name); pg_basebackup's own stream, named pg_basebackup, never counts.
+const standbyName = "walreceiver"
+
+// keepSynchronous is one pass of what Patroni's non-strict synchronous_mode does: while a standby
+// streams, the primary commits synchronously (synchronous_standby_names names it), so an answered
+// commit is on both servers; when no standby has streamed for degradeAfter, it commits
+// asynchronously, so commits do not hang for ever while the primary is alone. What commits
+// then is on the primary only until a standby catches up. It reports whether the primary is
+// synchronous with a streaming standby now.
+func (pg *Postgres) keepSynchronous(ctx context.Context) (bool, error) {
+	pg.passes.Lock()
+	defer pg.passes.Unlock()
+	p, _ := pg.Nodes()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, p.url("postgres"))
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(ctx)
+	var streaming bool
+	var names string
+	var alone time.Duration
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE state = 'streaming' AND application_name = $1),
+		current_setting('synchronous_standby_names')`, standbyName).Scan(&streaming, &names); err != nil {
+		return false, err
+	}
+	switch {
+	case streaming && names == "":
+		if err := setSynchronous(ctx, conn, standbyName); err != nil {
+			return false, err
+		}
+		pg.mu.Lock()
+		pg.Restored++
+		pg.mu.Unlock()
+		pg.logf("%s: a standby streams: commits are synchronous", p.Name)
+		return true, nil
+	case !streaming && names != "":
+		if alone = pg.aloneFor(true); alone < pg.degradeAfter {
+			return false, nil
+		}
+		if err := setSynchronous(ctx, conn, ""); err != nil {
+			return false, err
+		}
+		pg.mu.Lock()
+		pg.Degraded++
+		pg.mu.Unlock()
+		pg.logf("%s: no standby for %s: commits are asynchronous until one streams", p.Name, alone.Round(time.Millisecond))
+		return false, nil
+	}
+	pg.aloneFor(!streaming)
+	return streaming && names != "", nil
+}
+
+// aloneFor tracks how long the primary has had no streaming standby; alone false resets it.
+func (pg *Postgres) aloneFor(alone bool) time.Duration {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if !alone {
+		pg.aloneSince = time.Time{}
+		return 0
+	}
+	if pg.aloneSince.IsZero() {
+		pg.aloneSince = time.Now()
+	}
+	return time.Since(pg.aloneSince)
+}
+
+func setSynchronous(ctx context.Context, conn *pgx.Conn, names string) error {
+	if _, err := conn.Exec(ctx, "ALTER SYSTEM SET synchronous_standby_names = "+quote(names)); err != nil {
+		return err
+	}
+	_, err := conn.Exec(ctx, "SELECT pg_reload_conf()")
+	return err
+}
+
+func quote(s string) string { return "'" + s + "'" }
+
+// keep runs keepSynchronous every 250 ms until ctx ends.
+func (pg *Postgres) keep(ctx context.Context) {
+	for ctx.Err() == nil {
+		_, _ = pg.keepSynchronous(ctx)
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// stop stops both servers.
+func (pg *Postgres) stop() {
+	for _, n := range pg.nodes {
+		if n != nil {
+			_ = pg.run("pg_ctl", "-D", n.Dir, "-m", "fast", "-w", "stop")
+		}
+	}
+}

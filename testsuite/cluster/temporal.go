@@ -1,0 +1,249 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/bookflow/bookflow/worker"
+)
+
+// Temporal is the Temporal server as a cluster runs it: frontend, two history processes,
+// matching and the system worker, each a process of its own, on a PostgreSQL of its own (so a
+// failover of bookflow's database is bookflow's alone to survive).
+type Temporal struct {
+	Frontend string     // host:port of the frontend (TEMPORAL_ADDRESS)
+	Services []*Process // frontend, history-1, history-2, matching, worker
+	db       *Postgres
+	dbNode   *pgNode
+}
+
+// temporalShards is the history shards the two history processes share.
+const temporalShards = 4
+
+// startTemporal sets up the persistence and visibility schemas (each step safe to repeat), then
+// starts the services. ports: PostgreSQL, then a gRPC and a membership port per service, then
+// the frontend's HTTP port.
+func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []int, logf *os.File) (*Temporal, error) {
+	t := &Temporal{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	bin, err := pgBin()
+	if err != nil {
+		return nil, err
+	}
+	t.db = &Postgres{bin: bin, dir: pgDir}
+	t.dbNode = &pgNode{Name: "temporal-postgres", Dir: filepath.Join(pgDir, "temporal-pg"), Port: ports[0]}
+	if err := t.db.initServer(t.dbNode); err != nil {
+		return nil, err
+	}
+	if err := t.db.start(t.dbNode); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct{ db, schema string }{{"temporal", "temporal"}, {"temporal_visibility", "visibility"}} {
+		base := []string{"--plugin", "postgres12", "--ep", "127.0.0.1", "-p", fmt.Sprint(t.dbNode.Port), "-u", "postgres", "--db", s.db}
+		for _, step := range [][]string{{"create-database"}, {"setup-schema", "-v", "0.0"}, {"update-schema", "-s", "postgresql/v12/" + s.schema}} {
+			if out, err := exec.CommandContext(ctx, o.TemporalSQLTool, append(base, step...)...).CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("temporal-sql-tool %s on %s: %w: %s", step[0], s.db, err, out)
+			}
+		}
+	}
+	cfgDir := filepath.Join(dir, "temporal-config")
+	if err := os.MkdirAll(filepath.Join(cfgDir, "dynamicconfig"), 0o755); err != nil {
+		return nil, err
+	}
+	// Update-with-Start and updates are on, as in the dev server; a new search attribute is
+	// accepted by queries at once.
+	if err := os.WriteFile(filepath.Join(cfgDir, "dynamicconfig", "bookflow.yaml"), []byte(
+		"frontend.enableExecuteMultiOperation:\n  - value: true\nfrontend.enableUpdateWorkflowExecution:\n  - value: true\n"+
+			"system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n"), 0o644); err != nil {
+		return nil, err
+	}
+	services := []struct{ name, service string }{
+		{"temporal-frontend", "frontend"}, {"temporal-history-1", "history"}, {"temporal-history-2", "history"},
+		{"temporal-matching", "matching"}, {"temporal-worker", "worker"},
+	}
+	rpcs := map[string]string{}
+	for i, s := range services {
+		rpc := fmt.Sprintf("{grpcPort: %d, membershipPort: %d, bindOnLocalHost: true", ports[1+2*i], ports[2+2*i])
+		if s.service == "frontend" {
+			rpc += fmt.Sprintf(", httpPort: %d", ports[len(ports)-1])
+		}
+		rpcs[s.name] = rpc + "}"
+	}
+	for i, s := range services {
+		// Every process lists every service (their membership rings are tracked by all) with
+		// its own history ports for history.
+		history := rpcs["temporal-history-1"]
+		if s.service == "history" {
+			history = rpcs[s.name]
+		}
+		conf := t.config(cfgDir, rpcs["temporal-frontend"], history, rpcs["temporal-matching"], rpcs["temporal-worker"])
+		if err := os.WriteFile(filepath.Join(cfgDir, s.name+".yaml"), []byte(conf), 0o644); err != nil {
+			return nil, err
+		}
+		t.Services = append(t.Services, &Process{Name: s.name, Log: logf, Addr: fmt.Sprintf("127.0.0.1:%d", ports[1+2*i]),
+			Args: []string{o.TemporalServer, "--root", dir, "--config", "temporal-config", "--env", s.name, "--allow-no-auth",
+				"start", "--service", s.service}})
+	}
+	for _, p := range t.Services {
+		if err := p.Start(); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.waitHealthy(ctx); err != nil {
+		return nil, err
+	}
+	return t, t.prepareNamespace(ctx)
+}
+
+// config is one process's configuration: the shared persistence and cluster settings and every
+// service's ports (the processes find each other through the membership table in persistence).
+func (t *Temporal) config(cfgDir, frontend, history, matching, worker string) string {
+	db := func(name string, conns int) string {
+		return fmt.Sprintf(`{pluginName: postgres12, databaseName: %s, connectAddr: "127.0.0.1:%d", connectProtocol: tcp, user: postgres, maxConns: %d, maxIdleConns: %d, maxConnLifetime: 1h}`,
+			name, t.dbNode.Port, conns, conns)
+	}
+	return fmt.Sprintf(`log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: default
+  visibilityStore: visibility
+  numHistoryShards: %d
+  datastores:
+    default:
+      sql: %s
+    visibility:
+      sql: %s
+global:
+  membership: {maxJoinDuration: 30s, broadcastAddress: 127.0.0.1}
+services:
+  frontend: {rpc: %s}
+  history: {rpc: %s}
+  matching: {rpc: %s}
+  worker: {rpc: %s}
+publicClient:
+  hostPort: "%s"
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active: {enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "%s"}
+dcRedirectionPolicy: {policy: noop}
+dynamicConfigClient: {filepath: "%s", pollInterval: 10s}
+`, temporalShards, db("temporal", 20), db("temporal_visibility", 4), frontend, history, matching, worker, t.Frontend, t.Frontend,
+		filepath.Join(cfgDir, "dynamicconfig", "bookflow.yaml"))
+}
+
+// waitHealthy waits until the frontend answers a health check.
+func (t *Temporal) waitHealthy(ctx context.Context) error {
+	return waitFor(ctx, 120*time.Second, "the Temporal frontend", func() bool {
+		c, err := client.DialContext(ctx, client.Options{HostPort: t.Frontend, Logger: QuietLogger{}})
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
+		return err == nil
+	}, t.exited)
+}
+
+// exited names a service that has exited, as an error.
+func (t *Temporal) exited() error {
+	for _, p := range t.Services {
+		if p.Exited() {
+			return fmt.Errorf("%s exited (see its log)", p.Name)
+		}
+	}
+	return nil
+}
+
+// prepareNamespace creates the default namespace (the server makes none) and bookflow's search
+// attributes, retrying while a new namespace reaches every service's cache.
+func (t *Temporal) prepareNamespace(ctx context.Context) error {
+	c, err := client.DialContext(ctx, client.Options{HostPort: t.Frontend, Logger: QuietLogger{}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+		Namespace: "default", WorkflowExecutionRetentionPeriod: durationpb.New(72 * time.Hour)})
+	var exists *serviceerror.NamespaceAlreadyExists
+	if err != nil && !errors.As(err, &exists) {
+		return fmt.Errorf("register the default namespace: %w", err)
+	}
+	var last error
+	err = waitFor(ctx, 60*time.Second, "bookflow's search attributes", func() bool {
+		last = worker.RegisterSearchAttributes(ctx, c, "default")
+		return last == nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %v", err, last)
+	}
+	return nil
+}
+
+// startUI starts the Temporal web UI's server against the frontend.
+func (t *Temporal) startUI(ctx context.Context, bin, dir, addr string, port int, logf *os.File) (*Process, error) {
+	if addr == "" {
+		addr = fmt.Sprintf("127.0.0.1:%d", port)
+	}
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("the UI's address %q: %w", addr, err)
+	}
+	cfgDir := filepath.Join(dir, "temporal-ui")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		return nil, err
+	}
+	conf := fmt.Sprintf("temporalGrpcAddress: %s\nhost: %s\nport: %s\nenableUi: true\ndefaultNamespace: default\n"+
+		"cors:\n  cookieInsecure: true\n", t.Frontend, host, p)
+	if err := os.WriteFile(filepath.Join(cfgDir, "cluster.yaml"), []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	ui := &Process{Name: "temporal-ui", Args: []string{bin, "--root", dir, "--config", "temporal-ui", "--env", "cluster", "start"},
+		Log: logf, Addr: addr}
+	if err := ui.Start(); err != nil {
+		return nil, err
+	}
+	return ui, waitFor(ctx, 30*time.Second, "the Temporal web UI", func() bool {
+		res, err := (&http.Client{Timeout: time.Second}).Get("http://" + addr + "/")
+		if err != nil {
+			return false
+		}
+		_ = res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
+}
+
+// Service returns the named Temporal service's process.
+func (t *Temporal) Service(name string) *Process {
+	for _, p := range t.Services {
+		if p.Name == name || strings.TrimPrefix(p.Name, "temporal-") == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (t *Temporal) stop() {
+	for i := len(t.Services) - 1; i >= 0; i-- {
+		t.Services[i].Stop()
+	}
+	if t.db != nil && t.dbNode != nil {
+		_ = t.db.run("pg_ctl", "-D", t.dbNode.Dir, "-m", "fast", "-w", "stop")
+	}
+}
