@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/workflows"
 )
 
 // TestTheClusterLosesNothing starts the cluster topology (package cluster), books, pays and
@@ -42,6 +44,19 @@ func TestTheClusterLosesNothing(t *testing.T) {
 			t.Logf("the cluster's logs: %s", logs)
 		}
 	}()
+
+	// Both workers wrote the schedules at start: the server keeps one of each for the cluster.
+	ids := map[string]int{}
+	iter, err := h.s.client.ScheduleClient().List(ctx, client.ScheduleListOptions{})
+	require.NoError(t, err)
+	for iter.HasNext() {
+		e, err := iter.Next()
+		require.NoError(t, err)
+		ids[e.ID]++
+	}
+	for _, id := range []string{workflows.InvariantCheckScheduleID, workflows.ReconcileScheduleID, workflows.ExpireStopSellsScheduleID} {
+		require.Equal(t, 1, ids[id], "schedule %s among %v", id, ids)
+	}
 
 	for i, api := range h.s.cluster.APIs {
 		h.holdPayCancel(t, ctx, "http://"+api.Addr, fmt.Sprintf("each-api-%d", i))

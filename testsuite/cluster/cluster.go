@@ -47,6 +47,7 @@ type Cluster struct {
 	o               Options
 	dir             string
 	ownDir          bool
+	pgDir           string // the PostgreSQL servers' data: under dir, or a directory of its own
 	logf            *os.File
 	Postgres        *Postgres
 	Redis           *Redis
@@ -94,6 +95,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	c.pgDir = pgDir
 	if c.logf, err = os.Create(filepath.Join(c.dir, "processes.log")); err != nil {
 		return nil, err
 	}
@@ -105,6 +107,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 
 	c.event("starting PostgreSQL (primary and synchronous standby)")
 	pgPorts := take(2)
+	// Each start returns what it started even when it fails, so that Stop stops it.
 	if c.Postgres, err = startPostgres(ctx, pgDir, [2]int{pgPorts[0], pgPorts[1]}, "bookflow", o.DegradeAfter, c.event); err != nil {
 		return nil, err
 	}
@@ -233,6 +236,9 @@ func (c *Cluster) Stop(keepLogs bool) string {
 	}
 	if keepLogs || !c.ownDir {
 		return c.dir
+	}
+	if c.pgDir != "" && filepath.Dir(c.pgDir) != c.dir {
+		_ = os.RemoveAll(c.pgDir)
 	}
 	_ = os.RemoveAll(c.dir)
 	return ""

@@ -157,21 +157,21 @@ func startPostgres(ctx context.Context, dir string, ports [2]int, db string, deg
 	}
 	p := pg.nodes[0]
 	if err := pg.initServer(p); err != nil {
-		return nil, err
+		return pg, err
 	}
 	if err := pg.start(p); err != nil {
-		return nil, err
+		return pg, err
 	}
 	conn, err := pgx.Connect(ctx, p.url("postgres"))
 	if err != nil {
-		return nil, err
+		return pg, err
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
-		return nil, err
+		return pg, err
 	}
 	if err := pg.copyFrom(p, pg.nodes[1]); err != nil {
-		return nil, err
+		return pg, err
 	}
 	return pg, pg.waitSynchronous(ctx, 30*time.Second)
 }

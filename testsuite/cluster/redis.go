@@ -40,14 +40,14 @@ func startRedis(ctx context.Context, dir string, ports []int, logf *os.File) (*R
 		if err := os.WriteFile(conf, fmt.Appendf(nil, "port %d\nbind 127.0.0.1\nsentinel monitor %s 127.0.0.1 %d 2\n"+
 			"sentinel down-after-milliseconds %s 1000\nsentinel failover-timeout %s 10000\n",
 			port, SentinelMaster, r.ports[0], SentinelMaster, SentinelMaster), 0o644); err != nil {
-			return nil, err
+			return r, err
 		}
 		r.Sentinels[i] = &Process{Name: fmt.Sprintf("sentinel-%d", i+1), Args: []string{"redis-server", conf, "--sentinel"},
 			Log: logf, Addr: fmt.Sprintf("127.0.0.1:%d", port)}
 	}
 	for _, p := range append(r.Servers[:], r.Sentinels[:]...) {
 		if err := p.Start(); err != nil {
-			return nil, fmt.Errorf("%w (is redis-server installed? apt-get install redis-server)", err)
+			return r, fmt.Errorf("%w (is redis-server installed? apt-get install redis-server)", err)
 		}
 	}
 	return r, waitFor(ctx, 30*time.Second, "the Sentinels to find the replica", func() bool {

@@ -40,34 +40,34 @@ func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []in
 	t := &Temporal{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[1])}
 	bin, err := pgBin()
 	if err != nil {
-		return nil, err
+		return t, err
 	}
 	t.db = &Postgres{bin: bin, dir: pgDir}
 	t.dbNode = &pgNode{Name: "temporal-postgres", Dir: filepath.Join(pgDir, "temporal-pg"), Port: ports[0]}
 	if err := t.db.initServer(t.dbNode); err != nil {
-		return nil, err
+		return t, err
 	}
 	if err := t.db.start(t.dbNode); err != nil {
-		return nil, err
+		return t, err
 	}
 	for _, s := range []struct{ db, schema string }{{"temporal", "temporal"}, {"temporal_visibility", "visibility"}} {
 		base := []string{"--plugin", "postgres12", "--ep", "127.0.0.1", "-p", fmt.Sprint(t.dbNode.Port), "-u", "postgres", "--db", s.db}
 		for _, step := range [][]string{{"create-database"}, {"setup-schema", "-v", "0.0"}, {"update-schema", "-s", "postgresql/v12/" + s.schema}} {
 			if out, err := exec.CommandContext(ctx, o.TemporalSQLTool, append(base, step...)...).CombinedOutput(); err != nil {
-				return nil, fmt.Errorf("temporal-sql-tool %s on %s: %w: %s", step[0], s.db, err, out)
+				return t, fmt.Errorf("temporal-sql-tool %s on %s: %w: %s", step[0], s.db, err, out)
 			}
 		}
 	}
 	cfgDir := filepath.Join(dir, "temporal-config")
 	if err := os.MkdirAll(filepath.Join(cfgDir, "dynamicconfig"), 0o755); err != nil {
-		return nil, err
+		return t, err
 	}
 	// Update-with-Start and updates are on, as in the dev server; a new search attribute is
 	// accepted by queries at once.
 	if err := os.WriteFile(filepath.Join(cfgDir, "dynamicconfig", "bookflow.yaml"), []byte(
 		"frontend.enableExecuteMultiOperation:\n  - value: true\nfrontend.enableUpdateWorkflowExecution:\n  - value: true\n"+
 			"system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n"), 0o644); err != nil {
-		return nil, err
+		return t, err
 	}
 	services := []struct{ name, service string }{
 		{"temporal-frontend", "frontend"}, {"temporal-history-1", "history"}, {"temporal-history-2", "history"},
@@ -90,7 +90,7 @@ func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []in
 		}
 		conf := t.config(cfgDir, rpcs["temporal-frontend"], history, rpcs["temporal-matching"], rpcs["temporal-worker"])
 		if err := os.WriteFile(filepath.Join(cfgDir, s.name+".yaml"), []byte(conf), 0o644); err != nil {
-			return nil, err
+			return t, err
 		}
 		t.Services = append(t.Services, &Process{Name: s.name, Log: logf, Addr: fmt.Sprintf("127.0.0.1:%d", ports[1+2*i]),
 			Args: []string{o.TemporalServer, "--root", dir, "--config", "temporal-config", "--env", s.name, "--allow-no-auth",
@@ -98,11 +98,11 @@ func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []in
 	}
 	for _, p := range t.Services {
 		if err := p.Start(); err != nil {
-			return nil, err
+			return t, err
 		}
 	}
 	if err := t.waitHealthy(ctx); err != nil {
-		return nil, err
+		return t, err
 	}
 	return t, t.prepareNamespace(ctx)
 }
