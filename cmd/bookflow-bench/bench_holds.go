@@ -58,6 +58,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 	bareQueue := fmt.Sprintf("bookflow-bench-%s-%s", run, strings.ReplaceAll(target.address, ":", "-"))
 	bare := sdkworker.New(target.client, bareQueue, sdkworker.Options{})
 	bare.RegisterWorkflowWithOptions(benchBaselineWorkflow, workflow.RegisterOptions{Name: "BenchBaseline"})
+	bare.RegisterWorkflowWithOptions(benchUpdateBaselineWorkflow, workflow.RegisterOptions{Name: "BenchUpdateBaseline"})
 	if err := bare.Start(); err != nil {
 		return err
 	}
@@ -155,41 +156,75 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		var out map[string]any
 		return out, json.NewDecoder(res.Body).Decode(&out)
 	}
-	book := func(m holdMode, key string) error {
+	// book makes a hold (and confirms it) and returns its booking id, its workflow's id.
+	book := func(m holdMode, key string) (string, error) {
 		api := apiURL[m.local]
 		held, err := post(api+"/bookings", token, key, body, http.StatusCreated)
-		if err != nil || !m.confirm {
-			return err
+		if err != nil {
+			return "", err
 		}
-		_, err = post(api+"/staff/bookings/"+fmt.Sprint(held["id"])+"/confirm", adminToken, "", "", http.StatusOK)
-		return err
+		id := fmt.Sprint(held["id"])
+		if m.confirm {
+			_, err = post(api+"/staff/bookings/"+id+"/confirm", adminToken, "", "", http.StatusOK)
+		}
+		return id, err
 	}
 
 	type modeRound struct {
 		res result
 		cpu map[string]time.Duration
 	}
-	bares := make([]result, 0, o.rounds)
+	const sws, uws = "baseline: signal-with-start", "baseline: update-with-start + update"
+	bares, updateBares := make([]result, 0, o.rounds), make([]result, 0, o.rounds)
 	byMode := map[string][]modeRound{}
+	var sample sampler
+	tallies := map[string]*actionsTally{}
+	tally := func(name string) {
+		if tallies[name] == nil {
+			tallies[name] = &actionsTally{}
+		}
+		tallies[name].count(ctx, target.client, sample.take())
+	}
 	for round := 1; round <= o.rounds; round++ {
-		bare := measure(ctx, fmt.Sprintf("round %d  baseline: bare workflow", round), o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
-			r, err := target.client.SignalWithStartWorkflow(ctx, fmt.Sprintf("bench-%s-%s-%d-%d", run, bareQueue, round, i), "go", nil,
+		// The old baseline: one start and one signal, awaited to the workflow's end.
+		bare := measure(ctx, fmt.Sprintf("round %d  %s", round, sws), o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
+			id := fmt.Sprintf("bench-%s-%s-%d-%d", run, bareQueue, round, i)
+			r, err := target.client.SignalWithStartWorkflow(ctx, id, "go", nil,
 				client.StartWorkflowOptions{TaskQueue: bareQueue}, "BenchBaseline")
 			if err != nil {
 				return err
 			}
+			sample.add(id)
 			return r.Get(ctx, nil)
 		})
+		bare.label = "signal-with-start"
 		bare.print()
 		bares = append(bares, bare)
+		tally(sws)
+		// The fair one: a booking's two round trips (the hold, the confirmation), nothing else.
+		ubare := measure(ctx, "         "+uws, o.temporalClients, o.holds, 0, func(ctx context.Context, i int) error {
+			id := fmt.Sprintf("bench-uws-%s-%s-%d-%d", run, bareQueue, round, i)
+			sample.add(id)
+			return updateBaselineOnce(ctx, target.client, id, bareQueue)
+		})
+		ubare.label = "update-with-start"
+		ubare.print(&bare)
+		updateBares = append(updateBares, ubare)
+		tally(uws)
 		for _, m := range holdModes {
 			procs := append([]meteredProcess{{"API", apiPID[m.local]}}, shared...)
 			before := snapshotCPU(procs)
 			res := measure(ctx, "         "+m.name, o.temporalClients, o.holds, 0, func(_ context.Context, i int) error {
-				return book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.key, i))
+				id, err := book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.key, i))
+				if err == nil {
+					sample.add(id)
+				}
+				return err
 			})
-			res.print(&bare)
-			byMode[m.name] = append(byMode[m.name], modeRound{res, before.perOp(snapshotCPU(procs), res.ok)})
+			cpu := before.perOp(snapshotCPU(procs), res.ok)
+			res.print(&bare, &ubare)
+			byMode[m.name] = append(byMode[m.name], modeRound{res, cpu})
+			tally(m.name)
 		}
 	}
 
@@ -201,8 +236,21 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 			p50 = append(p50, float64(mr.res.pct(0.5))/float64(bares[i].pct(0.5)))
 			p99 = append(p99, float64(mr.res.pct(0.99))/float64(bares[i].pct(0.99)))
 		}
-		fmt.Printf("    %-23s rate %s, p50 %s, p99 %s of the bare workflow's\n", m.name+":",
+		fmt.Printf("    %-23s rate %s, p50 %s, p99 %s of the bare signal-with-start workflow's\n", m.name+":",
 			medianRange(rate), medianRange(p50), medianRange(p99))
+	}
+	for _, m := range holdModes {
+		if !m.confirm {
+			continue
+		}
+		var rate, p50, p99 []float64
+		for i, mr := range byMode[m.name] {
+			rate = append(rate, mr.res.rate()/updateBares[i].rate())
+			p50 = append(p50, float64(mr.res.pct(0.5))/float64(updateBares[i].pct(0.5)))
+			p99 = append(p99, float64(mr.res.pct(0.99))/float64(updateBares[i].pct(0.99)))
+		}
+		fmt.Printf("    %-23s rate %s, p50 %s, p99 %s of the bare update-with-start + update workflow's (the same two round trips)\n",
+			m.name+":", medianRange(rate), medianRange(p50), medianRange(p99))
 	}
 
 	fmt.Printf("\n  CPU ms per hold (or booking), median of %d rounds (the bench's own client not counted):\n", o.rounds)
@@ -245,6 +293,11 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 			fmt.Println()
 		}
 	}
+	names := []string{sws, uws}
+	for _, m := range holdModes {
+		names = append(names, m.name)
+	}
+	printActions(names, tallies)
 	fmt.Printf("  (the API's and worker's logs: %s)\n", logs)
 	return nil
 }
