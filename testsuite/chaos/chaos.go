@@ -260,6 +260,11 @@ func (h *harness) runOnce(ctx context.Context, run int, f fault) (Counters, []do
 	} else if err != nil {
 		return Counters{}, nil, injected, err
 	}
+	if s.cluster != nil {
+		if gone := s.cluster.Exited(); len(gone) > 0 {
+			return Counters{}, nil, injected, fmt.Errorf("processes exited on their own: %v (see the cluster's processes.log)", gone)
+		}
+	}
 	lost, findings, err := h.count(ctx)
 	lost.Stuck += len(unsettled)
 	return lost, append(findings, unsettled...), injected, err

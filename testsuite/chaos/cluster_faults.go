@@ -56,10 +56,15 @@ var clusterFaults = []fault{
 	}},
 }
 
-// restart kills p, starts it again a second later and waits for ready when given.
+// restart kills p, starts it again a second later and waits for ready when given, else two
+// seconds in which it must not exit. A process that had already exited is an error: the fault
+// would break nothing.
 func restart(ctx context.Context, s *system, p *cluster.Process, ready func(*cluster.Process) error) error {
 	if p == nil {
 		return fmt.Errorf("no such process")
+	}
+	if p.Exited() {
+		return fmt.Errorf("%s had exited before the fault", p.Name)
 	}
 	p.Kill()
 	sleep(ctx, time.Second)
@@ -68,6 +73,10 @@ func restart(ctx context.Context, s *system, p *cluster.Process, ready func(*clu
 	}
 	if ready != nil {
 		return ready(p)
+	}
+	sleep(ctx, 2*time.Second)
+	if p.Exited() {
+		return fmt.Errorf("%s exited again once started (see the cluster's processes.log)", p.Name)
 	}
 	return nil
 }

@@ -72,8 +72,8 @@ func TestTheClusterLosesNothing(t *testing.T) {
 		require.Zero(t, lost, "%s: %v", f.name, findings)
 		require.Empty(t, findings, f.name)
 	}
-	pg := h.s.cluster.Postgres
-	t.Logf("PostgreSQL: commits went asynchronous %d times and synchronous again %d times", pg.Degraded, pg.Restored)
+	degraded, restored := h.s.cluster.Postgres.Stats()
+	t.Logf("PostgreSQL: commits went asynchronous %d times and synchronous again %d times", degraded, restored)
 	failed = false
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -20,12 +21,12 @@ func (c *Cluster) startBookflow(ctx context.Context, ports []int, lbPort int) er
 	for i := range c.o.Workers {
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[2*c.o.APIs+i])
 		c.Workers = append(c.Workers, &Process{Name: fmt.Sprintf("worker-%d", i+1), Args: []string{c.o.Bookflow, "worker"},
-			Env: append(env, "METRICS_ADDR="+addr), Log: c.logf, Addr: addr})
+			Env: append(slices.Clone(env), "METRICS_ADDR="+addr), Log: c.logf, Addr: addr})
 	}
 	for i := range c.o.APIs {
 		addr := fmt.Sprintf("127.0.0.1:%d", ports[2*i])
 		c.APIs = append(c.APIs, &Process{Name: fmt.Sprintf("api-%d", i+1), Args: []string{c.o.Bookflow, "serve"},
-			Env: append(env, "HTTP_ADDR="+addr, fmt.Sprintf("METRICS_ADDR=127.0.0.1:%d", ports[2*i+1])), Log: c.logf, Addr: addr})
+			Env: append(slices.Clone(env), "HTTP_ADDR="+addr, fmt.Sprintf("METRICS_ADDR=127.0.0.1:%d", ports[2*i+1])), Log: c.logf, Addr: addr})
 	}
 	for _, p := range append(c.Workers, c.APIs...) {
 		if err := p.Start(); err != nil {

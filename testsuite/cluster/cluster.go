@@ -96,6 +96,9 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 		return nil, err
 	}
 	c.pgDir = pgDir
+	if filepath.Dir(pgDir) != c.dir {
+		c.event("PostgreSQL's data and logs are in %s (the postgres user cannot reach %s)", pgDir, c.dir)
+	}
 	if c.logf, err = os.Create(filepath.Join(c.dir, "processes.log")); err != nil {
 		return nil, err
 	}
@@ -197,13 +200,36 @@ func (c *Cluster) Table() string {
 
 // Process returns the named process (as in Table), or nil.
 func (c *Cluster) Process(name string) *Process {
-	all := append(append(append([]*Process{c.Balancer, c.UI}, c.APIs...), c.Workers...), c.Temporal.Services...)
-	for _, p := range append(all, append(c.Redis.Servers[:], c.Redis.Sentinels[:]...)...) {
-		if p != nil && p.Name == name {
+	for _, p := range c.processes() {
+		if p.Name == name {
 			return p
 		}
 	}
 	return nil
+}
+
+// processes is every process the cluster started but PostgreSQL's servers.
+func (c *Cluster) processes() []*Process {
+	var out []*Process
+	all := append(append(append([]*Process{c.Balancer, c.UI}, c.APIs...), c.Workers...), c.Temporal.Services...)
+	for _, p := range append(all, append(c.Redis.Servers[:], c.Redis.Sentinels[:]...)...) {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Exited names the processes that have exited on their own (PostgreSQL's servers are watched by
+// the keeper and the faults, not here).
+func (c *Cluster) Exited() []string {
+	var out []string
+	for _, p := range c.processes() {
+		if p.Exited() {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // Stop stops everything; with keepLogs the directory is kept (and its path returned) even when

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,19 +41,40 @@ type Postgres struct {
 	degradeAfter time.Duration
 	aloneSince   time.Time
 	passes       sync.Mutex // one keepSynchronous pass at a time
-	// Degraded counts the times the primary was left without a synchronous standby and was
-	// switched to asynchronous commits; Restored, the times a standby streamed again.
-	Degraded, Restored int
+	// synchronous: at the keeper's last look the primary committed synchronously to a standby
+	// (the standby had every answered commit); diedSynchronous, whether it did when it was killed.
+	synchronous, diedSynchronous bool
+	degraded, restored           int
 }
 
-// pgBin is the newest PostgreSQL's bin directory.
+// Stats counts the times the primary was left without a synchronous standby and switched to
+// asynchronous commits, and the times a standby became synchronous again.
+func (pg *Postgres) Stats() (degraded, restored int) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	return pg.degraded, pg.restored
+}
+
+// ErrStandbyBehind: the standby may lack commits the primary answered (it was not synchronous
+// when the primary was lost), so it is not promoted.
+var ErrStandbyBehind = errors.New("the standby was not synchronous when the primary was lost: promoting it could lose answered commits; start the primary again instead")
+
+// pgBin is the bin directory of the newest PostgreSQL whose server is installed (a client
+// package alone has no initdb).
 func pgBin() (string, error) {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/initdb")
 	if len(dirs) == 0 {
-		return "", fmt.Errorf("PostgreSQL's binaries are not installed (apt-get install postgresql)")
+		dirs, _ = filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	}
-	sort.Strings(dirs)
-	return dirs[len(dirs)-1], nil
+	if len(dirs) == 0 {
+		return "", fmt.Errorf("PostgreSQL's server is not installed (apt-get install postgresql)")
+	}
+	major := func(path string) int { // /usr/lib/postgresql/15/bin/initdb -> 15
+		n, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(filepath.Dir(path))), 64)
+		return int(n * 10)
+	}
+	sort.Slice(dirs, func(i, j int) bool { return major(dirs[i]) < major(dirs[j]) })
+	return filepath.Dir(dirs[len(dirs)-1]), nil
 }
 
 // pgCommand is one of PostgreSQL's commands, run as postgres when this process is root
@@ -82,7 +104,11 @@ func ownedByPostgres(dir string) error {
 // (PostgreSQL runs as postgres when this process is root), else in a temporary directory.
 func postgresDir(dir string) (string, error) {
 	pgDir := filepath.Join(dir, "postgres")
-	if os.Geteuid() == 0 && exec.Command("runuser", "-u", "postgres", "--", "test", "-x", dir).Run() != nil {
+	reachable := func() bool { return exec.Command("runuser", "-u", "postgres", "--", "test", "-x", dir).Run() == nil }
+	if os.Geteuid() == 0 && !reachable() {
+		_ = os.Chmod(dir, 0o755) // the cluster's own directory (os.MkdirTemp makes it 0700)
+	}
+	if os.Geteuid() == 0 && !reachable() { // a parent is closed to postgres
 		var err error
 		if pgDir, err = os.MkdirTemp("", "bookflow-cluster-pg-"); err != nil {
 			return "", err
@@ -190,20 +216,37 @@ func (pg *Postgres) Nodes() (primary, standby *pgNode) {
 	return pg.nodes[pg.primary], pg.nodes[1-pg.primary]
 }
 
-// KillPrimary crashes the primary.
+// KillPrimary crashes the primary, noting whether its standby was synchronous then.
 func (pg *Postgres) KillPrimary() error {
+	pg.passes.Lock() // no keeper pass changes the synchronous state meanwhile
+	defer pg.passes.Unlock()
 	p, _ := pg.Nodes()
+	pg.mu.Lock()
+	pg.diedSynchronous = pg.synchronous
+	pg.mu.Unlock()
 	return pg.crash(p)
 }
 
-// Promote makes the standby the primary (pg_ctl promote) and returns once it takes writes.
+// Promote makes the standby the primary (pg_ctl promote) and returns once it takes writes. As
+// Patroni's non-strict synchronous mode, it refuses (ErrStandbyBehind) when the standby was not
+// synchronous when the primary was killed: commits answered while the primary was alone exist on
+// it only. The new primary commits on its own until RebuildStandby gives it a standby again.
 func (pg *Postgres) Promote(ctx context.Context) error {
+	pg.passes.Lock()
+	defer pg.passes.Unlock()
+	pg.mu.Lock()
+	behind := !pg.diedSynchronous
+	pg.mu.Unlock()
+	if behind {
+		return ErrStandbyBehind
+	}
 	_, s := pg.Nodes()
 	if err := pg.run("pg_ctl", "-D", s.Dir, "-w", "promote"); err != nil {
 		return err
 	}
 	pg.mu.Lock()
 	pg.primary = 1 - pg.primary
+	pg.synchronous, pg.diedSynchronous, pg.aloneSince = false, false, time.Time{}
 	pg.mu.Unlock()
 	pg.logf("%s promoted: it is the primary", s.Name)
 	return nil
@@ -277,38 +320,50 @@ func (pg *Postgres) keepSynchronous(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	defer conn.Close(ctx)
-	var streaming bool
+	// sync_state is the walsender's own view, taken after it has reloaded the setting: 'sync'
+	// means a commit now waits for this standby.
+	var streaming, sync bool
 	var names string
-	var alone time.Duration
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE state = 'streaming' AND application_name = $1),
-		current_setting('synchronous_standby_names')`, standbyName).Scan(&streaming, &names); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT
+		EXISTS (SELECT 1 FROM pg_stat_replication WHERE state = 'streaming' AND application_name = $1),
+		EXISTS (SELECT 1 FROM pg_stat_replication WHERE state = 'streaming' AND application_name = $1 AND sync_state = 'sync'),
+		current_setting('synchronous_standby_names')`, standbyName).Scan(&streaming, &sync, &names); err != nil {
 		return false, err
 	}
+	pg.setSynchronous(sync && names != "")
 	switch {
 	case streaming && names == "":
-		if err := setSynchronous(ctx, conn, standbyName); err != nil {
+		if err := setStandbyNames(ctx, conn, standbyName); err != nil {
 			return false, err
 		}
 		pg.mu.Lock()
-		pg.Restored++
+		pg.restored++
 		pg.mu.Unlock()
+		pg.aloneFor(false)
 		pg.logf("%s: a standby streams: commits are synchronous", p.Name)
-		return true, nil
+		return false, nil // synchronous once its walsender says so
 	case !streaming && names != "":
-		if alone = pg.aloneFor(true); alone < pg.degradeAfter {
+		alone := pg.aloneFor(true)
+		if alone < pg.degradeAfter {
 			return false, nil
 		}
-		if err := setSynchronous(ctx, conn, ""); err != nil {
+		if err := setStandbyNames(ctx, conn, ""); err != nil {
 			return false, err
 		}
 		pg.mu.Lock()
-		pg.Degraded++
+		pg.degraded++
 		pg.mu.Unlock()
 		pg.logf("%s: no standby for %s: commits are asynchronous until one streams", p.Name, alone.Round(time.Millisecond))
 		return false, nil
 	}
 	pg.aloneFor(!streaming)
-	return streaming && names != "", nil
+	return sync && names != "", nil
+}
+
+func (pg *Postgres) setSynchronous(sync bool) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	pg.synchronous = sync
 }
 
 // aloneFor tracks how long the primary has had no streaming standby; alone false resets it.
@@ -325,7 +380,7 @@ func (pg *Postgres) aloneFor(alone bool) time.Duration {
 	return time.Since(pg.aloneSince)
 }
 
-func setSynchronous(ctx context.Context, conn *pgx.Conn, names string) error {
+func setStandbyNames(ctx context.Context, conn *pgx.Conn, names string) error {
 	if _, err := conn.Exec(ctx, "ALTER SYSTEM SET synchronous_standby_names = "+quote(names)); err != nil {
 		return err
 	}

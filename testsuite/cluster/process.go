@@ -24,11 +24,12 @@ type Process struct {
 	done chan struct{} // closed when cmd has exited
 }
 
-// Start starts the process; a process still running is left as it is.
+// Start starts the process; a process still running is left as it is, one that exited on its
+// own is started again.
 func (p *Process) Start() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd != nil {
+	if p.cmd != nil && !p.exited() {
 		return nil
 	}
 	cmd := exec.Command(p.Args[0], p.Args[1:]...)
@@ -48,6 +49,10 @@ func (p *Process) Start() error {
 func (p *Process) Exited() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.exited()
+}
+
+func (p *Process) exited() bool {
 	if p.done == nil {
 		return false
 	}
@@ -86,6 +91,10 @@ func (p *Process) end(sig syscall.Signal, grace time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cmd == nil {
+		return
+	}
+	if p.exited() { // its group id may be another's by now
+		p.cmd, p.done = nil, nil
 		return
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, sig)

@@ -27,7 +27,10 @@ func startRedis(ctx context.Context, dir string, ports []int, logf *os.File) (*R
 	r := &Redis{ports: [2]int{ports[0], ports[1]}}
 	for i, port := range r.ports {
 		args := []string{"redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--dir", dir} // a replica's full resync writes its copy here
+			"--dir", filepath.Join(dir, fmt.Sprintf("redis-%d", i+1))} // a replica's full resync writes its copy here
+		if err := os.MkdirAll(args[len(args)-1], 0o755); err != nil {
+			return r, err
+		}
 		if i == 1 {
 			args = append(args, "--replicaof", "127.0.0.1", strconv.Itoa(r.ports[0]))
 		}
