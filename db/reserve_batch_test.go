@@ -87,24 +87,48 @@ func oversold(t *testing.T, d *testsuite.Database, hotel, roomType string, first
 }
 
 // raceFewRooms makes 60 reservations of 5 rooms in one batch, over stays that overlap from
-// both ends (so the batch's nights are not one block), and returns what is wrong afterwards.
+// both ends (so the batch's nights are not one block); then 90 more of "free" race freely
+// through two batching stores (two processes) and one that does not, some released as soon as
+// held. It returns what is wrong with the counts afterwards.
 func raceFewRooms(t *testing.T, d *testsuite.Database) []string {
 	t.Helper()
 	first, last := dec10, dec10.AddDays(6)
-	d.SetInventory(t, "h1", "double", first, last, 5)
 	stays := []domain.Stay{{CheckIn: first, CheckOut: last}, {CheckIn: first.AddDays(3), CheckOut: last},
 		{CheckIn: first, CheckOut: first.AddDays(2)}, {CheckIn: first.AddDays(1), CheckOut: first.AddDays(4)}}
+	var problems []string
+	for _, rt := range []string{"double", "free"} {
+		d.SetInventory(t, "h1", rt, first, last, 5)
+	}
 	ps := make([]db.ReserveParams, 60)
 	for i := range ps {
 		ps[i] = holdParams(fmt.Sprintf("c%d", i), "k", stays[i%len(stays)], 1+i%2)
 	}
-	store := batchStore(d, 0)
-	got, errs := inOneBatch(t, store, nil, ps)
+	got, errs := inOneBatch(t, batchStore(d, 0), nil, ps)
 	require.NoError(t, errors.Join(errs...))
 	for i, b := range got {
 		require.Contains(t, []domain.Status{domain.StatusHold, domain.StatusRejected}, b.Status, "reservation %d", i)
 	}
-	return oversold(t, d, "h1", "double", first, last)
+	problems = append(problems, oversold(t, d, "h1", "double", first, last)...)
+
+	stores := []*db.Store{batchStore(d, 0), batchStore(d, 0), db.NewStore(d.Pool, 0)}
+	stores[2].SetBatching(false)
+	ctx := context.Background()
+	errs = make([]error, 90)
+	testsuite.Race(90, func(i int) {
+		p := holdParams(fmt.Sprintf("r%d", i), "k", stays[i%len(stays)], 1+i%2)
+		p.Request.RoomTypeID = "free"
+		b, err := stores[i%3].Reserve(ctx, p)
+		if err == nil && b.Status == domain.StatusHold && i%4 == 0 {
+			_, err = stores[(i+1)%3].Release(ctx, b.ID, domain.StatusCancelled)
+		}
+		errs[i] = err
+	})
+	require.NoError(t, errors.Join(errs...), "no deadlock, no lock timeout")
+	for _, s := range stores[:2] {
+		runs, _ := db.BatchRuns(s)
+		require.Positive(t, runs, "the free race formed batches")
+	}
+	return append(problems, oversold(t, d, "h1", "free", first, last)...)
 }
 
 func TestABatchOfReservationsNeverOversells(t *testing.T) {
@@ -195,7 +219,9 @@ func TestEachReservationInABatchGetsItsOwnAnswer(t *testing.T) {
 }
 
 // nightsFrom is the stay of n nights from in.
-func nightsFrom(in domain.Date, n int) domain.Stay { return domain.Stay{CheckIn: in, CheckOut: in.AddDays(n)} }
+func nightsFrom(in domain.Date, n int) domain.Stay {
+	return domain.Stay{CheckIn: in, CheckOut: in.AddDays(n)}
+}
 
 // A booking whose nights time out fails alone: the rest of its batch holds, and it leaves no
 // booking behind. A caller who gives up while queued leaves nothing either, and the others
