@@ -19,6 +19,9 @@ func LockSaleRules(ctx context.Context, tx pgx.Tx, hotels ...string) error {
 // reservations they held.
 func BatchRuns(s *Store) (runs, calls int64) { return s.batches.runs.Load(), s.batches.calls.Load() }
 
+// FailedBatches is how many of them failed as a whole (their callers then tried alone).
+func FailedBatches(s *Store) int64 { return s.batches.failed.Load() }
+
 // Queued is how many reservations wait for the writer of a room type.
 func Queued(s *Store, hotel, roomType string) int {
 	s.batches.mu.Lock()

@@ -57,6 +57,7 @@ type batcher struct {
 	queues map[batchKey][]*batchCall
 	runs   atomic.Int64 // transactions of more than one reservation, for tests
 	calls  atomic.Int64 // reservations in them
+	failed atomic.Int64 // of those transactions, the ones that failed as a whole
 	hook   func()       // tests: called before each batch is taken from the queue
 }
 
@@ -107,16 +108,17 @@ func (s *Store) writeBatches(k batchKey) {
 }
 
 // nextBatch takes, in their order, up to maxBatch calls whose callers still wait, at most one
-// per customer and booking id (a customer's hold limit counts their earlier holds as settled,
-// and a retry waits for its first attempt, as alone); the others stay queued.
+// per booking id (a retry waits for its first attempt, as alone), and a customer under a hold
+// limit with no other call of theirs (the limit counts their earlier holds as settled); the
+// others stay queued.
 func nextBatch(q []*batchCall) (batch, rest []*batchCall) {
-	customers := map[string]bool{}
-	ids := map[string]bool{}
+	seen, limited, ids := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range q {
+		customer, limit := c.p.Request.CustomerID, c.p.MaxActiveHolds > 0
 		switch {
 		case c.ctx.Err() != nil: // its caller has gone: nothing written, nothing to answer
-		case len(batch) < maxBatch && !customers[c.p.Request.CustomerID] && !ids[c.p.BookingID]:
-			customers[c.p.Request.CustomerID], ids[c.p.BookingID] = true, true
+		case len(batch) < maxBatch && !ids[c.p.BookingID] && !limited[customer] && !(limit && seen[customer]):
+			seen[customer], limited[customer], ids[c.p.BookingID] = true, limited[customer] || limit, true
 			batch = append(batch, c)
 		default:
 			rest = append(rest, c)
@@ -197,6 +199,7 @@ func (s *Store) runBatch(k batchKey, calls []*batchCall) {
 		return rows.Err()
 	})
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		s.batches.failed.Add(1)
 		if pgCode(err) == codeNeedsFullPath { // a sale rule was set while the batch began
 			answerAll(calls, batchAnswer{next: s.reserveFull})
 			return

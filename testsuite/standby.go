@@ -25,10 +25,34 @@ type Replicated struct {
 	Primary, Standby       *pgxpool.Pool
 }
 
+// ReplicatedOption changes how StartReplicated sets up the pair.
+type ReplicatedOption func(*replicatedConfig)
+
+type replicatedConfig struct {
+	synchronous bool
+	fsync       bool
+}
+
+// Synchronous makes the standby synchronous (synchronous_standby_names = '*'): every commit on
+// the primary waits until the standby has flushed it, as in a cluster that loses no commit.
+func Synchronous() ReplicatedOption { return func(c *replicatedConfig) { c.synchronous = true } }
+
+// Fsync keeps fsync on in both servers (the default here is off, for speed), so a commit, and
+// a synchronous standby's flush, cost what they cost on this machine's disk.
+func Fsync() ReplicatedOption { return func(c *replicatedConfig) { c.fsync = true } }
+
 // StartReplicated initialises a primary (initdb), migrates bookflow's schema onto it, copies it
 // into a standby and starts both. PostgreSQL never runs as root: as root, it runs as postgres.
-func StartReplicated(t testing.TB) *Replicated {
+func StartReplicated(t testing.TB, opts ...ReplicatedOption) *Replicated {
 	t.Helper()
+	var cfg replicatedConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	fsync := "off"
+	if cfg.fsync {
+		fsync = "on"
+	}
 	bin := pgBin(t)
 	dir, err := os.MkdirTemp("", "bookflow-replicated-")
 	require.NoError(t, err)
@@ -39,7 +63,7 @@ func StartReplicated(t testing.TB) *Replicated {
 	run(filepath.Join(bin, "initdb"), "-D", primary, "-U", "postgres", "--auth=trust", "-E", "UTF8")
 	start := func(data string, port int) {
 		run(filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-l", data+".log", "-o",
-			fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir), "start")
+			fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=%s", port, dir, fsync), "start")
 		t.Cleanup(func() { _ = pgCommand(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop").Run() })
 	}
 	start(primary, pPort)
@@ -54,7 +78,25 @@ func StartReplicated(t testing.TB) *Replicated {
 		"-X", "stream", "-c", "fast")
 	start(standby, sPort)
 	r.Standby = connect(t, r.StandbyURL)
+	if cfg.synchronous {
+		r.makeSynchronous(t)
+	}
 	return r
+}
+
+// makeSynchronous names every standby synchronous on the primary and waits until the standby
+// is one.
+func (r *Replicated) makeSynchronous(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := r.Primary.Exec(ctx, `ALTER SYSTEM SET synchronous_standby_names = '*'`)
+	require.NoError(t, err)
+	_, err = r.Primary.Exec(ctx, `SELECT pg_reload_conf()`)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		var sync bool
+		return r.Primary.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync')`).Scan(&sync) == nil && sync
+	}, 20*time.Second, 20*time.Millisecond, "the standby becomes synchronous")
 }
 
 func connect(t testing.TB, url string) *pgxpool.Pool {
