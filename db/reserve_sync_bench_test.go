@@ -42,6 +42,8 @@ func BenchmarkReserveSyncStandby(b *testing.B) {
 	batched.SetBatching(true)
 	require.NoError(b, batched.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double",
 		From: dec10, To: dec10.AddDays(30), TotalRooms: 1_000_000_000, Rate: &testsuite.TestRate}))
+	require.NoError(b, batched.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "sold",
+		From: dec10, To: dec10.AddDays(30), TotalRooms: 0, Rate: &testsuite.TestRate}))
 	var resource int64
 	require.NoError(b, pool.QueryRow(ctx, `SELECT id FROM resources WHERE hotel_id = 'h1'`).Scan(&resource))
 
@@ -60,18 +62,19 @@ func BenchmarkReserveSyncStandby(b *testing.B) {
 		b.ReportMetric(ops, "ops/s")
 		return ops
 	}
-	reserve := func(store *db.Store) func(i int64) error {
+	reserveAs := func(store *db.Store, roomType string, want domain.Status) func(i int64) error {
 		return func(i int64) error {
 			p := holdParams(fmt.Sprintf("bench-%d", i), "k", stay3, 1)
-			p.HoldTTL = time.Hour
+			p.HoldTTL, p.Request.RoomTypeID = time.Hour, roomType
 			booking, err := store.Reserve(ctx, p)
-			if err == nil && booking.Status != domain.StatusHold {
+			if err == nil && booking.Status != want {
 				err = fmt.Errorf("reservation %d is %s", i, booking.Status)
 			}
 			return err
 		}
 	}
-	var raw, alone float64
+	reserve := func(store *db.Store) func(i int64) error { return reserveAs(store, "double", domain.StatusHold) }
+	var raw, alone, lost float64
 	b.Run("raw one-row UPDATE", func(b *testing.B) {
 		raw = parallel(b, func(int64) error {
 			_, err := pool.Exec(ctx, `UPDATE inventory SET reserved = reserved + 1
@@ -90,6 +93,16 @@ func BenchmarkReserveSyncStandby(b *testing.B) {
 		}
 		if r > runs {
 			b.ReportMetric(float64(c-calls)/float64(r-runs), "per-batch")
+		}
+	})
+	// What a hold that loses costs: every reservation of a sold-out room type is refused (and
+	// its booking stored REJECTED), one transaction each or batched.
+	b.Run("sold out, unbatched", func(b *testing.B) {
+		lost = parallel(b, reserveAs(unbatched, "sold", domain.StatusRejected))
+	})
+	b.Run("sold out, batched", func(b *testing.B) {
+		if ops := parallel(b, reserveAs(batched, "sold", domain.StatusRejected)); lost > 0 {
+			b.ReportMetric(ops/lost, "x-unbatched")
 		}
 	})
 }

@@ -39,6 +39,10 @@ DECLARE
     v_watched  boolean;
     v_new      text[] := '{}';
     v_bulk     boolean := false;
+    v_froms    timestamp[];
+    v_tos      timestamp[];
+    v_min      timestamp;
+    v_max      timestamp;
     v_held     integer;
     b          record;
     n          record;
@@ -70,6 +74,7 @@ DECLARE
     h_before   integer[] := '{}';
     h_index    integer[] := '{}';
     h_booking  text[] := '{}';
+    h_quantity integer[] := '{}';
     r_id       text[] := '{}';
     r_held     boolean[] := '{}';
     r_refusal  text[] := '{}';
@@ -183,12 +188,14 @@ BEGIN
     -- booking's lookup walks) and the unit changes recorded per booking, as one at a time
     -- would have. A lock that times out, or a night split between channels (allocations are
     -- written under the nights' lock), sends the batch to step 2b instead.
+    SELECT array_agg(x."from"), array_agg(x."to"), min(x."from"), max(x."to") INTO v_froms, v_tos, v_min, v_max
+    FROM jsonb_to_recordset(p_bookings) AS x(id text, "from" timestamp, "to" timestamp) WHERE x.id = ANY (v_new);
     BEGIN
         FOR n IN SELECT i.unit_start, COALESCE(i.unit_end, i.unit_start + interval '1 day') AS unit_end,
                 i.total, i.reserved, i.blocked, i.closed_at IS NOT NULL AS closed, i.closed_reason, i.rate, i.currency, i.free
             FROM inventory i
-            WHERE i.resource_id = v_resource AND EXISTS (SELECT 1 FROM jsonb_to_recordset(p_bookings) AS x(id text, "from" timestamp, "to" timestamp)
-                WHERE x.id = ANY (v_new) AND i.unit_start >= x."from" AND i.unit_start < x."to")
+            WHERE i.resource_id = v_resource AND i.unit_start >= v_min AND i.unit_start < v_max
+                AND EXISTS (SELECT 1 FROM unnest(v_froms, v_tos) AS x(f, t) WHERE i.unit_start >= x.f AND i.unit_start < x.t)
             ORDER BY i.unit_start FOR UPDATE
         LOOP
             k := k + 1;
@@ -248,6 +255,7 @@ BEGIN
                     h_index := h_index || j;
                     h_before := h_before || (n_reserved[j] + n_granted[j]);
                     h_booking := h_booking || b.id;
+                    h_quantity := h_quantity || b.quantity;
                     n_granted[j] := n_granted[j] + b.quantity;
                 END LOOP;
             END IF;
@@ -268,10 +276,9 @@ BEGIN
         PERFORM set_config('bookflow.unit_history', '', true);
         INSERT INTO inventory_changes (resource_id, unit_start, change, reserved_before, reserved_after, total_before,
             total_after, closed_before, closed_after, closed_reason, blocked_before, blocked_after, booking_id)
-        SELECT v_resource, h.s, 'updated', h.before, h.before + x.quantity, n_total[h.j], n_total[h.j], false, false,
+        SELECT v_resource, h.s, 'updated', h.before, h.before + h.q, n_total[h.j], n_total[h.j], false, false,
             n_reason[h.j], n_blocked[h.j], n_blocked[h.j], h.booking
-        FROM unnest(h_start, h_before, h_index, h_booking) WITH ORDINALITY AS h(s, before, j, booking, o)
-            JOIN jsonb_to_recordset(p_bookings) AS x(id text, quantity integer) ON x.id = h.booking
+        FROM unnest(h_start, h_before, h_index, h_booking, h_quantity) WITH ORDINALITY AS h(s, before, j, booking, q, o)
         ORDER BY h.o;
         UPDATE bookings bk SET status = CASE WHEN r.held THEN bk.status ELSE 'REJECTED' END,
             refusal = CASE WHEN r.held THEN bk.refusal ELSE r.refusal END,
