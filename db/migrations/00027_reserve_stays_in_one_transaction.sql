@@ -1,6 +1,6 @@
 -- +goose Up
 
--- reserve_stays is reserve_stay (00018, 00020) for a batch of direct sales of one room type, in
+-- reserve_stays is reserve_stay (00018, 00020, 00025) for a batch of direct sales of one room type, in
 -- the caller's one transaction: with a synchronous standby each commit holds the nights' locks
 -- until the standby answers, so the reservations of a hot room type that queued meanwhile share
 -- one commit instead of paying one each (db/reserve_batch.go). p_bookings is a JSON array of
@@ -103,8 +103,9 @@ BEGIN
                 unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
             SELECT x.id, x.customer, x.created_by, x.idem, x.fingerprint, v_resource, x."from", x."to",
                 x.quantity, 'HOLD', now() + x.hold_us * interval '1 microsecond', h.time_zone,
-                jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
-                    'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
+                jsonb_strip_nulls(jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+                    'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours,
+                    'earlyDeparture', NULLIF(h.early_departure_refund, 'none'))),
                 NULLIF(x.supplier, '')
             FROM jsonb_to_recordset(p_bookings) AS x(id text, customer text, created_by text, idem text,
                 fingerprint text, hold_us bigint, supplier text, max_holds integer, "from" timestamp, "to" timestamp,
@@ -143,8 +144,9 @@ BEGIN
                 unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
             SELECT b.id, b.customer, b.created_by, b.idem, b.fingerprint, v_resource, b."from", b."to",
                 b.quantity, 'HOLD', now() + b.hold_us * interval '1 microsecond', h.time_zone,
-                jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
-                    'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours),
+                jsonb_strip_nulls(jsonb_build_object('freeUntilHours', h.free_until_hours, 'feePercent', h.fee_percent,
+                    'feeFixed', h.fee_fixed, 'feeCurrency', COALESCE(h.fee_currency, ''), 'noRefundHours', h.no_refund_hours,
+                    'earlyDeparture', NULLIF(h.early_departure_refund, 'none'))),
                 NULLIF(b.supplier, '')
             FROM hotels h WHERE h.id = p_hotel
             ON CONFLICT DO NOTHING;
