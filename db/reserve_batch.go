@@ -18,9 +18,11 @@ import (
 // standby answers, so the reservations of one hot room type, which run one after another, each
 // pay a whole commit round trip. Instead, one writer per room type (per process) runs the direct
 // sales that queued while its previous transaction committed as one transaction
-// (reserve_stays, migration 00027): each booking still all or nothing, in subtransactions of
-// its own, and each caller gets the answer Reserve would have given it alone. A reservation
-// that finds the writer idle runs at once, alone, as reserveDirect: there is no timer.
+// (reserve_stays, migration 00027): each booking is still granted all its nights or none,
+// decided on the rows as locked in the order of the check-ins, a booking's failure is undone
+// alone (subtransactions), and each caller gets the answer Reserve would have given it alone,
+// had the batch's reservations come one after another. A reservation that finds the writer
+// idle runs at once, alone, as reserveDirect: there is no timer.
 
 // maxBatch caps one transaction's reservations: the bigger the batch, the longer its first
 // caller waits for its last booking's statements.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 type Replicated struct {
 	PrimaryURL, StandbyURL string
 	Primary, Standby       *pgxpool.Pool
+	PrimaryDir, StandbyDir string // the data directories
 }
 
 // ReplicatedOption changes how StartReplicated sets up the pair.
@@ -68,6 +70,7 @@ func StartReplicated(t testing.TB, opts ...ReplicatedOption) *Replicated {
 	}
 	start(primary, pPort)
 	r := &Replicated{
+		PrimaryDir: primary, StandbyDir: standby,
 		PrimaryURL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", pPort),
 		StandbyURL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", sPort),
 	}
@@ -82,6 +85,39 @@ func StartReplicated(t testing.TB, opts ...ReplicatedOption) *Replicated {
 		r.makeSynchronous(t)
 	}
 	return r
+}
+
+// ServerCPU is the CPU time the primary's and the standby's processes (each server's postmaster
+// and its children) have used so far, from /proc; zero where it cannot be read.
+func (r *Replicated) ServerCPU() time.Duration {
+	var ticks int64
+	for _, dir := range []string{r.PrimaryDir, r.StandbyDir} {
+		pidFile, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+		if err != nil {
+			continue
+		}
+		postmaster, _ := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+		procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range procs {
+			stat, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			// The fields after the command's closing parenthesis: state, ppid, ... utime (12th), stime.
+			fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+			if len(fields) < 13 {
+				continue
+			}
+			pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(filepath.Dir(f)), "/"))
+			if ppid, _ := strconv.Atoi(fields[1]); pid != postmaster && ppid != postmaster {
+				continue
+			}
+			utime, _ := strconv.ParseInt(fields[11], 10, 64)
+			stime, _ := strconv.ParseInt(fields[12], 10, 64)
+			ticks += utime + stime
+		}
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ is 100 on Linux
 }
 
 // makeSynchronous names every standby synchronous on the primary and waits until the standby
