@@ -33,9 +33,12 @@ type Store struct {
 	lockTimeout time.Duration
 	oneTrips    atomic.Int64 // reservations reserveDirect made, for tests
 	replica     *replica     // a standby for reads that may be a little stale (ReadFrom)
+	batches     batcher      // the writers of batched reservations (reserve_batch.go)
+	unbatched   atomic.Bool  // SetBatching(false): every reservation in a transaction of its own
 }
 
-// NewStore wraps a pool. A zero lockTimeout means DefaultLockTimeout.
+// NewStore wraps a pool. A zero lockTimeout means DefaultLockTimeout. Concurrent direct sales
+// of one room type share a transaction (SetBatching).
 func NewStore(pool *pgxpool.Pool, lockTimeout time.Duration) *Store {
 	if lockTimeout <= 0 {
 		lockTimeout = DefaultLockTimeout

@@ -44,7 +44,11 @@ type ReserveParams struct {
 // p.MaxActiveHolds.
 func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, error) {
 	if p.ChannelID == "" && p.AgentID == "" {
-		if b, done, err := s.reserveDirect(ctx, p); done || err != nil {
+		direct := s.reserveDirect
+		if s.Batching() {
+			direct = s.reserveBatched
+		}
+		if b, done, err := direct(ctx, p); done || err != nil {
 			return b, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,12 +24,37 @@ import (
 type Replicated struct {
 	PrimaryURL, StandbyURL string
 	Primary, Standby       *pgxpool.Pool
+	PrimaryDir, StandbyDir string // the data directories
 }
+
+// ReplicatedOption changes how StartReplicated sets up the pair.
+type ReplicatedOption func(*replicatedConfig)
+
+type replicatedConfig struct {
+	synchronous bool
+	fsync       bool
+}
+
+// Synchronous makes the standby synchronous (synchronous_standby_names = '*'): every commit on
+// the primary waits until the standby has flushed it, as in a cluster that loses no commit.
+func Synchronous() ReplicatedOption { return func(c *replicatedConfig) { c.synchronous = true } }
+
+// Fsync keeps fsync on in both servers (the default here is off, for speed), so a commit, and
+// a synchronous standby's flush, cost what they cost on this machine's disk.
+func Fsync() ReplicatedOption { return func(c *replicatedConfig) { c.fsync = true } }
 
 // StartReplicated initialises a primary (initdb), migrates bookflow's schema onto it, copies it
 // into a standby and starts both. PostgreSQL never runs as root: as root, it runs as postgres.
-func StartReplicated(t testing.TB) *Replicated {
+func StartReplicated(t testing.TB, opts ...ReplicatedOption) *Replicated {
 	t.Helper()
+	var cfg replicatedConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	fsync := "off"
+	if cfg.fsync {
+		fsync = "on"
+	}
 	bin := pgBin(t)
 	dir, err := os.MkdirTemp("", "bookflow-replicated-")
 	require.NoError(t, err)
@@ -39,11 +65,12 @@ func StartReplicated(t testing.TB) *Replicated {
 	run(filepath.Join(bin, "initdb"), "-D", primary, "-U", "postgres", "--auth=trust", "-E", "UTF8")
 	start := func(data string, port int) {
 		run(filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-l", data+".log", "-o",
-			fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir), "start")
+			fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=%s", port, dir, fsync), "start")
 		t.Cleanup(func() { _ = pgCommand(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop").Run() })
 	}
 	start(primary, pPort)
 	r := &Replicated{
+		PrimaryDir: primary, StandbyDir: standby,
 		PrimaryURL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", pPort),
 		StandbyURL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", sPort),
 	}
@@ -54,7 +81,58 @@ func StartReplicated(t testing.TB) *Replicated {
 		"-X", "stream", "-c", "fast")
 	start(standby, sPort)
 	r.Standby = connect(t, r.StandbyURL)
+	if cfg.synchronous {
+		r.makeSynchronous(t)
+	}
 	return r
+}
+
+// ServerCPU is the CPU time the primary's and the standby's processes (each server's postmaster
+// and its children) have used so far, from /proc; zero where it cannot be read.
+func (r *Replicated) ServerCPU() time.Duration {
+	var ticks int64
+	for _, dir := range []string{r.PrimaryDir, r.StandbyDir} {
+		pidFile, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+		if err != nil {
+			continue
+		}
+		postmaster, _ := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+		procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range procs {
+			stat, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			// The fields after the command's closing parenthesis: state, ppid, ... utime (12th), stime.
+			fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+			if len(fields) < 13 {
+				continue
+			}
+			pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(filepath.Dir(f)), "/"))
+			if ppid, _ := strconv.Atoi(fields[1]); pid != postmaster && ppid != postmaster {
+				continue
+			}
+			utime, _ := strconv.ParseInt(fields[11], 10, 64)
+			stime, _ := strconv.ParseInt(fields[12], 10, 64)
+			ticks += utime + stime
+		}
+	}
+	return time.Duration(ticks) * (time.Second / 100) // USER_HZ is 100 on Linux
+}
+
+// makeSynchronous names every standby synchronous on the primary and waits until the standby
+// is one.
+func (r *Replicated) makeSynchronous(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := r.Primary.Exec(ctx, `ALTER SYSTEM SET synchronous_standby_names = '*'`)
+	require.NoError(t, err)
+	_, err = r.Primary.Exec(ctx, `SELECT pg_reload_conf()`)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		var sync bool
+		return r.Primary.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync')`).Scan(&sync) == nil && sync
+	}, 20*time.Second, 20*time.Millisecond, "the standby becomes synchronous")
 }
 
 func connect(t testing.TB, url string) *pgxpool.Pool {
