@@ -76,3 +76,80 @@ func TestABatchMateOfATimedOutBookingWaitsItsFullLockTimeout(t *testing.T) {
 	require.NoError(t, errs[1], "Dec 12 was locked for less than the lock timeout")
 	assert.Equal(t, domain.StatusHold, got[1].Status)
 }
+
+// After a batch that took the set-based path (the history trigger skipped its update), no
+// connection of the pool keeps bookflow.unit_history: a later release on any of them records
+// its unit changes.
+func TestUnitHistorySettingEndsWithTheBatch(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	store := batchStore(d, 0)
+	got, errs := inOneBatch(t, store, nil, []db.ReserveParams{holdParams("a", "k", stay3, 1), holdParams("b", "k", stay3, 1),
+		holdParams("c", "k", stay3, 1)})
+	for i := range got {
+		require.NoError(t, errs[i])
+		require.Equal(t, domain.StatusHold, got[i].Status)
+	}
+	conns := d.Pool.AcquireAllIdle(ctx)
+	for _, c := range conns {
+		var v string
+		require.NoError(t, c.QueryRow(ctx, `SELECT COALESCE(current_setting('bookflow.unit_history', true), '')`).Scan(&v))
+		assert.Empty(t, v, "connection %d", c.Conn().PgConn().PID())
+		c.Release()
+	}
+	for _, b := range got {
+		_, err := store.Release(ctx, b.ID, domain.StatusCancelled)
+		require.NoError(t, err)
+		var n int
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM inventory_changes WHERE booking_id = $1
+			AND reserved_after < reserved_before`, b.ID).Scan(&n))
+		assert.Equal(t, 3, n, "the release of %s recorded its nights", b.ID)
+	}
+	assert.Empty(t, oversold(t, d, "h1", "double", dec10, dec13))
+}
+
+// One writer per room type runs one transaction at a time: a reservation waiting on a locked
+// night (for up to the lock timeout) holds up every other reservation of the room type in the
+// process, even one whose nights nobody locks. Alone (unbatched, the control) that one is held
+// at once; batched it waits behind the other and misses its deadline.
+func TestAReservationOfFreeNightsDoesNotWaitBehindALockedOne(t *testing.T) {
+	t.Parallel()
+	for _, batching := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unbatched", true: "batched"}[batching], func(t *testing.T) {
+			d := testsuite.NewDatabase(t)
+			ctx := context.Background()
+			d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+			const lockTimeout = 2 * time.Second
+			long, err := d.Pool.Begin(ctx)
+			require.NoError(t, err)
+			defer long.Rollback(ctx) //nolint:errcheck
+			_, err = long.Exec(ctx, `SELECT 1 FROM inventory WHERE unit_start = $1 FOR UPDATE`, dec10.Time())
+			require.NoError(t, err)
+			var longPID uint32
+			require.NoError(t, long.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&longPID))
+
+			store := db.NewStore(d.Pool, lockTimeout)
+			store.SetBatching(batching)
+			blocked := make(chan error, 1)
+			go func() {
+				_, err := store.Reserve(ctx, holdParams("a", "k", nightsFrom(dec10, 1), 1))
+				blocked <- err
+			}()
+			require.Eventually(t, func() bool {
+				var waiting bool
+				require.NoError(t, d.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+					WHERE $1::int = ANY (pg_blocking_pids(pid)))`, longPID).Scan(&waiting))
+				return waiting
+			}, 10*time.Second, time.Millisecond, "the reservation of Dec 10 waits on its lock")
+
+			soon, cancel := context.WithTimeout(ctx, lockTimeout/4)
+			defer cancel()
+			b, err := store.Reserve(soon, holdParams("b", "k", nightsFrom(dec10.AddDays(2), 1), 1))
+			require.NoError(t, err, "Dec 12 is not locked")
+			assert.Equal(t, domain.StatusHold, b.Status)
+			require.Error(t, <-blocked, "Dec 10 stayed locked")
+		})
+	}
+}
