@@ -153,3 +153,43 @@ func TestAReservationOfFreeNightsDoesNotWaitBehindALockedOne(t *testing.T) {
 		})
 	}
 }
+
+// Within one batch the same holds: the batch locks all its stays' nights in one statement, so
+// one locked night keeps every booking of the batch waiting for the whole lock timeout, also
+// those whose nights nobody locks (alone they are held at once).
+func TestABatchMateOfFreeNightsDoesNotWaitForALockedNight(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	const lockTimeout = 2 * time.Second
+	long, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer long.Rollback(ctx) //nolint:errcheck
+	_, err = long.Exec(ctx, `SELECT 1 FROM inventory WHERE unit_start = $1 FOR UPDATE`, dec10.Time())
+	require.NoError(t, err)
+
+	store := batchStore(d, lockTimeout)
+	release := db.HoldBatches(store)
+	defer release()
+	ps := []db.ReserveParams{holdParams("a", "k", nightsFrom(dec10, 1), 1), holdParams("b", "k", nightsFrom(dec10.AddDays(2), 1), 1)}
+	took := make([]time.Duration, len(ps))
+	errs := make([]error, len(ps))
+	done := make(chan struct{}, len(ps))
+	for i := range ps {
+		go func() {
+			start := time.Now()
+			_, errs[i] = store.Reserve(ctx, ps[i])
+			took[i] = time.Since(start)
+			done <- struct{}{}
+		}()
+	}
+	require.Eventually(t, func() bool { return db.Queued(store, "h1", "double") == len(ps) }, 10*time.Second, time.Millisecond)
+	release()
+	for range ps {
+		<-done
+	}
+	require.Error(t, errs[0], "Dec 10 stayed locked")
+	require.NoError(t, errs[1])
+	assert.Less(t, took[1], lockTimeout/4, "Dec 12 was never locked")
+}
