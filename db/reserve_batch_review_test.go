@@ -193,3 +193,28 @@ func TestABatchMateOfFreeNightsDoesNotWaitForALockedNight(t *testing.T) {
 	require.NoError(t, errs[1])
 	assert.Less(t, took[1], lockTimeout/4, "Dec 12 was never locked")
 }
+
+// A batch with a stay over a night split between channels: that booking goes to the full path
+// (which sells a direct sale from the pool), the others are decided in the batch. (Passes.)
+func TestABatchSendsAStayOverASplitNightToTheFullPath(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
+	require.NoError(t, d.Store.PutChannel(ctx, db.Channel{ID: "A"}))
+	require.NoError(t, d.Store.SetAllocations(ctx, []db.AllocationSet{
+		{HotelID: "h1", RoomTypeID: "double", ChannelID: "A", From: dec10.AddDays(2), To: dec13, Allotted: 2}}))
+	ps := []db.ReserveParams{holdParams("a", "k", nightsFrom(dec10, 1), 1), holdParams("b", "k", nightsFrom(dec10.AddDays(1), 2), 1),
+		holdParams("c", "k", nightsFrom(dec10.AddDays(2), 1), 1), holdParams("e", "k", nightsFrom(dec10, 2), 2)}
+	got, errs := inOneBatch(t, batchStore(d, 0), nil, ps)
+	for i := range ps {
+		require.NoError(t, errs[i], "reservation %d", i)
+	}
+	assert.Equal(t, domain.StatusHold, got[0].Status)
+	assert.Equal(t, domain.StatusHold, got[3].Status)
+	// b and c both go to the full path, concurrently: one of them gets the pool's room of Dec 12.
+	assert.ElementsMatch(t, []domain.Status{domain.StatusHold, domain.StatusRejected}, []domain.Status{got[1].Status, got[2].Status})
+	assert.Equal(t, 1, d.Reserved(t, "h1", "double", stay3)[2])
+	assert.Empty(t, oversold(t, d, "h1", "double", dec10, dec13))
+	d.AssertInventoryMatchesBookings(t)
+}
