@@ -218,3 +218,46 @@ func TestABatchSendsAStayOverASplitNightToTheFullPath(t *testing.T) {
 	assert.Empty(t, oversold(t, d, "h1", "double", dec10, dec13))
 	d.AssertInventoryMatchesBookings(t)
 }
+
+// A stop-sell committed while a batch began (after its first look at the rules, before it got
+// the sale lock) applies to every booking of the batch, as to reserve_stay (00020). (Passes.)
+func TestARuleCommittedWhileABatchBeganApplies(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	tx, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	lockHotelAndStopSell(t, tx, "h1") // Dec 11
+
+	store := batchStore(d, 5*time.Second)
+	release := db.HoldBatches(store)
+	defer release()
+	limited := holdParams("l", "k", stay3, 1)
+	limited.MaxActiveHolds = 2
+	ps := []db.ReserveParams{holdParams("a", "k", stay3, 1), holdParams("b", "k", nightsFrom(dec10, 1), 1), limited}
+	got, errs := make([]domain.Booking, len(ps)), make([]error, len(ps))
+	done := make(chan struct{}, len(ps))
+	for i := range ps {
+		go func() {
+			got[i], errs[i] = store.Reserve(ctx, ps[i])
+			done <- struct{}{}
+		}()
+	}
+	require.Eventually(t, func() bool { return db.Queued(store, "h1", "double") == len(ps) }, 10*time.Second, time.Millisecond)
+	release()
+	waitForLockWaiters(t, d, 1)
+	require.NoError(t, tx.Commit(ctx))
+	for range ps {
+		<-done
+	}
+	for i := range ps {
+		require.NoError(t, errs[i])
+	}
+	assert.Equal(t, domain.StatusRejected, got[0].Status, "over the stop-sell")
+	assert.Equal(t, domain.StatusHold, got[1].Status)
+	assert.Equal(t, domain.StatusRejected, got[2].Status, "over the stop-sell")
+	assert.Equal(t, []int{1, 0, 0}, d.Reserved(t, "h1", "double", stay3))
+	d.AssertInventoryMatchesBookings(t)
+}
