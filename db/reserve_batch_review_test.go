@@ -228,7 +228,7 @@ func TestARuleCommittedWhileABatchBeganApplies(t *testing.T) {
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	tx, err := d.Pool.Begin(ctx)
 	require.NoError(t, err)
-	defer tx.Rollback(ctx) //nolint:errcheck
+	defer tx.Rollback(ctx)            //nolint:errcheck
 	lockHotelAndStopSell(t, tx, "h1") // Dec 11
 
 	store := batchStore(d, 5*time.Second)
