@@ -89,13 +89,18 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 // the sale needs the full path: the hotel has sale rules (also when one was answered while this
 // sale began) or a low-stock threshold, or a night is split between channels.
 func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Booking, done bool, err error) {
+	return s.reserveDirectWaiting(ctx, p, s.lockTimeout)
+}
+
+// reserveDirectWaiting is reserveDirect with each lock wait bounded by wait.
+func (s *Store) reserveDirectWaiting(ctx context.Context, p ReserveParams, wait time.Duration) (b domain.Booking, done bool, err error) {
 	req := p.Request
 	batch := &pgx.Batch{}
 	var outcome string
 	batch.Queue(`SELECT reserve_stay($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		p.BookingID, req.CustomerID, p.CreatedBy, p.IdempotencyKey, req.Fingerprint(), req.HotelID, req.RoomTypeID,
 		req.CheckIn.Time(), req.CheckOut.Time(), req.Quantity, p.HoldTTL.Microseconds(), p.SupplierID, p.MaxActiveHolds,
-		s.lockTimeout.Milliseconds()).QueryRow(func(row pgx.Row) error { return row.Scan(&outcome) })
+		wait.Milliseconds()).QueryRow(func(row pgx.Row) error { return row.Scan(&outcome) })
 	batch.Queue(`SELECT `+bookingColumns+` FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1`,
 		p.BookingID).QueryRow(func(row pgx.Row) error {
 		b, err = scanBooking(row)

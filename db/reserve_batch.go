@@ -28,6 +28,17 @@ import (
 // caller waits for its last booking's statements.
 const maxBatch = 64
 
+// batchLockWait bounds each lock wait of the writer's transactions. A reservation that meets a
+// lock held longer (a night an amendment or staff holds, a booking row another worker's retry
+// holds) is sent back to its caller, which waits the whole lock timeout alone, in its own
+// goroutine: the writer, and every other reservation of the room type queued behind it, wait
+// at most this long for it. The locks a batch meets are mostly another process's commit, which
+// takes milliseconds even with a synchronous standby.
+const batchLockWait = 50 * time.Millisecond
+
+// lockNotAvailable is the SQLSTATE of a lock wait past lock_timeout.
+const lockNotAvailable = "55P03"
+
 // SetBatching turns batched reservations on or off (they are on by default, see NewStore).
 func (s *Store) SetBatching(on bool) { s.unbatched.Store(!on) }
 
@@ -148,8 +159,13 @@ type stayJSON struct {
 // caller's context; a batch runs in one implicit transaction (one round trip, one commit),
 // under a context of its own, so no caller's cancellation breaks the others' reservations.
 func (s *Store) runBatch(k batchKey, calls []*batchCall) {
+	wait := min(batchLockWait, s.lockTimeout)
 	if len(calls) == 1 {
-		b, done, err := s.reserveDirect(calls[0].ctx, calls[0].p)
+		b, done, err := s.reserveDirectWaiting(calls[0].ctx, calls[0].p, wait)
+		if pgCode(err) == lockNotAvailable { // nothing was written: it waits alone, off the writer
+			calls[0].out <- batchAnswer{next: s.reserveDirect}
+			return
+		}
 		calls[0].out <- directAnswer(b, done, err)
 		return
 	}
@@ -172,13 +188,13 @@ func (s *Store) runBatch(k batchKey, calls []*batchCall) {
 	type outcome struct{ outcome, code, message string }
 	outcomes := map[string]outcome{}
 	bookings := map[string]domain.Booking{}
-	// Every lock wait is bounded by the lock timeout, and after one timeout by 10 ms (see
-	// 00027): this bounds a stuck connection or a standby that stopped answering.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*s.lockTimeout+30*time.Second)
+	// Every lock wait is bounded by wait, and after one timeout by 10 ms (see 00027); the
+	// deadline bounds a stuck connection or a standby that stopped answering.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	batch := &pgx.Batch{}
 	batch.Queue(`SELECT o_id, o_outcome, COALESCE(o_code, ''), COALESCE(o_message, '') FROM reserve_stays($1, $2, $3, $4)`,
-		k.hotel, k.roomType, s.lockTimeout.Milliseconds(), payload).Query(func(rows pgx.Rows) error {
+		k.hotel, k.roomType, wait.Milliseconds(), payload).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var id string
 			var o outcome
@@ -235,6 +251,8 @@ func (s *Store) batchOutcome(p ReserveParams, outcome, code, message string, b d
 			return batchAnswer{err: fmt.Errorf("%w: %s", domain.ErrTooManyHolds, message)}
 		case codeForeignKeyViolation: // the full path says which reference is wrong
 			return batchAnswer{next: s.reserveFull}
+		case lockNotAvailable: // undone alone; it waits the whole lock timeout alone, off the writer
+			return batchAnswer{next: s.reserveDirect}
 		}
 		return batchAnswer{err: &pgconn.PgError{Severity: "ERROR", Code: code, Message: message}}
 	}

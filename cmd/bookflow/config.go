@@ -73,6 +73,9 @@ type Config struct {
 	RedisSentinelMaster string
 	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
 	ReserveLocally bool
+	// ReserveBatched lets concurrent direct sales of one room type share a transaction
+	// (RESERVE_BATCHING; db.Store.SetBatching).
+	ReserveBatched bool
 	// MetricsAddr is where /metrics listens (METRICS_ADDR): empty or "none" for nowhere, which
 	// is the default but for dev (devMetricsAddr).
 	MetricsAddr string
@@ -177,6 +180,9 @@ func LoadConfig() (Config, error) {
 			return c, fmt.Errorf("TRUSTED_PROXIES: %q is not a CIDR range such as 10.0.0.0/8", cidr)
 		}
 		c.TrustedProxies = append(c.TrustedProxies, ipNet)
+	}
+	if c.ReserveBatched, err = envBool("RESERVE_BATCHING", true); err != nil {
+		return c, err
 	}
 	if c.ReserveLocally, err = envBool("RESERVE_LOCAL_ACTIVITY", true); err != nil {
 		return c, err

@@ -48,3 +48,19 @@ func TestTheSchedulePrefixComesFromTheEnvironment(t *testing.T) {
 	schedule, _ = cfg.scheduleIDs().InvariantCheck()
 	assert.Equal(t, "eu-bookflow-invariant-check", schedule)
 }
+
+// Batched reservations are on unless RESERVE_BATCHING turns them off; a value that is not a
+// boolean stops the start with its name.
+func TestReserveBatchingComesFromTheEnvironment(t *testing.T) {
+	t.Setenv("RESERVE_BATCHING", "")
+	cfg, err := LoadConfig()
+	require.NoError(t, err)
+	assert.True(t, cfg.ReserveBatched)
+	t.Setenv("RESERVE_BATCHING", "false")
+	cfg, err = LoadConfig()
+	require.NoError(t, err)
+	assert.False(t, cfg.ReserveBatched)
+	t.Setenv("RESERVE_BATCHING", "sometimes")
+	_, err = LoadConfig()
+	require.ErrorContains(t, err, "RESERVE_BATCHING")
+}

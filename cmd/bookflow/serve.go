@@ -63,6 +63,7 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	d := &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}
+	d.store.SetBatching(cfg.ReserveBatched)
 	if cfg.DatabaseReadURL != "" {
 		// Not pinged: a standby down (being rebuilt, say) leaves searches on the primary, it
 		// does not stop the API.
