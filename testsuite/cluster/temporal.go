@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -96,7 +97,16 @@ func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []in
 			Args: []string{o.TemporalServer, "--root", dir, "--config", "temporal-config", "--env", s.name, "--allow-no-auth",
 				"start", "--service", s.service}})
 	}
-	for _, p := range t.Services {
+	// Each service writes the cluster's metadata record when it finds none, and one that loses
+	// that race on a fresh database exits ("failed to initialize current cluster metadata"):
+	// the frontend writes it first, then the others start.
+	if err := t.Services[0].Start(); err != nil {
+		return t, err
+	}
+	if err := waitFor(ctx, 60*time.Second, "Temporal's cluster metadata", t.metadataWritten, t.exited); err != nil {
+		return t, err
+	}
+	for _, p := range t.Services[1:] {
 		if err := p.Start(); err != nil {
 			return t, err
 		}
@@ -159,6 +169,19 @@ func (t *Temporal) waitHealthy(ctx context.Context) error {
 		_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
 		return err == nil
 	}, t.exited)
+}
+
+// metadataWritten reports whether a service has written the cluster's metadata record.
+func (t *Temporal) metadataWritten() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, t.dbNode.url("temporal"))
+	if err != nil {
+		return false
+	}
+	defer conn.Close(ctx)
+	var written bool
+	return conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cluster_metadata_info)`).Scan(&written) == nil && written
 }
 
 // exited names a service that has exited, as an error.
