@@ -180,6 +180,10 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 		return nil, err
 	}
 	h.closers = append(h.closers, dropDB)
+	// The database is migrated before bookflow's processes start, as a deployment's is.
+	if err := h.prepare(ctx, databaseURL); err != nil {
+		return nil, err
+	}
 	if h.provider, err = StartProvider(); err != nil {
 		return nil, err
 	}
@@ -187,11 +191,11 @@ func start(ctx context.Context, o Options) (_ *harness, err error) {
 	if h.s, err = startSystem(ctx, o, databaseURL, h.provider); err != nil {
 		return nil, err
 	}
-	return h, h.prepare(ctx, databaseURL)
+	return h, nil
 }
 
-// prepare connects the suite's own store to the database (migrating it: the cluster has, the
-// single topology's worker may not have yet) and sets up the hotels the load books.
+// prepare connects the suite's own store to the database, migrates it (the cluster's is
+// already) and sets up the hotels the load books.
 func (h *harness) prepare(ctx context.Context, databaseURL string) error {
 	pool, err := db.Connect(ctx, databaseURL)
 	if err != nil {
