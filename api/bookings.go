@@ -303,6 +303,9 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 		in.NoShowAt = s.cfg.Now().Add(s.cfg.NoShowAfter).UTC()
 	}
 
+	// Given at the start, the workflow need not upsert them in its first task.
+	attributes := workflows.GiveStartAttributes(&in)
+
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WorkflowTimeout)
 	defer cancel()
 	start := s.temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
@@ -311,6 +314,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		// An ended booking's id is never reused: its key stays spent.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes: attributes,
 	}, workflows.BookingWorkflowName, in)
 	handle, err := s.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,

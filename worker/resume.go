@@ -56,12 +56,14 @@ func ResumeBooking(ctx context.Context, c client.Client, store *db.Store, b doma
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = workflows.TaskQueue
 	}
+	attributes := workflows.GiveStartAttributes(&in)
 	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: b.ID, TaskQueue: opts.TaskQueue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		// The id of a run that ended is taken up again: it is this booking's.
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		TypedSearchAttributes: attributes,
 	}, workflows.BookingWorkflowName, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {

@@ -74,6 +74,9 @@ type BookingInput struct {
 	// ReserveLocally runs the reservation as a local activity (see startReserve); absent in
 	// the inputs of workflows started before it existed, which keep the activity.
 	ReserveLocally bool `json:",omitempty"`
+	// StartAttributesGiven: the workflow was started with its start search attributes
+	// (GiveStartAttributes), so a lean booking does not upsert them.
+	StartAttributesGiven bool `json:",omitempty"`
 	// Resume, set when the workflow continued as new, is where the run before it left off.
 	Resume *Resume `json:",omitempty"`
 }
@@ -186,6 +189,7 @@ type booking struct {
 	// sagasOnly: a workflow with no booking of its own to look after (a late payment's, a
 	// recovery's): it finishes its sagas and closes.
 	sagasOnly bool
+	lean      bool // the workflow costs the server less (lean.go)
 	logger    log.Logger
 }
 
@@ -215,6 +219,7 @@ func BookingWorkflow(ctx workflow.Context, in BookingInput) (BookingState, error
 
 func (b *booking) setup(ctx workflow.Context) error {
 	b.in = withDefaults(b.in)
+	b.setLean(ctx)
 	req := b.in.Request
 	b.state.Booking = domain.Booking{ID: b.in.BookingID, CustomerID: req.CustomerID, CreatedBy: b.in.CreatedBy,
 		HotelID: req.HotelID, RoomTypeID: req.RoomTypeID, Stay: req.Stay, Quantity: req.Quantity}
@@ -264,24 +269,12 @@ func (b *booking) setup(ctx workflow.Context) error {
 	if err := b.setOperatorHandlers(ctx); err != nil {
 		return err
 	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx, b.searchAttributes()...); err != nil {
+	if err := b.upsertStartAttributes(ctx); err != nil {
 		return err
 	}
 	b.watchForContinueAsNew(ctx)
 	b.resumeWaitingSagas(ctx)
 	return nil
-}
-
-// searchAttributes are the attributes operators find the booking by: its hotel or venue, its
-// customer, and when it starts.
-func (b *booking) searchAttributes() []temporal.SearchAttributeUpdate {
-	if o := b.in.Order; o != nil {
-		return []temporal.SearchAttributeUpdate{SearchVenueID.ValueSet(o.VenueID),
-			SearchCustomerID.ValueSet(o.CustomerID), SearchCheckIn.ValueSet(o.Starts())}
-	}
-	req := b.in.Request
-	return []temporal.SearchAttributeUpdate{SearchHotelID.ValueSet(req.HotelID),
-		SearchCustomerID.ValueSet(req.CustomerID), SearchCheckIn.ValueSet(req.CheckIn.Time())}
 }
 
 // fingerprint identifies the request the workflow was started with.
@@ -350,7 +343,7 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		// units again or started a refund: then the booking goes on like any other.
 		again, err := b.finish(ctx)
 		if err != nil || !again ||
-			workflow.GetVersion(ctx, versionRefusedGoesOn, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			!b.takes(ctx, versionRefusedGoesOn) {
 			return b.state, err
 		}
 		b.refused = nil // the hold update has its answer; nothing now stops a continue-as-new

@@ -85,7 +85,7 @@ func (b *booking) requestAmend(ctx workflow.Context, req AmendRequest) (AmendAns
 // amend carries an amendment out in the booking's current state. A refusal of the booking's
 // state is the update's answer (cmd.refusal), not the workflow's failure.
 func (b *booking) amend(ctx workflow.Context, cmd *command) error {
-	_ = workflow.GetVersion(ctx, versionAmendments, workflow.DefaultVersion, 1)
+	_ = b.takes(ctx, versionAmendments)
 	if !amendable(b.status()) || b.stayOver {
 		cmd.refusal = notAmendable(fmt.Sprintf("booking %s is %s", b.in.BookingID, b.status()))
 		return nil

@@ -127,7 +127,7 @@ func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInp
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored)
 	if conflict(err) {
-		if workflow.GetVersion(ctx, versionStuckStartRefund, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if !b.takes(ctx, versionStuckStartRefund) {
 			return b.flag(ctx, err)
 		}
 		b.startSaga(ctx, &Saga{Step: "start-refund", Kind: sagaStartRefund, Start: &in, Reason: reason, FirstAttempt: 1}, err)
@@ -397,7 +397,7 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 		s.Attempt, s.InRefund = attempt, true
 		resolved, err := b.awaitOperator(ctx, s, s.refundStep(), why)
 		s.InRefund = false
-		if err == nil && resolved && workflow.GetVersion(ctx, versionResolvedRecorded, workflow.DefaultVersion, 1) == 1 {
+		if err == nil && resolved && b.takes(ctx, versionResolvedRecorded) {
 			// The operator made the refund by hand: it is recorded, so the books and the checker see it.
 			err = workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordResolvedRefund, activities.ResolvedRefund{
 				Key: fmt.Sprintf("%s/%s/0", b.in.BookingID, s.refundStep()), BookingID: b.in.BookingID, PaymentID: pay.ID,
@@ -418,7 +418,7 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 func (b *booking) awaitRefund(ctx workflow.Context, in activities.RefundInput, out activities.RefundOutcome) (activities.RefundOutcome, error) {
 	id := out.ProviderRefundID
 	arrived := func() bool { _, ok := b.settled[id]; return ok }
-	if workflow.GetVersion(ctx, versionRefundLookups, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !b.takes(ctx, versionRefundLookups) {
 		settled, err := workflow.AwaitWithTimeout(ctx, b.in.RefundWait, arrived)
 		if err != nil || !settled {
 			return out, err

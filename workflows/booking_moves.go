@@ -24,7 +24,7 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time, acto
 	// A venue order has no early departure: it is refunded whole (new in its own workflows, so
 	// the version marker is not consulted for it).
 	if b.status().Used() && b.in.Order == nil &&
-		workflow.GetVersion(ctx, versionEarlyDeparture, workflow.DefaultVersion, 1) == 1 {
+		b.takes(ctx, versionEarlyDeparture) {
 		if begun, err := b.departEarly(ctx, at, actor); err != nil || begun {
 			return err
 		}
@@ -98,7 +98,7 @@ func (b *booking) departEarly(ctx workflow.Context, at time.Time, actor string) 
 		return true, err
 	}
 	if out.Refund <= 0 || b.state.Booking.Paid <= 0 ||
-		workflow.GetVersion(ctx, versionEarlyDepartureRefund, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		!b.takes(ctx, versionEarlyDepartureRefund) {
 		return true, nil
 	}
 	return true, b.refundNightsNotStayed(ctx, out, actor)

@@ -26,7 +26,7 @@ func (b *booking) hold(ctx workflow.Context) error {
 // waits to be checked in; past it, a booking still not checked in is a no-show.
 func (b *booking) stay(ctx workflow.Context) error {
 	if b.status() == domain.StatusConfirmed && !b.in.NoShowAt.IsZero() && !b.departed &&
-		workflow.GetVersion(ctx, versionNoShow, workflow.DefaultVersion, 1) == 1 {
+		b.takes(ctx, versionNoShow) {
 		return b.serve(ctx, until(ctx, b.in.NoShowAt), func() error {
 			if b.status() != domain.StatusConfirmed || b.departed {
 				return nil

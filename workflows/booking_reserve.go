@@ -66,11 +66,12 @@ func (b *booking) reserve(ctx workflow.Context) error {
 // holds the workflow task it answers the hold in that task, without the round trips of an
 // activity task through the server. A supplier's hotel keeps the activity: the supplier may be
 // asked over the network. The version marker keeps a workflow that a worker of the previous
-// release started (ignoring the field) on the activity when a newer worker replays it.
+// release started (ignoring the field) on the activity when a newer worker replays it; a lean
+// booking (lean.go) is marked at a later version of the same change.
 func (b *booking) startReserve(ctx workflow.Context, in activities.ReserveInput) workflow.Future {
-	if !b.in.ReserveLocally || b.in.SupplierID != "" ||
-		(workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, 1) == workflow.DefaultVersion &&
-			!workflow.GetInfo(ctx).WorkflowStartTime.Before(localReserveMarkedSince)) {
+	if !b.in.ReserveLocally || b.in.SupplierID != "" || (!b.lean &&
+		workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, leanVersion) == workflow.DefaultVersion &&
+		!workflow.GetInfo(ctx).WorkflowStartTime.Before(localReserveMarkedSince)) {
 		return workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in)
 	}
 	opts := workflow.LocalActivityOptions{StartToCloseTimeout: dbStepTimeout, RetryPolicy: dbRetryPolicy()}

@@ -179,7 +179,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	if out.Booking.Paid == b.state.Booking.Paid {
 		// Recorded before under this key. A part no attempt ever asked for, and no saga here
 		// gives back, was lost with the workflow that recorded it: it is given back now.
-		if workflow.GetVersion(ctx, versionLostStaffRefunds, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if !b.takes(ctx, versionLostStaffRefunds) {
 			return nil
 		}
 		for i, pay := range out.Refund.Parts {

@@ -73,7 +73,7 @@ func (b *booking) shouldContinueAsNew(ctx workflow.Context) bool {
 		return false
 	}
 	at := workflow.GetInfo(ctx).GetCurrentHistoryLength()
-	if workflow.GetVersion(ctx, fmt.Sprintf("%s/%d", versionContinueAsNew, at), workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !b.takes(ctx, fmt.Sprintf("%s/%d", versionContinueAsNew, at)) {
 		b.refusedAt = at + 1
 		return false
 	}

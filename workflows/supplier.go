@@ -150,7 +150,7 @@ func (b *booking) confirmWithSupplier(ctx workflow.Context) error {
 		if err != nil {
 			reason = "the supplier refused the booking: " + appErr.Message()
 		}
-		if workflow.GetVersion(ctx, versionSupplierRejects, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if !b.takes(ctx, versionSupplierRejects) {
 			if err := b.release(ctx, domain.StatusCancelled, reason, activities.ActorSupplier); err != nil {
 				return err
 			}
@@ -206,7 +206,7 @@ func (b *booking) bookingOff(ctx workflow.Context, event, detail string) error {
 		return nil
 	}
 	b.offPending = append(b.offPending, offNotice{event: event, detail: detail})
-	if workflow.GetVersion(ctx, versionNoticeAfterAnswer, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !b.takes(ctx, versionNoticeAfterAnswer) {
 		return b.flushBookingOff(ctx)
 	}
 	return nil
@@ -233,7 +233,7 @@ func (b *booking) flushBookingOff(ctx workflow.Context) error {
 					return err
 				}
 				// Recorded on the booking too: the flag above may be overwritten by a later issue.
-				if workflow.GetVersion(ctx, versionNotToldRecorded, workflow.DefaultVersion, 1) == 1 {
+				if b.takes(ctx, versionNotToldRecorded) {
 					if err := workflow.ExecuteActivity(dbActivity(ctx), supplierSteps.RecordSupplierNotTold,
 						b.in.BookingID).Get(ctx, nil); err != nil {
 						return err
