@@ -189,8 +189,10 @@ type booking struct {
 	// sagasOnly: a workflow with no booking of its own to look after (a late payment's, a
 	// recovery's): it finishes its sagas and closes.
 	sagasOnly bool
-	lean      bool // the workflow costs the server less (lean.go)
-	logger    log.Logger
+	// lean: the workflow costs the server less; skippedMarkers: it took every earlier change
+	// without its marker (lean.go).
+	lean, skippedMarkers bool
+	logger               log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;

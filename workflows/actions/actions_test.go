@@ -110,11 +110,11 @@ func TestActionsOfTheRecordedPaths(t *testing.T) {
 		{"hold, confirm, cancel (activity reserve)", "hold-confirm-cancel-reserve-as-activity-true.json"},
 		{"paid, cancelled, refunded", "venue-order-paid-cancelled-refunded.json"},
 		{"hold expired, late payment refunded", "late-payment-refunded.json"},
-		{"lean: hold, expired", "hold-expire-lean.json"},
-		{"lean: hold, confirm, cancel (local reserve)", "hold-confirm-cancel-reserve-as-activity-false-lean.json"},
-		{"lean: hold, confirm, cancel (activity reserve)", "hold-confirm-cancel-reserve-as-activity-true-lean.json"},
-		{"lean: paid, cancelled, refunded", "venue-order-paid-cancelled-refunded-lean.json"},
-		{"lean: hold expired, late payment refunded", "late-payment-refunded-lean.json"},
+		{"lean: hold, expired", "hold-expire-lean-marked.json"},
+		{"lean: hold, confirm, cancel (local reserve)", "hold-confirm-cancel-reserve-as-activity-false-lean-marked.json"},
+		{"lean: hold, confirm, cancel (activity reserve)", "hold-confirm-cancel-reserve-as-activity-true-lean-marked.json"},
+		{"lean: paid, cancelled, refunded", "venue-order-paid-cancelled-refunded-lean-marked.json"},
+		{"lean: hold expired, late payment refunded", "late-payment-refunded-lean-marked.json"},
 	}
 	t.Logf("| path | actions | start | activities | local | timers | signals | updates | upserts | events | workflow tasks |")
 	for _, p := range paths {
