@@ -351,7 +351,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 		}
 		return newError(http.StatusConflict, "unavailable", "%s", v.Reason)
 	case domain.StatusHold:
-		return c.JSON(http.StatusCreated, v)
+		return created(c, bookingLocation(c, state.Booking.ID), v)
 	}
 	return c.JSON(http.StatusOK, v) // a retry after the hold moved on
 }

@@ -104,7 +104,7 @@ func (s *Server) createSaleRule(c echo.Context) error {
 	if err := s.audit(c, "create-sale-rule", "", "", map[string]any{"rule": stored[0]}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, stored[0])
+	return created(c, saleRuleLocation(stored[0]), stored[0])
 }
 
 // dateRange is one [from, to) of a batch.
@@ -183,7 +183,15 @@ func (s *Server) createSaleRulesBatch(c echo.Context) error {
 		"created": len(stored)}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"rules": stored})
+	if len(stored) == 0 {
+		return c.JSON(http.StatusCreated, map[string]any{"rules": stored})
+	}
+	return created(c, saleRuleLocation(stored[0]), map[string]any{"rules": stored}) // the first: a batch has no URL of its own
+}
+
+// saleRuleLocation is a stored sale rule's URL (replaced and ended there).
+func saleRuleLocation(r domain.SaleRule) string {
+	return fmt.Sprintf("/api/v1/admin/sale-rules/%d", r.ID)
 }
 
 // orAll is the room types of a batch, or one empty entry (the whole hotel) when none are named.

@@ -93,6 +93,8 @@ type Config struct {
 	// cache and the outbox again, until the next inventory change commits (see soldOutMemo).
 	Changes *cache.Changes
 	Now     func() time.Time // the clock for "today at the hotel"; time.Now when nil
+	// CORS is what pages on other origins may call (CORS_ALLOWED_ORIGINS); none when empty.
+	CORS CORS
 }
 
 // Server holds the API's dependencies.
@@ -151,9 +153,11 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	} else {
 		e.Use(callerTrace) // otelecho builds a dozen attributes per request even for a no-op span
 	}
+	e.Use(requestID)
 	e.Use(telemetry.HTTPMetrics())
 	e.Use(s.logRequests())
 	e.Use(middleware.Recover())
+	e.Use(s.cors())
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxBodyBytes,
 		Skipper: func(c echo.Context) bool { return c.Path() == webhookPath || c.Path() == supplierPushPath }}))
 
@@ -341,7 +345,7 @@ func (s *Server) logRequests() echo.MiddlewareFunc {
 		HandleError: true, // answer errors first, so the status logged is the one sent
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			attrs := []any{"method", v.Method, "route", v.RoutePath, "path", v.URIPath, "status", v.Status,
-				"latency", v.Latency.String()}
+				"latency", v.Latency.String(), "requestId", requestIDOf(c)}
 			if id := bookingOf(c); id != "" {
 				attrs = append(attrs, "bookingId", id, "workflowId", id) // a booking's workflow id is its id
 			}

@@ -41,14 +41,14 @@ func (s *Server) putVenue(c echo.Context) error {
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	created, err := s.store.PutVenue(c.Request().Context(), v)
+	isNew, err := s.store.PutVenue(c.Request().Context(), v)
 	if err != nil {
 		return err
 	}
 	if err := s.audit(c, "put-venue", "", "", map[string]any{"venueId": v.ID, "venue": v}); err != nil {
 		return err
 	}
-	return c.JSON(createdOrOK(created), v)
+	return createdOrOK(c, isNew, v)
 }
 
 // getVenue answers a venue's name and terms, as putVenue stores them.
@@ -78,21 +78,23 @@ func (s *Server) putVenueResource(c echo.Context) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	created, err := s.store.PutVenueResource(c.Request().Context(), r)
+	isNew, err := s.store.PutVenueResource(c.Request().Context(), r)
 	if err != nil {
 		return err
 	}
 	if err := s.audit(c, "put-venue-resource", "", "", map[string]any{"venueId": r.VenueID, "resource": r}); err != nil {
 		return err
 	}
-	return c.JSON(createdOrOK(created), r)
+	return createdOrOK(c, isNew, r)
 }
 
-func createdOrOK(created bool) int {
-	if created {
-		return http.StatusCreated
+// createdOrOK answers a PUT: 201 at the request's own URL when it created the resource, 200
+// when it replaced one.
+func createdOrOK(c echo.Context, isNew bool, body any) error {
+	if isNew {
+		return created(c, c.Request().URL.Path, body)
 	}
-	return http.StatusOK
+	return c.JSON(http.StatusOK, body)
 }
 
 // applySchedule lays a resource's units out over a range of dates (see db.ApplySchedule).

@@ -164,6 +164,8 @@ type SystemOptions struct {
 	ConsoleSessionLifetime, ConsoleSessionIdle time.Duration
 	// Now is the API's clock (time.Now when nil).
 	Now func() time.Time
+	// CORS is what pages on other origins may call (none when empty).
+	CORS api.CORS
 	// Logger, when set, gets every line the API and the system's worker log at its level,
 	// through a Temporal client of the system's own; otherwise only warnings reach stderr.
 	Logger *slog.Logger
@@ -271,7 +273,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter,
 		SupplierTellFor: opts.SupplierTellFor, Cache: s.Cache,
-		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now})
+		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now, CORS: opts.CORS})
 	checked := CheckOpenAPI(t, e) // every exchange held to api/openapi.yaml, the console's too
 	// The listener first: the console's OpenID Connect callback is on the system's own address.
 	srv := httptest.NewUnstartedServer(checked)

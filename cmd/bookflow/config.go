@@ -41,7 +41,9 @@ type Config struct {
 	Limits             domain.Limits
 	HoldLimits         api.HoldLimits
 	TrustedProxies     []*net.IPNet
-	BookingIDKey       string
+	// CORSOrigins are the origins whose pages may call the API (CORS_ALLOWED_ORIGINS).
+	CORSOrigins  []string
+	BookingIDKey string
 
 	AuthJWTSecret string
 	AuthJWKSURL   string
@@ -173,6 +175,9 @@ func LoadConfig() (Config, error) {
 		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
 			return c, fmt.Errorf("REDIS_SENTINELS: %q is not host:port", s)
 		}
+	}
+	if c.CORSOrigins, err = api.ParseCORSOrigins(os.Getenv("CORS_ALLOWED_ORIGINS")); err != nil {
+		return c, fmt.Errorf("CORS_ALLOWED_ORIGINS: %w", err)
 	}
 	for _, cidr := range strings.FieldsFunc(os.Getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		_, ipNet, err := net.ParseCIDR(cidr)

@@ -19,3 +19,18 @@ func TestMalformedSentinelsAreRefused(t *testing.T) {
 		assert.Error(t, err, "REDIS_SENTINELS=%q", v)
 	}
 }
+
+// TestCORSOriginsAreOriginsOnly: CORS_ALLOWED_ORIGINS takes origins (scheme://host[:port]) or "*"
+// alone; anything else is refused at start rather than allowing nobody or everybody by mistake.
+func TestCORSOriginsAreOriginsOnly(t *testing.T) {
+	t.Setenv("CORS_ALLOWED_ORIGINS", " https://Shop.example.com , http://127.0.0.1:8080/")
+	c, err := LoadConfig()
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"https://shop.example.com", "http://127.0.0.1:8080"}, c.CORSOrigins)
+	for _, v := range []string{"shop.example.com", "https://shop.example.com/checkout", "ftp://shop.example.com",
+		"*, https://shop.example.com", "https://user@shop.example.com", "https://shop.example.com?x=1"} {
+		t.Setenv("CORS_ALLOWED_ORIGINS", v)
+		_, err := LoadConfig()
+		assert.Error(t, err, "CORS_ALLOWED_ORIGINS=%q", v)
+	}
+}

@@ -178,7 +178,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 	}
 	apiCfg := api.Config{
 		Limits: cfg.Limits, Auth: verifier, AdminToken: cfg.AdminToken, BookingIDKey: []byte(cfg.BookingIDKey),
-		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
+		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, CORS: api.CORS{AllowedOrigins: cfg.CORSOrigins}, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
 		RefundBackoff: cfg.RefundBackoff, MaxRefundAttempts: cfg.RefundAttempts,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
