@@ -92,7 +92,7 @@ func ParseCORSOrigins(list string) ([]string, error) {
 const corsAllowedHeaders = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, traceparent, tracestate"
 
 // corsExposedHeaders are the answer's headers a page may read.
-const corsExposedHeaders = "Location, Retry-After, X-Request-Id, WWW-Authenticate"
+const corsExposedHeaders = "Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, WWW-Authenticate"
 
 // cors answers preflights and marks the answers of /api/v1 that a browser on an allowed origin
 // may read. A preflight from another origin is refused with 403 and a reason; its other requests

@@ -3,19 +3,14 @@ package api
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
-	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/telemetry"
 )
@@ -44,30 +39,18 @@ type HoldLimits struct {
 // and per customer (not a retry of a booking already made, see repeatsBooking).
 func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 	var out []echo.MiddlewareFunc
-	perMinute := func(n int, who string, id func(echo.Context) string, skip middleware.Skipper) {
+	perMinute := func(n int, who string, id func(echo.Context) string, skip func(echo.Context) bool) {
 		if n <= 0 {
 			return
 		}
-		wait := int(math.Ceil(60 / float64(n))) // seconds until the next hold is allowed
-		var store middleware.RateLimiterStore = middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 3 * time.Minute})
+		var counter rateCounter = newLocalRate(n)
 		if s.cfg.Cache != nil {
-			store = sharedRate{cache: s.cfg.Cache, kind: who, perMinute: n, local: store, log: s.cfg.Logger}
+			counter = sharedRate{cache: s.cfg.Cache, kind: who, perMinute: n, local: counter, log: s.cfg.Logger}
 		}
-		out = append(out, middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-			Skipper:             skip,
-			Store:               store,
-			IdentifierExtractor: func(c echo.Context) (string, error) { return id(c), nil },
-			DenyHandler: func(c echo.Context, _ string, _ error) error {
-				c.Response().Header().Set("Retry-After", strconv.Itoa(wait))
-				telemetry.GateRefusals.WithLabelValues("rate_limited_"+who, "").Inc()
-				return newError(http.StatusTooManyRequests, "rate_limited",
-					"too many holds created from this %s: at most %d a minute", who, n)
-			},
-		}))
+		out = append(out, perMinuteLimit(who, n, counter, id, skip))
 	}
 	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return addressKey(c.RealIP()) },
-		middleware.DefaultSkipper)
+		func(echo.Context) bool { return false })
 	perMinute(s.cfg.HoldLimits.PerCustomerPerMinute, "customer", func(c echo.Context) string { return principal(c).Subject },
 		s.repeatsBooking)
 	return out
@@ -156,35 +139,4 @@ func addressKey(ip string) string {
 	}
 	prefix, _ := addr.Prefix(64)
 	return prefix.String()
-}
-
-// sharedRate counts a rate limit in Redis, so that N API processes allow what one does, not N
-// times it. When Redis does not answer in time the process's own count (local) decides, as the
-// gate fails open to PostgreSQL: a hold is never refused because Redis is down.
-type sharedRate struct {
-	cache     *cache.Units
-	kind      string
-	perMinute int
-	local     middleware.RateLimiterStore
-	log       *slog.Logger
-}
-
-// sharedRateWarned is when a fallback to the process's count was last logged (unix nanoseconds).
-var sharedRateWarned atomic.Int64
-
-// sharedRateWait bounds how long a hold waits for Redis's count.
-const sharedRateWait = 100 * time.Millisecond
-
-func (r sharedRate) Allow(id string) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), sharedRateWait)
-	defer cancel()
-	allowed, _, err := r.cache.HoldRate(ctx, r.kind, id, r.perMinute)
-	if err != nil {
-		if last := sharedRateWarned.Load(); time.Since(time.Unix(0, last)) > time.Minute &&
-			sharedRateWarned.CompareAndSwap(last, time.Now().UnixNano()) { // once a minute, not once a hold
-			r.log.Warn("hold rate: Redis did not answer; each API process counts alone", "limit", r.kind, "err", err)
-		}
-		return r.local.Allow(id)
-	}
-	return allowed, nil
 }

@@ -212,15 +212,23 @@ func (u *Units) RelayAlive(ctx context.Context) (bool, error) {
 	return n == 1, err
 }
 
+// RateCount is a request's count against an allowance shared by every API process.
+type RateCount struct {
+	Allowed    bool
+	Remaining  int           // requests still allowed now
+	ResetAfter time.Duration // until the allowance is whole again
+	RetryAfter time.Duration // when refused: until the next request is allowed
+}
+
 // HoldRate counts a hold against one customer's or one client address's (kind) allowance of
-// perMinute holds a minute (bursts of the same size), shared by every API process; retryAfter is
-// how long until the next is allowed when this one is not.
-func (u *Units) HoldRate(ctx context.Context, kind, id string, perMinute int) (allowed bool, retryAfter time.Duration, err error) {
+// perMinute holds a minute (bursts of the same size), shared by every API process.
+func (u *Units) HoldRate(ctx context.Context, kind, id string, perMinute int) (RateCount, error) {
 	res, err := redis_rate.NewLimiter(u.Redis).Allow(ctx, u.Prefix+"bf:rate:"+kind+":"+id, redis_rate.PerMinute(perMinute))
 	if err != nil {
-		return true, 0, err
+		return RateCount{Allowed: true}, err
 	}
-	return res.Allowed > 0, res.RetryAfter, nil
+	return RateCount{Allowed: res.Allowed > 0, Remaining: res.Remaining, ResetAfter: res.ResetAfter,
+		RetryAfter: res.RetryAfter}, nil
 }
 
 // HotelRate counts a hold at a hotel against its rate of perSecond holds a second (bursts of the
