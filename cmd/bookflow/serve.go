@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -137,22 +138,22 @@ func runServe(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer closeDeps()
-	return withMetrics(ctx, cfg, func(ctx context.Context) error { return serveHTTP(ctx, cfg, d, false) })
+	return withMetrics(ctx, cfg, nil, func(ctx context.Context) error { return serveHTTP(ctx, cfg, d, false) })
 }
 
 // devMetricsAddr is where dev serves /metrics unless METRICS_ADDR says otherwise.
 const devMetricsAddr = "127.0.0.1:9464"
 
-// withMetrics runs run, with /metrics served on cfg.MetricsAddr beside it when one is set; when
-// either ends, both do.
-func withMetrics(ctx context.Context, cfg Config, run func(context.Context) error) error {
+// withMetrics runs run, with /metrics served on cfg.MetricsAddr beside it when one is set (and
+// /readyz, when ready is given); when either ends, both do.
+func withMetrics(ctx context.Context, cfg Config, ready func(context.Context) error, run func(context.Context) error) error {
 	if cfg.MetricsAddr == "" || cfg.MetricsAddr == "none" {
 		return run(ctx)
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	ctx, stop := context.WithCancel(ctx)
 	g.Go(func() error {
-		return serveUntil(ctx, telemetry.MetricsServer(cfg.MetricsAddr), "metrics", metricsURL(cfg.MetricsAddr))
+		return serveUntil(ctx, telemetry.MetricsServer(cfg.MetricsAddr, ready), "metrics", metricsURL(cfg.MetricsAddr))
 	})
 	g.Go(func() error {
 		defer stop()
@@ -259,10 +260,39 @@ func runWorker(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer closeDeps()
-	return withMetrics(ctx, cfg, func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d) })
+	var polling atomic.Bool
+	return withMetrics(ctx, cfg, workerReady(&polling, d.store.Pool(), temporalHealth(d.temporal)),
+		func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d, &polling) })
 }
 
-func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
+// workerReady is a worker's readiness (its /readyz): it polls its task queue, and PostgreSQL and
+// Temporal answer.
+func workerReady(polling *atomic.Bool, database interface{ Ping(context.Context) error },
+	temporal func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if !polling.Load() {
+			return errors.New("the worker is not polling its task queue yet")
+		}
+		if err := database.Ping(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		if err := temporal(ctx); err != nil {
+			return fmt.Errorf("temporal: %w", err)
+		}
+		return nil
+	}
+}
+
+// temporalHealth asks the Temporal frontend whether it serves.
+func temporalHealth(c client.Client) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
+		return err
+	}
+}
+
+// runWorkerUntil runs the worker until ctx ends; polling is true while it polls its task queue.
+func runWorkerUntil(ctx context.Context, cfg Config, d *deps, polling *atomic.Bool) error {
 	provider, err := paymentProvider(cfg)
 	if err != nil {
 		return err
@@ -293,8 +323,10 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps) error {
 	if err := w.Start(); err != nil {
 		return err
 	}
+	polling.Store(true)
 	slog.Info("worker polling", "taskQueue", cfg.TaskQueue)
 	<-ctx.Done()
+	polling.Store(false)
 	w.Stop() // waits for running activities to finish
 	slog.Info("worker stopped")
 	return nil
@@ -383,7 +415,9 @@ func runDev(ctx context.Context, cfg Config) error {
 	defer recordDevAddr(cfg.HTTPAddr)()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		return withMetrics(ctx, cfg, func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d) })
+		var polling atomic.Bool
+		return withMetrics(ctx, cfg, workerReady(&polling, d.store.Pool(), temporalHealth(d.temporal)),
+			func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d, &polling) })
 	})
 	g.Go(func() error { return serveHTTP(ctx, cfg, d, true) })
 	tokens, err := devTokens(cfg)
