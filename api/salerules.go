@@ -183,10 +183,9 @@ func (s *Server) createSaleRulesBatch(c echo.Context) error {
 		"created": len(stored)}); err != nil {
 		return err
 	}
-	if len(stored) == 0 {
-		return c.JSON(http.StatusCreated, map[string]any{"rules": stored})
-	}
-	return created(c, saleRuleLocation(stored[0]), map[string]any{"rules": stored}) // the first: a batch has no URL of its own
+	// A batch names at least one hotel, so it stores at least one rule; it has no URL of its own,
+	// so Location names its first.
+	return created(c, saleRuleLocation(stored[0]), map[string]any{"rules": stored})
 }
 
 // saleRuleLocation is a stored sale rule's URL (replaced and ended there).
