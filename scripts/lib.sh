@@ -47,6 +47,18 @@ check_deploy_files() {
   docker-compose -f docker-compose.yml config -q
 }
 
+# ensure_helm sets HELM to the pinned Helm, building it through the Go module proxy the first
+# time (a few minutes on 2 cores): check_deploy_files renders and lints the chart with it.
+HELM_VERSION=v3.22.0
+ensure_helm() {
+  HELM=$TOOLS_DIR/helm-$HELM_VERSION/helm
+  if [ ! -x "$HELM" ]; then
+    say "Building Helm $HELM_VERSION into $(dirname "$HELM") (first time only)"
+    go_install_slowly "Helm" "$(dirname "$HELM")" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  fi
+  export HELM
+}
+
 require_go() {
   command -v go >/dev/null || die "Go 1.26 or newer is required (https://go.dev/doc/install)"
 }
