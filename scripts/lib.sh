@@ -35,9 +35,9 @@ apt_install() {
 
 # check_deploy_files checks the files operators deploy with the tools that read them: promtool
 # (Debian's prometheus package) on the Prometheus configuration, alert rules and their unit
-# tests, and docker-compose 1.29 on docker-compose.yml (Compose v2's parser, compose-go, runs in
-# go test). Each is installed the first time, without what it merely recommends (a Docker
-# engine, a node exporter).
+# tests, docker-compose 1.29 on docker-compose.yml (Compose v2's parser, compose-go, runs in
+# go test), and Helm on the chart (check_chart). Each is installed the first time, without what
+# it merely recommends (a Docker engine, a node exporter).
 check_deploy_files() {
   command -v promtool >/dev/null || apt_install --no-install-recommends prometheus
   command -v docker-compose >/dev/null || apt_install --no-install-recommends docker-compose
@@ -45,10 +45,48 @@ check_deploy_files() {
   promtool check rules deploy/prometheus/alerts.yml >/dev/null
   promtool test rules deploy/prometheus/alerts_test.yml >/dev/null
   docker-compose -f docker-compose.yml config -q
+  check_chart
+}
+
+# CHART_VALUES are the values files check_chart renders the chart with, beside its defaults.
+CHART_VALUES=(deploy/helm/examples/production.yaml deploy/helm/examples/demo.yaml)
+
+# check_chart lints the Helm chart (--strict) and renders it with its defaults and each of
+# CHART_VALUES, then validates every rendered object offline with deploy/helm/check (strict
+# decoding into Kubernetes' and prometheus-operator's Go types, Kubernetes' OpenAPI schemas, the
+# chart's promises), runs that checker's own tests (a broken manifest must fail), and has promtool
+# check and unit-test the alert rules as the rendered PrometheusRule carries them.
+check_chart() {
+  local chart=deploy/helm/bookflow out values name
+  ensure_helm
+  out=$(mktemp -d)
+  for values in "" "${CHART_VALUES[@]}"; do
+    name=$(basename "${values:-default.yaml}")
+    helm_quiet lint --strict "$chart" ${values:+-f "$values"} >/dev/null
+    helm_quiet template bookflow "$chart" ${values:+-f "$values"} >"$out/$name"
+  done
+  (cd deploy/helm/check && go vet ./... && go test -count=1 ./... >/dev/null && go build -o "$out/check" .) ||
+    die "deploy/helm/check: its vet, tests or build failed"
+  "$out/check" -docs docs/configuration.md -compose docker-compose.yml -rules-out "$out/alerts.yml" "$out"/*.yaml >/dev/null
+  cp deploy/prometheus/alerts_test.yml "$out/" # it names alerts.yml beside itself: the rendered one
+  promtool check rules "$out/alerts.yml" >/dev/null
+  promtool test rules "$out/alerts_test.yml" >/dev/null
+  rm -rf "$out"
+}
+
+# helm_quiet runs $HELM without its note that the chart's files/alerts.yml is a symlink (the
+# one source of the alert rules: deploy/prometheus/alerts.yml), printing its other messages.
+helm_quiet() {
+  local err rc=0
+  err=$(mktemp)
+  "$HELM" "$@" 2>"$err" || rc=$?
+  grep -v 'found symbolic link in path: .*/files/alerts.yml' "$err" >&2 || true
+  rm -f "$err"
+  return "$rc"
 }
 
 # ensure_helm sets HELM to the pinned Helm, building it through the Go module proxy the first
-# time (a few minutes on 2 cores): check_deploy_files renders and lints the chart with it.
+# time (about a minute and a half on 2 cores): check_chart lints and renders the chart with it.
 HELM_VERSION=v3.22.0
 ensure_helm() {
   HELM=$TOOLS_DIR/helm-$HELM_VERSION/helm
