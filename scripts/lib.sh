@@ -41,10 +41,11 @@ apt_install() {
 check_deploy_files() {
   command -v promtool >/dev/null || apt_install --no-install-recommends prometheus
   command -v docker-compose >/dev/null || apt_install --no-install-recommends docker-compose
-  promtool check config deploy/prometheus/prometheus.yml >/dev/null # and the rule files it names
-  promtool check rules deploy/prometheus/alerts.yml >/dev/null
-  promtool test rules deploy/prometheus/alerts_test.yml >/dev/null
-  docker-compose -f docker-compose.yml config -q
+  # Each step returns on failure, so that a caller without set -e sees it too.
+  promtool check config deploy/prometheus/prometheus.yml >/dev/null || return # and the rule files it names
+  promtool check rules deploy/prometheus/alerts.yml >/dev/null || return
+  promtool test rules deploy/prometheus/alerts_test.yml >/dev/null || return
+  docker-compose -f docker-compose.yml config -q || return
   check_chart
 }
 
@@ -55,23 +56,27 @@ CHART_VALUES=(deploy/helm/examples/production.yaml deploy/helm/examples/demo.yam
 # CHART_VALUES, then validates every rendered object offline with deploy/helm/check (strict
 # decoding into Kubernetes' and prometheus-operator's Go types, Kubernetes' OpenAPI schemas, the
 # chart's promises), runs that checker's own tests (a broken manifest must fail), and has promtool
-# check and unit-test the alert rules as the rendered PrometheusRule carries them.
+# check and unit-test the alert rules as the rendered PrometheusRule carries them. About 5 s once
+# Helm is built and the modules are in the module cache.
 check_chart() {
   local chart=deploy/helm/bookflow out values name
   ensure_helm
-  out=$(mktemp -d)
+  out=$DATA_DIR/chart-check # the rendered manifests stay there for a look after a failure
+  rm -rf "$out" && mkdir -p "$out" || return
   for values in "" "${CHART_VALUES[@]}"; do
     name=$(basename "${values:-default.yaml}")
-    helm_quiet lint --strict "$chart" ${values:+-f "$values"} >/dev/null
-    helm_quiet template bookflow "$chart" ${values:+-f "$values"} >"$out/$name"
+    helm_quiet lint --strict "$chart" ${values:+-f "$values"} >/dev/null || return
+    helm_quiet template bookflow "$chart" ${values:+-f "$values"} >"$out/$name" || return
   done
-  (cd deploy/helm/check && go vet ./... && go test -count=1 ./... >/dev/null && go build -o "$out/check" .) ||
-    die "deploy/helm/check: its vet, tests or build failed"
-  "$out/check" -docs docs/configuration.md -compose docker-compose.yml -rules-out "$out/alerts.yml" "$out"/*.yaml >/dev/null
+  if ! (cd deploy/helm/check && go vet ./... && go test -count=1 ./... && go build -o "$out/check" .) >"$out/checker.log" 2>&1; then
+    cat "$out/checker.log" >&2
+    echo "deploy/helm/check: its vet, tests or build failed" >&2
+    return 1
+  fi
+  "$out/check" -docs docs/configuration.md -compose docker-compose.yml -rules-out "$out/alerts.yml" "$out"/*.yaml >/dev/null || return
   cp deploy/prometheus/alerts_test.yml "$out/" # it names alerts.yml beside itself: the rendered one
-  promtool check rules "$out/alerts.yml" >/dev/null
+  promtool check rules "$out/alerts.yml" >/dev/null || return
   promtool test rules "$out/alerts_test.yml" >/dev/null
-  rm -rf "$out"
 }
 
 # helm_quiet runs $HELM without its note that the chart's files/alerts.yml is a symlink (the
@@ -86,7 +91,7 @@ helm_quiet() {
 }
 
 # ensure_helm sets HELM to the pinned Helm, building it through the Go module proxy the first
-# time (about a minute and a half on 2 cores): check_chart lints and renders the chart with it.
+# time (a minute or two on 2 cores): check_chart lints and renders the chart with it.
 HELM_VERSION=v3.22.0
 ensure_helm() {
   HELM=$TOOLS_DIR/helm-$HELM_VERSION/helm
