@@ -51,9 +51,17 @@ check_deploy_files() {
 
 # CHART_VALUES are the values files check_chart renders the chart with, beside its defaults.
 CHART_VALUES=(deploy/helm/examples/production.yaml deploy/helm/examples/demo.yaml)
+# CHART_REFUSED are values the chart must refuse, each with its message: a secret in the
+# ConfigMap, an address the ports set, a chart-made Secret beside yours, a secret bookflow lacks.
+CHART_REFUSED=(
+  "config.ADMIN_TOKEN=x|config.ADMIN_TOKEN is a secret"
+  "config.HTTP_ADDR=0.0.0.0:1|comes from httpPort and metricsPort"
+  "devSecret.enabled=true,existingSecret=mine|are exclusive"
+  "devSecret.enabled=true,devSecret.values.TEMPORAL_ADDRESS=x|is not one of bookflow's secrets"
+)
 
 # check_chart lints the Helm chart (--strict) and renders it with its defaults and each of
-# CHART_VALUES, then validates every rendered object offline with deploy/helm/check (strict
+# CHART_VALUES (and refuses CHART_REFUSED), then validates every rendered object offline with deploy/helm/check (strict
 # decoding into Kubernetes' and prometheus-operator's Go types, Kubernetes' OpenAPI schemas, the
 # chart's promises), runs that checker's own tests (a broken manifest must fail), and has promtool
 # check and unit-test the alert rules as the rendered PrometheusRule carries them. About 5 s once
@@ -67,6 +75,11 @@ check_chart() {
     name=$(basename "${values:-default.yaml}")
     helm_quiet lint --strict "$chart" ${values:+-f "$values"} >/dev/null || return
     helm_quiet template bookflow "$chart" ${values:+-f "$values"} >"$out/$name" || return
+  done
+  for values in "${CHART_REFUSED[@]}"; do
+    if "$HELM" template bookflow "$chart" --set "${values%%|*}" 2>&1 >/dev/null | grep -qF "${values#*|}"; then continue; fi
+    echo "deploy/helm/bookflow: --set ${values%%|*} must fail with \"${values#*|}\"" >&2
+    return 1
   done
   if ! (cd deploy/helm/check && go vet ./... && go test -count=1 ./... && go build -o "$out/check" .) >"$out/checker.log" 2>&1; then
     cat "$out/checker.log" >&2
