@@ -51,9 +51,12 @@ check_deploy_files() {
 
 # CHART_VALUES are the values files check_chart renders the chart with, beside its defaults.
 CHART_VALUES=(deploy/helm/examples/production.yaml deploy/helm/examples/demo.yaml)
-# CHART_REFUSED are values the chart must refuse, each with its message: a secret in the
-# ConfigMap, an address the ports set, a chart-made Secret beside yours, a secret bookflow lacks.
+# CHART_REFUSED are values the chart must refuse, each with its message: a misspelt value or
+# variable name (values.schema.json), a secret in the ConfigMap, an address the ports set, a
+# chart-made Secret beside yours, a secret bookflow lacks.
 CHART_REFUSED=(
+  "api.replica=3|additional properties 'replica' not allowed"
+  "config.log_level=debug|does not match pattern"
   "config.ADMIN_TOKEN=x|config.ADMIN_TOKEN is a secret"
   "config.HTTP_ADDR=0.0.0.0:1|comes from httpPort and metricsPort"
   "devSecret.enabled=true,existingSecret=mine|are exclusive"
