@@ -64,11 +64,12 @@ CHART_REFUSED=(
 )
 
 # check_chart lints the Helm chart (--strict) and renders it with its defaults and each of
-# CHART_VALUES (and refuses CHART_REFUSED), then validates every rendered object offline with deploy/helm/check (strict
-# decoding into Kubernetes' and prometheus-operator's Go types, Kubernetes' OpenAPI schemas, the
-# chart's promises), runs that checker's own tests (a broken manifest must fail), and has promtool
-# check and unit-test the alert rules as the rendered PrometheusRule carries them. About 5 s once
-# Helm is built and the modules are in the module cache.
+# CHART_VALUES (and refuses CHART_REFUSED), packages it (with the alert rules inside), then
+# validates every rendered object offline with deploy/helm/check (strict decoding into
+# Kubernetes' and prometheus-operator's Go types, Kubernetes' OpenAPI schemas, the chart's
+# promises), runs that checker's own tests (a broken manifest must fail), and has promtool check
+# and unit-test the alert rules as the rendered PrometheusRule carries them. About 5 s once Helm
+# is built and the modules are in the module cache.
 check_chart() {
   local chart=deploy/helm/bookflow out values name
   ensure_helm
@@ -79,6 +80,10 @@ check_chart() {
     helm_quiet lint --strict "$chart" ${values:+-f "$values"} >/dev/null || return
     helm_quiet template bookflow "$chart" ${values:+-f "$values"} >"$out/$name" || return
   done
+  # The packaged chart carries the alert rules themselves, not the symlink to them.
+  helm_quiet package "$chart" -d "$out" >/dev/null || return
+  tar -xOzf "$out"/bookflow-*.tgz bookflow/files/alerts.yml | cmp -s - deploy/prometheus/alerts.yml ||
+    { echo "helm package: the chart's files/alerts.yml is not deploy/prometheus/alerts.yml" >&2; return 1; }
   for values in "${CHART_REFUSED[@]}"; do
     if "$HELM" template bookflow "$chart" --set "${values%%|*}" 2>&1 >/dev/null | grep -qF "${values#*|}"; then continue; fi
     echo "deploy/helm/bookflow: --set ${values%%|*} must fail with \"${values#*|}\"" >&2
