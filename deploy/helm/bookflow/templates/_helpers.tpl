@@ -40,7 +40,7 @@ from the ConfigMap. DATABASE_URL, DATABASE_READ_URL and REDIS_URL carry password
 OTEL_EXPORTER_OTLP_HEADERS may carry a collector's token.
 */}}
 {{- define "bookflow.secretNames" -}}
-{{- list "DATABASE_URL" "DATABASE_READ_URL" "REDIS_URL" "ADMIN_TOKEN" "AUTH_JWT_SECRET" "BOOKING_ID_KEY" "STRIPE_API_KEY" "STRIPE_WEBHOOK_SECRET" "CONSOLE_OIDC_CLIENT_SECRET" "OTEL_EXPORTER_OTLP_HEADERS" | toJson -}}
+{{- list "DATABASE_URL" "DATABASE_READ_URL" "REDIS_URL" "ADMIN_TOKEN" "AUTH_JWT_SECRET" "BOOKING_ID_KEY" "STRIPE_API_KEY" "STRIPE_WEBHOOK_SECRET" "CONSOLE_OIDC_CLIENT_SECRET" "OTEL_EXPORTER_OTLP_HEADERS" "PAYLOAD_ENCRYPTION_KEYS" | toJson -}}
 {{- end -}}
 
 {{/* The Secret's name, after refusing values that would put a secret where it does not belong. */}}
