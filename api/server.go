@@ -275,6 +275,12 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodGet, "/agents", s.listAgents)
 	admin.add(http.MethodGet, "/stock-alerts", s.listStockAlerts)
 	admin.add(http.MethodPost, "/stock-alerts/:alertId/resolve", s.resolveStockAlert)
+	admin.add(http.MethodGet, "/event-subscribers", s.listEventSubscribers)
+	admin.add(http.MethodPut, "/event-subscribers/:subscriberId", s.putEventSubscriber)
+	admin.add(http.MethodGet, "/event-subscribers/:subscriberId", s.getEventSubscriber)
+	admin.add(http.MethodPost, "/event-subscribers/:subscriberId/secret-rotation", s.rotateEventSecret)
+	admin.add(http.MethodGet, "/event-subscribers/:subscriberId/deliveries", s.eventDeliveries)
+	admin.add(http.MethodPost, "/event-deliveries/:deliveryId/redeliver", s.redeliverEvent)
 
 	// Sale rules, allocations and low-stock thresholds: admins for every hotel, supplier staff
 	// for their suppliers' hotels (each handler checks the hotels it touches).

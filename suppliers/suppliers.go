@@ -200,8 +200,18 @@ const DefaultTolerance = domain.SupplierClockSkew
 
 // Sign returns the signature header value for body at instant at.
 func Sign(body []byte, secret string, at time.Time) string {
+	return SignAll(body, []string{secret}, at)
+}
+
+// SignAll is Sign with a v1 signature for each secret: a receiver rotating its secret verifies
+// with either.
+func SignAll(body []byte, secrets []string, at time.Time) string {
 	t := strconv.FormatInt(at.Unix(), 10)
-	return "t=" + t + ",v1=" + mac(body, secret, t)
+	header := "t=" + t
+	for _, secret := range secrets {
+		header += ",v1=" + mac(body, secret, t)
+	}
+	return header
 }
 
 func mac(body []byte, secret, t string) string {

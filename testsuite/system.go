@@ -172,6 +172,9 @@ type SystemOptions struct {
 	// OpenPayloads gives the system the same keys without sealing anything, the first step of
 	// switching sealing on (PAYLOAD_ENCRYPTION_KEYS without PAYLOAD_ENCRYPTION_KEY_ID).
 	OpenPayloads bool
+	// EventRetryFor is how long integrator events are retried before they are parked (1 minute
+	// when zero); their first backoff is 100ms.
+	EventRetryFor time.Duration
 	// Logger, when set, gets every line the API and the system's worker log at its level,
 	// through a Temporal client of the system's own; otherwise only warnings reach stderr.
 	Logger *slog.Logger
@@ -253,6 +256,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	s.provider = opts.Provider
 	s.StartWorker(t)
 	t.Cleanup(func() { s.StopWorker() })
+	s.startEventSender(t, opts)
 
 	if opts.Auth == nil {
 		var err error

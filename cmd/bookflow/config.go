@@ -63,6 +63,11 @@ type Config struct {
 	StripeAPIBase       string // empty: Stripe's own API
 	StripeWebhookSecret string
 
+	// EventRetryFor is how long an integrator event is retried before it is parked, and
+	// EventFirstBackoff the wait after its first failed attempt (EVENT_RETRY_FOR,
+	// EVENT_FIRST_BACKOFF).
+	EventRetryFor, EventFirstBackoff time.Duration
+
 	SupplierSyncInterval time.Duration
 	SupplierSyncDays     int
 	SupplierSimAddr      string // dev and supplier-sim: where the simulated supplier listens
@@ -137,6 +142,8 @@ func LoadConfig() (Config, error) {
 		dst  *time.Duration
 	}{
 		{"HOLD_TTL", workflows.DefaultHoldTTL, &c.HoldTTL},
+		{"EVENT_RETRY_FOR", worker.DefaultEventRetryFor, &c.EventRetryFor},
+		{"EVENT_FIRST_BACKOFF", worker.DefaultEventFirstBackoff, &c.EventFirstBackoff},
 		{"LATE_WINDOW", workflows.DefaultLateWindow, &c.LateWindow},
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
 		{"DATABASE_READ_MAX_LAG", db.DefaultMaxReplicaLag, &c.DatabaseReadMaxLag},

@@ -1,0 +1,198 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// EventSubscriber is an integrator's subscription to booking events (migration 00029): the
+// triggers queue a delivery of every event it wants in the transaction that commits the change.
+type EventSubscriber struct {
+	ID     string   `json:"id"`
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+	Secret string   `json:"-"`
+	// PreviousSecret also signs deliveries until PreviousSecretUntil, while the subscriber
+	// rotates to Secret.
+	PreviousSecret      string     `json:"-"`
+	PreviousSecretUntil *time.Time `json:"previousSecretUntil,omitempty"`
+	CreatedAt           time.Time  `json:"createdAt"`
+	UpdatedAt           time.Time  `json:"updatedAt"`
+}
+
+// Secrets are the secrets a delivery is signed with at now: the current one, and the previous
+// one while it is still honoured.
+func (s EventSubscriber) Secrets(now time.Time) []string {
+	out := []string{s.Secret}
+	if s.PreviousSecret != "" && s.PreviousSecretUntil != nil && now.Before(*s.PreviousSecretUntil) {
+		out = append(out, s.PreviousSecret)
+	}
+	return out
+}
+
+const subscriberColumns = `id, url, events, secret, COALESCE(previous_secret, ''), previous_secret_until, created_at, updated_at`
+
+func scanSubscriber(r pgx.Row) (EventSubscriber, error) {
+	var s EventSubscriber
+	err := r.Scan(&s.ID, &s.URL, &s.Events, &s.Secret, &s.PreviousSecret, &s.PreviousSecretUntil, &s.CreatedAt, &s.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("%w: event subscriber", domain.ErrNotFound)
+	}
+	return s, err
+}
+
+// PutEventSubscriber creates the subscriber with secret, or changes its URL and events (its
+// secrets stay); created says which.
+func (s *Store) PutEventSubscriber(ctx context.Context, sub EventSubscriber, secret string) (out EventSubscriber, created bool, err error) {
+	err = s.pool.QueryRow(ctx, `INSERT INTO event_subscribers (id, url, events, secret) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, updated_at = now()
+		RETURNING (xmax = 0)`, sub.ID, sub.URL, sub.Events, secret).Scan(&created)
+	if err != nil {
+		return out, false, err
+	}
+	out, err = s.EventSubscriber(ctx, sub.ID)
+	return out, created, err
+}
+
+// RotateEventSecret makes secret the subscriber's, the old one still signing for overlap.
+func (s *Store) RotateEventSecret(ctx context.Context, id, secret string, overlap time.Duration) (EventSubscriber, error) {
+	return scanSubscriber(s.pool.QueryRow(ctx, `UPDATE event_subscribers SET previous_secret = secret,
+		previous_secret_until = now() + $3 * interval '1 microsecond', secret = $2, updated_at = now()
+		WHERE id = $1 RETURNING `+subscriberColumns, id, secret, overlap.Microseconds()))
+}
+
+// EventSubscriber returns one subscriber.
+func (s *Store) EventSubscriber(ctx context.Context, id string) (EventSubscriber, error) {
+	return scanSubscriber(s.pool.QueryRow(ctx, `SELECT `+subscriberColumns+` FROM event_subscribers WHERE id = $1`, id))
+}
+
+// EventSubscribers lists every subscriber by id.
+func (s *Store) EventSubscribers(ctx context.Context) ([]EventSubscriber, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+subscriberColumns+` FROM event_subscribers ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventSubscriber, error) { return scanSubscriber(r) })
+}
+
+// EventDelivery is one event on its way to one subscriber, and what became of it.
+type EventDelivery struct {
+	ID            int64           `json:"id"`
+	EventID       string          `json:"eventId"`
+	SubscriberID  string          `json:"subscriberId"`
+	BookingID     string          `json:"bookingId"`
+	Type          string          `json:"type"`
+	Payload       json.RawMessage `json:"payload"`
+	CreatedAt     time.Time       `json:"createdAt"`
+	Status        string          `json:"status"` // pending, delivered or parked
+	Attempts      int             `json:"attempts"`
+	RetryFrom     time.Time       `json:"retryFrom"`
+	NextAttemptAt time.Time       `json:"nextAttemptAt"`
+	LastStatus    *int            `json:"lastStatus,omitempty"`
+	LastError     string          `json:"lastError,omitempty"`
+	DeliveredAt   *time.Time      `json:"deliveredAt,omitempty"`
+}
+
+const deliveryColumns = `id, event_id, subscriber_id, booking_id, type, payload, created_at, status, attempts,
+	retry_from, next_attempt_at, last_status, last_error, delivered_at`
+
+func scanDelivery(r pgx.Row) (EventDelivery, error) {
+	var d EventDelivery
+	err := r.Scan(&d.ID, &d.EventID, &d.SubscriberID, &d.BookingID, &d.Type, &d.Payload, &d.CreatedAt, &d.Status,
+		&d.Attempts, &d.RetryFrom, &d.NextAttemptAt, &d.LastStatus, &d.LastError, &d.DeliveredAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, fmt.Errorf("%w: event delivery", domain.ErrNotFound)
+	}
+	return d, err
+}
+
+// ClaimEventDeliveries takes up to limit deliveries that are due, for lease: none is taken while
+// an earlier delivery of its booking to the same subscriber is not delivered (so each booking's
+// events arrive in order), and each taken is not due again until the lease ends, so two senders
+// never send it at once.
+func (s *Store) ClaimEventDeliveries(ctx context.Context, limit int, lease time.Duration) ([]EventDelivery, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE event_deliveries SET next_attempt_at = now() + $2 * interval '1 microsecond'
+		WHERE id IN (
+			SELECT d.id FROM event_deliveries d
+			WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+			  AND NOT EXISTS (SELECT 1 FROM event_deliveries e WHERE e.subscriber_id = d.subscriber_id
+			                  AND e.booking_id = d.booking_id AND e.id < d.id AND e.status <> 'delivered')
+			ORDER BY d.id LIMIT $1 FOR UPDATE SKIP LOCKED)
+		RETURNING `+deliveryColumns, limit, lease.Microseconds())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventDelivery, error) { return scanDelivery(r) })
+}
+
+// DeliveryAttempt is what one attempt at a delivery got: the subscriber's HTTP status (0: no
+// answer) and the error, none when it was delivered.
+type DeliveryAttempt struct {
+	Status int
+	Err    error
+}
+
+// RecordDeliveryAttempt records an attempt: delivered, or due again after backoff, or parked
+// once it has failed for retryFor since its retry window began.
+func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryAttempt, backoff, retryFor time.Duration) error {
+	var status *int
+	if a.Status != 0 {
+		status = &a.Status
+	}
+	if a.Err == nil {
+		_, err := s.pool.Exec(ctx, `UPDATE event_deliveries SET status = 'delivered', attempts = attempts + 1,
+			delivered_at = now(), last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'`, id, status)
+		return err
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE event_deliveries SET attempts = attempts + 1, last_status = $2, last_error = $3,
+		next_attempt_at = now() + $4 * interval '1 microsecond',
+		status = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN 'parked' ELSE 'pending' END
+		WHERE id = $1 AND status = 'pending'`, id, status, a.Err.Error(), backoff.Microseconds(), retryFor.Microseconds())
+	return err
+}
+
+// Redeliver sends a delivery again from now, with a new retry window: a parked one (the
+// deliveries of its booking after it wait behind it, as before), or a delivered one a subscriber
+// lost (it arrives again with the same event id).
+func (s *Store) Redeliver(ctx context.Context, id int64) (EventDelivery, error) {
+	d, err := scanDelivery(s.pool.QueryRow(ctx, `UPDATE event_deliveries SET status = 'pending', attempts = 0,
+		retry_from = now(), next_attempt_at = now(), delivered_at = NULL
+		WHERE id = $1 AND status <> 'pending' RETURNING `+deliveryColumns, id))
+	if errors.Is(err, domain.ErrNotFound) {
+		if _, getErr := s.EventDelivery(ctx, id); getErr != nil {
+			return d, getErr
+		}
+		return d, fmt.Errorf("%w: delivery %d is still being sent", domain.ErrConflict, id)
+	}
+	if err != nil {
+		return d, err
+	}
+	// The deliveries that waited behind it get a retry window of their own from now.
+	_, err = s.pool.Exec(ctx, `UPDATE event_deliveries SET retry_from = now()
+		WHERE subscriber_id = $1 AND booking_id = $2 AND id > $3 AND status = 'pending'`, d.SubscriberID, d.BookingID, d.ID)
+	return d, err
+}
+
+// EventDelivery returns one delivery.
+func (s *Store) EventDelivery(ctx context.Context, id int64) (EventDelivery, error) {
+	return scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM event_deliveries WHERE id = $1`, id))
+}
+
+// EventDeliveries is a subscriber's delivery log, newest first: limit of them before the id
+// before (0: from the newest), of one status when status is set.
+func (s *Store) EventDeliveries(ctx context.Context, subscriberID, status string, before int64, limit int) ([]EventDelivery, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM event_deliveries
+		WHERE subscriber_id = $1 AND ($2 = '' OR status = $2) AND ($3 = 0 OR id < $3)
+		ORDER BY id DESC LIMIT $4`, subscriberID, status, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventDelivery, error) { return scanDelivery(r) })
+}

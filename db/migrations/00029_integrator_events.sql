@@ -1,0 +1,116 @@
+-- +goose Up
+
+-- Integrators' subscriptions: a URL, the event types it wants, and the secrets its deliveries
+-- are signed with (the previous one too, until previous_secret_until, while the integrator
+-- rotates).
+CREATE TABLE event_subscribers (
+    id                    text        PRIMARY KEY,
+    url                   text        NOT NULL,
+    events                text[]      NOT NULL CHECK (cardinality(events) > 0),
+    secret                text        NOT NULL,
+    previous_secret       text,
+    previous_secret_until timestamptz,
+    created_at            timestamptz NOT NULL DEFAULT now(),
+    updated_at            timestamptz NOT NULL DEFAULT now()
+);
+
+-- One row per event and subscriber, written in the transaction that commits the change the event
+-- tells of (by the triggers below), so an event is never sent for a change that did not commit,
+-- nor lost for one that did. retry_from starts the window in which a failing delivery is retried
+-- (EVENT_RETRY_FOR) before it is parked for an operator; a redelivery starts it anew.
+CREATE TABLE event_deliveries (
+    id              bigserial   PRIMARY KEY,
+    event_id        text        NOT NULL,
+    subscriber_id   text        NOT NULL REFERENCES event_subscribers (id) ON DELETE CASCADE,
+    booking_id      text        NOT NULL,
+    type            text        NOT NULL,
+    payload         jsonb       NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    status          text        NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'parked')),
+    attempts        integer     NOT NULL DEFAULT 0,
+    retry_from      timestamptz NOT NULL DEFAULT now(),
+    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+    last_status     integer,
+    last_error      text        NOT NULL DEFAULT '',
+    delivered_at    timestamptz,
+    UNIQUE (subscriber_id, event_id)
+);
+CREATE INDEX event_deliveries_due ON event_deliveries (next_attempt_at) WHERE status = 'pending';
+-- A delivery waits while an earlier one of its booking to the same subscriber is not delivered.
+CREATE INDEX event_deliveries_undelivered ON event_deliveries (subscriber_id, booking_id, id) WHERE status <> 'delivered';
+CREATE INDEX event_deliveries_log ON event_deliveries (subscriber_id, id DESC);
+
+-- +goose StatementBegin
+CREATE FUNCTION queue_booking_event(p_event text, p_type text, p_booking text, p_data jsonb) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, payload)
+    SELECT p_event, s.id, p_booking, p_type,
+           jsonb_build_object('id', p_event, 'type', p_type, 'createdAt', now(),
+                              'data', jsonb_build_object('bookingId', p_booking) || p_data)
+      FROM event_subscribers s
+     WHERE p_type = ANY (s.events)
+    ON CONFLICT (subscriber_id, event_id) DO NOTHING;
+END $$;
+-- +goose StatementEnd
+
+-- A booking's status changes: held, confirmed, cancelled (a paid booking's cancellation is its
+-- move to REFUNDING), checked in (COMPLETED), no-show. Refunds are told by the refunds below.
+-- +goose StatementBegin
+CREATE FUNCTION queue_status_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    t text := CASE
+        WHEN NEW.to_status = 'HOLD' THEN 'booking.held'
+        WHEN NEW.to_status = 'CONFIRMED' AND NEW.from_status IS DISTINCT FROM 'CONFIRMED' THEN 'booking.confirmed'
+        WHEN NEW.to_status = 'CANCELLED' THEN 'booking.cancelled'
+        WHEN NEW.to_status = 'REFUNDING' AND NEW.from_status IN ('HOLD', 'CONFIRMED') THEN 'booking.cancelled'
+        WHEN NEW.to_status = 'COMPLETED' THEN 'booking.checked_in'
+        WHEN NEW.to_status = 'NO_SHOW' THEN 'booking.no_show'
+    END;
+BEGIN
+    IF t IS NOT NULL THEN
+        PERFORM queue_booking_event('evt_bc' || NEW.id, t, NEW.booking_id,
+            jsonb_build_object('status', NEW.to_status, 'previousStatus', NEW.from_status, 'at', NEW.at));
+    END IF;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER booking_changes_queue_event AFTER INSERT ON booking_changes
+    FOR EACH ROW EXECUTE FUNCTION queue_status_event();
+
+-- +goose StatementBegin
+CREATE FUNCTION queue_amendment_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.status = 'APPLIED' AND (TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM 'APPLIED') THEN
+        PERFORM queue_booking_event('evt_am' || NEW.id, 'booking.amended', NEW.booking_id,
+            jsonb_build_object('amendmentId', NEW.id, 'difference', NEW.difference, 'currency', NEW.currency));
+    END IF;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER booking_amendments_queue_event AFTER INSERT OR UPDATE OF status ON booking_amendments
+    FOR EACH ROW EXECUTE FUNCTION queue_amendment_event();
+
+-- +goose StatementBegin
+CREATE FUNCTION queue_refund_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.status = 'succeeded' AND (TG_OP = 'INSERT' OR OLD.status IS DISTINCT FROM 'succeeded') THEN
+        PERFORM queue_booking_event('evt_rf' || NEW.id, 'booking.refunded', NEW.booking_id,
+            jsonb_build_object('refundId', NEW.id, 'amount', NEW.amount, 'currency', NEW.currency));
+    END IF;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER refunds_queue_event AFTER INSERT OR UPDATE OF status ON refunds
+    FOR EACH ROW EXECUTE FUNCTION queue_refund_event();
+
+-- +goose Down
+DROP TRIGGER refunds_queue_event ON refunds;
+DROP FUNCTION queue_refund_event();
+DROP TRIGGER booking_amendments_queue_event ON booking_amendments;
+DROP FUNCTION queue_amendment_event();
+DROP TRIGGER booking_changes_queue_event ON booking_changes;
+DROP FUNCTION queue_status_event();
+DROP FUNCTION queue_booking_event(text, text, text, jsonb);
+DROP TABLE event_deliveries;
+DROP TABLE event_subscribers;

@@ -1,0 +1,226 @@
+package testsuite_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/suppliers"
+	"github.com/bookflow/bookflow/testsuite"
+)
+
+// reception is one delivery a test subscriber took.
+type reception struct {
+	eventID, typ, bookingID string
+	signature               string
+	body                    []byte
+}
+
+// subscriberServer is an integrator's endpoint: it answers 503 while down, checks every
+// delivery's signature against its secrets, and keeps what it took.
+type subscriberServer struct {
+	*httptest.Server
+	down     atomic.Bool
+	mu       sync.Mutex
+	secrets  []string
+	got      []reception
+	badSigns int
+}
+
+func newSubscriber(t *testing.T) *subscriberServer {
+	s := &subscriberServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if s.down.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		sig := r.Header.Get(suppliers.SignatureHeader)
+		for _, secret := range s.secrets {
+			if err := suppliers.Verify(body, sig, secret, time.Now(), time.Minute); err != nil {
+				s.badSigns++
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+		}
+		var ev struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+			Data struct {
+				BookingID string `json:"bookingId"`
+			} `json:"data"`
+		}
+		_ = json.Unmarshal(body, &ev)
+		if ev.ID != r.Header.Get("Bookflow-Event-Id") || ev.Type != r.Header.Get("Bookflow-Event-Type") {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		s.got = append(s.got, reception{eventID: ev.ID, typ: ev.Type, bookingID: ev.Data.BookingID, signature: sig, body: body})
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *subscriberServer) setSecrets(secrets ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secrets = secrets
+}
+
+func (s *subscriberServer) bad() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.badSigns
+}
+
+func (s *subscriberServer) receptions() []reception {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.got)
+}
+
+// typesFor are the event types received for a booking, repeats included, in arrival order.
+func (s *subscriberServer) typesFor(booking string) []string {
+	var out []string
+	for _, r := range s.receptions() {
+		if r.bookingID == booking {
+			out = append(out, r.typ)
+		}
+	}
+	return out
+}
+
+func subscribe(t *testing.T, sys *testsuite.System, id, url string, events ...string) string {
+	t.Helper()
+	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/event-subscribers/"+id, map[string]any{"url": url, "events": events})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	assert.Equal(t, "/api/v1/admin/event-subscribers/"+id, res.Header.Get("Location"))
+	secret, _ := res.Body["secret"].(string)
+	require.True(t, strings.HasPrefix(secret, "whsec_"), res.Raw)
+	return secret
+}
+
+func deliveries(t *testing.T, sys *testsuite.System, subscriber, query string) []map[string]any {
+	t.Helper()
+	res := sys.Admin(t, http.MethodGet, "/api/v1/admin/event-subscribers/"+subscriber+"/deliveries"+query, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	var out []map[string]any
+	for _, d := range res.Body["deliveries"].([]any) {
+		out = append(out, d.(map[string]any))
+	}
+	return out
+}
+
+// TestIntegratorsReceiveSignedEventsOnceInOrder: a subscriber that is down while a booking is
+// held, paid, cancelled and refunded receives every event it asked for once it is up, once each,
+// in order, validly signed; a redelivery carries the same event id, so the subscriber tells it
+// from a new event; a rotated secret signs beside the old one.
+func TestIntegratorsReceiveSignedEventsOnceInOrder(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	sub := newSubscriber(t)
+	for name, body := range map[string]map[string]any{
+		"no url":        {"events": []string{"booking.held"}},
+		"not http":      {"url": "ftp://example.com/x", "events": []string{"booking.held"}},
+		"no events":     {"url": sub.URL},
+		"unknown event": {"url": sub.URL, "events": []string{"booking.exploded"}},
+	} {
+		res := sys.Admin(t, http.MethodPut, "/api/v1/admin/event-subscribers/acme", body)
+		assert.Equal(t, http.StatusBadRequest, res.Status, "%s: %s", name, res.Raw)
+	}
+	assert.Zero(t, count(t, sys, `SELECT count(*) FROM event_subscribers`), "nothing written")
+
+	secret := subscribe(t, sys, "acme", sub.URL, "booking.held", "booking.confirmed", "booking.cancelled", "booking.refunded")
+	sub.setSecrets(secret)
+	list := sys.Admin(t, http.MethodGet, "/api/v1/admin/event-subscribers", nil)
+	require.Equal(t, http.StatusOK, list.Status)
+	assert.NotContains(t, list.Raw, secret, "secrets are shown only when made")
+
+	sub.down.Store(true)
+	stay := stayFromNow(40, 2)
+	openRooms(t, sys, "h-events", "double", stay, 3)
+	id, total := holdRoom(t, sys, "h-events", "ev-1", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_ev_1", "pi_ev_1")
+	require.Equal(t, http.StatusOK, cancel(t, sys, sys.Customer("guest"), id).Status)
+	awaitStatus(t, sys, id, "REFUNDED")
+	time.Sleep(500 * time.Millisecond) // several attempts fail meanwhile
+	assert.Empty(t, sub.receptions())
+	sub.down.Store(false)
+
+	want := []string{"booking.held", "booking.confirmed", "booking.cancelled", "booking.refunded"}
+	require.Eventually(t, func() bool { return len(sub.typesFor(id)) >= len(want) }, 20*time.Second, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // nothing more comes
+	assert.Equal(t, want, sub.typesFor(id), "each event once, in order")
+	assert.Zero(t, sub.bad())
+	log := deliveries(t, sys, "acme", "?status=delivered")
+	require.Len(t, log, 4)
+	assert.Greater(t, log[len(log)-1]["attempts"], float64(1), "the first was tried while the subscriber was down")
+
+	// A redelivery is the same event again: its id says so.
+	confirmed := log[2]
+	require.Equal(t, "booking.confirmed", confirmed["type"])
+	res := sys.Admin(t, http.MethodPost, fmt.Sprintf("/api/v1/admin/event-deliveries/%.0f/redeliver", confirmed["id"]), nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	require.Eventually(t, func() bool { return len(sub.typesFor(id)) == 5 }, 10*time.Second, 50*time.Millisecond)
+	got := sub.receptions()
+	assert.Equal(t, confirmed["eventId"], got[len(got)-1].eventID, "the subscriber finds the id it already has")
+
+	// Rotation: both secrets sign until the integrator switches.
+	rotated := sys.Admin(t, http.MethodPost, "/api/v1/admin/event-subscribers/acme/secret-rotation", nil)
+	require.Equal(t, http.StatusOK, rotated.Status, rotated.Raw)
+	newSecret := rotated.Body["secret"].(string)
+	require.NotEqual(t, secret, newSecret)
+	sub.setSecrets(secret, newSecret) // every delivery must verify under each
+	second, _ := holdRoom(t, sys, "h-events", "ev-2", stay, 1)
+	require.Eventually(t, func() bool { return len(sub.typesFor(second)) == 1 }, 10*time.Second, 50*time.Millisecond)
+	assert.Zero(t, sub.bad(), "signed with the old secret and the new")
+	assert.Equal(t, 2, strings.Count(sub.receptions()[len(sub.receptions())-1].signature, "v1="))
+}
+
+// TestAParkedEventHoldsBackItsBookingsLaterEventsUntilRedelivered: retried past EVENT_RETRY_FOR
+// an event is parked; the later events of the same booking wait behind it (order holds), another
+// booking's go on; an operator's redelivery sends it, then the ones behind it.
+func TestAParkedEventHoldsBackItsBookingsLaterEventsUntilRedelivered(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{EventRetryFor: 300 * time.Millisecond})
+	sub := newSubscriber(t)
+	sub.setSecrets(subscribe(t, sys, "parks", sub.URL, "booking.held", "booking.confirmed"))
+	stay := stayFromNow(41, 1)
+	openRooms(t, sys, "h-park", "double", stay, 3)
+
+	sub.down.Store(true)
+	id, total := holdRoom(t, sys, "h-park", "park-1", stay, 1)
+	require.Eventually(t, func() bool { return len(deliveries(t, sys, "parks", "?status=parked")) == 1 },
+		10*time.Second, 50*time.Millisecond, "parked once tried for EVENT_RETRY_FOR")
+	sub.down.Store(false)
+	payAndConfirm(t, sys, id, total, "evt_park_1", "pi_park_1")
+	other, _ := holdRoom(t, sys, "h-park", "park-2", stay, 1)
+	require.Eventually(t, func() bool { return len(sub.typesFor(other)) == 1 }, 10*time.Second, 50*time.Millisecond,
+		"another booking's events go on")
+	time.Sleep(300 * time.Millisecond)
+	assert.Empty(t, sub.typesFor(id), "the confirmation waits behind the parked hold")
+
+	parked := deliveries(t, sys, "parks", "?status=parked")[0]
+	assert.Equal(t, "booking.held", parked["type"])
+	assert.NotEmpty(t, parked["lastError"])
+	res := sys.Admin(t, http.MethodPost, fmt.Sprintf("/api/v1/admin/event-deliveries/%.0f/redeliver", parked["id"]), nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	require.Eventually(t, func() bool { return len(sub.typesFor(id)) == 2 }, 10*time.Second, 50*time.Millisecond)
+	assert.Equal(t, []string{"booking.held", "booking.confirmed"}, sub.typesFor(id))
+
+	missing := sys.Admin(t, http.MethodPost, "/api/v1/admin/event-deliveries/999999/redeliver", nil)
+	assert.Equal(t, http.StatusNotFound, missing.Status, missing.Raw)
+}
