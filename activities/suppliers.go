@@ -1,12 +1,10 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -180,28 +178,20 @@ type agentEvent struct {
 }
 
 // NotifyAgent records the notification (once per booking and event) and, when the agent has a
-// webhook, posts it there signed with the agent's secret; a failed delivery is recorded and
-// retried.
+// webhook, queues its delivery there: the worker's event sender posts it signed with the agent's
+// secret, retried and in order like any integrator event (docs/integrator-events.md).
 func (a *Suppliers) NotifyAgent(ctx context.Context, in NotifyInput) error {
 	n, err := a.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: in.AgentID, BookingID: in.BookingID,
 		Event: in.Event, Detail: in.Detail, AmendmentID: nonZero(in.AmendmentID)})
 	if err != nil || n.DeliveredAt != nil {
 		return err
 	}
-	agent, err := a.Store.GetAgent(ctx, in.AgentID)
-	if err != nil || agent.WebhookURL == "" {
-		return classify(err)
-	}
 	body, err := json.Marshal(agentEvent{ID: n.ID, Event: n.Event, BookingID: n.BookingID, Detail: n.Detail, At: n.CreatedAt,
 		AmendmentID: n.AmendmentID})
 	if err != nil {
 		return err
 	}
-	deliveryErr := a.post(ctx, agent, body)
-	if err := a.Store.MarkNotification(ctx, n.ID, deliveryErr); err != nil {
-		return err
-	}
-	return deliveryErr
+	return a.Store.QueueAgentNotification(ctx, n, body)
 }
 
 // nonZero is id, or nil when it is 0.
@@ -210,28 +200,6 @@ func nonZero(id int64) *int64 {
 		return nil
 	}
 	return &id
-}
-
-func (a *Suppliers) post(ctx context.Context, agent db.Agent, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, agent.WebhookURL, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(suppliers.SignatureHeader, suppliers.Sign(body, agent.WebhookSecret, a.now()))
-	client := a.Client.HTTP
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("agent %s webhook: %w", agent.ID, err)
-	}
-	res.Body.Close()
-	if res.StatusCode >= 300 {
-		return fmt.Errorf("agent %s webhook answered %s", agent.ID, res.Status)
-	}
-	return nil
 }
 
 // PullResult says what a stock pull changed, per hotel.

@@ -2,8 +2,11 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	commonpb "go.temporal.io/api/common/v1"
@@ -59,7 +62,18 @@ func (s *Server) codec(open bool) echo.HandlerFunc {
 // customerSearchKey answers the key the CustomerId search attribute holds for a customer, and
 // the Temporal UI query that finds their bookings.
 func (s *Server) customerSearchKey(c echo.Context) error {
-	id := c.Param("customerId")
+	// Echo leaves an escaped path's parameters escaped (encodeURIComponent's walk-in%3A%2B49...).
+	id, err := url.PathUnescape(c.Param("customerId"))
+	if err != nil {
+		return fmt.Errorf("%w: customerId is not a valid escaped path segment", domain.ErrInvalid)
+	}
+	if phone, walkIn := strings.CutPrefix(id, domain.WalkInPrefix); walkIn {
+		// As the desk typed it: the walk-in's id is the normalised number's.
+		if phone, err = domain.NormalisePhone(phone); err != nil {
+			return err
+		}
+		id = domain.WalkInPrefix + phone
+	}
 	if err := domain.ValidateSubject("customerId", id); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -19,6 +20,9 @@ import (
 // triggers).
 var EventTypes = []string{"booking.held", "booking.confirmed", "booking.amended", "booking.cancelled",
 	"booking.refunded", "booking.checked_in", "booking.no_show"}
+
+// agentSubscriberPrefix starts the id of an agent's webhook as a subscriber (migration 00029).
+const agentSubscriberPrefix = "agent."
 
 // secretOverlap is how long a rotated-out secret still signs deliveries beside the new one.
 const secretOverlap = 24 * time.Hour
@@ -48,6 +52,10 @@ func (s *Server) putEventSubscriber(c echo.Context) error {
 	sub := db.EventSubscriber{ID: c.Param("subscriberId"), URL: body.URL, Events: body.Events}
 	if err := domain.ValidateID("subscriberId", sub.ID); err != nil {
 		return err
+	}
+	if strings.HasPrefix(sub.ID, agentSubscriberPrefix) {
+		return fmt.Errorf("%w: subscriber ids starting %q are agents' webhooks, changed with the agent", domain.ErrInvalid,
+			agentSubscriberPrefix)
 	}
 	if sub.URL == "" {
 		return fmt.Errorf("%w: url is required", domain.ErrInvalid)

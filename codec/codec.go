@@ -6,10 +6,12 @@
 package codec
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -136,15 +139,15 @@ func (c payloadCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload,
 		id := string(p.GetMetadata()[metadataKeyID])
 		aead, ok := c.keys.aeads[id]
 		if !ok {
-			return nil, fmt.Errorf("a payload is sealed with key %q, which PAYLOAD_ENCRYPTION_KEYS does not list", id)
+			return nil, fmt.Errorf("%w: a payload is sealed with key %q, which PAYLOAD_ENCRYPTION_KEYS does not list", ErrNotOpened, id)
 		}
 		if len(p.Data) < aead.NonceSize() {
-			return nil, fmt.Errorf("a payload sealed with key %q is too short", id)
+			return nil, fmt.Errorf("%w: a payload sealed with key %q is too short", ErrNotOpened, id)
 		}
 		nonce, sealed := p.Data[:aead.NonceSize()], p.Data[aead.NonceSize():]
 		plain, err := aead.Open(nil, nonce, sealed, []byte(id))
 		if err != nil {
-			return nil, fmt.Errorf("a payload sealed with key %q does not open: %w", id, err)
+			return nil, fmt.Errorf("%w: a payload sealed with key %q does not open: %v", ErrNotOpened, id, err)
 		}
 		var opened commonpb.Payload
 		if err := proto.Unmarshal(plain, &opened); err != nil {
@@ -155,13 +158,54 @@ func (c payloadCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload,
 	return out, nil
 }
 
+// ErrNotOpened: a sealed payload names a key the process does not list, or does not open with
+// it.
+var ErrNotOpened = errors.New("payload not opened")
+
 // DataConverter is Temporal's default converter with the keys' codec on top (the default alone
-// when k is nil).
+// when k is nil). In workflow code, a sealed payload it cannot open panics, which fails the
+// workflow task: the SDK would otherwise drop a signal it cannot decode, or hand the workflow an
+// error where the data should be, and the booking would go on without it. The task is retried
+// until a worker with the key takes it.
 func (k *Keys) DataConverter() converter.DataConverter {
 	if k == nil {
 		return converter.GetDefaultDataConverter()
 	}
-	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), k.Codec())
+	return openingConverter{converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), k.Codec())}
+}
+
+// openingConverter is the converter outside workflow code, where an unopened payload is an
+// error its caller answers (the API: 500).
+type openingConverter struct{ converter.DataConverter }
+
+func (c openingConverter) WithWorkflowContext(workflow.Context) converter.DataConverter {
+	return strictConverter(c)
+}
+
+func (c openingConverter) WithContext(context.Context) converter.DataConverter { return c }
+
+// strictConverter panics where openingConverter returns ErrNotOpened.
+type strictConverter struct{ converter.DataConverter }
+
+func (c strictConverter) FromPayload(p *commonpb.Payload, valuePtr any) error {
+	return mustOpen(c.DataConverter.FromPayload(p, valuePtr))
+}
+
+func (c strictConverter) FromPayloads(ps *commonpb.Payloads, valuePtrs ...any) error {
+	return mustOpen(c.DataConverter.FromPayloads(ps, valuePtrs...))
+}
+
+func (c strictConverter) WithWorkflowContext(workflow.Context) converter.DataConverter { return c }
+
+func (c strictConverter) WithContext(context.Context) converter.DataConverter {
+	return openingConverter(c)
+}
+
+func mustOpen(err error) error {
+	if errors.Is(err, ErrNotOpened) {
+		panic(err)
+	}
+	return err
 }
 
 // FailureConverter also seals failures' messages and stack traces while sealing (they may name

@@ -15,10 +15,13 @@ import (
 // EventSubscriber is an integrator's subscription to booking events (migration 00029): the
 // triggers queue a delivery of every event it wants in the transaction that commits the change.
 type EventSubscriber struct {
-	ID     string   `json:"id"`
-	URL    string   `json:"url"`
-	Events []string `json:"events"`
-	Secret string   `json:"-"`
+	ID string `json:"id"`
+	// AgentID is set on an agent's webhook, which takes the agent's notifications and is
+	// changed with the agent (PutAgent), never on its own.
+	AgentID string   `json:"agentId,omitempty"`
+	URL     string   `json:"url"`
+	Events  []string `json:"events"`
+	Secret  string   `json:"-"`
 	// PreviousSecret also signs deliveries until PreviousSecretUntil, while the subscriber
 	// rotates to Secret.
 	PreviousSecret      string     `json:"-"`
@@ -37,23 +40,33 @@ func (s EventSubscriber) Secrets(now time.Time) []string {
 	return out
 }
 
-const subscriberColumns = `id, url, events, secret, COALESCE(previous_secret, ''), previous_secret_until, created_at, updated_at`
+const subscriberColumns = `id, COALESCE(agent_id, ''), url, events, secret, COALESCE(previous_secret, ''), previous_secret_until, created_at, updated_at`
 
 func scanSubscriber(r pgx.Row) (EventSubscriber, error) {
 	var s EventSubscriber
-	err := r.Scan(&s.ID, &s.URL, &s.Events, &s.Secret, &s.PreviousSecret, &s.PreviousSecretUntil, &s.CreatedAt, &s.UpdatedAt)
+	err := r.Scan(&s.ID, &s.AgentID, &s.URL, &s.Events, &s.Secret, &s.PreviousSecret, &s.PreviousSecretUntil, &s.CreatedAt, &s.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("%w: event subscriber", domain.ErrNotFound)
 	}
 	return s, err
 }
 
+// errAgentSubscriber refuses to change an agent's webhook as a subscriber.
+func errAgentSubscriber(id string) error {
+	return fmt.Errorf("%w: %s is an agent's webhook: change it with the agent (PUT /api/v1/admin/agents/{agentId})",
+		domain.ErrConflict, id)
+}
+
 // PutEventSubscriber creates the subscriber with secret, or changes its URL and events (its
-// secrets stay); created says which.
+// secrets stay); created says which. An agent's webhook is refused.
 func (s *Store) PutEventSubscriber(ctx context.Context, sub EventSubscriber, secret string) (out EventSubscriber, created bool, err error) {
 	err = s.pool.QueryRow(ctx, `INSERT INTO event_subscribers (id, url, events, secret) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, updated_at = now()
+		WHERE event_subscribers.agent_id IS NULL
 		RETURNING (xmax = 0)`, sub.ID, sub.URL, sub.Events, secret).Scan(&created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return out, false, errAgentSubscriber(sub.ID)
+	}
 	if err != nil {
 		return out, false, err
 	}
@@ -61,11 +74,29 @@ func (s *Store) PutEventSubscriber(ctx context.Context, sub EventSubscriber, sec
 	return out, created, err
 }
 
-// RotateEventSecret makes secret the subscriber's, the old one still signing for overlap.
+// RotateEventSecret makes secret the subscriber's, the old one still signing for overlap. An
+// agent's secret is the agent's (PutAgent).
 func (s *Store) RotateEventSecret(ctx context.Context, id, secret string, overlap time.Duration) (EventSubscriber, error) {
-	return scanSubscriber(s.pool.QueryRow(ctx, `UPDATE event_subscribers SET previous_secret = secret,
+	sub, err := scanSubscriber(s.pool.QueryRow(ctx, `UPDATE event_subscribers SET previous_secret = secret,
 		previous_secret_until = now() + $3 * interval '1 microsecond', secret = $2, updated_at = now()
-		WHERE id = $1 RETURNING `+subscriberColumns, id, secret, overlap.Microseconds()))
+		WHERE id = $1 AND agent_id IS NULL RETURNING `+subscriberColumns, id, secret, overlap.Microseconds()))
+	if errors.Is(err, domain.ErrNotFound) {
+		if existing, getErr := s.EventSubscriber(ctx, id); getErr == nil && existing.AgentID != "" {
+			return sub, errAgentSubscriber(id)
+		}
+	}
+	return sub, err
+}
+
+// QueueAgentNotification queues the delivery of an agent's notification to its webhook, once
+// (body is what the webhook receives); an agent without a webhook gets none.
+func (s *Store) QueueAgentNotification(ctx context.Context, n AgentNotification, body []byte) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, payload,
+			agent_notification_id)
+		SELECT 'agent_notification_' || $1::bigint, s.id, $3, 'agent.' || $4, $5, $1
+		FROM event_subscribers s WHERE s.agent_id = $2 AND s.url <> ''
+		ON CONFLICT (subscriber_id, event_id) DO NOTHING`, n.ID, n.AgentID, n.BookingID, n.Event, body)
+	return err
 }
 
 // EventSubscriber returns one subscriber.
@@ -146,15 +177,20 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 	if a.Status != 0 {
 		status = &a.Status
 	}
+	// An agent's notification shows what became of it (GET /api/v1/agent/notifications).
+	const toNotification = `UPDATE agent_notifications n SET delivered_at = d.delivered_at, last_error = d.last_error
+		FROM d WHERE n.id = d.agent_notification_id`
 	if a.Err == nil {
-		_, err := s.pool.Exec(ctx, `UPDATE event_deliveries SET status = 'delivered', attempts = attempts + 1,
-			delivered_at = now(), last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'`, id, status)
+		_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET status = 'delivered', attempts = attempts + 1,
+			delivered_at = now(), last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'
+			RETURNING agent_notification_id, delivered_at, last_error) `+toNotification, id, status)
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE event_deliveries SET attempts = attempts + 1, last_status = $2, last_error = $3,
-		next_attempt_at = now() + $4 * interval '1 microsecond',
+	_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET attempts = attempts + 1, last_status = $2,
+		last_error = $3, next_attempt_at = now() + $4 * interval '1 microsecond',
 		status = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN 'parked' ELSE 'pending' END
-		WHERE id = $1 AND status = 'pending'`, id, status, a.Err.Error(), backoff.Microseconds(), retryFor.Microseconds())
+		WHERE id = $1 AND status = 'pending' RETURNING agent_notification_id, delivered_at, last_error) `+toNotification,
+		id, status, a.Err.Error(), backoff.Microseconds(), retryFor.Microseconds())
 	return err
 }
 

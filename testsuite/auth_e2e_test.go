@@ -95,7 +95,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/audit", money},
 	{"GET", "/api/v1/staff/reports/daily", money},
 	{"GET", "/api/v1/staff/webhooks/unprocessable", money},
-	{"GET", "/api/v1/staff/customers/:customerId/search-key", anyStaff},
+	{"GET", "/api/v1/staff/customers/:customerId/search-key", money},
 	{"POST", "/api/v1/staff/codec/decode", money},
 	{"POST", "/api/v1/staff/codec/encode", money},
 	{"GET", "/api/v1/admin/event-subscribers", adminOnly},

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/suppliers"
 	"github.com/bookflow/bookflow/testsuite"
 )
@@ -63,8 +64,17 @@ func newSubscriber(t *testing.T) *subscriberServer {
 				BookingID string `json:"bookingId"`
 			} `json:"data"`
 		}
-		_ = json.Unmarshal(body, &ev)
-		if ev.ID != r.Header.Get("Bookflow-Event-Id") || ev.Type != r.Header.Get("Bookflow-Event-Type") {
+		var agentEvent bool
+		if t := r.Header.Get("Bookflow-Event-Type"); strings.HasPrefix(t, "agent.") { // an agent's own body
+			var a struct {
+				BookingID string `json:"bookingId"`
+			}
+			_ = json.Unmarshal(body, &a)
+			agentEvent, ev.Type, ev.Data.BookingID = true, t, a.BookingID
+		} else {
+			_ = json.Unmarshal(body, &ev)
+		}
+		if !agentEvent && (ev.ID != r.Header.Get("Bookflow-Event-Id") || ev.Type != r.Header.Get("Bookflow-Event-Type")) {
 			w.WriteHeader(http.StatusBadRequest)
 			return
 		}
@@ -223,4 +233,53 @@ func TestAParkedEventHoldsBackItsBookingsLaterEventsUntilRedelivered(t *testing.
 
 	missing := sys.Admin(t, http.MethodPost, "/api/v1/admin/event-deliveries/999999/redeliver", nil)
 	assert.Equal(t, http.StatusNotFound, missing.Status, missing.Raw)
+}
+
+// TestAnAgentsWebhookIsASubscriberOfItsNotifications: an agent's notifications reach its webhook
+// through the same deliveries (retried while it is down, in the delivery log of subscriber
+// agent.<id>), in the body agents always had, and the notification shows it delivered; the
+// subscriber is the agent's, changed only with the agent.
+func TestAnAgentsWebhookIsASubscriberOfItsNotifications(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	sub := newSubscriber(t)
+	sub.setSecrets(agentSecret)
+	sub.down.Store(true)
+	stay := stayFromNow(42, 1)
+	openRooms(t, sys, "h-agent-ev", "double", stay, 2)
+	for path, body := range map[string]map[string]any{
+		"/api/v1/admin/channels/resell": {"name": "Resell"},
+		"/api/v1/admin/agents/ana":      {"channelId": "resell", "name": "Ana Tours", "webhookUrl": sub.URL, "webhookSecret": agentSecret},
+	} {
+		res := sys.Admin(t, http.MethodPut, path, body)
+		require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	}
+	agent := sys.As(t, domain.Principal{Subject: "ana-user", Roles: []domain.Role{domain.RoleAgent}, Agent: "ana", Channel: "resell"})
+	res := agent.Do(t, http.MethodPost, "/api/v1/agent/bookings", map[string]string{"Idempotency-Key": "ag-1"},
+		map[string]any{"hotelId": "h-agent-ev", "roomTypeId": "double", "checkIn": stay.CheckIn, "checkOut": stay.CheckOut, "quantity": 1})
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+
+	require.Eventually(t, func() bool {
+		log := deliveries(t, sys, "agent.ana", "")
+		return len(log) == 1 && log[0]["attempts"].(float64) >= 2
+	}, 20*time.Second, 50*time.Millisecond, "retried while the webhook is down")
+	sub.down.Store(false)
+	require.Eventually(t, func() bool { return len(sub.typesFor(id)) == 1 }, 20*time.Second, 50*time.Millisecond)
+	assert.Equal(t, []string{"agent.confirmed"}, sub.typesFor(id))
+	assert.Zero(t, sub.bad())
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(sub.receptions()[0].body, &body))
+	assert.Equal(t, "confirmed", body["event"], "the body agents always had")
+	require.Eventually(t, func() bool {
+		notes := agent.Do(t, http.MethodGet, "/api/v1/agent/notifications", nil, nil)
+		list, _ := notes.Body["notifications"].([]any)
+		return len(list) == 1 && list[0].(map[string]any)["deliveredAt"] != nil
+	}, 10*time.Second, 50*time.Millisecond, "the notification shows it delivered")
+
+	put := sys.Admin(t, http.MethodPut, "/api/v1/admin/event-subscribers/agent.ana", map[string]any{"url": sub.URL,
+		"events": []string{"booking.held"}})
+	assert.Equal(t, http.StatusBadRequest, put.Status, put.Raw)
+	rotate := sys.Admin(t, http.MethodPost, "/api/v1/admin/event-subscribers/agent.ana/secret-rotation", nil)
+	assert.Equal(t, http.StatusConflict, rotate.Status, rotate.Raw)
 }

@@ -160,6 +160,12 @@ func TestTemporalHoldsNoPersonalDataWhileStaffSeeIt(t *testing.T) {
 	searchKey := key.Body["searchKey"].(string)
 	assert.Regexp(t, `^cus_[0-9a-f]{32}$`, searchKey)
 	assert.NotEmpty(t, inTheClear(t, testsuite.RawDescription(t, paid), searchKey), "CustomerId holds the key")
+	walkInKey := finance.Do(t, http.MethodGet, "/api/v1/staff/customers/walk-in:+4915198765432/search-key", nil, nil)
+	require.Equal(t, http.StatusOK, walkInKey.Status, walkInKey.Raw)
+	typed := finance.Do(t, http.MethodGet, "/api/v1/staff/customers/walk-in%3A%2B49%20151%209876%205432/search-key", nil, nil)
+	require.Equal(t, http.StatusOK, typed.Status, typed.Raw)
+	assert.Equal(t, walkInKey.Body["searchKey"], typed.Body["searchKey"], "escaped, and typed as the desk would")
+	assert.NotEmpty(t, inTheClear(t, testsuite.RawDescription(t, walkIn), walkInKey.Body["searchKey"].(string)))
 	require.Eventually(t, func() bool {
 		list, err := sys.Temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
 			Query: key.Body["query"].(string)})

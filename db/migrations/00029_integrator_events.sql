@@ -2,9 +2,12 @@
 
 -- Integrators' subscriptions: a URL, the event types it wants, and the secrets its deliveries
 -- are signed with (the previous one too, until previous_secret_until, while the integrator
--- rotates).
+-- rotates). An agent's webhook is a subscriber too (agent_id; id 'agent.' and the agent's), kept
+-- in step with the agent by the trigger below: it takes the agent's notifications (event
+-- 'agent'), which the booking workflow records.
 CREATE TABLE event_subscribers (
     id                    text        PRIMARY KEY,
+    agent_id              text        UNIQUE REFERENCES agents (id),
     url                   text        NOT NULL,
     events                text[]      NOT NULL CHECK (cardinality(events) > 0),
     secret                text        NOT NULL,
@@ -33,12 +36,33 @@ CREATE TABLE event_deliveries (
     last_status     integer,
     last_error      text        NOT NULL DEFAULT '',
     delivered_at    timestamptz,
+    -- An agent's notification, whose delivered_at and last_error follow this delivery's.
+    agent_notification_id bigint REFERENCES agent_notifications (id),
     UNIQUE (subscriber_id, event_id)
 );
 CREATE INDEX event_deliveries_due ON event_deliveries (next_attempt_at) WHERE status = 'pending';
 -- A delivery waits while an earlier one of its booking to the same subscriber is not delivered.
 CREATE INDEX event_deliveries_undelivered ON event_deliveries (subscriber_id, booking_id, id) WHERE status <> 'delivered';
 CREATE INDEX event_deliveries_log ON event_deliveries (subscriber_id, id DESC);
+
+-- +goose StatementBegin
+CREATE FUNCTION sync_agent_subscriber() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO event_subscribers (id, agent_id, url, events, secret)
+    VALUES ('agent.' || NEW.id, NEW.id, COALESCE(NEW.webhook_url, ''), '{agent}', COALESCE(NEW.webhook_secret, ''))
+    ON CONFLICT (id) DO UPDATE SET agent_id = EXCLUDED.agent_id, url = EXCLUDED.url, updated_at = now(),
+        previous_secret = CASE WHEN event_subscribers.secret <> EXCLUDED.secret THEN event_subscribers.secret
+                               ELSE event_subscribers.previous_secret END,
+        previous_secret_until = CASE WHEN event_subscribers.secret <> EXCLUDED.secret THEN now() + interval '24 hours'
+                                     ELSE event_subscribers.previous_secret_until END,
+        secret = EXCLUDED.secret;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+CREATE TRIGGER agents_sync_subscriber AFTER INSERT OR UPDATE OF webhook_url, webhook_secret ON agents
+    FOR EACH ROW EXECUTE FUNCTION sync_agent_subscriber();
+INSERT INTO event_subscribers (id, agent_id, url, events, secret)
+SELECT 'agent.' || id, id, COALESCE(webhook_url, ''), '{agent}', COALESCE(webhook_secret, '') FROM agents;
 
 -- +goose StatementBegin
 CREATE FUNCTION queue_booking_event(p_event text, p_type text, p_booking text, p_data jsonb) RETURNS void
@@ -105,6 +129,8 @@ CREATE TRIGGER refunds_queue_event AFTER INSERT OR UPDATE OF status ON refunds
     FOR EACH ROW EXECUTE FUNCTION queue_refund_event();
 
 -- +goose Down
+DROP TRIGGER agents_sync_subscriber ON agents;
+DROP FUNCTION sync_agent_subscriber();
 DROP TRIGGER refunds_queue_event ON refunds;
 DROP FUNCTION queue_refund_event();
 DROP TRIGGER booking_amendments_queue_event ON booking_amendments;
