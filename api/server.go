@@ -265,6 +265,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodGet, "/agents", s.listAgents)
 	admin.add(http.MethodGet, "/stock-alerts", s.listStockAlerts)
 	admin.add(http.MethodPost, "/stock-alerts/:alertId/resolve", s.resolveStockAlert)
+	admin.add(http.MethodPost, "/customers/:customerId/erasure", s.eraseCustomer)
 
 	// Sale rules, allocations and low-stock thresholds: admins for every hotel, supplier staff
 	// for their suppliers' hotels (each handler checks the hotels it touches).

@@ -115,6 +115,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/admin/agents", adminOnly},
 	{"GET", "/api/v1/admin/stock-alerts", adminOnly},
 	{"POST", "/api/v1/admin/stock-alerts/:alertId/resolve", adminOnly},
+	{"POST", "/api/v1/admin/customers/:customerId/erasure", adminOnly},
 	{"GET", "/api/v1/admin/hotels/:hotelId/sale-rules", ruleMaker},
 	{"POST", "/api/v1/admin/hotels/:hotelId/sale-rules", ruleMaker},
 	{"POST", "/api/v1/admin/sale-rules/batch", ruleMaker},
