@@ -2,7 +2,9 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,6 +24,15 @@ func (s *Server) eraseCustomer(c echo.Context) error {
 		return err
 	}
 	customerID := c.Param("customerId")
+	if c.Request().URL.RawPath != "" {
+		// Echo routes on the escaped path when there is one (a %2B or %2F in the id): its
+		// parameters are still escaped then.
+		id, err := url.PathUnescape(customerID)
+		if err != nil {
+			return fmt.Errorf("%w: customerId is not a valid path segment", domain.ErrInvalid)
+		}
+		customerID = id
+	}
 	if err := domain.ValidateErasure(customerID, req.Reason); err != nil {
 		return err
 	}

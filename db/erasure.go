@@ -77,15 +77,15 @@ var providerPersonalKeys = map[string]bool{"billing_details": true, "customer": 
 
 // inPlay says why a locked booking is still in play, or NULL: a hold, a refund under way, a stay
 // or order confirmed or checked in that has not ended (a hotel's check-out date is local to it,
-// a venue's span is UTC), money still owed back, a refund not settled, an amendment waiting for
-// its balance or its supplier.
+// a venue's span is UTC), a refund not settled, an amendment waiting for its balance or its
+// supplier. (refund_due is what a cancellation gave back, not what is still owed: REFUNDING and
+// the refunds rows say that.)
 const inPlay = `CASE
 	WHEN b.status = 'HOLD' THEN 'hold'
 	WHEN b.status = 'REFUNDING' THEN 'refunding'
 	WHEN b.status IN ('CONFIRMED', 'COMPLETED') AND CASE WHEN b.venue_id IS NULL
 		THEN b.unit_to AT TIME ZONE COALESCE(b.time_zone, 'UTC') ELSE b.unit_to AT TIME ZONE 'UTC' END > now()
 		THEN 'not_ended'
-	WHEN b.refund_due > 0 THEN 'refund_due'
 	WHEN EXISTS (SELECT 1 FROM refunds f WHERE f.booking_id = b.id AND f.status IN ('requested', 'pending'))
 		THEN 'refund_unsettled'
 	WHEN EXISTS (SELECT 1 FROM booking_amendments m WHERE m.booking_id = b.id
