@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -164,4 +165,56 @@ func TestErasingACustomerWithNothingStoredRecordsItOnce(t *testing.T) {
 	assert.Equal(t, db.ErasureRows{}, e.Rows)
 	assert.Equal(t, e, erase(t, d, "nobody"))
 	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM customer_erasures`))
+}
+
+// TestAHoldMadeWhileAnErasureWaitsStaysTheNewCustomers: the erasure rewrites only the bookings
+// it locked and judged. A hold committed while it waits for a lock keeps the plain id (a new
+// customer to the books), and is not rewritten under its live workflow.
+func TestAHoldMadeWhileAnErasureWaitsStaysTheNewCustomers(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	const cust = "cust-racing"
+	done := paidBooking(t, d, cust, nights(dec10, 1), 1, 0)
+	inThePast(t, d, done.ID)
+
+	blocker, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer blocker.Rollback(ctx) //nolint:errcheck // a no-op after commit
+	_, err = blocker.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, done.ID)
+	require.NoError(t, err)
+	erased := make(chan error, 1)
+	go func() {
+		_, err := d.Store.EraseCustomer(ctx, cust, domain.ErasurePseudonym(idKey, cust), "admin-1", "asked")
+		erased <- err
+	}()
+	require.Eventually(t, func() bool {
+		return count(t, d, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF b%'`) == 1
+	}, time.Second, 5*time.Millisecond, "the erasure waits for the booking's lock")
+	racing, err := d.Store.Reserve(ctx, holdParams(cust, "k2", nights(dec12, 1), 1))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, racing.Status)
+	require.NoError(t, blocker.Commit(ctx))
+	require.NoError(t, <-erased)
+
+	assert.Equal(t, domain.ErasurePseudonym(idKey, cust), booking(t, d, done.ID).CustomerID)
+	assert.Equal(t, cust, booking(t, d, racing.ID).CustomerID, "the hold made meanwhile keeps its id")
+}
+
+// TestCustomersErasedAlikeKeepTheirBookingsApart: two customers with the same idempotency key
+// (so the same key columns but the customer) get two pseudonyms; the unique key holds.
+func TestCustomersErasedAlikeKeepTheirBookingsApart(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	a := paidBooking(t, d, "cust-a", nights(dec10, 1), 1, 0)
+	b := paidBooking(t, d, "cust-b", nights(dec10, 1), 1, 0)
+	inThePast(t, d, a.ID)
+	inThePast(t, d, b.ID)
+	erase(t, d, "cust-a")
+	erase(t, d, "cust-b")
+	assert.NotEqual(t, booking(t, d, a.ID).CustomerID, booking(t, d, b.ID).CustomerID)
+	assert.Equal(t, 2, count(t, d, `SELECT count(DISTINCT (customer_id, created_by, idempotency_key)) FROM bookings`))
 }
