@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,8 +56,8 @@ type OpenBookingsError struct {
 
 func (e *OpenBookingsError) Error() string {
 	parts := make([]string, 0, len(e.Open))
-	for id, why := range e.Open {
-		parts = append(parts, id+" ("+why+")")
+	for _, id := range slices.Sorted(maps.Keys(e.Open)) {
+		parts = append(parts, id+" ("+e.Open[id]+")")
 	}
 	return fmt.Sprintf("the customer has %d booking(s) still in play: %s", len(e.Open), strings.Join(parts, ", "))
 }
@@ -109,8 +111,8 @@ const inPlay = `CASE
 func (s *Store) EraseCustomer(ctx context.Context, customerID, pseudonym, by, reason string) (Erasure, error) {
 	e := Erasure{Pseudonym: pseudonym, ErasedBy: by, Reason: reason}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		// The customer's hold lock first, as a reservation takes it: a hold under the limit in
-		// flight commits before, and is judged with the rest.
+		// The customer's hold lock first, as a reservation takes it when a hold limit applies:
+		// such a hold in flight commits before, and is judged with the rest.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`, customerID); err != nil {
 			return err
 		}
@@ -163,11 +165,12 @@ func (s *Store) EraseCustomer(ctx context.Context, customerID, pseudonym, by, re
 // errNothingToErase rolls back an erasure that found nothing, its earlier record answered.
 var errNothingToErase = errors.New("nothing left to erase")
 
-// lockCustomerBookings locks every booking customerID is the customer or creator of, in id
-// order, and returns their ids; an *OpenBookingsError when any is in play.
+// lockCustomerBookings locks every booking of customerID's, in id order, and returns their ids;
+// an *OpenBookingsError when any is in play. A customer creates bookings only for themselves, so
+// these are all the bookings they created too (created_by has no index to search by).
 func lockCustomerBookings(ctx context.Context, tx pgx.Tx, customerID string) ([]string, error) {
 	rows, err := tx.Query(ctx, `SELECT b.id, `+inPlay+` FROM bookings b
-		WHERE b.customer_id = $1 OR b.created_by = $1 ORDER BY b.id FOR UPDATE OF b`, customerID)
+		WHERE b.customer_id = $1 ORDER BY b.id FOR UPDATE OF b`, customerID)
 	if err != nil {
 		return nil, err
 	}
