@@ -304,7 +304,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	}
 
 	// Given at the start, the workflow need not upsert them in its first task.
-	attributes := workflows.GiveStartAttributes(&in)
+	attributes := workflows.GiveStartAttributes(&in, domain.CustomerSearchKey(s.cfg.BookingIDKey, customerID))
 
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WorkflowTimeout)
 	defer cancel()

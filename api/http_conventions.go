@@ -88,8 +88,9 @@ func ParseCORSOrigins(list string) ([]string, error) {
 }
 
 // corsAllowedHeaders are the request headers a page may send: the token, the body's type, the
-// hold's key, its own request id and trace context.
-const corsAllowedHeaders = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, traceparent, tracestate"
+// hold's key, the namespace the Temporal UI names to the codec endpoint, its own request id and
+// trace context.
+const corsAllowedHeaders = "Authorization, Content-Type, Idempotency-Key, X-Namespace, X-Request-Id, traceparent, tracestate"
 
 // corsExposedHeaders are the answer's headers a page may read.
 const corsExposedHeaders = "Location, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, WWW-Authenticate"

@@ -34,7 +34,8 @@ func (s *Server) resumeBooking(c echo.Context) error {
 	actor := principal(c).Subject
 	err = worker.ResumeBooking(c.Request().Context(), s.temporal, s.store, b, "resumed by "+actor+": "+req.Reason,
 		worker.ResumeOptions{TaskQueue: s.cfg.TaskQueue, LateWindow: s.cfg.LateWindow,
-			MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff, Now: s.cfg.Now})
+			MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff, Now: s.cfg.Now,
+			BookingIDKey: s.cfg.BookingIDKey})
 	if errors.Is(err, worker.ErrWorkflowRunning) {
 		return newError(http.StatusConflict, "workflow_running", "the workflow of booking %s is running: act on it instead", b.ID)
 	}

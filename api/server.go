@@ -22,6 +22,7 @@ import (
 
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/cache"
+	"github.com/bookflow/bookflow/codec"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
@@ -95,6 +96,9 @@ type Config struct {
 	Now     func() time.Time // the clock for "today at the hotel"; time.Now when nil
 	// CORS is what pages on other origins may call (CORS_ALLOWED_ORIGINS); none when empty.
 	CORS CORS
+	// PayloadKeys open and seal Temporal payloads for the codec endpoint (codec.Keys); nil:
+	// payloads pass unchanged.
+	PayloadKeys *codec.Keys
 }
 
 // Server holds the API's dependencies.
@@ -159,7 +163,9 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(s.cors())
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxBodyBytes,
-		Skipper: func(c echo.Context) bool { return c.Path() == webhookPath || c.Path() == supplierPushPath }}))
+		Skipper: func(c echo.Context) bool {
+			return c.Path() == webhookPath || c.Path() == supplierPushPath || strings.HasPrefix(c.Path(), codecPath+"/")
+		}}))
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.ready)
@@ -243,6 +249,10 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/audit", s.auditLog, money)
 	staff.add(http.MethodGet, "/reports/daily", s.dailyReport, money)
 	staff.add(http.MethodGet, "/webhooks/unprocessable", s.unprocessableEvents, money)
+	staff.add(http.MethodGet, "/customers/:customerId/search-key", s.customerSearchKey, anyStaff)
+	// The Temporal UI's codec server: finance and admins read what the workflows hold.
+	staff.add(http.MethodPost, "/codec/decode", s.codec(true), money)
+	staff.add(http.MethodPost, "/codec/encode", s.codec(false), money)
 
 	admin := routes{v1.Group("/admin"), []echo.MiddlewareFunc{authn, allow(domain.RoleAdmin)}}
 	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/inventory", s.setInventory)

@@ -12,8 +12,8 @@ import (
 // ErasedPrefix starts the pseudonym that replaces an erased customer's id.
 const ErasedPrefix = "erased:"
 
-// erasureKeyLabel names the sub-key pseudonyms are made under, so the booking-id key itself
-// never keys two different hashes.
+// erasureKeyLabel names the key pseudonyms are made under (derivedKey), so neither the booking-id
+// key nor the search key's keys a second hash.
 const erasureKeyLabel = "bookflow customer erasure v1"
 
 // MaxErasureReason bounds an erasure request's reason, in characters.
@@ -25,19 +25,18 @@ const MaxErasureReason = 500
 // pseudonym, and distinct ids get distinct pseudonyms (with overwhelming probability), so the
 // bookings' unique keys still hold; without the key nobody can tell whose it was.
 func ErasurePseudonym(idKey []byte, customerID string) string {
-	sub := hmac.New(sha256.New, idKey)
-	sub.Write([]byte(erasureKeyLabel))
-	mac := hmac.New(sha256.New, sub.Sum(nil))
+	mac := hmac.New(sha256.New, derivedKey(idKey, erasureKeyLabel))
 	mac.Write([]byte(customerID))
 	return ErasedPrefix + hex.EncodeToString(mac.Sum(nil)[:16])
 }
 
-// ValidateErasure checks an erasure request: a customer id that is not itself a pseudonym, and
-// a reason of 1 to MaxErasureReason characters.
+// ValidateErasure checks an erasure request: a customer id (a subject, ValidateSubject) that is
+// not itself a pseudonym, and a reason of 1 to MaxErasureReason characters.
 func ValidateErasure(customerID, reason string) error {
+	if err := ValidateSubject("customerId", customerID); err != nil {
+		return err
+	}
 	switch {
-	case strings.TrimSpace(customerID) == "" || len(customerID) > 255:
-		return fmt.Errorf("%w: customerId must be 1-255 bytes", ErrInvalid)
 	case strings.HasPrefix(customerID, ErasedPrefix):
 		return fmt.Errorf("%w: customerId is already a pseudonym of an erased customer", ErrInvalid)
 	case strings.TrimSpace(reason) == "":

@@ -35,16 +35,92 @@ apt_install() {
 
 # check_deploy_files checks the files operators deploy with the tools that read them: promtool
 # (Debian's prometheus package) on the Prometheus configuration, alert rules and their unit
-# tests, and docker-compose 1.29 on docker-compose.yml (Compose v2's parser, compose-go, runs in
-# go test). Each is installed the first time, without what it merely recommends (a Docker
-# engine, a node exporter).
+# tests, docker-compose 1.29 on docker-compose.yml (Compose v2's parser, compose-go, runs in
+# go test), and Helm on the chart (check_chart). Each is installed the first time, without what
+# it merely recommends (a Docker engine, a node exporter).
 check_deploy_files() {
   command -v promtool >/dev/null || apt_install --no-install-recommends prometheus
   command -v docker-compose >/dev/null || apt_install --no-install-recommends docker-compose
-  promtool check config deploy/prometheus/prometheus.yml >/dev/null # and the rule files it names
-  promtool check rules deploy/prometheus/alerts.yml >/dev/null
-  promtool test rules deploy/prometheus/alerts_test.yml >/dev/null
-  docker-compose -f docker-compose.yml config -q
+  # Each step returns on failure, so that a caller without set -e sees it too.
+  promtool check config deploy/prometheus/prometheus.yml >/dev/null || return # and the rule files it names
+  promtool check rules deploy/prometheus/alerts.yml >/dev/null || return
+  promtool test rules deploy/prometheus/alerts_test.yml >/dev/null || return
+  docker-compose -f docker-compose.yml config -q || return
+  check_chart
+}
+
+# CHART_VALUES are the values files check_chart renders the chart with, beside its defaults.
+CHART_VALUES=(deploy/helm/examples/production.yaml deploy/helm/examples/demo.yaml)
+# CHART_REFUSED are values the chart must refuse, each with its message: a misspelt value or
+# variable name (values.schema.json), a secret in the ConfigMap, an address the ports set, a
+# chart-made Secret beside yours, a secret bookflow lacks.
+CHART_REFUSED=(
+  "api.replica=3|additional properties 'replica' not allowed"
+  "config.log_level=debug|does not match pattern"
+  "config.ADMIN_TOKEN=x|config.ADMIN_TOKEN is a secret"
+  "config.HTTP_ADDR=0.0.0.0:1|comes from httpPort and metricsPort"
+  "devSecret.enabled=true,existingSecret=mine|are exclusive"
+  "devSecret.enabled=true,devSecret.values.TEMPORAL_ADDRESS=x|is not one of bookflow's secrets"
+)
+
+# check_chart lints the Helm chart (--strict) and renders it with its defaults and each of
+# CHART_VALUES (and refuses CHART_REFUSED), packages it (with the alert rules inside), then
+# validates every rendered object offline with deploy/helm/check (strict decoding into
+# Kubernetes' and prometheus-operator's Go types, Kubernetes' OpenAPI schemas, the chart's
+# promises), runs that checker's own tests (a broken manifest must fail), and has promtool check
+# and unit-test the alert rules as the rendered PrometheusRule carries them. About 5 s once Helm
+# is built and the modules are in the module cache.
+check_chart() {
+  local chart=deploy/helm/bookflow out values name
+  ensure_helm
+  out=$DATA_DIR/chart-check # the rendered manifests stay there for a look after a failure
+  rm -rf "$out" && mkdir -p "$out" || return
+  for values in "" "${CHART_VALUES[@]}"; do
+    name=$(basename "${values:-default.yaml}")
+    helm_quiet lint --strict "$chart" ${values:+-f "$values"} >/dev/null || return
+    helm_quiet template bookflow "$chart" ${values:+-f "$values"} >"$out/$name" || return
+  done
+  # The packaged chart carries the alert rules themselves, not the symlink to them.
+  helm_quiet package "$chart" -d "$out" >/dev/null || return
+  tar -xOzf "$out"/bookflow-*.tgz bookflow/files/alerts.yml | cmp -s - deploy/prometheus/alerts.yml ||
+    { echo "helm package: the chart's files/alerts.yml is not deploy/prometheus/alerts.yml" >&2; return 1; }
+  for values in "${CHART_REFUSED[@]}"; do
+    if "$HELM" template bookflow "$chart" --set "${values%%|*}" 2>&1 >/dev/null | grep -qF "${values#*|}"; then continue; fi
+    echo "deploy/helm/bookflow: --set ${values%%|*} must fail with \"${values#*|}\"" >&2
+    return 1
+  done
+  if ! (cd deploy/helm/check && go vet ./... && go test -count=1 ./... && go build -o "$out/check" .) >"$out/checker.log" 2>&1; then
+    cat "$out/checker.log" >&2
+    echo "deploy/helm/check: its vet, tests or build failed" >&2
+    return 1
+  fi
+  "$out/check" -docs docs/configuration.md -compose docker-compose.yml -rules-out "$out/alerts.yml" "$out"/*.yaml >/dev/null || return
+  cp deploy/prometheus/alerts_test.yml "$out/" # it names alerts.yml beside itself: the rendered one
+  promtool check rules "$out/alerts.yml" >/dev/null || return
+  promtool test rules "$out/alerts_test.yml" >/dev/null
+}
+
+# helm_quiet runs $HELM without its note that the chart's files/alerts.yml is a symlink (the
+# one source of the alert rules: deploy/prometheus/alerts.yml), printing its other messages.
+helm_quiet() {
+  local err rc=0
+  err=$(mktemp)
+  "$HELM" "$@" 2>"$err" || rc=$?
+  grep -v 'found symbolic link in path: .*/files/alerts.yml' "$err" >&2 || true
+  rm -f "$err"
+  return "$rc"
+}
+
+# ensure_helm sets HELM to the pinned Helm, building it through the Go module proxy the first
+# time (a minute or two on 2 cores): check_chart lints and renders the chart with it.
+HELM_VERSION=v3.22.0
+ensure_helm() {
+  HELM=$TOOLS_DIR/helm-$HELM_VERSION/helm
+  if [ ! -x "$HELM" ]; then
+    say "Building Helm $HELM_VERSION into $(dirname "$HELM") (first time only)"
+    go_install_slowly "Helm" "$(dirname "$HELM")" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  fi
+  export HELM
 }
 
 require_go() {

@@ -35,7 +35,11 @@ func ReplayAndRecordRun(t testing.TB, c client.Client, workflowID, runID, name s
 		require.NoError(t, err)
 		h.Events = append(h.Events, ev)
 	}
-	require.NoError(t, workflows.NewReplayer().ReplayWorkflowHistory(nil, h), "replay %s", workflowID)
+	// Opening sealed payloads too: a system may seal them (SealPayloads).
+	keys := RecordingPayloadKeys()
+	replayer, err := workflows.NewReplayerOpening(keys.DataConverter(), keys.FailureConverter())
+	require.NoError(t, err)
+	require.NoError(t, replayer.ReplayWorkflowHistory(nil, h), "replay %s", workflowID)
 	if dir := os.Getenv("BOOKFLOW_RECORD_HISTORIES"); dir != "" {
 		raw, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
 		require.NoError(t, err)

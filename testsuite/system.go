@@ -166,6 +166,12 @@ type SystemOptions struct {
 	Now func() time.Time
 	// CORS is what pages on other origins may call (none when empty).
 	CORS api.CORS
+	// SealPayloads seals what the system's API and worker give Temporal with RecordingPayloadKeys
+	// (PAYLOAD_ENCRYPTION_KEYS), and serves them at the codec endpoint.
+	SealPayloads bool
+	// OpenPayloads gives the system the same keys without sealing anything, the first step of
+	// switching sealing on (PAYLOAD_ENCRYPTION_KEYS without PAYLOAD_ENCRYPTION_KEY_ID).
+	OpenPayloads bool
 	// Logger, when set, gets every line the API and the system's worker log at its level,
 	// through a Temporal client of the system's own; otherwise only warnings reach stderr.
 	Logger *slog.Logger
@@ -231,8 +237,8 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	if tc == nil {
 		tc = Temporal(t)
 	}
-	if opts.Logger != nil {
-		tc = withLogger(t, tc, opts.Logger)
+	if opts.Logger != nil || opts.SealPayloads || opts.OpenPayloads {
+		tc = withOptions(t, tc, opts)
 	}
 	d := NewDatabase(t)
 	id := randomHex(6)
@@ -273,7 +279,8 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter,
 		SupplierTellFor: opts.SupplierTellFor, Cache: s.Cache,
-		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now, CORS: opts.CORS})
+		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now, CORS: opts.CORS,
+		PayloadKeys: payloadKeys(opts)})
 	checked := CheckOpenAPI(t, e) // every exchange held to api/openapi.yaml, the console's too
 	// The listener first: the console's OpenID Connect callback is on the system's own address.
 	srv := httptest.NewUnstartedServer(checked)

@@ -3,7 +3,6 @@ package testsuite
 import (
 	"context"
 	"crypto/rand"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -39,10 +38,17 @@ func clientOptions(logger log.Logger) *client.Options {
 	return &client.Options{Logger: logger, MetricsHandler: metrics, Interceptors: []interceptor.ClientInterceptor{tracing}}
 }
 
-// withLogger returns a client sharing tc's connection whose workers log to logger.
-func withLogger(t testing.TB, tc client.Client, logger *slog.Logger) client.Client {
+// withOptions returns a client sharing tc's connection whose workers log to the system's logger
+// and which seals payloads if the system does.
+func withOptions(t testing.TB, tc client.Client, o SystemOptions) client.Client {
 	t.Helper()
+	logger := quietLogger()
+	if o.Logger != nil {
+		logger = o.Logger
+	}
 	opts := clientOptions(telemetry.TemporalLogger(logger))
+	keys := payloadKeys(o)
+	opts.DataConverter, opts.FailureConverter = keys.DataConverter(), keys.FailureConverter()
 	c, err := client.NewClientFromExistingWithContext(context.Background(), tc, *opts)
 	require.NoError(t, err)
 	t.Cleanup(c.Close)

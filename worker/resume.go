@@ -39,6 +39,9 @@ type ResumeOptions struct {
 	MaxRefundAttempts int
 	RefundBackoff     time.Duration
 	Now               func() time.Time
+	// BookingIDKey (BOOKING_ID_KEY) keys the customer's search key in the CustomerId search
+	// attribute; without it a resumed booking has no CustomerId, never the customer's id.
+	BookingIDKey []byte
 }
 
 // ResumeBooking starts the workflow of booking b, whose own is gone, in b's current state; why
@@ -56,7 +59,11 @@ func ResumeBooking(ctx context.Context, c client.Client, store *db.Store, b doma
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = workflows.TaskQueue
 	}
-	attributes := workflows.GiveStartAttributes(&in)
+	customerKey := ""
+	if len(opts.BookingIDKey) > 0 {
+		customerKey = domain.CustomerSearchKey(opts.BookingIDKey, b.CustomerID)
+	}
+	attributes := workflows.GiveStartAttributes(&in, customerKey)
 	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: b.ID, TaskQueue: opts.TaskQueue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,

@@ -71,6 +71,10 @@ func WithResumeSettings(lateWindow time.Duration, refundAttempts int, refundBack
 	}
 }
 
+// WithBookingIDKey gives the checker's resumed bookings their customer's search key
+// (BOOKING_ID_KEY; see ResumeOptions.BookingIDKey).
+func WithBookingIDKey(key []byte) Option { return func(o *options) { o.resume.BookingIDKey = key } }
+
 // WithSupplierSyncDays sets how many nights ahead a supplier stock pull reads
 // (SUPPLIER_SYNC_DAYS).
 func WithSupplierSyncDays(days int) Option { return func(o *options) { o.supplierSyncDays = days } }

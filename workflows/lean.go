@@ -35,21 +35,27 @@ func (b *booking) takes(ctx workflow.Context, changeID string) bool {
 }
 
 // GiveStartAttributes returns the attributes a booking is found by from its start (its hotel or
-// venue, its customer, and when it starts) for its start options, and marks in as started with
-// them: a lean booking then does not upsert them in its first workflow task.
-func GiveStartAttributes(in *BookingInput) temporal.SearchAttributes {
+// venue, its customer's search key, and when it starts) for its start options, and marks in as
+// started with them: a lean booking then does not upsert them in its first workflow task. The
+// customer is named by customerKey (domain.CustomerSearchKey), never by their id; an empty key
+// leaves the attribute unset.
+func GiveStartAttributes(in *BookingInput, customerKey string) temporal.SearchAttributes {
 	in.StartAttributesGiven = true
-	return temporal.NewSearchAttributes(startAttributes(*in)...)
+	return temporal.NewSearchAttributes(startAttributes(*in, customerKey)...)
 }
 
-func startAttributes(in BookingInput) []temporal.SearchAttributeUpdate {
+// startAttributes are the start attributes with the customer named by customer (none if empty).
+func startAttributes(in BookingInput, customer string) []temporal.SearchAttributeUpdate {
+	var attrs []temporal.SearchAttributeUpdate
 	if o := in.Order; o != nil {
-		return []temporal.SearchAttributeUpdate{SearchVenueID.ValueSet(o.VenueID),
-			SearchCustomerID.ValueSet(o.CustomerID), SearchCheckIn.ValueSet(o.Starts())}
+		attrs = append(attrs, SearchVenueID.ValueSet(o.VenueID), SearchCheckIn.ValueSet(o.Starts()))
+	} else {
+		attrs = append(attrs, SearchHotelID.ValueSet(in.Request.HotelID), SearchCheckIn.ValueSet(in.Request.CheckIn.Time()))
 	}
-	req := in.Request
-	return []temporal.SearchAttributeUpdate{SearchHotelID.ValueSet(req.HotelID),
-		SearchCustomerID.ValueSet(req.CustomerID), SearchCheckIn.ValueSet(req.CheckIn.Time())}
+	if customer != "" {
+		attrs = append(attrs, SearchCustomerID.ValueSet(customer))
+	}
+	return attrs
 }
 
 // upsertStartAttributes sets the start attributes, unless a lean booking was started with them
@@ -60,5 +66,10 @@ func (b *booking) upsertStartAttributes(ctx workflow.Context) error {
 	if b.lean && b.in.StartAttributesGiven {
 		return nil
 	}
-	return workflow.UpsertTypedSearchAttributes(ctx, startAttributes(b.in)...)
+	// Only bookings started before GiveStartAttributes get here: their CustomerId was the id.
+	customer := b.in.Request.CustomerID
+	if b.in.Order != nil {
+		customer = b.in.Order.CustomerID
+	}
+	return workflow.UpsertTypedSearchAttributes(ctx, startAttributes(b.in, customer)...)
 }

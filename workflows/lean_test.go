@@ -29,7 +29,7 @@ func (s *BookingSuite) upsertedKeys() [][]string {
 // TestALeanBookingStartedWithItsAttributesDoesNotUpsertThem: given at the start (as the API
 // gives them), the hotel, customer and check-in are not upserted again; the status is.
 func (s *BookingSuite) TestALeanBookingStartedWithItsAttributesDoesNotUpsertThem() {
-	s.Require().NoError(s.env.SetTypedSearchAttributesOnStart(workflows.GiveStartAttributes(&s.input)))
+	s.Require().NoError(s.env.SetTypedSearchAttributesOnStart(workflows.GiveStartAttributes(&s.input, "cus_0123456789abcdef0123456789abcdef")))
 	s.True(s.input.StartAttributesGiven)
 	keys := s.upsertedKeys()
 	s.Require().NotEmpty(keys)

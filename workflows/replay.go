@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -29,4 +30,15 @@ func NewReplayer() worker.WorkflowReplayer {
 	r := worker.NewWorkflowReplayer()
 	RegisterAll(r)
 	return r
+}
+
+// NewReplayerOpening is NewReplayer for histories whose payloads the converters open (sealed
+// ones: codec.Keys); histories never sealed replay with it too.
+func NewReplayerOpening(dc converter.DataConverter, fc converter.FailureConverter) (worker.WorkflowReplayer, error) {
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: dc, FailureConverter: fc})
+	if err != nil {
+		return nil, err
+	}
+	RegisterAll(r)
+	return r, nil
 }

@@ -25,7 +25,7 @@ func runCheck(ctx context.Context, cfg Config) error {
 	}
 	defer closeDeps()
 	report, err := worker.NewChecks(d.temporal, d.store, worker.ResumeOptions{TaskQueue: cfg.TaskQueue, LateWindow: cfg.LateWindow,
-		MaxRefundAttempts: cfg.RefundAttempts, RefundBackoff: cfg.RefundBackoff}).RunChecks(ctx, activities.CheckInput{Repair: *repair})
+		MaxRefundAttempts: cfg.RefundAttempts, RefundBackoff: cfg.RefundBackoff, BookingIDKey: []byte(cfg.BookingIDKey)}).RunChecks(ctx, activities.CheckInput{Repair: *repair})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,17 +28,31 @@ func TestDockerComposeLoadsAndIsSafeToRun(t *testing.T) {
 	require.NoError(t, err)
 
 	running := map[string]bool{} // bookflow's commands the services run
+	image := chartImage(t)
+	builds := 0
 	for name, s := range p.Services {
 		for _, port := range s.Ports {
 			assert.Equal(t, "127.0.0.1", port.HostIP, "%s publishes %s on every interface", name, port.Published)
 		}
+		// One image for every bookflow service, the chart's: built by one service, never pulled.
 		if s.Build != nil {
+			builds++
+		}
+		if s.Build != nil || strings.HasPrefix(s.Image, "bookflow") {
+			assert.Equal(t, image, s.Image, "%s runs another image than the chart's", name)
+			if s.Build == nil {
+				assert.Equal(t, types.PullPolicyNever, s.PullPolicy, "%s would pull %s, which is on no registry", name, s.Image)
+			}
 			require.NotEmpty(t, s.Command, name)
 			_, ok := commands[s.Command[0]]
 			assert.True(t, ok, "%s runs bookflow %q, which is no command", name, s.Command[0])
 			running[s.Command[0]] = true
+			if s.HealthCheck != nil {
+				assertBookflowHealth(t, name, s)
+			}
 		}
 	}
+	assert.Equal(t, 1, builds, "the bookflow image is built once")
 	for _, name := range []string{"postgres", "redis", "temporal", "bookflow-api", "bookflow-worker", "supplier-sim"} {
 		require.Contains(t, p.Services, name)
 		hc := p.Services[name].HealthCheck
@@ -52,4 +70,38 @@ func TestDockerComposeLoadsAndIsSafeToRun(t *testing.T) {
 	// The namespace appears after the server answers: the job must outlast that wait.
 	assert.True(t, slices.Contains(p.Services["temporal-search-attributes"].Command, "--wait"))
 	assert.True(t, running["seed"] && running["supplier-sim"], "the demo hotels and the supplier walk-through's data are seeded")
+}
+
+// chartImage is the image the Helm chart runs by default (deploy/helm/bookflow/values.yaml's
+// image.repository and image.tag), read without a YAML parser bookflow would not otherwise need.
+func chartImage(t *testing.T) string {
+	values, err := os.ReadFile("../../deploy/helm/bookflow/values.yaml")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^image:\n(?:  #.*\n)*  repository: (\S+)\n  tag: (\S+)\n`).FindSubmatch(values)
+	require.NotNil(t, m, "values.yaml: image.repository then image.tag")
+	return string(m[1]) + ":" + string(m[2])
+}
+
+// assertBookflowHealth wants a bookflow service's healthcheck in the form the chart's probes
+// mirror (deploy/helm/check compares their paths and ports): the image has no shell, so bookflow
+// itself asks one of its own endpoints on one of its own listeners (HTTP_ADDR, METRICS_ADDR, or
+// the simulated supplier's SUPPLIER_SIM_ADDR).
+func assertBookflowHealth(t *testing.T, name string, s types.ServiceConfig) {
+	test := s.HealthCheck.Test
+	if !assert.Len(t, test, 4, "%s: healthcheck", name) {
+		return
+	}
+	assert.Equal(t, []string{"CMD", "/bookflow", "health"}, []string(test[:3]), "%s: the healthcheck runs bookflow health", name)
+	u, err := url.Parse(test[3])
+	require.NoError(t, err, name)
+	assert.Equal(t, "127.0.0.1", u.Hostname(), "%s asks itself", name)
+	var listens []string
+	for _, v := range []string{"HTTP_ADDR", "METRICS_ADDR", "SUPPLIER_SIM_ADDR"} {
+		if addr := s.Environment[v]; addr != nil {
+			_, port, err := net.SplitHostPort(*addr)
+			require.NoError(t, err, "%s: %s", name, v)
+			listens = append(listens, port)
+		}
+	}
+	assert.Contains(t, listens, u.Port(), "%s asks a port it does not listen on", name)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/bookflow/bookflow/api"
 	"github.com/bookflow/bookflow/auth"
 	"github.com/bookflow/bookflow/cache"
+	"github.com/bookflow/bookflow/codec"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/worker"
@@ -44,6 +45,9 @@ type Config struct {
 	// CORSOrigins are the origins whose pages may call the API (CORS_ALLOWED_ORIGINS).
 	CORSOrigins  []string
 	BookingIDKey string
+	// PayloadKeys seal what bookflow gives Temporal to store (PAYLOAD_ENCRYPTION_KEYS, and
+	// PAYLOAD_ENCRYPTION_KEY_ID for the key that seals); nil: payloads are stored as they are.
+	PayloadKeys *codec.Keys
 
 	AuthJWTSecret string
 	AuthJWKSURL   string
@@ -175,6 +179,9 @@ func LoadConfig() (Config, error) {
 		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
 			return c, fmt.Errorf("REDIS_SENTINELS: %q is not host:port", s)
 		}
+	}
+	if c.PayloadKeys, err = codec.ParseKeys(os.Getenv("PAYLOAD_ENCRYPTION_KEYS"), os.Getenv("PAYLOAD_ENCRYPTION_KEY_ID")); err != nil {
+		return c, err
 	}
 	if c.CORSOrigins, err = api.ParseCORSOrigins(os.Getenv("CORS_ALLOWED_ORIGINS")); err != nil {
 		return c, fmt.Errorf("CORS_ALLOWED_ORIGINS: %w", err)

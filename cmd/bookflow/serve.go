@@ -58,11 +58,13 @@ func connect(ctx context.Context, cfg Config) (*deps, func(), error) {
 		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
 		Logger:         telemetry.TemporalLogger(slog.Default()),
 		MetricsHandler: metrics, Interceptors: interceptors,
+		DataConverter: cfg.PayloadKeys.DataConverter(), FailureConverter: cfg.PayloadKeys.FailureConverter(),
 	})
 	if err != nil {
 		pool.Close()
 		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
+	slog.Info("Temporal payloads: " + cfg.PayloadKeys.Describe())
 	d := &deps{store: db.NewStore(pool, cfg.LockTimeout), temporal: tc}
 	d.store.SetBatching(cfg.ReserveBatched)
 	if cfg.DatabaseReadURL != "" {
@@ -178,7 +180,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		slog.Warn("no AUTH_JWT_SECRET or AUTH_JWKS_URL: only the break-glass ADMIN_TOKEN is accepted")
 	}
 	apiCfg := api.Config{
-		Limits: cfg.Limits, Auth: verifier, AdminToken: cfg.AdminToken, BookingIDKey: []byte(cfg.BookingIDKey),
+		Limits: cfg.Limits, Auth: verifier, AdminToken: cfg.AdminToken, BookingIDKey: []byte(cfg.BookingIDKey), PayloadKeys: cfg.PayloadKeys,
 		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, CORS: api.CORS{AllowedOrigins: cfg.CORSOrigins}, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
 		RefundBackoff: cfg.RefundBackoff, MaxRefundAttempts: cfg.RefundAttempts,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
@@ -319,12 +321,15 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps, polling *atomic.Bo
 	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
 	go relay.Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays),
-		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff))
+		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff), worker.WithBookingIDKey([]byte(cfg.BookingIDKey)))
 	if err := w.Start(); err != nil {
 		return err
 	}
 	polling.Store(true)
 	slog.Info("worker polling", "taskQueue", cfg.TaskQueue)
+	if cfg.BookingIDKey == "" {
+		slog.Warn("BOOKING_ID_KEY is not set: bookings the invariant checker resumes get no CustomerId search attribute")
+	}
 	<-ctx.Done()
 	polling.Store(false)
 	w.Stop() // waits for running activities to finish
