@@ -281,6 +281,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodPost, "/event-subscribers/:subscriberId/secret-rotation", s.rotateEventSecret)
 	admin.add(http.MethodGet, "/event-subscribers/:subscriberId/deliveries", s.eventDeliveries)
 	admin.add(http.MethodPost, "/event-deliveries/:deliveryId/redeliver", s.redeliverEvent)
+	admin.add(http.MethodPost, "/customers/:customerId/erasure", s.eraseCustomer)
 
 	// Sale rules, allocations and low-stock thresholds: admins for every hotel, supplier staff
 	// for their suppliers' hotels (each handler checks the hotels it touches).

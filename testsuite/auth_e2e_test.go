@@ -124,6 +124,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/admin/agents", adminOnly},
 	{"GET", "/api/v1/admin/stock-alerts", adminOnly},
 	{"POST", "/api/v1/admin/stock-alerts/:alertId/resolve", adminOnly},
+	{"POST", "/api/v1/admin/customers/:customerId/erasure", adminOnly},
 	{"GET", "/api/v1/admin/hotels/:hotelId/sale-rules", ruleMaker},
 	{"POST", "/api/v1/admin/hotels/:hotelId/sale-rules", ruleMaker},
 	{"POST", "/api/v1/admin/sale-rules/batch", ruleMaker},
@@ -150,7 +151,8 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 	require.NoError(t, err)
 	param := strings.NewReplacer(":hotelId", "{hotelId}", ":roomTypeId", "{roomTypeId}", ":id", "{id}",
 		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
-		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}")
+		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
+		":customerId", "{customerId}")
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
 		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)

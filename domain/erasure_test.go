@@ -1,0 +1,50 @@
+package domain_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+func TestErasurePseudonymIsKeyedDeterministicAndDistinct(t *testing.T) {
+	key := []byte("booking-id-key")
+	p := domain.ErasurePseudonym(key, "cust-1")
+	assert.Equal(t, p, domain.ErasurePseudonym(key, "cust-1"), "a second erasure finds the same pseudonym")
+	assert.Regexp(t, `^erased:[0-9a-f]{32}$`, p)
+	assert.NotEqual(t, p, domain.ErasurePseudonym(key, "cust-2"))
+	assert.NotEqual(t, p, domain.ErasurePseudonym([]byte("another key"), "cust-1"))
+	assert.NotContains(t, p, "cust-1")
+
+	// The sub-key, not the booking-id key itself, keys the pseudonym.
+	direct := hmac.New(sha256.New, key)
+	direct.Write([]byte("cust-1"))
+	assert.NotEqual(t, domain.ErasedPrefix+hex.EncodeToString(direct.Sum(nil)[:16]), p)
+	sub := hmac.New(sha256.New, key)
+	sub.Write([]byte("bookflow customer erasure v1"))
+	mac := hmac.New(sha256.New, sub.Sum(nil))
+	mac.Write([]byte("cust-1"))
+	assert.Equal(t, domain.ErasedPrefix+hex.EncodeToString(mac.Sum(nil)[:16]), p)
+}
+
+func TestValidateErasure(t *testing.T) {
+	require.NoError(t, domain.ValidateErasure("cust-1", "the customer asked by email"))
+	require.NoError(t, domain.ValidateErasure("walk-in:+4915112345678", strings.Repeat("é", domain.MaxErasureReason)))
+	for name, c := range map[string][2]string{
+		"no reason":      {"cust-1", " "},
+		"long reason":    {"cust-1", strings.Repeat("x", domain.MaxErasureReason+1)},
+		"no customer":    {"", "asked"},
+		"a pseudonym":    {domain.ErasurePseudonym([]byte("k"), "cust-1"), "asked"},
+		"a long subject": {strings.Repeat("c", 256), "asked"},
+	} {
+		err := domain.ValidateErasure(c[0], c[1])
+		assert.True(t, errors.Is(err, domain.ErrInvalid), "%s: %v", name, err)
+	}
+}
