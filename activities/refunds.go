@@ -104,6 +104,18 @@ func (a *Refunds) RecordRefundOutcome(ctx context.Context, key string, outcome R
 	return a.Store.FinishRefundAttempt(ctx, key, outcome.ProviderRefundID, outcome.Status, outcome.Error)
 }
 
+// PaymentStuck is a refund handed to an operator: what integrators subscribed to
+// booking.payment_stuck hear. Key names the episode (the workflow, the saga, the operator round),
+// so a retried activity queues it once.
+type PaymentStuck struct {
+	Key, BookingID, Step, Reason string
+}
+
+// RecordPaymentStuck queues the booking.payment_stuck event of a refund handed to an operator.
+func (a *Refunds) RecordPaymentStuck(ctx context.Context, in PaymentStuck) error {
+	return a.Store.QueuePaymentStuck(ctx, in.Key, in.BookingID, in.Step, in.Reason)
+}
+
 // PaymentAccountedFor reports whether a payment was kept by a booking or is already being
 // refunded, so a late-payment refund must not start.
 func (a *Refunds) PaymentAccountedFor(ctx context.Context, paymentID string) (bool, error) {

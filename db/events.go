@@ -88,6 +88,15 @@ func (s *Store) RotateEventSecret(ctx context.Context, id, secret string, overla
 	return sub, err
 }
 
+// QueuePaymentStuck queues the booking.payment_stuck event of a refund the booking workflow
+// handed to an operator (the workflow's own step: nothing in the tables changes when it does),
+// once per key.
+func (s *Store) QueuePaymentStuck(ctx context.Context, key, bookingID, step, reason string) error {
+	_, err := s.pool.Exec(ctx, `SELECT queue_booking_event('evt_ps_' || $1, 'booking.payment_stuck', $2,
+		jsonb_build_object('step', $3::text, 'reason', $4::text))`, key, bookingID, step, reason)
+	return err
+}
+
 // QueueAgentNotification queues the delivery of an agent's notification to its webhook, once
 // (body is what the webhook receives); an agent without a webhook gets none.
 func (s *Store) QueueAgentNotification(ctx context.Context, n AgentNotification, body []byte) error {

@@ -283,3 +283,39 @@ func TestAnAgentsWebhookIsASubscriberOfItsNotifications(t *testing.T) {
 	rotate := sys.Admin(t, http.MethodPost, "/api/v1/admin/event-subscribers/agent.ana/secret-rotation", nil)
 	assert.Equal(t, http.StatusConflict, rotate.Status, rotate.Raw)
 }
+
+// TestAStuckRefundIsToldToIntegrators: a refund the provider keeps declining is handed to an
+// operator, and subscribers of booking.payment_stuck hear of it once, with the step and the
+// reason; the operator's retry then refunds it.
+func TestAStuckRefundIsToldToIntegrators(t *testing.T) {
+	t.Parallel()
+	provider := decliningProvider()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})
+	sub := newSubscriber(t)
+	sub.setSecrets(subscribe(t, sys, "ops", sub.URL, "booking.payment_stuck", "booking.refunded"))
+	stay := stayFromNow(43, 1)
+	openRooms(t, sys, "h-stuck-ev", "double", stay, 1)
+	id, total := holdRoom(t, sys, "h-stuck-ev", "stuck-1", stay, 1)
+	payAndConfirm(t, sys, id, total, "evt_stuck_ev", "pi_stuck_ev")
+	require.Equal(t, http.StatusOK, cancel(t, sys, sys.Customer("guest"), id).Status)
+
+	require.Eventually(t, func() bool { return len(sub.typesFor(id)) == 1 }, 30*time.Second, 50*time.Millisecond)
+	assert.Equal(t, []string{"booking.payment_stuck"}, sub.typesFor(id))
+	var ev struct {
+		Data struct {
+			Step, Reason string
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(sub.receptions()[0].body, &ev))
+	assert.NotEmpty(t, ev.Data.Step)
+	assert.NotEmpty(t, ev.Data.Reason)
+
+	provider.SetAnswer(nil)
+	finance := sys.As(t, domain.Principal{Subject: "fin", Roles: []domain.Role{domain.RoleFinance}})
+	res := finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refund/retry", nil, map[string]any{"reason": "topped up"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitStatus(t, sys, id, "REFUNDED")
+	require.Eventually(t, func() bool { return len(sub.typesFor(id)) == 2 }, 10*time.Second, 50*time.Millisecond)
+	assert.Equal(t, []string{"booking.payment_stuck", "booking.refunded"}, sub.typesFor(id), "told once, then refunded")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "paid-cancel-stuck-told-retry-refunded")
+}

@@ -36,6 +36,7 @@ type BookingSuite struct {
 	releasAt []time.Duration // time since start of each release
 	// resolvedRefunds are the refunds operators resolved as made by hand, as recorded.
 	resolvedRefunds []activities.ResolvedRefund
+	stuckEvents     []activities.PaymentStuck
 }
 
 func TestBookingWorkflow(t *testing.T) { suite.Run(t, new(BookingSuite)) }
@@ -53,6 +54,13 @@ func (s *BookingSuite) SetupTest() {
 	s.env.OnActivity(s.money.RecordResolvedRefund, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, r activities.ResolvedRefund) error {
 			s.resolvedRefunds = append(s.resolvedRefunds, r)
+			return nil
+		}).Maybe()
+	// A refund handed to an operator is told to integrators (booking.payment_stuck).
+	s.stuckEvents = nil
+	s.env.OnActivity(s.money.RecordPaymentStuck, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, p activities.PaymentStuck) error {
+			s.stuckEvents = append(s.stuckEvents, p)
 			return nil
 		}).Maybe()
 	s.start = s.env.Now()
