@@ -44,7 +44,7 @@ func (s *Server) verifyTokens() echo.MiddlewareFunc {
 		ContextKey: principalKey,
 		ParseTokenFunc: func(c echo.Context, token string) (any, error) {
 			if s.cfg.AdminToken != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.cfg.AdminToken)) == 1 {
-				s.cfg.Logger.Warn("break-glass ADMIN_TOKEN used", "method", c.Request().Method, "path", c.Path())
+				s.cfg.Logger.WarnContext(c.Request().Context(), "break-glass ADMIN_TOKEN used", "method", c.Request().Method, "path", c.Path())
 				return domain.Principal{Subject: domain.BreakGlassSubject, Roles: []domain.Role{domain.RoleAdmin}}, nil
 			}
 			if s.cfg.Auth == nil {

@@ -101,7 +101,7 @@ func (s *Server) cachedAvailability(ctx context.Context, m hotelMeta, stay domai
 	}
 	states, found, err := s.cfg.Cache.Get(ctx, keys)
 	if err != nil {
-		s.cfg.Logger.Warn("availability cache unreachable: searching the database", "err", err)
+		s.cfg.Logger.WarnContext(ctx, "availability cache unreachable: searching the database", "err", err)
 		return nil, false
 	}
 	if !found {
@@ -109,7 +109,7 @@ func (s *Server) cachedAvailability(ctx context.Context, m hotelMeta, stay domai
 			return nil, false
 		}
 		if err := s.cfg.Cache.Fill(ctx, states); err != nil {
-			s.cfg.Logger.Warn("availability cache: read-through failed", "err", err)
+			s.cfg.Logger.WarnContext(ctx, "availability cache: read-through failed", "err", err)
 		}
 	}
 	out := make([]db.RoomTypeAvailability, 0, len(m.rooms))

@@ -67,7 +67,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	apiErr := toError(err)
 	if apiErr.Status >= 500 {
-		s.cfg.Logger.Error("request failed", "method", c.Request().Method, "path", c.Path(), "err", err)
+		s.cfg.Logger.ErrorContext(c.Request().Context(), "request failed", "method", c.Request().Method, "path", c.Path(), "err", err)
 	}
 	_ = c.JSON(apiErr.Status, map[string]*Error{"error": apiErr})
 }

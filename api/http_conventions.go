@@ -1,58 +1,17 @@
 package api
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 )
 
-// The HTTP conventions browsers and integrators expect of every answer: a request id, CORS for
-// browser checkouts on other origins, and a Location on every 201.
-
-// RequestIDHeader names a request: the caller's, when it sends a plausible one, or one the API
-// makes. Every answer carries it back, and the request's log line and span name it.
-const RequestIDHeader = "X-Request-Id"
-
-// requestIDKey is where requestID keeps the request's id for the log line.
-const requestIDKey = "bookflow.requestId"
-
-// requestIDPattern is what a caller's request id may be: up to 128 letters, digits and ._:-,
-// enough for a UUID or a trace id, and nothing that could forge a log line.
-var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		id := c.Request().Header.Get(RequestIDHeader)
-		if !requestIDPattern.MatchString(id) {
-			id = newRequestID()
-		}
-		c.Set(requestIDKey, id)
-		c.Response().Header().Set(RequestIDHeader, id)
-		trace.SpanFromContext(c.Request().Context()).SetAttributes(
-			attribute.StringSlice("http.request.header.x-request-id", []string{id}))
-		return next(c)
-	}
-}
-
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(b[:])
-}
-
-func requestIDOf(c echo.Context) string {
-	id, _ := c.Get(requestIDKey).(string)
-	return id
-}
+// The HTTP conventions browsers and integrators expect of every answer besides its request id
+// (request_ids.go): CORS for browser checkouts on other origins, and a Location on every 201.
 
 // CORS is what a browser on another origin may do with the API (CORS_ALLOWED_ORIGINS).
 // The API authenticates with bearer tokens, never cookies, so it never allows credentials:

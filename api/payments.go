@@ -40,7 +40,7 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]any{"received": true, "handled": false})
 	case errors.Is(err, payments.ErrUnprocessable):
 		// Refusing it would only make the provider send it again for days: keep it for finance.
-		s.cfg.Logger.Warn("payment webhook cannot be processed; kept for an operator", "eventId", ev.EventID,
+		s.cfg.Logger.WarnContext(c.Request().Context(), "payment webhook cannot be processed; kept for an operator", "eventId", ev.EventID,
 			"type", ev.Type, "problem", err.Error())
 		if err := s.store.RecordUnprocessableEvent(ctx, db.UnprocessableEvent{EventID: ev.EventID, Type: ev.Type,
 			Problem: err.Error(), Payload: payload}); err != nil {
@@ -175,7 +175,7 @@ func (s *Server) payBalance(c echo.Context, b domain.Booking) error {
 func (s *Server) checkout(c echo.Context, b domain.Booking, req payments.PaymentRequest, expires time.Time) error {
 	out, err := s.cfg.Checkouts.CreatePayment(c.Request().Context(), req)
 	if err != nil {
-		s.cfg.Logger.Error("create payment", "bookingId", b.ID, "err", err)
+		s.cfg.Logger.ErrorContext(c.Request().Context(), "create payment", "bookingId", b.ID, "err", err)
 		return newError(http.StatusBadGateway, "payment_provider_unavailable",
 			"the payment provider did not answer; it is safe to retry")
 	}

@@ -86,7 +86,7 @@ func (s *Server) askSupplier(ctx context.Context, sup db.Supplier, hotelID strin
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
-		s.cfg.Logger.Warn("supplier quote failed", "supplier", sup.ID, "hotelId", hotelID, "err", err)
+		s.cfg.Logger.WarnContext(ctx, "supplier quote failed", "supplier", sup.ID, "hotelId", hotelID, "err", err)
 		room.UnavailableBecause = "the supplier did not answer"
 	case !q.Available:
 		room.UnavailableBecause = "the supplier has no room"

@@ -138,6 +138,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Logger = slog.New(requestIDLogs{cfg.Logger.Handler()})
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -344,11 +345,11 @@ func (s *Server) ready(c echo.Context) error {
 	status := http.StatusOK
 	// The causes go to the log, not to whoever asks: they can name hosts and users.
 	if err := s.store.Pool().Ping(ctx); err != nil {
-		s.cfg.Logger.Error("readiness: database unreachable", "err", err)
+		s.cfg.Logger.ErrorContext(ctx, "readiness: database unreachable", "err", err)
 		checks["database"], status = "unavailable", http.StatusServiceUnavailable
 	}
 	if _, err := s.temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
-		s.cfg.Logger.Error("readiness: Temporal unreachable", "err", err)
+		s.cfg.Logger.ErrorContext(ctx, "readiness: Temporal unreachable", "err", err)
 		checks["temporal"], status = "unavailable", http.StatusServiceUnavailable
 	}
 	return c.JSON(status, checks)
@@ -362,14 +363,14 @@ func (s *Server) logRequests() echo.MiddlewareFunc {
 		HandleError: true, // answer errors first, so the status logged is the one sent
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			attrs := []any{"method", v.Method, "route", v.RoutePath, "path", v.URIPath, "status", v.Status,
-				"latency", v.Latency.String(), "requestId", requestIDOf(c)}
+				"latency", v.Latency.String()}
 			if id := bookingOf(c); id != "" {
 				attrs = append(attrs, "bookingId", id, "workflowId", id) // a booking's workflow id is its id
 			}
 			if trace := telemetry.TraceID(c.Request().Context()); trace != "" {
 				attrs = append(attrs, "traceId", trace)
 			}
-			s.cfg.Logger.Info("http", attrs...)
+			s.cfg.Logger.InfoContext(c.Request().Context(), "http", attrs...)
 			return nil
 		},
 	})

@@ -94,7 +94,7 @@ func (s *Server) pushStock(c echo.Context) error {
 		return err
 	}
 	s.meta.forget()
-	s.cfg.Logger.Info("supplier stock pushed", "supplier", supplierID, "hotelId", res.HotelID, "nights", res.Nights,
+	s.cfg.Logger.InfoContext(c.Request().Context(), "supplier stock pushed", "supplier", supplierID, "hotelId", res.HotelID, "nights", res.Nights,
 		"stale", res.Stale, "conflicts", res.Conflicts)
 	return c.JSON(http.StatusOK, res)
 }
@@ -164,7 +164,7 @@ func (s *Server) syncSupplier(c echo.Context) error {
 		if derr == nil && d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			return c.JSON(http.StatusAccepted, map[string]any{"supplierId": supplierID, "workflowId": id, "runId": run.GetRunID()})
 		}
-		s.cfg.Logger.Error("supplier sync failed", "supplier", supplierID, "workflowId", id, "err", err)
+		s.cfg.Logger.ErrorContext(c.Request().Context(), "supplier sync failed", "supplier", supplierID, "workflowId", id, "err", err)
 		return newError(http.StatusServiceUnavailable, "sync_failed", "the pull of supplier %s failed; the schedule tries again", supplierID)
 	}
 	if out.Hotels == nil {

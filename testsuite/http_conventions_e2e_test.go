@@ -16,7 +16,8 @@ import (
 )
 
 // TestEveryAnswerCarriesARequestID: a caller's X-Request-Id comes back on the answer and is on
-// the request's log line; without one, or with one that is not a plausible id, the API makes one.
+// every log line the request causes; without one, or with one that is not a plausible id, the API
+// makes one.
 func TestEveryAnswerCarriesARequestID(t *testing.T) {
 	t.Parallel()
 	logs := &testsuite.SyncBuffer{}
@@ -41,6 +42,13 @@ func TestEveryAnswerCarriesARequestID(t *testing.T) {
 		res := guest.Do(t, http.MethodGet, "/api/v1/me/bookings", h, nil)
 		assert.Regexp(t, made, res.Header.Get(api.RequestIDHeader), "%s: one the API made", name)
 	}
+	// Every other line the request causes names it too: here the break-glass token's warning.
+	sys.Do(t, http.MethodGet, "/api/v1/admin/checks/latest", map[string]string{api.RequestIDHeader: "ops-7",
+		"Authorization": "Bearer " + sys.AdminToken}, nil)
+	assert.Regexp(t, `msg="break-glass ADMIN_TOKEN used".*requestId=ops-7`, logs.String())
+	assert.Equal(t, 1, strings.Count(logs.String(), "msg=http method=GET route=/api/v1/admin/checks/latest"),
+		"one request line")
+	assert.Regexp(t, `msg=http method=GET route=/api/v1/admin/checks/latest .*requestId=ops-7`, logs.String())
 	// Errors carry it too, and so does a 401 answered before any handler.
 	res = sys.Do(t, http.MethodGet, "/api/v1/me/bookings", map[string]string{api.RequestIDHeader: "unsigned-1"}, nil)
 	assert.Equal(t, http.StatusUnauthorized, res.Status)
