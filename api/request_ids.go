@@ -17,9 +17,6 @@ import (
 // it.
 const RequestIDHeader = "X-Request-Id"
 
-// requestIDKey is where requestID keeps the request's id for the log line.
-const requestIDKey = "bookflow.requestId"
-
 // requestIDPattern is what a caller's request id may be: up to 128 letters, digits and ._:-,
 // enough for a UUID or a trace id, and nothing that could forge a log line.
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -34,7 +31,6 @@ func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 		if !requestIDPattern.MatchString(id) {
 			id = newRequestID()
 		}
-		c.Set(requestIDKey, id)
 		c.Response().Header().Set(RequestIDHeader, id)
 		r := c.Request()
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), requestIDContext{}, id)))
@@ -48,11 +44,6 @@ func newRequestID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return hex.EncodeToString(b[:])
-}
-
-func requestIDOf(c echo.Context) string {
-	id, _ := c.Get(requestIDKey).(string)
-	return id
 }
 
 // requestIDLogs adds the request id to every line logged with a request's context
@@ -70,4 +61,6 @@ func (h requestIDLogs) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return requestIDLogs{h.Handler.WithAttrs(attrs)}
 }
 
-func (h requestIDLogs) WithGroup(name string) slog.Handler { return requestIDLogs{h.Handler.WithGroup(name)} }
+func (h requestIDLogs) WithGroup(name string) slog.Handler {
+	return requestIDLogs{h.Handler.WithGroup(name)}
+}
