@@ -131,9 +131,11 @@ func TestRecordedHistoriesReplayWithTracing(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "workflows", "testdata", "histories", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	keys := testsuite.RecordingPayloadKeys() // the sealed recordings' key; the others pass as they are
 	for _, f := range files {
 		r, err := sdkworker.NewWorkflowReplayerWithOptions(sdkworker.WorkflowReplayerOptions{
-			Interceptors: []interceptor.WorkerInterceptor{tracing}})
+			Interceptors:  []interceptor.WorkerInterceptor{tracing},
+			DataConverter: keys.DataConverter(), FailureConverter: keys.FailureConverter()})
 		require.NoError(t, err)
 		workflows.RegisterAll(r)
 		assert.NoError(t, r.ReplayWorkflowHistoryFromJSONFile(nil, f), filepath.Base(f))
