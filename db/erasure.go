@@ -264,8 +264,11 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 		sql   string
 		text  bool // the statement scrubs free text ($4 and $5)
 	}{
+		// The request's fingerprint hashes the customer id with what the row shows (a walk-in's
+		// phone number could be found again from it): it goes too, and an old request retried
+		// under its key is refused as another request (idempotency_key_reused).
 		{&n.Bookings, `UPDATE bookings SET ` + actor("customer_id") + `, ` + actor("created_by") +
-			` WHERE id = ANY($3)`, false},
+			`, fingerprint = 'erased' WHERE id = ANY($3)`, false},
 		{&n.BookingChanges, `UPDATE booking_changes SET actor = $2 WHERE booking_id = ANY($3) AND actor = $1`, false},
 		{&n.Amendments, `UPDATE booking_amendments SET ` + actor("actor") + `, ` + scrubbed("reason") +
 			changed("actor", "reason"), true},

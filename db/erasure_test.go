@@ -104,20 +104,30 @@ func TestErasingACustomerKeepsTheBooksAndLeavesNothingNamingThem(t *testing.T) {
 	assert.Equal(t, 2, count(t, d, `SELECT count(*) FROM bookings WHERE customer_id = $1`, pseudonym))
 }
 
-func TestErasingAWalkInGuestDeletesTheirPhoneAndName(t *testing.T) {
-	t.Parallel()
-	d := testsuite.NewDatabase(t)
+// walkInPhone and walkInName are the walk-in guest of expiredWalkIn.
+const walkInPhone, walkInName = "+4915112345678", "Zelda Walker"
+
+// expiredWalkIn is a database with a walk-in guest's booking the desk made, held and expired.
+func expiredWalkIn(t *testing.T) (d *testsuite.Database, cust string, b domain.Booking) {
+	t.Helper()
+	d = testsuite.NewDatabase(t)
 	ctx := context.Background()
 	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
-	const phone, name = "+4915112345678", "Zelda Walker"
-	cust, err := d.Store.WalkInCustomer(ctx, phone, name, "desk-1")
+	cust, err := d.Store.WalkInCustomer(ctx, walkInPhone, walkInName, "desk-1")
 	require.NoError(t, err)
 	p := holdParams(cust, "k", nights(dec10, 1), 1)
 	p.CreatedBy, p.BookingID = "desk-1", domain.BookingID(idKey, cust, "desk-1", "k")
-	b, err := d.Store.Reserve(ctx, p)
+	b, err = d.Store.Reserve(ctx, p)
 	require.NoError(t, err)
 	_, err = d.Store.Release(ctx, b.ID, domain.StatusExpired)
 	require.NoError(t, err)
+	return d, cust, b
+}
+
+func TestErasingAWalkInGuestDeletesTheirPhoneAndName(t *testing.T) {
+	t.Parallel()
+	d, cust, b := expiredWalkIn(t)
+	ctx, phone, name := context.Background(), walkInPhone, walkInName
 	require.NoError(t, d.Store.Audit(ctx, db.AuditEntry{Actor: "desk-1", Action: "note", BookingID: b.ID,
 		Reason: name + " rang from " + phone}))
 
@@ -217,4 +227,38 @@ func TestCustomersErasedAlikeKeepTheirBookingsApart(t *testing.T) {
 	erase(t, d, "cust-b")
 	assert.NotEqual(t, booking(t, d, a.ID).CustomerID, booking(t, d, b.ID).CustomerID)
 	assert.Equal(t, 2, count(t, d, `SELECT count(DISTINCT (customer_id, created_by, idempotency_key)) FROM bookings`))
+}
+
+// bookings.fingerprint hashes the customer id with the stay the row shows, and a walk-in's id is
+// their phone number: the erasure drops it, or anyone reading the row could confirm (or, over the
+// phone numbers, recover) whose booking it was.
+func TestTheErasureLeavesNoFingerprintOfTheCustomer(t *testing.T) {
+	t.Parallel()
+	d, cust, b := expiredWalkIn(t)
+	erase(t, d, cust)
+	after := booking(t, d, b.ID)
+	require.NotEqual(t, cust, after.CustomerID)
+	// What the row shows, and a guessed phone number, give the stored fingerprint.
+	guess := domain.HoldRequest{CustomerID: domain.WalkInPrefix + walkInPhone, HotelID: after.HotelID,
+		RoomTypeID: after.RoomTypeID, Stay: after.Stay, Quantity: after.Quantity}
+	assert.NotEqual(t, guess.Fingerprint(), after.Fingerprint, "the erased booking's fingerprint names the phone number")
+}
+
+// After the erasure, the customer's retry of an old request (same Idempotency-Key) derives the
+// erased booking's id, and is refused as another request: it never reads the erased booking.
+func TestAnOldRequestRetriedAfterTheErasureDoesNotFindTheErasedBooking(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	const cust = "cust-r2-retry"
+	p := holdParams(cust, "k", nights(dec10, 1), 1)
+	b, err := d.Store.Reserve(ctx, p)
+	require.NoError(t, err)
+	_, err = d.Store.Release(ctx, b.ID, domain.StatusExpired)
+	require.NoError(t, err)
+	erase(t, d, cust)
+
+	_, err = d.Store.Reserve(ctx, p)
+	assert.ErrorIs(t, err, domain.ErrIdempotencyMismatch, "the retry was answered with the erased booking")
 }

@@ -153,23 +153,35 @@ func scanDelivery(r pgx.Row) (EventDelivery, error) {
 	return d, err
 }
 
-// ClaimEventDeliveries takes up to limit deliveries that are due, for lease: none is taken while
-// an earlier delivery of its booking to the same subscriber is not delivered (so each booking's
-// events arrive in order), and each taken is not due again until the lease ends, so two senders
-// never send it at once.
-func (s *Store) ClaimEventDeliveries(ctx context.Context, limit int, lease time.Duration) ([]EventDelivery, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE event_deliveries SET next_attempt_at = now() + $2 * interval '1 microsecond'
+// ClaimEventDeliveries takes up to limit of subscriber's deliveries that are due, for lease: none
+// is taken while an earlier delivery of its booking to the subscriber is not delivered (so each
+// booking's events arrive in order), and each taken is not due again until the lease ends, so
+// two senders never send it at once. A subscriber without a URL (an agent whose webhook was
+// taken away) has none taken: they wait for one.
+func (s *Store) ClaimEventDeliveries(ctx context.Context, subscriber string, limit int, lease time.Duration) ([]EventDelivery, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE event_deliveries SET next_attempt_at = now() + $3 * interval '1 microsecond'
 		WHERE id IN (
-			SELECT d.id FROM event_deliveries d
-			WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+			SELECT d.id FROM event_deliveries d JOIN event_subscribers s ON s.id = d.subscriber_id AND s.url <> ''
+			WHERE d.subscriber_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now()
 			  AND NOT EXISTS (SELECT 1 FROM event_deliveries e WHERE e.subscriber_id = d.subscriber_id
 			                  AND e.booking_id = d.booking_id AND e.id < d.id AND e.status <> 'delivered')
-			ORDER BY d.id LIMIT $1 FOR UPDATE SKIP LOCKED)
-		RETURNING `+deliveryColumns, limit, lease.Microseconds())
+			ORDER BY d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
+		RETURNING `+deliveryColumns, subscriber, limit, lease.Microseconds())
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventDelivery, error) { return scanDelivery(r) })
+}
+
+// DueEventSubscribers lists the subscribers with a delivery due now, for the sender to work
+// through each on its own.
+func (s *Store) DueEventSubscribers(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT subscriber_id FROM event_deliveries
+		WHERE status = 'pending' AND next_attempt_at <= now()`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // DeliveryAttempt is what one attempt at a delivery got: the subscriber's HTTP status (0: no

@@ -21,7 +21,7 @@ const (
 	DefaultEventFirstBackoff = 10 * time.Second
 	DefaultEventMaxBackoff   = time.Hour
 	DefaultEventRetryFor     = 24 * time.Hour
-	eventBatch               = 50
+	eventBatch               = 16 // one subscriber's deliveries sent at once
 	// eventTimeout bounds one attempt; the lease outlasts it, so no other sender takes the
 	// delivery while an attempt may still be under way.
 	eventTimeout = 10 * time.Second
@@ -42,20 +42,52 @@ type EventSender struct {
 	Now                                      func() time.Time
 }
 
-// Run delivers until ctx ends.
+// Run delivers until ctx ends: each subscriber with deliveries due is worked through on its own,
+// so one that does not answer holds back nobody else.
 func (s *EventSender) Run(ctx context.Context) {
 	s.defaults()
+	var mu sync.Mutex
+	busy := map[string]bool{}
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for ctx.Err() == nil {
-		n, err := s.Once(ctx)
+		due, err := s.Store.DueEventSubscribers(ctx)
 		if err != nil && ctx.Err() == nil {
-			s.Logger.Warn("integrator events: round failed; retrying", "err", err)
+			s.Logger.Warn("integrator events: looking for due deliveries failed; retrying", "err", err)
 		}
-		if n == eventBatch {
-			continue // more are due
+		for _, sub := range due {
+			mu.Lock()
+			started := !busy[sub]
+			busy[sub] = true
+			mu.Unlock()
+			if !started {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.drain(ctx, sub)
+				mu.Lock()
+				delete(busy, sub)
+				mu.Unlock()
+			}()
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(s.Poll):
+		}
+	}
+}
+
+// drain sends the subscriber's due deliveries until none is left.
+func (s *EventSender) drain(ctx context.Context, subscriber string) {
+	for ctx.Err() == nil {
+		n, err := s.Once(ctx, subscriber)
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Warn("integrator events: round failed; retrying", "subscriber", subscriber, "err", err)
+		}
+		if err != nil || n < eventBatch {
+			return
 		}
 	}
 }
@@ -82,26 +114,26 @@ func (s *EventSender) defaults() {
 	if s.Client == nil {
 		s.Client = &http.Client{Timeout: eventTimeout}
 	}
+	if s.Client.CheckRedirect == nil {
+		// A redirect is a failed attempt: the signed event goes only where the admin said.
+		s.Client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
 }
 
-// Once sends the deliveries due now, each subscriber's at once, and says how many it took.
-func (s *EventSender) Once(ctx context.Context) (int, error) {
+// Once sends the subscriber's deliveries due now, at once, and says how many it took.
+func (s *EventSender) Once(ctx context.Context, subscriber string) (int, error) {
 	s.defaults()
-	due, err := s.Store.ClaimEventDeliveries(ctx, eventBatch, eventLease)
+	due, err := s.Store.ClaimEventDeliveries(ctx, subscriber, eventBatch, eventLease)
 	if err != nil || len(due) == 0 {
 		return 0, err
 	}
-	subscribers := map[string]db.EventSubscriber{}
+	sub, err := s.Store.EventSubscriber(ctx, subscriber)
+	if err != nil {
+		return len(due), err // the lease brings them back
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(due))
 	for _, d := range due {
-		sub, ok := subscribers[d.SubscriberID]
-		if !ok {
-			if sub, err = s.Store.EventSubscriber(ctx, d.SubscriberID); err != nil {
-				return len(due), err // the lease brings them back
-			}
-			subscribers[d.SubscriberID] = sub
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -155,6 +187,9 @@ func (s *EventSender) send(ctx context.Context, sub db.EventSubscriber, d db.Eve
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	if res.StatusCode/100 != 2 {
+		if res.StatusCode/100 == 3 {
+			return db.DeliveryAttempt{Status: res.StatusCode, Err: fmt.Errorf("answered %s: redirects are not followed", res.Status)}
+		}
 		return db.DeliveryAttempt{Status: res.StatusCode, Err: fmt.Errorf("answered %s", res.Status)}
 	}
 	return db.DeliveryAttempt{Status: res.StatusCode}

@@ -44,6 +44,7 @@ CREATE INDEX event_deliveries_due ON event_deliveries (next_attempt_at) WHERE st
 -- A delivery waits while an earlier one of its booking to the same subscriber is not delivered.
 CREATE INDEX event_deliveries_undelivered ON event_deliveries (subscriber_id, booking_id, id) WHERE status <> 'delivered';
 CREATE INDEX event_deliveries_log ON event_deliveries (subscriber_id, id DESC);
+CREATE INDEX event_deliveries_booking ON event_deliveries (booking_id); -- a customer's erasure
 
 -- +goose StatementBegin
 CREATE FUNCTION sync_agent_subscriber() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -79,19 +80,35 @@ END $$;
 -- +goose StatementEnd
 
 -- A booking's status changes: held, confirmed, cancelled (a paid booking's cancellation is its
--- move to REFUNDING), checked in (COMPLETED), no-show. Refunds are told by the refunds below.
+-- move to REFUNDING), checked in (COMPLETED), no-show, expired, rejected. Refunds are told by the
+-- refunds below. Judged at commit (a deferred trigger), when the transaction's story is whole:
+-- a change undone before it (a batch's booking deleted as if never written) tells nothing, and
+-- a reservation refused in the transaction that made it (inserted HOLD, then REJECTED) was never
+-- held: neither is told. A transaction's changes share their at (its now()).
 -- +goose StatementBegin
 CREATE FUNCTION queue_status_event() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    t text := CASE
+    t text;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM booking_changes WHERE id = NEW.id) THEN
+        RETURN NULL;
+    END IF;
+    IF NEW.to_status = 'HOLD' AND EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = NEW.booking_id
+            AND c.id > NEW.id AND c.at = NEW.at AND c.to_status = 'REJECTED') THEN
+        RETURN NULL;
+    END IF;
+    t := CASE
         WHEN NEW.to_status = 'HOLD' THEN 'booking.held'
         WHEN NEW.to_status = 'CONFIRMED' AND NEW.from_status IS DISTINCT FROM 'CONFIRMED' THEN 'booking.confirmed'
         WHEN NEW.to_status = 'CANCELLED' THEN 'booking.cancelled'
-        WHEN NEW.to_status = 'REFUNDING' AND NEW.from_status IN ('HOLD', 'CONFIRMED') THEN 'booking.cancelled'
+        WHEN NEW.to_status = 'REFUNDING' AND NEW.from_status IN ('HOLD', 'CONFIRMED', 'COMPLETED') THEN 'booking.cancelled'
         WHEN NEW.to_status = 'COMPLETED' THEN 'booking.checked_in'
         WHEN NEW.to_status = 'NO_SHOW' THEN 'booking.no_show'
+        WHEN NEW.to_status = 'EXPIRED' THEN 'booking.expired'
+        -- Rejected later (its supplier refused it): it was held, and integrators heard so.
+        WHEN NEW.to_status = 'REJECTED' AND EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = NEW.booking_id
+            AND c.id < NEW.id AND c.to_status = 'HOLD' AND c.at <> NEW.at) THEN 'booking.rejected'
     END;
-BEGIN
     IF t IS NOT NULL THEN
         PERFORM queue_booking_event('evt_bc' || NEW.id, t, NEW.booking_id,
             jsonb_build_object('status', NEW.to_status, 'previousStatus', NEW.from_status, 'at', NEW.at));
@@ -99,8 +116,8 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
-CREATE TRIGGER booking_changes_queue_event AFTER INSERT ON booking_changes
-    FOR EACH ROW EXECUTE FUNCTION queue_status_event();
+CREATE CONSTRAINT TRIGGER booking_changes_queue_event AFTER INSERT ON booking_changes
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION queue_status_event();
 
 -- +goose StatementBegin
 CREATE FUNCTION queue_amendment_event() RETURNS trigger LANGUAGE plpgsql AS $$
