@@ -205,6 +205,14 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 		_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET status = 'delivered', attempts = attempts + 1,
 			delivered_at = now(), last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'
 			RETURNING agent_notification_id, delivered_at, last_error) `+toNotification, id, status)
+		if err != nil {
+			return err
+		}
+		// The booking's next deliveries, which waited behind this one untried, get a retry window
+		// from now: waiting is not failing.
+		_, err = s.pool.Exec(ctx, `UPDATE event_deliveries n SET retry_from = now() FROM event_deliveries d
+			WHERE d.id = $1 AND n.subscriber_id = d.subscriber_id AND n.booking_id = d.booking_id AND n.id > d.id
+			AND n.status = 'pending' AND n.attempts = 0`, id)
 		return err
 	}
 	_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET attempts = attempts + 1, last_status = $2,
