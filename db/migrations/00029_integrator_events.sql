@@ -90,7 +90,9 @@ CREATE FUNCTION queue_status_event() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     t text;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM booking_changes WHERE id = NEW.id) THEN
+    -- Nobody subscribed (agents' webhooks take only their notifications): nothing to judge.
+    IF NOT EXISTS (SELECT 1 FROM event_subscribers WHERE agent_id IS NULL)
+        OR NOT EXISTS (SELECT 1 FROM booking_changes WHERE id = NEW.id) THEN
         RETURN NULL;
     END IF;
     IF NEW.to_status = 'HOLD' AND EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = NEW.booking_id
