@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/codec"
 	"github.com/bookflow/bookflow/worker"
@@ -71,12 +70,7 @@ func temporalCLI(t testing.TB, args ...string) string {
 func (s *System) SealWorker(t testing.TB) {
 	t.Helper()
 	s.StopWorker()
-	keys := RecordingPayloadKeys()
-	opts := clientOptions(quietTemporalLogger())
-	opts.DataConverter, opts.FailureConverter = keys.DataConverter(), keys.FailureConverter()
-	c, err := client.NewClientFromExistingWithContext(context.Background(), s.Temporal, *opts)
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	c := withOptions(t, s.Temporal, SystemOptions{SealPayloads: true})
 	s.worker = worker.New(c, s.DB.Store, s.provider, s.TaskQueue)
 	require.NoError(t, s.worker.Start())
 }
