@@ -44,12 +44,12 @@ func (f *inventoryAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestReview2InventoryFormLeftBlankDoesNotCloseTheRooms: the hotel page's inventory form has an
+// TestInventoryFormLeftBlankDoesNotCloseTheRooms: the hotel page's inventory form has an
 // optional rate and a total rooms field that is neither required nor filled in with the stored
 // total. An admin setting only a rate for a week, total rooms left blank, has the console send
 // totalRooms 0 (formInt's "left empty" is dropped in putInventory): the API's own "totalRooms is
 // required" is bypassed and the week's rooms are closed.
-func TestReview2InventoryFormLeftBlankDoesNotCloseTheRooms(t *testing.T) {
+func TestInventoryFormLeftBlankDoesNotCloseTheRooms(t *testing.T) {
 	t.Parallel()
 	fake := &inventoryAPI{}
 	client, base := consoleSignedIn(t, fake, "admin", "")

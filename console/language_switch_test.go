@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReviewTheLanguageSwitchWorksOnEveryPage: every page's header has the language switch, a
+// TestTheLanguageSwitchWorksOnEveryPage: every page's header has the language switch, a
 // form carrying the session's CSRF token. The pages drawn by renderPlainError (a path the
 // console does not have, a refused form, the OpenID Connect errors) leave the token out, so the
 // switch there posts an empty one and is refused as a forged form (403).
-func TestReviewTheLanguageSwitchWorksOnEveryPage(t *testing.T) {
+func TestTheLanguageSwitchWorksOnEveryPage(t *testing.T) {
 	t.Parallel()
 	client, base := consoleOnFake(t, &fakeAPI{keys: map[string][]string{}})
 	field := regexp.MustCompile(`action="/console/language" class="inline">\s*<input type="hidden" name="csrf" value="([^"]*)">`)

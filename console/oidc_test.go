@@ -26,6 +26,99 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
+// fakeIdP is an OpenID Connect provider of one RS256 key that hands out, for any code, an ID
+// token for a front desk of venue hall carrying the nonce it was told and expiring after ttl.
+type fakeIdP struct {
+	srv   *httptest.Server
+	key   *rsa.PrivateKey
+	ttl   time.Duration
+	mu    sync.Mutex
+	nonce string
+}
+
+func newFakeIdP(t *testing.T, ttl time.Duration) *fakeIdP {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	f := &fakeIdP{key: key, ttl: ttl}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": f.srv.URL, "authorization_endpoint": f.srv.URL + "/authorize",
+			"token_endpoint": f.srv.URL + "/token", "jwks_uri": f.srv.URL + "/jwks",
+			"id_token_signing_alg_values_supported": []string{"RS256"}})
+	})
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		b64 := base64.RawURLEncoding.EncodeToString
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{"kty": "RSA", "kid": "k1", "alg": "RS256",
+			"use": "sig", "n": b64(key.N.Bytes()), "e": b64(big.NewInt(int64(key.E)).Bytes())}}})
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		nonce := f.nonce
+		f.mu.Unlock()
+		now := time.Now()
+		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.MapClaims{"iss": f.srv.URL, "aud": "console", "sub": "desk-oidc",
+			"iat": now.Unix(), "exp": now.Add(f.ttl).Unix(), "nonce": nonce, "roles": []string{"front_desk"},
+			"venues": []string{"hall"}})
+		tok.Header["kid"] = "k1"
+		signed, err := tok.SignedString(key)
+		require.NoError(t, err)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "opaque", "token_type": "Bearer", "expires_in": int(f.ttl.Seconds()),
+			"id_token": signed})
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// TestTheConsoleActsNoLongerThanTheSignInsToken: the console signs a person in with the ID
+// token's claims (roles, sites) and keeps them in the session for its own lifetime (12 h, 2 h
+// idle), whatever the token's expiry: a front desk whose token (and so its API access) ran out
+// an hour ago, or whose roles or sites the provider took away since, still reads and acts
+// through the console as the token said. The session should end (or the person sign in
+// again) when the token it was made from expires.
+func TestTheConsoleActsNoLongerThanTheSignInsToken(t *testing.T) {
+	t.Parallel()
+	idp := newFakeIdP(t, 2*time.Second)
+	d := testsuite.NewDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	e := echo.New()
+	_, err := console.Mount(ctx, e, console.Config{API: &fakeAPI{keys: map[string][]string{}}, Pool: d.Pool, InsecureCookie: true,
+		Logger: quietLog(), OIDC: &console.OIDCConfig{Issuer: idp.srv.URL, ClientID: "console",
+			RedirectURL: "http://console.test/console/oidc/callback"}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	res, err := client.Get(srv.URL + "/console/oidc/start")
+	require.NoError(t, err)
+	_ = res.Body.Close()
+	require.Equal(t, http.StatusFound, res.StatusCode)
+	auth, err := url.Parse(res.Header.Get("Location"))
+	require.NoError(t, err)
+	idp.mu.Lock()
+	idp.nonce = auth.Query().Get("nonce")
+	idp.mu.Unlock()
+	res, err = client.Get(srv.URL + "/console/oidc/callback?code=c1&state=" + url.QueryEscape(auth.Query().Get("state")))
+	require.NoError(t, err)
+	_ = res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode, "signed in")
+
+	home := func() int {
+		res, err := client.Get(srv.URL + "/console/")
+		require.NoError(t, err)
+		_ = res.Body.Close()
+		return res.StatusCode
+	}
+	require.Equal(t, http.StatusOK, home(), "the control: the desk is in while its token lasts")
+	time.Sleep(3 * time.Second) // the ID token has expired
+	assert.Equal(t, http.StatusSeeOther, home(), "past its token's expiry the desk is sent to sign in again, not let in")
+}
+
 // swappingIdP signs a front desk "desk-oidc" of venue hall in with a short ID token and a refresh
 // token; the refresh grant answers with a valid ID token (same issuer, audience, key) of another
 // subject, "someone-else", an admin: a provider's mix-up, or a refresh token that was not this
@@ -77,12 +170,12 @@ func newSwappingIdP(t *testing.T, ttl time.Duration) *swappingIdP {
 	return f
 }
 
-// TestReview2RefreshKeepsTheSessionsSubject: when the ID token has expired the console refreshes
+// TestRefreshKeepsTheSessionsSubject: when the ID token has expired the console refreshes
 // it and takes whoever the new ID token names as the session's person (oidc.go refresh, session.go
 // current), never comparing its subject with the session's. OpenID Connect Core 12.2 requires
 // the refreshed ID token's iss and sub to be the original's; here a front desk's session goes on
 // as an admin of another name.
-func TestReview2RefreshKeepsTheSessionsSubject(t *testing.T) {
+func TestRefreshKeepsTheSessionsSubject(t *testing.T) {
 	t.Parallel()
 	idp := newSwappingIdP(t, 2*time.Second)
 	d := testsuite.NewDatabase(t)
@@ -127,14 +220,14 @@ func TestReview2RefreshKeepsTheSessionsSubject(t *testing.T) {
 	assert.NotContains(t, page, "someone-else", "the session of desk-oidc went on as another subject the refresh named")
 }
 
-// TestReview2ConcurrentRefreshKeepsTheSession: the provider rotates refresh tokens (each is good
+// TestConcurrentRefreshKeepsTheSession: the provider rotates refresh tokens (each is good
 // once, as testsuite.OIDCProvider's are and as providers commonly do). When the ID token has
 // expired, two pages the person loads at once (two tabs, a page and its htmx request) each
 // refresh with the session's one refresh token: the first gets a new token, the second is refused
 // and current destroys the session, signing the person out although their sign-in goes on
 // (the token endpoint takes 300 ms here, as over a network; with an instant provider the
 // pages rarely overlap).
-func TestReview2ConcurrentRefreshKeepsTheSession(t *testing.T) {
+func TestConcurrentRefreshKeepsTheSession(t *testing.T) {
 	t.Parallel()
 	idp := testsuite.StartOIDCProvider(t, "console", "")
 	idp.TokenTTL, idp.Refresh = 2*time.Second, true
@@ -262,13 +355,13 @@ func newFaithfulIdP(t *testing.T, ttl time.Duration) *faithfulIdP {
 	return f
 }
 
-// TestReview2ASignInDoesNotKeepAnotherPersonsRefreshToken: admin "alice" signs in on a shared
+// TestASignInDoesNotKeepAnotherPersonsRefreshToken: admin "alice" signs in on a shared
 // desk computer and her provider hands out a refresh token; without signing out, front desk
 // "bob" signs in on the same browser and gets no refresh token (his client or policy gives
 // none). keep only writes a refresh token when there is one, so alice's stays in bob's session:
 // when bob's ID token expires the console refreshes with alice's token and bob's session goes on
 // as alice, an admin.
-func TestReview2ASignInDoesNotKeepAnotherPersonsRefreshToken(t *testing.T) {
+func TestASignInDoesNotKeepAnotherPersonsRefreshToken(t *testing.T) {
 	t.Parallel()
 	idp := newFaithfulIdP(t, 2*time.Second)
 	idp.roles["alice"], idp.roles["bob"] = []string{"admin"}, []string{"finance"}

@@ -11,14 +11,14 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// TestReviewGridShowsACourtTakenWithoutABookingOnItsLinesAsTaken: a court's slot can be taken
+// TestTheGridShowsACourtTakenWithoutABookingOnItsLinesAsTaken: a court's slot can be taken
 // by units no listed booking's price lines name: a paid order's amendment that costs more holds
 // its added units beside the order's own until the balance is paid (db/amend_orders.go, stored
 // in booking_lines with the amendment's id by insertAmendment), while the booking's price lines
 // (line_prices, which linesByResource reads) change only when it is settled. The API's slots say so (placesLeft
 // 0), but the grid decides a court's state from the bookings' lines alone: it shows the slot
 // free and offers a walk-in the API will refuse.
-func TestReviewGridShowsACourtTakenWithoutABookingOnItsLinesAsTaken(t *testing.T) {
+func TestTheGridShowsACourtTakenWithoutABookingOnItsLinesAsTaken(t *testing.T) {
 	start := time.Date(2030, 6, 3, 10, 0, 0, 0, time.UTC)
 	slots := []db.Slot{
 		{ResourceID: "court-1", Kind: domain.KindExclusiveSlot, Start: start, End: start.Add(time.Hour), Capacity: 1,
