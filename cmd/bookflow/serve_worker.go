@@ -1,0 +1,107 @@
+// The worker's start-up: `bookflow worker`, and the worker as dev runs it too.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+
+	"github.com/bookflow/bookflow/cache"
+	"github.com/bookflow/bookflow/telemetry"
+	"github.com/bookflow/bookflow/worker"
+)
+
+func runWorker(ctx context.Context, cfg Config) error {
+	d, closeDeps, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDeps()
+	return serveWorker(ctx, cfg, d)
+}
+
+// serveWorker runs the worker until ctx ends, with its metrics listener and readiness beside it.
+func serveWorker(ctx context.Context, cfg Config, d *deps) error {
+	var polling atomic.Bool
+	return withMetrics(ctx, cfg, workerReady(&polling, d.store.Pool(), temporalHealth(d.temporal)),
+		func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d, &polling) })
+}
+
+// workerReady is a worker's readiness (its /readyz): it polls its task queue, and PostgreSQL and
+// Temporal answer.
+func workerReady(polling *atomic.Bool, database interface{ Ping(context.Context) error },
+	temporal func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if !polling.Load() {
+			return errors.New("the worker is not polling its task queue yet")
+		}
+		if err := database.Ping(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+		if err := temporal(ctx); err != nil {
+			return fmt.Errorf("temporal: %w", err)
+		}
+		return nil
+	}
+}
+
+// temporalHealth asks the Temporal frontend whether it serves.
+func temporalHealth(c client.Client) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
+		return err
+	}
+}
+
+// runWorkerUntil runs the worker until ctx ends; polling is true while it polls its task queue.
+func runWorkerUntil(ctx context.Context, cfg Config, d *deps, polling *atomic.Bool) error {
+	provider, err := paymentProvider(cfg)
+	if err != nil {
+		return err
+	}
+	if err := worker.CheckSearchAttributes(ctx, d.temporal, cfg.TemporalNamespace); err != nil {
+		return err
+	}
+	if err := worker.EnsureSchedules(ctx, d.temporal, cfg.TaskQueue, cfg.scheduleIDs()); err != nil {
+		slog.Warn("the checker's and the reconciliation's schedules could not be made; run `bookflow check` and `bookflow reconcile` by hand", "err", err)
+	}
+	if err := (worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
+		Interval: cfg.SupplierSyncInterval, IDs: cfg.scheduleIDs()}).EnsureAll(ctx, d.store); err != nil {
+		slog.Warn("some suppliers' stock sync schedules could not be made", "err", err)
+	}
+	// The worker reports what PostgreSQL and Temporal know (stuck bookings, the checker's
+	// findings, the outbox's backlog).
+	var registered prometheus.AlreadyRegisteredError
+	if err := telemetry.Registry.Register(&worker.StateMetrics{Store: d.store, Temporal: d.temporal, Cached: d.cache != nil}); err != nil &&
+		!errors.As(err, &registered) {
+		return err
+	}
+	// The worker relays the availability outbox to the cache (or, without one, deletes what
+	// no cache can still need).
+	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
+	go relay.Run(ctx)
+	// The worker sends the integrator events the database queued.
+	events := &worker.EventSender{Store: d.store, RetryFor: cfg.EventRetryFor, FirstBackoff: cfg.EventFirstBackoff}
+	go events.Run(ctx)
+	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays),
+		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff), worker.WithBookingIDKey([]byte(cfg.BookingIDKey)))
+	if err := w.Start(); err != nil {
+		return err
+	}
+	polling.Store(true)
+	slog.Info("worker polling", "taskQueue", cfg.TaskQueue)
+	if cfg.BookingIDKey == "" {
+		slog.Warn("BOOKING_ID_KEY is not set: bookings the invariant checker resumes get no CustomerId search attribute")
+	}
+	<-ctx.Done()
+	polling.Store(false)
+	w.Stop() // waits for running activities to finish
+	slog.Info("worker stopped")
+	return nil
+}
