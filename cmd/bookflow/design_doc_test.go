@@ -402,28 +402,32 @@ func TestDesignDocNamesTestsThatExist(t *testing.T) {
 		found[dir] = b.String()
 		return found[dir]
 	}
-	named := 0
-	for i, line := range proseLines(t, filepath.Join(repoRoot, designPage)) {
-		withPackage := namedTest.FindAllStringSubmatch(line, -1)
-		if n := len(anyTestSpan.FindAllString(line, -1)); n != len(withPackage) {
-			t.Errorf("%s:%d: name each test as `TestName` (`./pkg/`): %d of %d names have no package beside them",
-				designPage, i+1, n-len(withPackage), n)
-		}
-		for _, m := range withPackage {
-			named++
-			name, dir := m[1], m[2]
-			src := source(dir)
-			suite, method, isMethod := strings.Cut(name, "/")
-			if !regexp.MustCompile(`(?m)^func ` + suite + `\(`).MatchString(src) {
-				t.Errorf("%s:%d: no test %s in ./%s/", designPage, i+1, suite, dir)
-				continue
-			}
-			if isMethod && !regexp.MustCompile(`(?m)^func \([^)]*\) `+method+`\(`).MatchString(src) {
-				t.Errorf("%s:%d: no method %s of %s in ./%s/", designPage, i+1, method, suite, dir)
-			}
+	// The prose as one text (a name and its package may be wrapped onto two lines).
+	text := strings.Join(proseLines(t, filepath.Join(repoRoot, designPage)), "\n")
+	lineAt := func(offset int) int { return strings.Count(text[:offset], "\n") + 1 }
+	withPackage := map[int][]string{} // offset of the name's span → name, directory
+	for _, m := range namedTest.FindAllStringSubmatchIndex(text, -1) {
+		withPackage[m[0]] = []string{text[m[2]:m[3]], text[m[4]:m[5]]}
+	}
+	for _, span := range anyTestSpan.FindAllStringIndex(text, -1) {
+		if _, ok := withPackage[span[0]]; !ok {
+			t.Errorf("%s:%d: name each test with its package, as %s (`./pkg/`)", designPage, lineAt(span[0]),
+				text[span[0]:span[1]])
 		}
 	}
-	if named == 0 {
+	if len(withPackage) == 0 {
 		t.Fatalf("%s names no test: the pattern is wrong", designPage)
+	}
+	for offset, m := range withPackage {
+		name, dir := m[0], m[1]
+		src := source(dir)
+		suite, method, isMethod := strings.Cut(name, "/")
+		if !regexp.MustCompile(`(?m)^func ` + suite + `\(`).MatchString(src) {
+			t.Errorf("%s:%d: no test %s in ./%s/", designPage, lineAt(offset), suite, dir)
+			continue
+		}
+		if isMethod && !regexp.MustCompile(`(?m)^func \([^)]*\) `+method+`\(`).MatchString(src) {
+			t.Errorf("%s:%d: no method %s of %s in ./%s/", designPage, lineAt(offset), method, suite, dir)
+		}
 	}
 }
