@@ -14,8 +14,6 @@ import (
 	"github.com/bookflow/bookflow/workflows"
 )
 
-// Tests from the second adversarial review of amendments: each states a rule the code breaks.
-
 // fourNights is the stay after oneMoreNight, paid 300.00 by pi_1 and 100.00 by pi_balance, as
 // SettleAmendment leaves it.
 func (s *BookingSuite) fourNights(status domain.Status) domain.Booking {

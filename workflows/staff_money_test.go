@@ -15,8 +15,6 @@ import (
 	"github.com/bookflow/bookflow/workflows"
 )
 
-// Tests from the adversarial review of issue 21 (staff money): each states a rule the code breaks.
-
 // TestTwoStaffRefundsNeverShareARefundAttemptKey: a checked-in booking whose workflow has closed
 // keeps 300.00 of pi_1 and 100.00 of its amendment's balance pi_balance. Staff refund 150.00
 // under key "a" (drawn 100.00 on pi_balance as step staff-a, 50.00 on pi_1 as step
