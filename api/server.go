@@ -337,22 +337,13 @@ func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
 		WriteTimeout: t.Write, IdleTimeout: t.Idle}
 }
 
-// ready answers 200 when the database and Temporal both answer, 503 otherwise.
+// ready answers 200 when the database and Temporal both answer, 503 otherwise: the readiness a
+// worker answers too, with its own checks (telemetry.Readiness).
 func (s *Server) ready(c echo.Context) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
-	defer cancel()
-	checks := map[string]string{"database": "ok", "temporal": "ok"}
-	status := http.StatusOK
-	// The causes go to the log, not to whoever asks: they can name hosts and users.
-	if err := s.store.Pool().Ping(ctx); err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "readiness: database unreachable", "err", err)
-		checks["database"], status = "unavailable", http.StatusServiceUnavailable
-	}
-	if _, err := s.temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
-		s.cfg.Logger.ErrorContext(ctx, "readiness: Temporal unreachable", "err", err)
-		checks["temporal"], status = "unavailable", http.StatusServiceUnavailable
-	}
-	return c.JSON(status, checks)
+	telemetry.Readiness{Logger: s.cfg.Logger,
+		Checks: []telemetry.ReadinessCheck{telemetry.DatabaseReady(s.store.Pool()), telemetry.TemporalReady(s.temporal)},
+	}.ServeHTTP(c.Response(), c.Request())
+	return nil
 }
 
 // logRequests logs one line per request: method, route and path (never a header or a body, so

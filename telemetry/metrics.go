@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -125,25 +124,15 @@ func Handler() http.Handler {
 
 // MetricsServer returns the server for /metrics on addr: a listener of its own, so the metrics
 // are not on the public API's address. Beside it, /healthz answers while the process runs
-// (liveness) and, when ready is given, /readyz answers 200 while ready says so and 503 otherwise
-// (the worker's readiness; the API has its own on its address).
-func MetricsServer(addr string, ready func(context.Context) error) *http.Server {
+// (liveness) and, when ready is given, /readyz answers it (the worker's readiness; the API has
+// its own on its address).
+func MetricsServer(addr string, ready *Readiness) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", Handler())
 	// A liveness probe without a scrape's reads (the worker's container healthcheck).
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	if ready != nil {
-		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-			ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-			defer cancel()
-			if err := ready(ctx); err != nil {
-				// The cause goes to the log, not to whoever asks: it can name hosts and users.
-				slog.Warn("readiness: not ready", "err", err)
-				http.Error(w, "not ready", http.StatusServiceUnavailable)
-				return
-			}
-			_, _ = w.Write([]byte("ready\n"))
-		})
+		mux.Handle("GET /readyz", ready)
 	}
 	return &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 30 * time.Second}

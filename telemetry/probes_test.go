@@ -14,7 +14,8 @@ import (
 // /readyz follows the readiness it is given (503 without its cause), and is not served without one.
 func TestTheMetricsListenerAnswersLivenessAndReadiness(t *testing.T) {
 	var notReady error
-	srv := MetricsServer("", func(context.Context) error { return notReady })
+	srv := MetricsServer("", &Readiness{Checks: []ReadinessCheck{
+		{Name: "database", Check: func(context.Context) error { return notReady }}}})
 	get := func(h http.Handler, path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
@@ -22,9 +23,10 @@ func TestTheMetricsListenerAnswersLivenessAndReadiness(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusOK, get(srv.Handler, "/healthz").Code)
 	assert.Equal(t, http.StatusOK, get(srv.Handler, "/readyz").Code)
-	notReady = errors.New("database: dial tcp 10.0.0.5:5432: connection refused")
+	notReady = errors.New("dial tcp 10.0.0.5:5432: connection refused")
 	rec := get(srv.Handler, "/readyz")
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.JSONEq(t, `{"database": "unavailable"}`, rec.Body.String())
 	assert.NotContains(t, rec.Body.String(), "10.0.0.5", "the cause goes to the log, not to whoever asks")
 	assert.Equal(t, http.StatusOK, get(srv.Handler, "/healthz").Code, "alive while not ready")
 

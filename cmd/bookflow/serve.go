@@ -120,7 +120,7 @@ func runMigrate(ctx context.Context, cfg Config) error {
 
 // withMetrics runs run, with /metrics served on cfg.MetricsAddr beside it when one is set (and
 // /readyz, when ready is given); when either ends, both do.
-func withMetrics(ctx context.Context, cfg Config, ready func(context.Context) error, run func(context.Context) error) error {
+func withMetrics(ctx context.Context, cfg Config, ready *telemetry.Readiness, run func(context.Context) error) error {
 	if cfg.MetricsAddr == "" || cfg.MetricsAddr == "none" {
 		return run(ctx)
 	}

@@ -5,12 +5,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"go.temporal.io/sdk/client"
 
 	"github.com/bookflow/bookflow/cache"
 	"github.com/bookflow/bookflow/telemetry"
@@ -29,34 +27,19 @@ func runWorker(ctx context.Context, cfg Config) error {
 // serveWorker runs the worker until ctx ends, with its metrics listener and readiness beside it.
 func serveWorker(ctx context.Context, cfg Config, d *deps) error {
 	var polling atomic.Bool
-	return withMetrics(ctx, cfg, workerReady(&polling, d.store.Pool(), temporalHealth(d.temporal)),
+	return withMetrics(ctx, cfg, workerReadiness(&polling, telemetry.DatabaseReady(d.store.Pool()), telemetry.TemporalReady(d.temporal)),
 		func(ctx context.Context) error { return runWorkerUntil(ctx, cfg, d, &polling) })
 }
 
-// workerReady is a worker's readiness (its /readyz): it polls its task queue, and PostgreSQL and
-// Temporal answer.
-func workerReady(polling *atomic.Bool, database interface{ Ping(context.Context) error },
-	temporal func(context.Context) error) func(context.Context) error {
-	return func(ctx context.Context) error {
+// workerReadiness is a worker's readiness (its /readyz): it polls its task queue ("polling"), and
+// PostgreSQL and Temporal answer (the API's checks of them).
+func workerReadiness(polling *atomic.Bool, database, temporal telemetry.ReadinessCheck) *telemetry.Readiness {
+	return &telemetry.Readiness{Checks: []telemetry.ReadinessCheck{{Name: "polling", Check: func(context.Context) error {
 		if !polling.Load() {
-			return errors.New("the worker is not polling its task queue yet")
-		}
-		if err := database.Ping(ctx); err != nil {
-			return fmt.Errorf("database: %w", err)
-		}
-		if err := temporal(ctx); err != nil {
-			return fmt.Errorf("temporal: %w", err)
+			return errors.New("the worker is not polling its task queue")
 		}
 		return nil
-	}
-}
-
-// temporalHealth asks the Temporal frontend whether it serves.
-func temporalHealth(c client.Client) func(context.Context) error {
-	return func(ctx context.Context) error {
-		_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
-		return err
-	}
+	}}, database, temporal}}
 }
 
 // runWorkerUntil runs the worker until ctx ends; polling is true while it polls its task queue.
