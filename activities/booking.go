@@ -66,7 +66,16 @@ func (in ReserveInput) order() db.OrderParams {
 
 // Reserve creates the booking and takes its units. It answers with the stored booking; when the
 // units are not available the booking is stored REJECTED and the error has type Unavailable.
+// Each attempt logs, and puts on its span, where its time went (reserve_timing.go).
 func (a *Bookings) Reserve(ctx context.Context, in ReserveInput) (domain.Booking, error) {
+	ctx, timing := db.WithReserveTiming(ctx)
+	start := time.Now()
+	b, err := a.reserve(ctx, in)
+	reportReservation(ctx, in.BookingID, start, timing.Times(), err)
+	return b, err
+}
+
+func (a *Bookings) reserve(ctx context.Context, in ReserveInput) (domain.Booking, error) {
 	var b domain.Booking
 	var err error
 	why := "not enough rooms left, or no rate set, on every night of the stay"

@@ -54,13 +54,23 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 	}
 	req := p.Request
 	var booking domain.Booking
+	t := reserveTimingOf(ctx)
+	t.update(func(r *ReserveTimes) { r.Path = "full" })
 	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
-		if err := lockCustomerHolds(ctx, tx, req.CustomerID, p.MaxActiveHolds); err != nil {
+		pid := tx.Conn().PgConn().PID()
+		if err := t.trip(s.pool, "hold lock", pid, func() error {
+			return lockCustomerHolds(ctx, tx, req.CustomerID, p.MaxActiveHolds)
+		}); err != nil {
 			return err
 		}
 		// The booking row first: a concurrent attempt with the same id waits here on the
 		// primary key and then finds the committed row.
-		sale, inserted, err := insertBooking(ctx, tx, p, domain.StatusHold)
+		var sale saleSetup
+		var inserted bool
+		err := t.trip(s.pool, "booking row", pid, func() (err error) {
+			sale, inserted, err = insertBooking(ctx, tx, p, domain.StatusHold)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -77,8 +87,10 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 		if err := checkHoldLimit(ctx, tx, req.CustomerID, p.BookingID, p.MaxActiveHolds); err != nil {
 			return err
 		}
-		booking, err = reserveStay(ctx, tx, p, sale)
-		return err
+		return t.trip(s.pool, "units", pid, func() (err error) {
+			booking, err = reserveStay(ctx, tx, p, sale)
+			return err
+		})
 	})
 	return booking, err
 }
@@ -109,7 +121,16 @@ func (s *Store) reserveDirectWaiting(ctx context.Context, p ReserveParams, wait 
 		}
 		return err
 	})
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+	// The connection is taken here rather than by pool.SendBatch, which does the same, so the
+	// acquire wait and the backend (for the lock probe) are known.
+	t := reserveTimingOf(ctx)
+	t.update(func(r *ReserveTimes) { r.Path = "alone" })
+	conn, err := t.acquire(ctx, s.pool)
+	if err == nil {
+		err = t.trip(s.pool, "reserve_stay", conn.Conn().PgConn().PID(), func() error { return conn.SendBatch(ctx, batch).Close() })
+		conn.Release()
+	}
+	if err != nil {
 		switch pgCode(err) {
 		case codeNeedsFullPath, codeForeignKeyViolation: // the full path says which reference is wrong
 			return domain.Booking{}, false, nil

@@ -50,9 +50,11 @@ type batchKey struct{ hotel, roomType string }
 
 // batchCall is one caller waiting for its reservation.
 type batchCall struct {
-	ctx context.Context
-	p   ReserveParams
-	out chan batchAnswer // buffered: the writer never waits for a caller that has gone
+	ctx    context.Context
+	p      ReserveParams
+	out    chan batchAnswer // buffered: the writer never waits for a caller that has gone
+	queued time.Time        // when it joined the queue
+	timing *ReserveTiming   // the caller's (WithReserveTiming), nil when not asked for
 }
 
 // batchAnswer is a caller's outcome; with next set, the caller goes on alone (reserveDirect,
@@ -76,7 +78,11 @@ type batcher struct {
 
 // reserveBatched is reserveDirect through the room type's writer.
 func (s *Store) reserveBatched(ctx context.Context, p ReserveParams) (domain.Booking, bool, error) {
-	call := &batchCall{ctx: ctx, p: p, out: make(chan batchAnswer, 1)}
+	t := reserveTimingOf(ctx)
+	call := &batchCall{ctx: ctx, p: p, out: make(chan batchAnswer, 1), timing: t}
+	if t != nil {
+		call.queued = time.Now()
+	}
 	k := batchKey{p.Request.HotelID, p.Request.RoomTypeID}
 	s.batches.mu.Lock()
 	if s.batches.queues == nil {
@@ -91,6 +97,7 @@ func (s *Store) reserveBatched(ctx context.Context, p ReserveParams) (domain.Boo
 	select {
 	case a := <-call.out:
 		if a.next != nil {
+			t.update(func(r *ReserveTimes) { r.SentBack = true })
 			return a.next(ctx, p)
 		}
 		return a.b, true, a.err
@@ -160,6 +167,13 @@ type stayJSON struct {
 // under a context of its own, so no caller's cancellation breaks the others' reservations.
 func (s *Store) runBatch(k batchKey, calls []*batchCall) {
 	wait := min(batchLockWait, s.lockTimeout)
+	var timed bool
+	for _, c := range calls {
+		if c.timing != nil {
+			c.timing.queued(c.queued, len(calls))
+			timed = true
+		}
+	}
 	if len(calls) == 1 {
 		b, done, err := s.reserveDirectWaiting(calls[0].ctx, calls[0].p, wait)
 		if pgCode(err) == lockNotAvailable { // nothing was written: it waits alone, off the writer
@@ -216,7 +230,27 @@ func (s *Store) runBatch(k batchKey, calls []*batchCall) {
 		}
 		return rows.Err()
 	})
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+	// The batch's round trip is timed once, on a record of its own, and given to each caller.
+	var bt *ReserveTiming
+	if timed {
+		bt = &ReserveTiming{}
+	}
+	conn, err := bt.acquire(ctx, s.pool)
+	if err == nil {
+		err = bt.trip(s.pool, "reserve_stays", conn.Conn().PgConn().PID(), func() error { return conn.SendBatch(ctx, batch).Close() })
+		conn.Release()
+	}
+	if timed {
+		shared := bt.Times()
+		for _, c := range calls {
+			c.timing.update(func(r *ReserveTimes) {
+				r.Acquire += shared.Acquire
+				r.Trips = append(r.Trips, shared.Trips...)
+				r.Locks = append(r.Locks, shared.Locks...)
+			})
+		}
+	}
+	if err != nil {
 		s.batches.failed.Add(1)
 		if pgCode(err) == codeNeedsFullPath { // a sale rule was set while the batch began
 			answerAll(calls, batchAnswer{next: s.reserveFull})
