@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/testsuite/cluster"
 )
 
 // Replicated is a private PostgreSQL primary with one streaming standby (pg_basebackup), each
@@ -55,18 +54,26 @@ func StartReplicated(t testing.TB, opts ...ReplicatedOption) *Replicated {
 	if cfg.fsync {
 		fsync = "on"
 	}
-	bin := pgBin(t)
+	bin, err := cluster.PGBin()
+	require.NoError(t, err)
 	dir, err := os.MkdirTemp("", "bookflow-replicated-")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	run := asPostgres(t, dir)
+	require.NoError(t, cluster.GiveToPostgres(dir))
+	run := func(name string, args ...string) {
+		t.Helper()
+		out, err := cluster.PGCommand(filepath.Join(bin, name), args...).CombinedOutput()
+		require.NoError(t, err, "%s %v: %s", name, args, out)
+	}
 	primary, standby := filepath.Join(dir, "primary"), filepath.Join(dir, "standby")
 	pPort, sPort := freePort(t), freePort(t)
-	run(filepath.Join(bin, "initdb"), "-D", primary, "-U", "postgres", "--auth=trust", "-E", "UTF8")
+	run("initdb", "-D", primary, "-U", "postgres", "--auth=trust", "-E", "UTF8")
+	// Each server is this process's child and dies with it, even when the test is killed.
 	start := func(data string, port int) {
-		run(filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-l", data+".log", "-o",
-			fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=%s", port, dir, fsync), "start")
-		t.Cleanup(func() { _ = pgCommand(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop").Run() })
+		srv, err := cluster.StartPGServer(bin, data, data+".log", time.Minute, "-p", strconv.Itoa(port), "-k", dir,
+			"-c", "listen_addresses=127.0.0.1", "-c", "fsync="+fsync)
+		require.NoError(t, err)
+		t.Cleanup(func() { srv.Stop(syscall.SIGQUIT) })
 	}
 	start(primary, pPort)
 	r := &Replicated{
@@ -77,7 +84,7 @@ func StartReplicated(t testing.TB, opts ...ReplicatedOption) *Replicated {
 	ctx := context.Background()
 	r.Primary = connect(t, r.PrimaryURL)
 	require.NoError(t, db.Migrate(ctx, r.Primary))
-	run(filepath.Join(bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(pPort), "-U", "postgres", "-D", standby, "-R",
+	run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(pPort), "-U", "postgres", "-D", standby, "-R",
 		"-X", "stream", "-c", "fast")
 	start(standby, sPort)
 	r.Standby = connect(t, r.StandbyURL)
@@ -141,41 +148,6 @@ func connect(t testing.TB, url string) *pgxpool.Pool {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	return pool
-}
-
-// pgBin is the newest PostgreSQL's bin directory.
-func pgBin(t testing.TB) string {
-	t.Helper()
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	require.NotEmpty(t, dirs, "PostgreSQL's binaries (scripts/test installs them)")
-	sort.Strings(dirs)
-	return dirs[len(dirs)-1]
-}
-
-// asPostgres returns a runner of PostgreSQL's commands as the postgres user when the test runs
-// as root (PostgreSQL refuses root), with dir made theirs.
-func asPostgres(t testing.TB, dir string) func(name string, args ...string) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		require.NoError(t, err, "a postgres user to run PostgreSQL as")
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		require.NoError(t, os.Chown(dir, uid, gid))
-	}
-	return func(name string, args ...string) {
-		t.Helper()
-		out, err := pgCommand(name, args...).CombinedOutput()
-		require.NoError(t, err, "%s %v: %s", filepath.Base(name), args, out)
-	}
-}
-
-// pgCommand is one of PostgreSQL's commands, run as postgres when the test runs as root.
-func pgCommand(name string, args ...string) *exec.Cmd {
-	if os.Geteuid() == 0 {
-		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
-	}
-	return exec.Command(name, args...)
 }
 
 // WaitReplayed waits until the standby has replayed everything the primary wrote so far.

@@ -6,21 +6,21 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// pgNode is one PostgreSQL server: its data directory and port.
+// pgNode is one PostgreSQL server: its data directory and port, and the server while it runs.
 type pgNode struct {
 	Name string
 	Dir  string
 	Port int
+	srv  *PGServer
 }
 
 func (n *pgNode) url(db string) string {
@@ -59,47 +59,6 @@ func (pg *Postgres) Stats() (degraded, restored int) {
 // when the primary was lost), so it is not promoted.
 var ErrStandbyBehind = errors.New("the standby was not synchronous when the primary was lost: promoting it could lose answered commits; start the primary again instead")
 
-// pgBin is the bin directory of the newest PostgreSQL whose server is installed (a client
-// package alone has no initdb).
-func pgBin() (string, error) {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/initdb")
-	if len(dirs) == 0 {
-		dirs, _ = filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
-	}
-	if len(dirs) == 0 {
-		return "", fmt.Errorf("PostgreSQL's server is not installed (apt-get install postgresql)")
-	}
-	major := func(path string) int { // /usr/lib/postgresql/15/bin/initdb -> 15
-		n, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(filepath.Dir(path))), 64)
-		return int(n * 10)
-	}
-	sort.Slice(dirs, func(i, j int) bool { return major(dirs[i]) < major(dirs[j]) })
-	return filepath.Dir(dirs[len(dirs)-1]), nil
-}
-
-// pgCommand is one of PostgreSQL's commands, run as postgres when this process is root
-// (PostgreSQL refuses root).
-func pgCommand(name string, args ...string) *exec.Cmd {
-	if os.Geteuid() == 0 {
-		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
-	}
-	return exec.Command(name, args...)
-}
-
-// ownedByPostgres makes dir PostgreSQL's when this process is root.
-func ownedByPostgres(dir string) error {
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return fmt.Errorf("a postgres user to run PostgreSQL as: %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return os.Chown(dir, uid, gid)
-}
-
 // postgresDir is where the servers' data goes: under dir when the postgres user can reach it
 // (PostgreSQL runs as postgres when this process is root), else in a temporary directory.
 func postgresDir(dir string) (string, error) {
@@ -117,13 +76,11 @@ func postgresDir(dir string) (string, error) {
 	if err := os.MkdirAll(pgDir, 0o755); err != nil {
 		return "", err
 	}
-	return pgDir, ownedByPostgres(pgDir)
+	return pgDir, GiveToPostgres(pgDir)
 }
 
 func (pg *Postgres) run(name string, args ...string) error {
-	cmd := pgCommand(filepath.Join(pg.bin, name), args...)
-	// A server started by pg_ctl may keep its output open; do not wait for it.
-	cmd.WaitDelay = 5 * time.Second
+	cmd := PGCommand(filepath.Join(pg.bin, name), args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %v: %w: %s", name, args, err, out)
 	}
@@ -147,14 +104,21 @@ func (pg *Postgres) initServer(n *pgNode) error {
 	return err
 }
 
+// start starts a server as this process's child (PGServer: it dies with the harness).
 func (pg *Postgres) start(n *pgNode) error {
-	return pg.run("pg_ctl", "-D", n.Dir, "-w", "-t", "60", "-l", n.Dir+".log", "-o",
-		fmt.Sprintf("-p %d -k %s", n.Port, pg.dir), "start")
+	srv, err := StartPGServer(pg.bin, n.Dir, n.Dir+".log", 60*time.Second, "-p", strconv.Itoa(n.Port), "-k", pg.dir)
+	if err != nil {
+		return err
+	}
+	n.srv = srv
+	return nil
 }
 
-// crash stops a server at once, without a checkpoint: what a killed machine leaves.
+// crash stops a server at once, without a checkpoint (SIGQUIT, what pg_ctl -m immediate sends):
+// what a killed machine leaves. One already down is left as it is.
 func (pg *Postgres) crash(n *pgNode) error {
-	return pg.run("pg_ctl", "-D", n.Dir, "-m", "immediate", "-w", "stop")
+	n.srv.Stop(syscall.SIGQUIT)
+	return nil
 }
 
 // copyFrom makes n a fresh streaming standby of from (pg_basebackup -R) and starts it.
@@ -173,7 +137,7 @@ func (pg *Postgres) copyFrom(from, n *pgNode) error {
 // and starts both; keepSynchronous then makes the standby synchronous.
 func startPostgres(ctx context.Context, dir string, ports [2]int, db string, degradeAfter time.Duration,
 	logf func(string, ...any)) (*Postgres, error) {
-	bin, err := pgBin()
+	bin, err := PGBin()
 	if err != nil {
 		return nil, err
 	}
@@ -401,11 +365,11 @@ func (pg *Postgres) keep(ctx context.Context) {
 	}
 }
 
-// stop stops both servers.
+// stop stops both servers (SIGINT: pg_ctl's fast shutdown).
 func (pg *Postgres) stop() {
 	for _, n := range pg.nodes {
 		if n != nil {
-			_ = pg.run("pg_ctl", "-D", n.Dir, "-m", "fast", "-w", "stop")
+			n.srv.Stop(syscall.SIGINT)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,7 +22,7 @@ type Process struct {
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
+	done <-chan struct{} // closed when cmd has exited
 }
 
 // Start starts the process; a process still running is left as it is, one that exited on its
@@ -35,13 +36,36 @@ func (p *Process) Start() error {
 	cmd := exec.Command(p.Args[0], p.Args[1:]...)
 	cmd.Env = append(OwnEnviron(), p.Env...)
 	cmd.Stdout, cmd.Stderr = p.Log, p.Log
-	cmd.SysProcAttr = processAttr()
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = processAttr(syscall.SIGKILL)
+	done, err := startTied(cmd)
+	if err != nil {
 		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
-	p.cmd, p.done = cmd, make(chan struct{})
-	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(p.done)
+	p.cmd, p.done = cmd, done
 	return nil
+}
+
+// startTied starts cmd and returns a channel closed once it has exited. Linux sends the
+// parent-death signal (processAttr) when the thread that started the child ends, not the
+// process, and Go ends a thread when a goroutine locked to it returns: cmd is started and waited
+// for by a goroutine that keeps its own thread for the child's life.
+func startTied(cmd *exec.Cmd) (<-chan struct{}, error) {
+	started, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		close(done)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return done, nil
 }
 
 // Exited reports whether the process, once started, has ended on its own (not by Kill or Stop,

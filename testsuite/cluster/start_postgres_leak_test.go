@@ -20,7 +20,7 @@ import (
 // waitHealthy or the schema tool fails). Here the failure is CREATE DATABASE of a database that
 // exists; one server, a few seconds.
 func TestAFailedStartLeavesNoPostgreSQLRunning(t *testing.T) {
-	if _, err := pgBin(); err != nil {
+	if _, err := PGBin(); err != nil {
 		t.Skip(err)
 	}
 	pgDir, err := postgresDir(t.TempDir())
@@ -29,7 +29,7 @@ func TestAFailedStartLeavesNoPostgreSQLRunning(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		pg := &Postgres{dir: pgDir}
-		pg.bin, _ = pgBin()
+		pg.bin, _ = PGBin()
 		_ = pg.run("pg_ctl", "-D", filepath.Join(pgDir, "pg-1"), "-m", "immediate", "-w", "stop")
 		_ = os.RemoveAll(pgDir)
 	})

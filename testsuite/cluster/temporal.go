@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,7 +40,7 @@ const temporalShards = 4
 // the frontend's HTTP port.
 func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []int, logf *os.File) (*Temporal, error) {
 	t := &Temporal{Frontend: fmt.Sprintf("127.0.0.1:%d", ports[1])}
-	bin, err := pgBin()
+	bin, err := PGBin()
 	if err != nil {
 		return t, err
 	}
@@ -266,7 +267,7 @@ func (t *Temporal) stop() {
 	for i := len(t.Services) - 1; i >= 0; i-- {
 		t.Services[i].Stop()
 	}
-	if t.db != nil && t.dbNode != nil {
-		_ = t.db.run("pg_ctl", "-D", t.dbNode.Dir, "-m", "fast", "-w", "stop")
+	if t.dbNode != nil {
+		t.dbNode.srv.Stop(syscall.SIGINT)
 	}
 }
