@@ -476,3 +476,27 @@ func TestAHoldTheDeskTookADepositForIsNotAmended(t *testing.T) {
 	assert.ErrorIs(t, err, db.ErrNotAmendable)
 	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3), "nothing changed")
 }
+
+// TestNightsAnAmendmentKeepsKeepTheirSnapshotPriceToTheCent: two rooms at 100.50 with 33% off a
+// stay of three nights or more cost 134.67 a night (not a multiple of two rooms). Extending the
+// stay by a night keeps the three nights it had: each must keep its 134.67, not be re-priced as
+// two rooms at 67.33 (stayPrice divides a night's amount by the quantity and multiplies back).
+func TestNightsAnAmendmentKeepsKeepTheirSnapshotPriceToTheCent(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	require.NoError(t, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double", From: dec10,
+		To: dec14, TotalRooms: 5, Rate: &domain.Money{Amount: 10050, Currency: "EUR"}}))
+	createRule(t, d, domain.SaleRule{Kind: domain.RuleLengthOfStay, HotelID: "h1", MinLOS: intp(1),
+		DiscountFrom: intp(3), DiscountPercent: intp(33)})
+	b := hold(t, d, "g1", stay3, 2)
+	require.Equal(t, int64(13467), b.Price.Nights[0].Amount, "20100 less 33%% (6633)")
+
+	a, got := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec14}))
+
+	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
+	for i, n := range b.Price.Nights {
+		assert.Equal(t, n, got.Price.Nights[i], "a night kept keeps its snapshot price")
+	}
+	assert.Equal(t, b.Price.Total+13467, got.Price.Total, "the added night is priced as the others were")
+}

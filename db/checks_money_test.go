@@ -171,3 +171,109 @@ func TestUnmatchedPaymentsCountDeskPaymentsAndRefundsSettledByHand(t *testing.T)
 		"pi_part": {"unmatched_payment: 3000 EUR received, 2000 of it neither kept by a booking nor given back"},
 	}, moneyFindings(t, d))
 }
+
+// TestASettledBalancePaymentIsNotReportedAsUnmatched: a balance payment an amendment took is kept
+// by the booking (PaymentAccountedFor says so); the invariant checker must not report it as money
+// kept without a booking.
+func TestASettledBalancePaymentIsNotReportedAsUnmatched(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	b := paidBooking(t, d, "g1", nights(dec10, 2), 1, 0)
+	recordPayment(t, d, b.ID, b.PaymentID, b.Paid)
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
+	require.Equal(t, domain.AmendmentBalanceDue, a.Status, a.Reason)
+	recordPayment(t, d, b.ID, "pi_balance", a.Difference)
+	_, _, err := d.Store.SettleAmendment(ctx, b.ID, a.ID, domain.Payment{ID: "pi_balance", Amount: a.Difference, Currency: "EUR"})
+	require.NoError(t, err)
+	accounted, err := d.Store.PaymentAccountedFor(ctx, "pi_balance")
+	require.NoError(t, err)
+	require.True(t, accounted)
+	d.AssertMoneyBalances(t)
+
+	time.Sleep(10 * time.Millisecond) // UnmatchedPayments counts payments created before now()
+	findings, err := d.Store.UnmatchedPayments(ctx, 0)
+	require.NoError(t, err)
+	assert.Empty(t, findings, "the balance payment is kept by the booking it amended")
+}
+
+// TestTheMoneyCheckFlagsAConfirmedBookingWhoseDeskPaymentsWereAllReversed: a hold paid at the
+// desk in full, then both desk payments reversed as entered by mistake: the booking is CONFIRMED
+// with nothing kept and its price due again, so it is neither paid nor on account. Its payment_id
+// still names the first desk payment, which must not count as paid.
+func TestTheMoneyCheckFlagsAConfirmedBookingWhoseDeskPaymentsWereAllReversed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := deskPaid(t, d, "reversed-guest")
+	for _, key := range []string{"deposit", "balance"} {
+		pay := domain.DeskPaymentID(b.ID, key)
+		var amount int64
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT amount FROM payments WHERE payment_id = $1`, pay).Scan(&amount))
+		_, _, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "rev-"+key), BookingID: b.ID,
+			Kind: db.RefundReversal, Amount: amount, Currency: "EUR", Reason: "entered by mistake", Actor: "desk-1",
+			Parts: []domain.Payment{{ID: pay, Amount: amount, Currency: "EUR"}}})
+		require.NoError(t, err)
+		_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/staff-rev-" + key + "/1", BookingID: b.ID,
+			PaymentID: pay, Amount: amount, Currency: "EUR", Reason: "entered by mistake"})
+		require.NoError(t, err)
+	}
+	got, err := d.Store.GetBooking(ctx, b.ID)
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusConfirmed, got.Status)
+	require.Zero(t, got.Paid)
+
+	found := moneyFindings(t, d)
+	assert.Len(t, found[b.ID], 1, "a CONFIRMED booking whose every payment was reversed is unpaid: %v", found)
+}
+
+// TestTheMoneyCheckFlagsARefundAboveItsPayment: a booking paid at the desk by a deposit of 5000
+// and a balance; a refund of 6000 drawn on the deposit alone gives back more than that payment
+// brought, though the booking as a whole was paid more. Never refund more than was paid, per
+// payment too: the checker reports it.
+func TestTheMoneyCheckFlagsARefundAboveItsPayment(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := deskPaid(t, d, "over-one-guest")
+	require.Greater(t, b.Price.Total-5000, int64(6000))
+	refunded(t, d, b, b.ID+"/goodwill/1", domain.DeskPaymentID(b.ID, "deposit"), 6000) // made by hand
+
+	found := moneyFindings(t, d)
+	assert.NotEmpty(t, found[b.ID], "6000 refunded of a payment of 5000: %v", found)
+}
+
+// TestTheMoneyCheckFlagsABookingThatGaveBackMoreThanItGaveUp: what a booking's payments brought
+// less what went back is what it keeps (paid; a REFUNDED one's fee). A REFUNDED booking whose
+// policy kept a fee of 2000 but whose refunds gave everything back, and a CONFIRMED booking
+// that gave 3000 of goodwill twice over, both gave back money they kept: each is wrong money, and
+// neither is more than its payments brought, so only that rule's complement finds them.
+func TestTheMoneyCheckFlagsABookingThatGaveBackMoreThanItGaveUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+
+	fee := paidBooking(t, d, "fee-guest", soonStay, 1, 0)
+	recordPayment(t, d, fee.ID, fee.PaymentID, fee.Paid)
+	_, err := d.Store.StartRefund(ctx, fee.ID, nil, func(b domain.Booking) (int64, error) { return b.Paid - 2000, nil })
+	require.NoError(t, err)
+	refunded(t, d, fee, fee.ID+"/refund/1", fee.PaymentID, fee.Paid) // the fee given back too
+	_, err = d.Store.FinishRefund(ctx, fee.ID)
+	require.NoError(t, err)
+
+	twice := paidBooking(t, d, "twice-guest", soonStay, 1, 0)
+	recordPayment(t, d, twice.ID, twice.PaymentID, twice.Paid)
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(twice.ID, "k"), BookingID: twice.ID,
+		Kind: db.RefundGoodwill, Amount: 3000, Currency: "EUR", Reason: "broken air conditioner", Actor: "desk-1",
+		Parts: []domain.Payment{{ID: twice.PaymentID, Amount: 3000, Currency: "EUR"}}})
+	require.NoError(t, err)
+	refunded(t, d, twice, twice.ID+"/staff-k/1", twice.PaymentID, 3000)
+	refunded(t, d, twice, "manual/"+twice.PaymentID+"/m", twice.PaymentID, 3000)
+
+	found := moneyFindings(t, d)
+	assert.NotEmpty(t, found[fee.ID], "REFUNDED, its fee of 2000 given back too: %v", found)
+	assert.NotEmpty(t, found[twice.ID], "keeps %d but gave back 6000 of %d: %v", twice.Paid-3000, twice.Paid, found)
+}

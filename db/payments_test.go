@@ -117,3 +117,11 @@ func TestARefundAttemptNeverAsksForMoreThanIsLeftOfItsPayment(t *testing.T) {
 	assert.Contains(t, second.LastError, "more than the 4000 left of payment pi_1")
 	assert.Equal(t, "requested", attempt("booking-x/refund/2", 4000).Status, "what is left may still be asked")
 }
+
+// recordPayment records a succeeded provider payment as its webhook would.
+func recordPayment(t *testing.T, d *testsuite.Database, bookingID, id string, amount int64) {
+	t.Helper()
+	_, err := d.Store.RecordPaymentEvent(context.Background(), domain.PaymentEvent{EventID: "evt_" + id,
+		Type: "payment_intent.succeeded", BookingID: bookingID, PaymentID: id, Succeeded: true, Amount: amount, Currency: "EUR"}, []byte(`{}`))
+	require.NoError(t, err)
+}

@@ -61,3 +61,31 @@ func TestAnAmendedAccountBookingCountsItsDifferenceOnTheDayItWasApplied(t *testi
 	assert.Equal(t, []db.ReportTotal{{Channel: db.ChannelAccount, ChannelID: "A", Method: db.MethodAccount, Currency: "EUR",
 		Payments: 3, Paid: 70000, Net: 70000}}, r.Totals)
 }
+
+// TestAnAccountBookingsReportedSaleDoesNotChangeWhenItIsAmendedLater: a channel's booking
+// confirmed on its account counts its price on the day it was confirmed. An amendment afterwards
+// (applied at once: no provider payment) must not rewrite what that day's report said was sold;
+// the difference belongs to the amendment.
+func TestAnAccountBookingsReportedSaleDoesNotChangeWhenItIsAmendedLater(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	splitStock(t, d)
+	b, err := d.Store.Reserve(ctx, channelHold("g1", "A", "agent-a", nights(soon, 2), 1))
+	require.NoError(t, err)
+	b, err = d.Store.Confirm(ctx, b.ID, nil) // on the channel's account
+	require.NoError(t, err)
+	day := domain.Span{Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour)}
+	before, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, day)
+	require.NoError(t, err)
+	require.Len(t, before.Items, 1)
+	require.Equal(t, b.Price.Total, before.Items[0].Amount)
+
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: soonStay.CheckOut}))
+	require.Equal(t, domain.AmendmentApplied, a.Status, a.Reason)
+	after, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, day)
+	require.NoError(t, err)
+
+	require.NotEmpty(t, after.Items)
+	assert.Equal(t, before.Items[0], after.Items[0], "the confirmation sold %d, whatever the booking costs later", b.Price.Total)
+}

@@ -429,3 +429,77 @@ func mustAudit(t *testing.T, d *testsuite.Database, bookingID string) []db.Audit
 	require.NoError(t, err)
 	return log
 }
+
+// TestTheDeskTakesTheBalanceOfAnAmendmentOfABookingPaidAtTheDesk: a booking paid at the desk
+// (cash deposit and card-terminal balance) is extended by a night. Its payment_id names its first
+// desk payment, so Amend takes it for a booking with a provider payment and waits for a provider
+// balance (BALANCE_DUE); its price is not raised, so a desk payment of the balance is refused as
+// more than the 0 due. The guest at the desk cannot pay for the night, and the amendment lapses.
+func TestTheDeskTakesTheBalanceOfAnAmendmentOfABookingPaidAtTheDesk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut.AddDays(1), 5)
+	b := deskPaid(t, d, "extend-guest")
+	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: soonStay.CheckOut.AddDays(1)}))
+	require.Greater(t, a.Difference, int64(0))
+
+	got, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "extra-night", Amount: a.Difference,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err, "the amendment is %s: the desk takes its balance of %d", a.Status, a.Difference)
+	assert.Equal(t, soonStay.CheckOut.AddDays(1), got.CheckOut, "the night paid for is the booking's")
+	assert.Equal(t, got.Price.Total, got.Paid)
+}
+
+// TestADeskPaymentReversedOnANoShowCanBeTakenAgain: a booking paid at the desk (a cash deposit
+// of 5000 and a card-terminal balance) is a no-show. The deposit was in fact paid by card: staff
+// reverse it (a reversal is allowed on a NO_SHOW booking), and what it gave back is due again so
+// that the payment it stood for is taken. deskPayable refuses any payment of a NO_SHOW booking,
+// so the card payment can never be recorded: the books lose 5000 the guest paid.
+func TestADeskPaymentReversedOnANoShowCanBeTakenAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := deskPaid(t, d, "noshow-guest")
+	_, err := d.Store.NoShow(ctx, b.ID)
+	require.NoError(t, err)
+	deposit := domain.DeskPaymentID(b.ID, "deposit")
+	_, after, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "rev"), BookingID: b.ID,
+		Kind: db.RefundReversal, Amount: 5000, Currency: "EUR", Reason: "entered as cash, paid by card", Actor: "desk-1",
+		Parts: []domain.Payment{{ID: deposit, Amount: 5000, Currency: "EUR"}}})
+	require.NoError(t, err, "a reversal on a no-show is allowed")
+	require.Equal(t, domain.StatusNoShow, after.Status)
+
+	_, err = d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit-card", Amount: 5000, Currency: "EUR",
+		Method: domain.MethodCardTerminal, TakenBy: "desk-1"})
+	assert.NoError(t, err, "what the reversal gave back is due again: the payment it stood for is taken")
+}
+
+// TestADeskPaymentReversedByARefundCanBeTakenAgain: "a desk payment that was entered by mistake
+// is reversed by a refund, never deleted". The desk records 300.00 in cash for a card payment;
+// the hold is confirmed. The cash is reversed (a refund of 300.00 at the desk) and the card
+// payment entered: TakeDeskPayment computes what is due from what the payments brought before
+// any refund (300.00), so it refuses it, and the booking stays CONFIRMED keeping nothing, with
+// nothing due.
+func TestADeskPaymentReversedByARefundCanBeTakenAgain(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	b, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "cash", Amount: 30000,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusConfirmed, b.Status)
+	_, b, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "reverse"), BookingID: b.ID,
+		Kind: db.RefundReversal, Amount: 30000, Currency: "EUR", Reason: "entered as cash by mistake: it was a card",
+		Actor: "desk-1", Parts: []domain.Payment{{ID: domain.DeskPaymentID(b.ID, "cash"), Amount: 30000, Currency: "EUR"}}})
+	require.NoError(t, err)
+	require.Zero(t, b.Paid)
+
+	b, err = d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "card", Amount: 30000,
+		Currency: "EUR", Method: domain.MethodCardTerminal, TakenBy: "desk-1"})
+	require.NoError(t, err, "the card payment the cash stood for")
+	assert.Equal(t, int64(30000), b.Paid)
+}

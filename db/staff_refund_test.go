@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,4 +173,104 @@ func TestARefundResolvedAsMadeByHandIsRecordedOnce(t *testing.T) {
 	_, err = d.Store.RecordManualRefund(ctx, db.ManualRefund{PaymentID: b.PaymentID, Key: "again", Amount: 1,
 		Currency: "EUR", Method: domain.MethodBankTransfer, Reference: "TR-1", Reason: "again", Actor: "fin-1"})
 	assert.ErrorIs(t, err, domain.ErrConflict, "a payment its booking keeps is refunded through the booking")
+}
+
+// TestAGoodwillRefundUnderAnEarlyDeparturesKeyDoesNotSwallowItsRefund: staff give 50.00 of
+// goodwill under the Idempotency-Key "early-departure-2030-12-11" (a valid key). The guest then
+// leaves after the first night of a stay whose policy gives back all nights not stayed (400.00
+// of a 600.00 stay, two rooms). The early departure's refund has the same id: StartStaffRefund
+// compares neither its kind nor (when the amounts happen to match) anything else, so it is
+// refused as a key mismatch (the workflow logs it and moves on) and the guest never gets it.
+func TestAGoodwillRefundUnderAnEarlyDeparturesKeyDoesNotSwallowItsRefund(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h-all", "double", dec10, dec13, 2)
+	require.NoError(t, d.Store.SetCancellationPolicy(ctx, "h-all", domain.CancellationPolicy{EarlyDeparture: domain.EarlyDepartureAll}))
+	params := holdParams("c1", "h-all", stay3, 2)
+	params.Request.HotelID = "h-all"
+	b, err := d.Store.Reserve(ctx, params)
+	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_1", b.Price.Total)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: b.Price.Total, Currency: "EUR"})
+	require.NoError(t, err)
+
+	key := "early-departure-" + dec11.String() // what the departure's key was
+	require.NoError(t, domain.ValidateIdempotencyKey(key), "staff may send it")
+	assert.Error(t, domain.ValidateIdempotencyKey(db.EarlyDepartureKey(dec11)), "but not the departure's own key")
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, key), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 5000, Currency: "EUR", Reason: "noisy room", Actor: "desk",
+		Parts: []domain.Payment{{ID: "pi_1", Amount: 5000, Currency: "EUR"}}})
+	require.NoError(t, err)
+
+	left, err := d.Store.DepartEarly(ctx, b.ID, dec10.Time().Add(20*time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, dec11, left.Booking.CheckOut)
+	require.Equal(t, int64(40000), left.Refund)
+	// What the booking workflow's refundNightsNotStayed asks for.
+	r, after, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, db.EarlyDepartureKey(left.Booking.CheckOut)),
+		BookingID: b.ID, Kind: db.RefundEarlyDeparture, Amount: left.Refund, Currency: "EUR", Reason: "the guest left early",
+		Actor: "desk", Parts: []domain.Payment{{ID: "pi_1", Amount: left.Refund, Currency: "EUR"}}})
+	require.NoError(t, err, "the early departure's refund is recorded")
+	assert.Equal(t, db.RefundEarlyDeparture, r.Kind)
+	assert.Equal(t, left.Booking.Paid-left.Refund, after.Paid, "the nights not stayed are given back")
+}
+
+// TestAStaffRefundNeverDrawsOnAPaymentMoreThanItBrought: a hold paid 100.00 in cash at the desk
+// and 200.00 by the provider (pi_1). StartStaffRefund bounds a refund by what the booking keeps
+// (300.00) but takes the workflow's parts on trust: a refund of 150.00 drawn wholly on the
+// 100.00 cash payment is recorded, and its desk refund is recorded as succeeded at once. Two
+// workflows drawing on stale Kept (a StaffRefund workflow and a resumed booking workflow, say)
+// give a payment back more than its amount; the store's own bound should stop it.
+func TestAStaffRefundNeverDrawsOnAPaymentMoreThanItBrought(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", stay3, 1)
+	cash := domain.DeskPaymentID(b.ID, "deposit")
+	_, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 10000,
+		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
+	require.NoError(t, err)
+	recordPayment(t, d, b.ID, "pi_1", 20000)
+	b, err = d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_1", Amount: 20000, Currency: "EUR"})
+	require.NoError(t, err)
+	require.Equal(t, int64(30000), b.Paid)
+
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "r1"), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 15000, Currency: "EUR", Reason: "goodwill", Actor: "finance",
+		Parts: []domain.Payment{{ID: cash, Amount: 15000, Currency: "EUR"}}})
+	assert.Error(t, err, "150.00 drawn on a cash payment of 100.00")
+}
+
+// TestAStaffRefundResolvedByHandDoesNotCountTwiceAgainstItsPayment: a goodwill refund of 6000 of
+// a payment of the booking's price fails at the provider; an operator resolves it as made by
+// hand and finance records those 6000 settled by hand (the flow RecordManualRefund is for). The
+// payment has its price less 6000 left, and the booking keeps as much: a second goodwill refund
+// of all it keeps is refused, because checkParts counts the 6000 twice (the staff refund's part,
+// and the refund settled by hand, whose id is not the staff refund's).
+func TestAStaffRefundResolvedByHandDoesNotCountTwiceAgainstItsPayment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
+	b := paidBooking(t, d, "resolved-guest", soonStay, 1, 0)
+	recordPayment(t, d, b.ID, b.PaymentID, b.Paid)
+	staff := func(key string, amount int64) error {
+		_, _, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, key), BookingID: b.ID,
+			Kind: db.RefundGoodwill, Amount: amount, Currency: "EUR", Reason: "goodwill", Actor: "desk-1",
+			Parts: []domain.Payment{{ID: b.PaymentID, Amount: amount, Currency: "EUR"}}})
+		return err
+	}
+	require.NoError(t, staff("k1", 6000))
+	attempt, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/" + db.StaffRefundStep("k1", 0, b.PaymentID) + "/1",
+		BookingID: b.ID, PaymentID: b.PaymentID, Amount: 6000, Currency: "EUR", Reason: "goodwill"})
+	require.NoError(t, err)
+	require.NoError(t, d.Store.FinishRefundAttempt(ctx, attempt.ID, "", "failed", "card expired"))
+	// The operator resolved it as made by hand: the saga records it as attempt 0 of its step.
+	require.NoError(t, d.Store.RecordResolvedRefund(ctx, db.RefundAttempt{ID: b.ID + "/" + db.StaffRefundStep("k1", 0, b.PaymentID) + "/0",
+		BookingID: b.ID, PaymentID: b.PaymentID, Amount: 6000, Currency: "EUR", Reason: "resolved by hand: paid by transfer",
+		Reference: "paid by transfer", RecordedBy: "fin-1"}))
+
+	assert.NoError(t, staff("k2", b.Paid-6000), "the payment has %d left and the booking keeps as much", b.Paid-6000)
 }

@@ -13,12 +13,12 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestReviewADayListsNoVenueOrderThatEndedAsItBegan: ?date on the staff list keeps "a venue
+// TestADayListsNoVenueOrderThatEndedAsItBegan: ?date on the staff list keeps "a venue
 // order with a line that day" (api/listings.go). BookingFilter.Meeting compares the booking
 // row's own (first) line with unit_to >= the day's start, which a stay's departure needs but
 // a venue's line does not: an order that ended at midnight, the day before, is listed on the
 // next day too (its further lines, in booking_lines, are compared strictly and are not).
-func TestReviewADayListsNoVenueOrderThatEndedAsItBegan(t *testing.T) {
+func TestADayListsNoVenueOrderThatEndedAsItBegan(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()

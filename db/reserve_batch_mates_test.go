@@ -14,7 +14,8 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// Review of batched reservations (reserve_batch.go, migration 00027).
+// Batched reservations (reserve_batch.go, migration 00027) beside their batch-mates: each is
+// answered as it would be alone, and the batch leaves nothing set on its connection.
 
 // Alone, Reserve fails with a lock timeout only when a lock it needs stays held for the whole
 // lock timeout. In a batch, one booking's timeout drops every later lock wait of the batch to
