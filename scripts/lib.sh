@@ -243,7 +243,13 @@ ensure_cluster_packages() {
   fi
 }
 
-pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+# pg_bin prints the bin directory of the newest PostgreSQL whose server is installed (a client
+# package alone has no initdb), nothing when none is: testsuite/cluster's PGBin picks the same.
+pg_bin() {
+  local initdb
+  initdb=$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1) || true
+  [ -z "$initdb" ] || dirname "$initdb"
+}
 
 # as_pg runs a PostgreSQL server command; the server refuses to run as root.
 as_pg() {
@@ -376,6 +382,20 @@ without_otel() {
   exec env "${unset[@]}" "$@"
 }
 
+# fill_template FILE NAME=VALUE... prints FILE with each ${NAME} replaced by its VALUE, as
+# testsuite/cluster's fillTemplate does, and fails on a name left without one.
+fill_template() {
+  local file=$1 text pair
+  shift
+  text=$(<"$file") || return
+  for pair in "$@"; do text=${text//"\${${pair%%=*}}"/"${pair#*=}"}; done
+  if [[ $text == *'${'* ]]; then
+    echo "$file: no value for $(grep -o '\${[A-Z_]*}' <<<"$text" | sort -u | tr '\n' ' ')" >&2
+    return 1
+  fi
+  printf '%s\n' "$text"
+}
+
 # start_temporal_server PORT starts the Temporal server as production runs it, not the dev server:
 # every service in one process, 4 history shards, persistence and visibility on the private
 # PostgreSQL (databases temporal_PORT and temporal_visibility_PORT, kept between runs), frontend
@@ -397,46 +417,16 @@ start_temporal_server() {
       update-schema -s "postgresql/v12/$store" >"$dir/schema-$store.log" 2>&1 ||
       { cat "$dir/schema-$store.log" >&2; die "setting up the Temporal $store schema in $db failed"; }
   done
-  # Update-with-Start and updates are on in the dev server; on here too. A new search attribute
-  # is accepted by queries at once.
-  cat >"$dir/config/dynamicconfig/bookflow.yaml" <<'YAML'
-frontend.enableExecuteMultiOperation:
-  - value: true
-frontend.enableUpdateWorkflowExecution:
-  - value: true
-system.forceSearchAttributesCacheRefreshOnRead:
-  - value: true
-YAML
-  cat >"$dir/config/bookflow.yaml" <<YAML
-log:
-  stdout: true
-  level: warn
-persistence:
-  defaultStore: default
-  visibilityStore: visibility
-  numHistoryShards: 4
-  datastores:
-    default:
-      sql: {pluginName: postgres12, databaseName: temporal_$port, connectAddr: "127.0.0.1:$PG_PORT", connectProtocol: tcp, user: postgres, maxConns: 20, maxIdleConns: 20, maxConnLifetime: 1h}
-    visibility:
-      sql: {pluginName: postgres12, databaseName: temporal_visibility_$port, connectAddr: "127.0.0.1:$PG_PORT", connectProtocol: tcp, user: postgres, maxConns: 4, maxIdleConns: 4, maxConnLifetime: 1h}
-global:
-  membership: {maxJoinDuration: 30s, broadcastAddress: 127.0.0.1}
-services:
-  frontend: {rpc: {grpcPort: $port, membershipPort: $((port + 100)), bindOnLocalHost: true, httpPort: $((port + 200))}}
-  history: {rpc: {grpcPort: $((port + 1)), membershipPort: $((port + 101)), bindOnLocalHost: true}}
-  matching: {rpc: {grpcPort: $((port + 2)), membershipPort: $((port + 102)), bindOnLocalHost: true}}
-  worker: {rpc: {grpcPort: $((port + 3)), membershipPort: $((port + 103)), bindOnLocalHost: true}}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active: {enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "127.0.0.1:$port"}
-dcRedirectionPolicy: {policy: noop}
-dynamicConfigClient: {filepath: "$dir/config/dynamicconfig/bookflow.yaml", pollInterval: 10s}
-YAML
+  # The configuration is testsuite/cluster's, the cluster profile's: one process with every
+  # service here.
+  cp "$ROOT/testsuite/cluster/temporal-dynamicconfig.yaml" "$dir/config/dynamicconfig/bookflow.yaml"
+  fill_template "$ROOT/testsuite/cluster/temporal-server.yaml" DB="temporal_$port" VISIBILITY_DB="temporal_visibility_$port" \
+    PG_ADDR="127.0.0.1:$PG_PORT" DYNAMIC_CONFIG="$dir/config/dynamicconfig/bookflow.yaml" \
+    FRONTEND_PORT="$port" FRONTEND_MEMBERSHIP_PORT=$((port + 100)) FRONTEND_HTTP_PORT=$((port + 200)) \
+    HISTORY_PORT=$((port + 1)) HISTORY_MEMBERSHIP_PORT=$((port + 101)) \
+    MATCHING_PORT=$((port + 2)) MATCHING_MEMBERSHIP_PORT=$((port + 102)) \
+    WORKER_PORT=$((port + 3)) WORKER_MEMBERSHIP_PORT=$((port + 103)) >"$dir/config/bookflow.yaml" ||
+    die "writing the Temporal server's configuration failed"
   say "Starting the Temporal server $TEMPORAL_SERVER_VERSION on 127.0.0.1:$port (PostgreSQL persistence, 4 history shards, no web UI)"
   without_otel "$TEMPORAL_SERVER" --root "$dir" --config config --env bookflow --allow-no-auth start >"$dir/server.log" 2>&1 &
   TEMPORAL_PID=$!

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net"
@@ -32,8 +33,14 @@ type Temporal struct {
 	dbNode   *pgNode
 }
 
-// temporalShards is the history shards the two history processes share.
-const temporalShards = 4
+// The Temporal server's configuration (its 4 history shards the two history processes share)
+// and dynamic configuration, which scripts/lib.sh's start_temporal_server fills in too.
+var (
+	//go:embed temporal-server.yaml
+	temporalServerConfig string
+	//go:embed temporal-dynamicconfig.yaml
+	temporalDynamicConfig string
+)
 
 // startTemporal sets up the persistence and visibility schemas (each step safe to repeat), then
 // starts the services. ports: PostgreSQL, then a gRPC and a membership port per service, then
@@ -61,36 +68,18 @@ func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []in
 		}
 	}
 	cfgDir := filepath.Join(dir, "temporal-config")
-	if err := os.MkdirAll(filepath.Join(cfgDir, "dynamicconfig"), 0o755); err != nil {
+	dynamic := filepath.Join(cfgDir, "dynamicconfig", "bookflow.yaml")
+	if err := os.MkdirAll(filepath.Dir(dynamic), 0o755); err != nil {
 		return t, err
 	}
-	// Update-with-Start and updates are on, as in the dev server; a new search attribute is
-	// accepted by queries at once.
-	if err := os.WriteFile(filepath.Join(cfgDir, "dynamicconfig", "bookflow.yaml"), []byte(
-		"frontend.enableExecuteMultiOperation:\n  - value: true\nfrontend.enableUpdateWorkflowExecution:\n  - value: true\n"+
-			"system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n"), 0o644); err != nil {
+	if err := os.WriteFile(dynamic, []byte(temporalDynamicConfig), 0o644); err != nil {
 		return t, err
 	}
-	services := []struct{ name, service string }{
-		{"temporal-frontend", "frontend"}, {"temporal-history-1", "history"}, {"temporal-history-2", "history"},
-		{"temporal-matching", "matching"}, {"temporal-worker", "worker"},
-	}
-	rpcs := map[string]string{}
-	for i, s := range services {
-		rpc := fmt.Sprintf("{grpcPort: %d, membershipPort: %d, bindOnLocalHost: true", ports[1+2*i], ports[2+2*i])
-		if s.service == "frontend" {
-			rpc += fmt.Sprintf(", httpPort: %d", ports[len(ports)-1])
+	for i, s := range temporalServices {
+		conf, err := t.config(i, ports, dynamic)
+		if err != nil {
+			return t, err
 		}
-		rpcs[s.name] = rpc + "}"
-	}
-	for i, s := range services {
-		// Every process lists every service (their membership rings are tracked by all) with
-		// its own history ports for history.
-		history := rpcs["temporal-history-1"]
-		if s.service == "history" {
-			history = rpcs[s.name]
-		}
-		conf := t.config(cfgDir, rpcs["temporal-frontend"], history, rpcs["temporal-matching"], rpcs["temporal-worker"])
 		if err := os.WriteFile(filepath.Join(cfgDir, s.name+".yaml"), []byte(conf), 0o644); err != nil {
 			return t, err
 		}
@@ -118,45 +107,27 @@ func startTemporal(ctx context.Context, o Options, dir, pgDir string, ports []in
 	return t, t.prepareNamespace(ctx)
 }
 
-// config is one process's configuration: the shared persistence and cluster settings and every
-// service's ports (the processes find each other through the membership table in persistence).
-func (t *Temporal) config(cfgDir, frontend, history, matching, worker string) string {
-	db := func(name string, conns int) string {
-		return fmt.Sprintf(`{pluginName: postgres12, databaseName: %s, connectAddr: "127.0.0.1:%d", connectProtocol: tcp, user: postgres, maxConns: %d, maxIdleConns: %d, maxConnLifetime: 1h}`,
-			name, t.dbNode.Port, conns, conns)
+// temporalServices are the cluster's Temporal processes and the service each runs.
+var temporalServices = []struct{ name, service string }{
+	{"temporal-frontend", "frontend"}, {"temporal-history-1", "history"}, {"temporal-history-2", "history"},
+	{"temporal-matching", "matching"}, {"temporal-worker", "worker"},
+}
+
+// config is the configuration of temporalServices[i]: ports as startTemporal takes them, and
+// every service's ports in it, its own history ports for history.
+func (t *Temporal) config(i int, ports []int, dynamic string) (string, error) {
+	vars := map[string]string{"DB": "temporal", "VISIBILITY_DB": "temporal_visibility",
+		"PG_ADDR": fmt.Sprintf("127.0.0.1:%d", t.dbNode.Port), "DYNAMIC_CONFIG": dynamic,
+		"FRONTEND_HTTP_PORT": fmt.Sprint(ports[len(ports)-1])}
+	named := map[string]int{"frontend": 0, "history": 1, "matching": 3, "worker": 4} // index in temporalServices
+	if temporalServices[i].service == "history" {
+		named["history"] = i
 	}
-	return fmt.Sprintf(`log:
-  stdout: true
-  level: warn
-persistence:
-  defaultStore: default
-  visibilityStore: visibility
-  numHistoryShards: %d
-  datastores:
-    default:
-      sql: %s
-    visibility:
-      sql: %s
-global:
-  membership: {maxJoinDuration: 30s, broadcastAddress: 127.0.0.1}
-services:
-  frontend: {rpc: %s}
-  history: {rpc: %s}
-  matching: {rpc: %s}
-  worker: {rpc: %s}
-publicClient:
-  hostPort: "%s"
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active: {enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "%s"}
-dcRedirectionPolicy: {policy: noop}
-dynamicConfigClient: {filepath: "%s", pollInterval: 10s}
-`, temporalShards, db("temporal", 20), db("temporal_visibility", 4), frontend, history, matching, worker, t.Frontend, t.Frontend,
-		filepath.Join(cfgDir, "dynamicconfig", "bookflow.yaml"))
+	for service, j := range named {
+		key := strings.ToUpper(service)
+		vars[key+"_PORT"], vars[key+"_MEMBERSHIP_PORT"] = fmt.Sprint(ports[1+2*j]), fmt.Sprint(ports[2+2*j])
+	}
+	return fillTemplate(temporalServerConfig, vars)
 }
 
 // waitHealthy waits until the frontend answers a health check.
