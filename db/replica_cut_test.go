@@ -14,7 +14,7 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestACutOffStandbyIsNotTakenForCaughtUp (review3): a standby that has lost its primary
+// TestACutOffStandbyIsNotTakenForCaughtUp: a standby that has lost its primary
 // (replication cut, as in a network partition: the walsender sends nothing more) has replayed all
 // it received, so receive LSN = replay LSN and replica.close measures 0 lag, however far the
 // primary has moved on. Searches then read stale stock forever. The lag must be measured against

@@ -60,7 +60,7 @@ func (p *cutProxy) cut() {
 	}
 }
 
-// TestAnUnreachableStandbyDoesNotFailSearches (review3): replica.close trusts its last measure
+// TestAnUnreachableStandbyDoesNotFailSearches: replica.close trusts its last measure
 // for up to a second, and reads() has no fallback: when the standby goes away just after a
 // measure said it was close, searches fail (an error, a 500) instead of reading the primary,
 // though the standby is only an optimisation. The "standby" here is the test's own database

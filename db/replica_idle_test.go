@@ -13,7 +13,7 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestAnIdlePrimarysCaughtUpStandbyServesSearches (review3, a control that passes): with the
+// TestAnIdlePrimarysCaughtUpStandbyServesSearches (a control that passes): with the
 // primary idle for longer than the bound, a caught-up standby (receive LSN = replay LSN) still
 // serves searches, as replica.close intends. Which node answered is seen from the standby pool's
 // acquisitions: within one measure interval a read from the standby acquires it once, a read from
