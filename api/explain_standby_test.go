@@ -20,7 +20,7 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestStaffsExplanationSeesTheStockTheyJustSet (review3): explainAvailability reads the sale
+// TestStaffsExplanationSeesTheStockTheyJustSet: explainAvailability reads the sale
 // rules (and the room type) from the primary but the stock through s.Availability, which now
 // reads the standby for everyone, staff included. Staff who have just cut a room type's stock and
 // ask why a sale is (not) possible get an answer built from fresh rules and stale stock. Here the

@@ -14,7 +14,7 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestOneAPIProcessCountsTheSameWithAndWithoutRedis (review3): holdRateLimits() is called once
+// TestOneAPIProcessCountsTheSameWithAndWithoutRedis: holdRateLimits() is called once
 // per hold route (room bookings, venue orders, agent bookings), and without the cache each call
 // makes its own memory store, so each route has its own allowance. With the cache every route's
 // sharedRate uses the one key bf:rate:<kind>:<id>, so room holds spend the venue orders'

@@ -20,7 +20,7 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// TestStaffsDailyReportIsReadOnThePrimary (review3): the change keeps "staff's slots and lists,
+// TestStaffsDailyReportIsReadOnThePrimary: the change keeps "staff's slots and lists,
 // and every read of a caller's own write" on the primary, and venueSlots marks staff's reads
 // db.OnPrimary; but the daily report, a staff-only page (the till's end of day, right after the
 // desk took money), reads the standby through s.reads like a guest's search. Here replay is

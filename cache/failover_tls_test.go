@@ -9,7 +9,7 @@ import (
 	"github.com/bookflow/bookflow/cache"
 )
 
-// TestTheFailoverClientKeepsTheURLsTLS (review3): NewFailover takes the username, password and
+// TestTheFailoverClientKeepsTheURLsTLS: NewFailover takes the username, password and
 // database from REDIS_URL but drops the rest of what redis.ParseURL gave, TLS above all: with
 // REDIS_URL=rediss://… (TLS required) and Sentinels, the cache connects in the clear, where
 // cache.New with the same URL uses TLS.
