@@ -10,7 +10,7 @@ import (
 	"github.com/bookflow/bookflow/testsuite/cluster"
 )
 
-// TestRestartNoticesAProcessThatDoesNotComeBack (review, failing test): the worker and
+// TestRestartNoticesAProcessThatDoesNotComeBack: the worker and
 // Temporal history faults restart their process with no readiness check, and Process.Kill says
 // nothing of a process that had already exited, so a worker or history process that crashed
 // before the fault, or exits at once when started again, counts as a fault injected and the run

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestEachProcessGetsItsOwnAddresses (review, failing test): startBookflow appends each
+// TestEachProcessGetsItsOwnAddresses: startBookflow appends each
 // process's HTTP_ADDR and METRICS_ADDR to the one slice bookflowEnv returns. When that slice has
 // spare capacity (Options.Env of 1 to 5 entries, or 11, ...) every process shares one backing
 // array and is started with the last API's addresses: both APIs bind the same port and the

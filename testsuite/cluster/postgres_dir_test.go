@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPostgresDataStaysInTheClusterDir (review, failing test): Start makes its directory with
+// TestPostgresDataStaysInTheClusterDir: Start makes its directory with
 // os.MkdirTemp (mode 0700), which the postgres user cannot enter when the suite runs as root, so
 // postgresDir puts the servers' data in a second temporary directory that Stop never removes:
 // every cluster run as root leaves its three data directories (hundreds of MB) and its

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestStartRunsAProcessThatExitedAgain (review, failing test): Start leaves "a process still
+// TestStartRunsAProcessThatExitedAgain: Start leaves "a process still
 // running" as it is, but it tests p.cmd != nil, which also holds for one that exited on its own:
 // Start on a crashed process returns nil and starts nothing.
 func TestStartRunsAProcessThatExitedAgain(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAFailedStartLeavesNoPostgreSQLRunning (review, failing test): startPostgres returns a nil
+// TestAFailedStartLeavesNoPostgreSQLRunning: startPostgres returns a nil
 // *Postgres on every error after the primary has started (CREATE DATABASE, pg_basebackup, the
 // standby's start), so Start's clean-up (c.Stop: c.Postgres is nil) never stops it; pg_ctl's
 // servers are daemons (setsid), which Pdeathsig does not reach either, so it runs on after the
