@@ -4,10 +4,8 @@ package db
 
 import (
 	"context"
-	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -16,12 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // DefaultLockTimeout bounds how long a reservation waits for a hot inventory row before it
 // gives up, so a flash sale on one hotel fails fast instead of exhausting the pool.
@@ -80,20 +73,6 @@ func Open(url string) (*pgxpool.Pool, error) {
 	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
 
-// Migrate applies every embedded migration not yet applied.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sqlDB := stdlib.OpenDBFromPool(pool)
-	defer sqlDB.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, mustSub(migrations, "migrations"))
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	if _, err := provider.Up(ctx); err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-	return nil
-}
-
 // inTx runs fn in one transaction with the store's lock timeout, committing when fn returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return s.inBookingTx(ctx, "", fn)
@@ -143,14 +122,6 @@ func pgCode(err error) string {
 		return pgErr.Code
 	}
 	return ""
-}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // the directory is embedded at build time
-	}
-	return sub
 }
 
 // querier is what a pool and a transaction have in common for single-row reads and writes.

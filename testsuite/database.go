@@ -36,8 +36,19 @@ type Database struct {
 	Store *db.Store
 }
 
-// NewDatabase creates a database of its own for t, so tests can run in parallel.
+// NewDatabase creates a database of its own for t, so tests can run in parallel, and migrates
+// it (db.Migrate: the migrations, then the functions of db/functions).
 func NewDatabase(t testing.TB) *Database {
+	t.Helper()
+	d := NewEmptyDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	require.NoError(t, db.Migrate(ctx, d.Pool))
+	return d
+}
+
+// NewEmptyDatabase is NewDatabase without the migrations: for a test that migrates it itself.
+func NewEmptyDatabase(t testing.TB) *Database {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -54,7 +65,6 @@ func NewDatabase(t testing.TB) *Database {
 	url := fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name)
 	pool, err := db.Connect(ctx, url)
 	require.NoError(t, err)
-	require.NoError(t, db.Migrate(ctx, pool))
 
 	t.Cleanup(func() {
 		pool.Close()
