@@ -96,10 +96,11 @@ func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, e
 }
 
 // reserveDirect makes a direct sale's reservation in one round trip: the reserve_stay function
-// (migrations 00018, 00020) does what Reserve's statements do, and the booking is read back in
-// the same implicit transaction (one pipelined batch). done is false, with nothing written, when
-// the sale needs the full path: the hotel has sale rules (also when one was answered while this
-// sale began) or a low-stock threshold, or a night is split between channels.
+// (db/functions/reserve_stay.sql) does what Reserve's statements do, and the booking is read
+// back in the same implicit transaction (one pipelined batch). done is false, with nothing
+// written, when the sale needs the full path: the hotel has sale rules (also when one was
+// answered while this sale began) or a low-stock threshold, or a night is split between
+// channels.
 func (s *Store) reserveDirect(ctx context.Context, p ReserveParams) (b domain.Booking, done bool, err error) {
 	return s.reserveDirectWaiting(ctx, p, s.lockTimeout)
 }
@@ -163,8 +164,9 @@ const (
 // reserveStay judges a new booking's stay by the hotel's sale rules, then takes its nights: it
 // stores the booking REJECTED (with the refusing rule, or the night without a rate) or priced,
 // and returns it. The rules are read here, after insertBooking took the room type's sale lock,
-// in statements that see every rule committed before it (see migration 00020): a rule answered
-// before this sale got the lock applies to it, and a rule write waits for it otherwise.
+// in statements that see every rule committed before it (see db/functions/reserve_stay.sql): a
+// rule answered before this sale got the lock applies to it, and a rule write waits for it
+// otherwise.
 func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup) (domain.Booking, error) {
 	req := p.Request
 	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
@@ -204,8 +206,10 @@ func reject(ctx context.Context, tx pgx.Tx, bookingID, refusal string) (domain.B
 }
 
 // lockCustomerHolds takes the customer's hold lock when a hold limit applies: one new hold at a
-// time per customer, so concurrent requests cannot all see room under the limit. Taken before
-// any row lock, and no other path takes it.
+// time per customer, so concurrent requests cannot all see room under the limit. Taken first,
+// before the booking row and its room type's sale lock, as reserve_stay and the erasure take
+// it. reserve_stays takes it after the rows its batch wrote before, so after the room type's
+// sale lock: db/functions/reserve_stays.sql says what that order risks.
 func lockCustomerHolds(ctx context.Context, tx pgx.Tx, customerID string, limit int) error {
 	if limit <= 0 {
 		return nil
