@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -166,17 +165,6 @@ type NotifyInput struct {
 	AmendmentID int64 `json:",omitempty"`
 }
 
-// agentEvent is the body of an agent's webhook.
-type agentEvent struct {
-	ID        int64     `json:"id"`
-	Event     string    `json:"event"`
-	BookingID string    `json:"bookingId"`
-	Detail    string    `json:"detail"`
-	At        time.Time `json:"at"`
-	// AmendmentID names the amendment of an amended event.
-	AmendmentID *int64 `json:"amendmentId,omitempty"`
-}
-
 // NotifyAgent records the notification (once per booking and event) and, when the agent has a
 // webhook, queues its delivery there: the worker's event sender posts it signed with the agent's
 // secret, retried and in order like any integrator event (docs/integrator-events.md).
@@ -186,12 +174,7 @@ func (a *Suppliers) NotifyAgent(ctx context.Context, in NotifyInput) error {
 	if err != nil || n.DeliveredAt != nil {
 		return err
 	}
-	body, err := json.Marshal(agentEvent{ID: n.ID, Event: n.Event, BookingID: n.BookingID, Detail: n.Detail, At: n.CreatedAt,
-		AmendmentID: n.AmendmentID})
-	if err != nil {
-		return err
-	}
-	return a.Store.QueueAgentNotification(ctx, n, body)
+	return a.Store.QueueAgentNotification(ctx, n)
 }
 
 // nonZero is id, or nil when it is 0.

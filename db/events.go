@@ -97,16 +97,65 @@ func (s *Store) QueuePaymentStuck(ctx context.Context, key, bookingID, step, rea
 	return err
 }
 
-// QueueAgentNotification queues the delivery of an agent's notification to its webhook, once
-// (body is what the webhook receives); an agent without a webhook gets none.
-func (s *Store) QueueAgentNotification(ctx context.Context, n AgentNotification, body []byte) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, payload,
-			agent_notification_id)
-		SELECT 'agent_notification_' || $1::bigint, s.id, $3, 'agent.' || $4, $5, $1
+// QueueAgentNotification queues the delivery of an agent's notification to its webhook, once;
+// an agent without a webhook gets none. The delivery holds no body: the notification is its home,
+// and the body is built from it when the delivery is read (agentNotificationBody).
+func (s *Store) QueueAgentNotification(ctx context.Context, n AgentNotification) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, agent_notification_id)
+		SELECT 'agent_notification_' || $1::bigint, s.id, $3, 'agent.' || $4, $1
 		FROM event_subscribers s WHERE s.agent_id = $2 AND s.url <> ''
-		ON CONFLICT (subscriber_id, event_id) DO NOTHING`, n.ID, n.AgentID, n.BookingID, n.Event, body)
+		ON CONFLICT (subscriber_id, event_id) DO NOTHING`, n.ID, n.AgentID, n.BookingID, n.Event)
 	return err
 }
+
+// agentNotificationBody is what an agent's webhook receives: the body agents always had.
+func agentNotificationBody(n AgentNotification) ([]byte, error) {
+	return json.Marshal(struct {
+		ID          int64     `json:"id"`
+		Event       string    `json:"event"`
+		BookingID   string    `json:"bookingId"`
+		Detail      string    `json:"detail"`
+		At          time.Time `json:"at"`
+		AmendmentID *int64    `json:"amendmentId,omitempty"`
+	}{n.ID, n.Event, n.BookingID, n.Detail, n.CreatedAt, n.AmendmentID})
+}
+
+// withAgentBodies gives each of ds that delivers an agent's notification its body, read from the
+// notification.
+func (s *Store) withAgentBodies(ctx context.Context, ds []EventDelivery) ([]EventDelivery, error) {
+	var ids []int64
+	for _, d := range ds {
+		if d.agentNotificationID != nil {
+			ids = append(ids, *d.agentNotificationID)
+		}
+	}
+	if len(ids) == 0 {
+		return ds, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+agentNotificationColumns+` FROM agent_notifications WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return ds, err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[AgentNotification])
+	if err != nil {
+		return ds, err
+	}
+	bodies := make(map[int64][]byte, len(found))
+	for _, n := range found {
+		if bodies[n.ID], err = agentNotificationBody(n); err != nil {
+			return ds, err
+		}
+	}
+	for i, d := range ds {
+		if d.agentNotificationID != nil {
+			ds[i].Payload = bodies[*d.agentNotificationID]
+		}
+	}
+	return ds, nil
+}
+
+// agentNotificationColumns are AgentNotification's, in its order.
+const agentNotificationColumns = `id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error, amendment_id`
 
 // EventSubscriber returns one subscriber.
 func (s *Store) EventSubscriber(ctx context.Context, id string) (EventSubscriber, error) {
@@ -138,15 +187,36 @@ type EventDelivery struct {
 	LastStatus    *int            `json:"lastStatus,omitempty"`
 	LastError     string          `json:"lastError,omitempty"`
 	DeliveredAt   *time.Time      `json:"deliveredAt,omitempty"`
+	// agentNotificationID names the agent's notification whose body this delivers.
+	agentNotificationID *int64
 }
 
 const deliveryColumns = `id, event_id, subscriber_id, booking_id, type, payload, created_at, status, attempts,
-	retry_from, next_attempt_at, last_status, last_error, delivered_at`
+	retry_from, next_attempt_at, last_status, last_error, delivered_at, agent_notification_id`
+
+// collectDeliveries reads rows of deliveryColumns, with their bodies.
+func (s *Store) collectDeliveries(ctx context.Context, rows pgx.Rows) ([]EventDelivery, error) {
+	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventDelivery, error) { return scanDelivery(r) })
+	if err != nil {
+		return nil, err
+	}
+	return s.withAgentBodies(ctx, ds)
+}
+
+// oneDelivery reads one row of deliveryColumns, with its body.
+func (s *Store) oneDelivery(ctx context.Context, r pgx.Row) (EventDelivery, error) {
+	d, err := scanDelivery(r)
+	if err != nil {
+		return d, err
+	}
+	ds, err := s.withAgentBodies(ctx, []EventDelivery{d})
+	return ds[0], err
+}
 
 func scanDelivery(r pgx.Row) (EventDelivery, error) {
 	var d EventDelivery
 	err := r.Scan(&d.ID, &d.EventID, &d.SubscriberID, &d.BookingID, &d.Type, &d.Payload, &d.CreatedAt, &d.Status,
-		&d.Attempts, &d.RetryFrom, &d.NextAttemptAt, &d.LastStatus, &d.LastError, &d.DeliveredAt)
+		&d.Attempts, &d.RetryFrom, &d.NextAttemptAt, &d.LastStatus, &d.LastError, &d.DeliveredAt, &d.agentNotificationID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, fmt.Errorf("%w: event delivery", domain.ErrNotFound)
 	}
@@ -170,7 +240,7 @@ func (s *Store) ClaimEventDeliveries(ctx context.Context, subscriber string, lim
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventDelivery, error) { return scanDelivery(r) })
+	return s.collectDeliveries(ctx, rows)
 }
 
 // DueEventSubscribers lists the subscribers with a delivery due now, for the sender to work
@@ -198,9 +268,10 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 	if a.Status != 0 {
 		status = &a.Status
 	}
-	// An agent's notification shows what became of it (GET /api/v1/agent/notifications).
-	const toNotification = `UPDATE agent_notifications n SET delivered_at = d.delivered_at, last_error = d.last_error
-		FROM d WHERE n.id = d.agent_notification_id`
+	// An agent's notification shows what became of it (GET /api/v1/agent/notifications): once
+	// delivered it stays so, and a redelivery that fails shows only as its last error.
+	const toNotification = `UPDATE agent_notifications n SET delivered_at = COALESCE(n.delivered_at, d.delivered_at),
+		last_error = d.last_error FROM d WHERE n.id = d.agent_notification_id`
 	if a.Err == nil {
 		_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET status = 'delivered', attempts = attempts + 1,
 			delivered_at = now(), last_status = $2, last_error = '' WHERE id = $1 AND status = 'pending'
@@ -217,7 +288,8 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 	}
 	_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET attempts = attempts + 1, last_status = $2,
 		last_error = $3, next_attempt_at = now() + $4 * interval '1 microsecond',
-		status = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN 'parked' ELSE 'pending' END
+		status = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN 'parked' ELSE 'pending' END,
+		parked_at = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN now() END
 		WHERE id = $1 AND status = 'pending' RETURNING agent_notification_id, delivered_at, last_error) `+toNotification,
 		id, status, a.Err.Error(), backoff.Microseconds(), retryFor.Microseconds())
 	return err
@@ -227,8 +299,8 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 // deliveries of its booking after it wait behind it, as before), or a delivered one a subscriber
 // lost (it arrives again with the same event id).
 func (s *Store) Redeliver(ctx context.Context, id int64) (EventDelivery, error) {
-	d, err := scanDelivery(s.pool.QueryRow(ctx, `UPDATE event_deliveries SET status = 'pending', attempts = 0,
-		retry_from = now(), next_attempt_at = now(), delivered_at = NULL
+	d, err := s.oneDelivery(ctx, s.pool.QueryRow(ctx, `UPDATE event_deliveries SET status = 'pending', attempts = 0,
+		retry_from = now(), next_attempt_at = now(), delivered_at = NULL, parked_at = NULL
 		WHERE id = $1 AND status <> 'pending' RETURNING `+deliveryColumns, id))
 	if errors.Is(err, domain.ErrNotFound) {
 		if _, getErr := s.EventDelivery(ctx, id); getErr != nil {
@@ -247,7 +319,7 @@ func (s *Store) Redeliver(ctx context.Context, id int64) (EventDelivery, error) 
 
 // EventDelivery returns one delivery.
 func (s *Store) EventDelivery(ctx context.Context, id int64) (EventDelivery, error) {
-	return scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM event_deliveries WHERE id = $1`, id))
+	return s.oneDelivery(ctx, s.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM event_deliveries WHERE id = $1`, id))
 }
 
 // EventDeliveries is a subscriber's delivery log, newest first: limit of them before the id
@@ -259,5 +331,5 @@ func (s *Store) EventDeliveries(ctx context.Context, subscriberID, status string
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (EventDelivery, error) { return scanDelivery(r) })
+	return s.collectDeliveries(ctx, rows)
 }

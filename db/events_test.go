@@ -2,6 +2,8 @@ package db_test
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -97,18 +99,28 @@ func TestACheckedInPaidBookingCancelledIsTold(t *testing.T) {
 	assert.Equal(t, 1, n, "the cancellation of a checked-in paid booking is not told")
 }
 
-// An agent whose webhook is taken away (PUT /admin/agents with webhookUrl "") has its queued
-// notifications wait: none is tried against no URL, and none is parked for it.
-func TestAnAgentWithoutAWebhookHasNothingSent(t *testing.T) {
-	t.Parallel()
+// agentNotified is a database with an agent whose webhook is a subscriber, and one notification
+// of it queued for delivery.
+func agentNotified(t *testing.T) (*testsuite.Database, db.Agent, db.AgentNotification) {
+	t.Helper()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
 	require.NoError(t, d.Store.PutChannel(ctx, db.Channel{ID: "A"}))
 	agent := db.Agent{ID: "agent-r2", ChannelID: "A", WebhookURL: "http://127.0.0.1:1/hook", WebhookSecret: "0123456789abcdef"}
 	require.NoError(t, d.Store.PutAgent(ctx, agent))
-	n, err := d.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: agent.ID, BookingID: "bk_r2", Event: "confirmed"})
+	n, err := d.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: agent.ID, BookingID: "bk_r2",
+		Event: "confirmed", Detail: "confirmed by the supplier"})
 	require.NoError(t, err)
-	require.NoError(t, d.Store.QueueAgentNotification(ctx, n, []byte(`{}`)))
+	require.NoError(t, d.Store.QueueAgentNotification(ctx, n))
+	return d, agent, n
+}
+
+// An agent whose webhook is taken away (PUT /admin/agents with webhookUrl "") has its queued
+// notifications wait: none is tried against no URL, and none is parked for it.
+func TestAnAgentWithoutAWebhookHasNothingSent(t *testing.T) {
+	t.Parallel()
+	d, agent, _ := agentNotified(t)
+	ctx := context.Background()
 	agent.WebhookURL, agent.WebhookSecret = "", ""
 	require.NoError(t, d.Store.PutAgent(ctx, agent))
 
@@ -120,4 +132,56 @@ func TestAnAgentWithoutAWebhookHasNothingSent(t *testing.T) {
 	due, err = d.Store.ClaimEventDeliveries(ctx, "agent."+agent.ID, 50, time.Minute)
 	require.NoError(t, err)
 	assert.Len(t, due, 1, "sent once a webhook is back")
+}
+
+// agentWithWebhook is agentNotified with the notification's delivery claimed.
+func agentWithWebhook(t *testing.T) (*testsuite.Database, db.AgentNotification, db.EventDelivery) {
+	t.Helper()
+	d, agent, n := agentNotified(t)
+	due, err := d.Store.ClaimEventDeliveries(context.Background(), "agent."+agent.ID, 50, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	return d, n, due[0]
+}
+
+// An agent's notification is stored once, in agent_notifications: its delivery carries the body
+// built from it, so a change there (an erasure's scrubbing) is what the webhook receives.
+func TestAnAgentsNotificationBodyIsReadFromTheNotification(t *testing.T) {
+	t.Parallel()
+	d, n, claimed := agentWithWebhook(t)
+	ctx := context.Background()
+	assert.JSONEq(t, `{"id": `+strconv.FormatInt(n.ID, 10)+`, "event": "confirmed", "bookingId": "bk_r2",
+		"detail": "confirmed by the supplier", "at": "`+n.CreatedAt.Format(time.RFC3339Nano)+`"}`, string(claimed.Payload))
+	var stored int
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM event_deliveries WHERE payload IS NOT NULL`).Scan(&stored))
+	assert.Zero(t, stored, "the delivery keeps a second copy of the body")
+
+	_, err := d.Pool.Exec(ctx, `UPDATE agent_notifications SET detail = 'changed' WHERE id = $1`, n.ID)
+	require.NoError(t, err)
+	got, err := d.Store.EventDelivery(ctx, claimed.ID)
+	require.NoError(t, err)
+	assert.Contains(t, string(got.Payload), `"detail":"changed"`)
+}
+
+// A notification once delivered stays delivered: a redelivery that then fails is a failed attempt
+// in the delivery log and the notification's last error, not an undelivered notification.
+func TestAFailedRedeliveryLeavesTheAgentsNotificationDelivered(t *testing.T) {
+	t.Parallel()
+	d, n, claimed := agentWithWebhook(t)
+	ctx := context.Background()
+	require.NoError(t, d.Store.RecordDeliveryAttempt(ctx, claimed.ID, db.DeliveryAttempt{Status: 200}, time.Minute, time.Hour))
+	_, err := d.Store.Redeliver(ctx, claimed.ID)
+	require.NoError(t, err)
+	require.NoError(t, d.Store.RecordDeliveryAttempt(ctx, claimed.ID,
+		db.DeliveryAttempt{Status: 503, Err: errors.New("answered 503")}, time.Minute, time.Hour))
+
+	list, err := d.Store.AgentNotifications(ctx, n.AgentID, 10)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.NotNil(t, list[0].DeliveredAt, "a failed redelivery made the notification undelivered")
+	assert.Equal(t, "answered 503", list[0].LastError)
+	got, err := d.Store.EventDelivery(ctx, claimed.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Attempts, "the redelivery's failed attempt is logged (a redelivery counts afresh)")
+	assert.Equal(t, "answered 503", got.LastError)
 }

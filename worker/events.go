@@ -31,15 +31,18 @@ const (
 // EventSender delivers the integrator events the database queued (db.EventDelivery) to their
 // subscribers: signed like the agents' webhooks (Bookflow-Signature, with every secret the
 // subscriber honours), at least once, each booking's in order, retried with backoff for
-// RetryFor and then parked for an operator to redeliver.
+// RetryFor and then parked for an operator to redeliver; delivered and parked ones are deleted
+// after Retention.
 type EventSender struct {
 	Store  *db.Store
 	Client *http.Client // http.DefaultClient's transport with eventTimeout when nil
 	// Poll is how often due deliveries are looked for; FirstBackoff the wait after a first
 	// failed attempt, doubling up to MaxBackoff; RetryFor how long a delivery is retried.
 	Poll, FirstBackoff, MaxBackoff, RetryFor time.Duration
-	Logger                                   *slog.Logger
-	Now                                      func() time.Time
+	// Retention is how long a delivered or parked delivery is kept (Prune).
+	Retention time.Duration
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Run delivers until ctx ends: each subscriber with deliveries due is worked through on its own,
@@ -50,6 +53,11 @@ func (s *EventSender) Run(ctx context.Context) {
 	busy := map[string]bool{}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.pruneEvery(ctx)
+	}()
 	for ctx.Err() == nil {
 		due, err := s.Store.DueEventSubscribers(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -104,6 +112,9 @@ func (s *EventSender) defaults() {
 	}
 	if s.RetryFor <= 0 {
 		s.RetryFor = DefaultEventRetryFor
+	}
+	if s.Retention <= 0 {
+		s.Retention = DefaultEventRetention
 	}
 	if s.Logger == nil {
 		s.Logger = slog.Default()
