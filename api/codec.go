@@ -39,6 +39,7 @@ func (s *Server) codec(open bool) echo.HandlerFunc {
 		if err := protojson.Unmarshal(body, &in); err != nil {
 			return newError(http.StatusBadRequest, "invalid_request", "the body is not Temporal payloads in JSON ({\"payloads\": [...]}): %v", err)
 		}
+		c.Set(codecPayloadsKey, len(in.Payloads))
 		out := in.Payloads
 		if s.cfg.PayloadKeys != nil {
 			if open {

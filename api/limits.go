@@ -43,11 +43,10 @@ func (s *Server) holdRateLimits() []echo.MiddlewareFunc {
 		if n <= 0 {
 			return
 		}
-		var counter rateCounter = newLocalRate(n)
-		if s.cfg.Cache != nil {
-			counter = sharedRate{cache: s.cfg.Cache, kind: who, perMinute: n, local: counter, log: s.cfg.Logger}
-		}
-		out = append(out, perMinuteLimit(who, n, counter, id, skip))
+		out = append(out, perMinuteLimit(who, n, s.newRateCounter(who, n), id, skip, func() error {
+			telemetry.GateRefusals.WithLabelValues("rate_limited_"+who, "").Inc()
+			return newError(http.StatusTooManyRequests, "rate_limited", "too many holds created from this %s: at most %d a minute", who, n)
+		}))
 	}
 	perMinute(s.cfg.HoldLimits.PerAddressPerMinute, "address", func(c echo.Context) string { return addressKey(c.RealIP()) },
 		func(echo.Context) bool { return false })

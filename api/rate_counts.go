@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/bookflow/bookflow/cache"
-	"github.com/bookflow/bookflow/telemetry"
 )
 
 // rateCount is one request's count against a per-minute allowance.
@@ -31,12 +29,12 @@ type rateCounter interface {
 	take(id string) rateCount
 }
 
-// perMinuteLimit refuses, with 429, the requests past a per-minute allowance (bursts of the same
-// size) of whoever id names (skip: requests not counted), and tells every counted request where
-// it stands in the IETF draft's RateLimit and RateLimit-Policy headers, beside Retry-After on a
-// refusal. Several limits on a route each add their item to both headers.
+// perMinuteLimit refuses the requests past a per-minute allowance (bursts of the same size) of
+// whoever id names (skip: requests not counted) with refused's error (a 429), and tells every
+// counted request where it stands in the IETF draft's RateLimit and RateLimit-Policy headers,
+// beside Retry-After on a refusal. Several limits on a route each add their item to both headers.
 func perMinuteLimit(who string, perMinute int, counter rateCounter, id func(echo.Context) string,
-	skip func(echo.Context) bool) echo.MiddlewareFunc {
+	skip func(echo.Context) bool, refused func() error) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if skip(c) {
@@ -50,9 +48,7 @@ func perMinuteLimit(who string, perMinute int, counter rateCounter, id func(echo
 				return next(c)
 			}
 			h.Set("Retry-After", strconv.Itoa(ceilSeconds(n.retry, 1)))
-			telemetry.GateRefusals.WithLabelValues("rate_limited_"+who, "").Inc()
-			return newError(http.StatusTooManyRequests, "rate_limited",
-				"too many holds created from this %s: at most %d a minute", who, perMinute)
+			return refused()
 		}
 	}
 }
@@ -109,6 +105,16 @@ func (l *localRate) take(id string) rateCount {
 	return n
 }
 
+// newRateCounter counts an allowance of perMinute a minute of kind: in Redis, across every API
+// process, when the API has the cache, else in this process.
+func (s *Server) newRateCounter(kind string, perMinute int) rateCounter {
+	var counter rateCounter = newLocalRate(perMinute)
+	if s.cfg.Cache != nil {
+		counter = sharedRate{cache: s.cfg.Cache, kind: kind, perMinute: perMinute, local: counter, log: s.cfg.Logger}
+	}
+	return counter
+}
+
 // sharedRate counts a rate limit in Redis, so that N API processes allow what one does, not N
 // times it. When Redis does not answer in time the process's own count (local) decides, as the
 // gate fails open to PostgreSQL: a hold is never refused because Redis is down.
@@ -133,7 +139,7 @@ func (r sharedRate) take(id string) rateCount {
 	if err != nil {
 		if last := sharedRateWarned.Load(); time.Since(time.Unix(0, last)) > time.Minute &&
 			sharedRateWarned.CompareAndSwap(last, time.Now().UnixNano()) { // once a minute, not once a hold
-			r.log.Warn("hold rate: Redis did not answer; each API process counts alone", "limit", r.kind, "err", err)
+			r.log.Warn("rate limit: Redis did not answer; each API process counts alone", "limit", r.kind, "err", err)
 		}
 		return r.local.take(id)
 	}

@@ -99,6 +99,10 @@ type Config struct {
 	// PayloadKeys open and seal Temporal payloads for the codec endpoint (codec.Keys); nil:
 	// payloads pass unchanged.
 	PayloadKeys *codec.Keys
+	// CodecDecodePerMinute is how many calls to the codec's /decode one user may make a minute
+	// (bursts of the same size; CODEC_DECODE_RATE_PER_USER), across every API process with the
+	// cache; 0: no limit.
+	CodecDecodePerMinute int
 }
 
 // Server holds the API's dependencies.
@@ -252,7 +256,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/webhooks/unprocessable", s.unprocessableEvents, money)
 	staff.add(http.MethodGet, "/customers/:customerId/search-key", s.customerSearchKey, money)
 	// The Temporal UI's codec server: finance and admins read what the workflows hold.
-	staff.add(http.MethodPost, "/codec/decode", s.codec(true), money)
+	staff.add(http.MethodPost, "/codec/decode", s.codec(true), append([]echo.MiddlewareFunc{money}, s.codecDecodeAccess()...)...)
 	staff.add(http.MethodPost, "/codec/encode", s.codec(false), money)
 
 	admin := routes{v1.Group("/admin"), []echo.MiddlewareFunc{authn, allow(domain.RoleAdmin)}}

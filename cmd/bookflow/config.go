@@ -48,6 +48,9 @@ type Config struct {
 	// PayloadKeys seal what bookflow gives Temporal to store (PAYLOAD_ENCRYPTION_KEYS, and
 	// PAYLOAD_ENCRYPTION_KEY_ID for the key that seals); nil: payloads are stored as they are.
 	PayloadKeys *codec.Keys
+	// CodecDecodePerMinute bounds each user's calls to the codec's /decode
+	// (CODEC_DECODE_RATE_PER_USER; 0: no limit).
+	CodecDecodePerMinute int
 
 	AuthJWTSecret string
 	AuthJWKSURL   string
@@ -171,6 +174,7 @@ func LoadConfig() (Config, error) {
 		{"HOLD_RATE_PER_CUSTOMER", DefaultHoldLimits.PerCustomerPerMinute, 0, &c.HoldLimits.PerCustomerPerMinute},
 		{"HOLD_RATE_PER_ADDRESS", DefaultHoldLimits.PerAddressPerMinute, 0, &c.HoldLimits.PerAddressPerMinute},
 		{"HOLD_RATE_PER_HOTEL", DefaultHoldLimits.PerHotelPerSecond, 0, &c.HoldLimits.PerHotelPerSecond},
+		{"CODEC_DECODE_RATE_PER_USER", api.DefaultCodecDecodePerMinute, 0, &c.CodecDecodePerMinute},
 	}
 	for _, i := range ints {
 		if *i.dst, err = envInt(i.name, i.def, i.min); err != nil {

@@ -50,7 +50,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 	apiCfg := api.Config{
 		Limits: cfg.Limits, Auth: verifier, AdminToken: cfg.AdminToken, BookingIDKey: []byte(cfg.BookingIDKey), PayloadKeys: cfg.PayloadKeys,
 		HoldLimits: cfg.HoldLimits, TrustedProxies: cfg.TrustedProxies, CORS: api.CORS{AllowedOrigins: cfg.CORSOrigins}, HoldTTL: cfg.HoldTTL, LateWindow: cfg.LateWindow,
-		RefundBackoff: cfg.RefundBackoff, MaxRefundAttempts: cfg.RefundAttempts,
+		RefundBackoff: cfg.RefundBackoff, MaxRefundAttempts: cfg.RefundAttempts, CodecDecodePerMinute: cfg.CodecDecodePerMinute,
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
 			Interval: cfg.SupplierSyncInterval, IDs: cfg.scheduleIDs()}.Ensure,
