@@ -184,7 +184,7 @@ func (w *lockWatch) probe() {
 	}
 	var rows []row
 	at := time.Now()
-	r, err := w.pool.Query(ctx, `SELECT w.locktype, COALESCE(w.relation::regclass::text, t.rel, ''),
+	r, err := w.pool.Query(ctx, `SELECT w.locktype, COALESCE(w.relation::regclass::text, t.rel, w.classid::regclass::text, ''),
 			COALESCE(now() - w.waitstart, interval '0'),
 			COALESCE((SELECT string_agg(b.pid || ' ' || COALESCE(b.state, '') || ': ' || left(b.query, 160), '; ')
 				FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(w.pid))), '')
@@ -255,11 +255,15 @@ func (w *lockWatch) stop(end time.Time) []LockWait {
 	return out
 }
 
-// lockName names a lock a reservation waits for by its pg_locks type and table. A row lock's
-// waiter holds the tuple lock and waits for the holder's transaction; an insert that meets
-// another transaction's uncommitted row of the same key waits for its transaction alone.
+// lockName names a lock a reservation waits for by its pg_locks type and table (or, for an
+// object lock, its catalog). A row lock's waiter holds the tuple lock and waits for the holder's
+// transaction; an insert that meets another transaction's uncommitted row of the same key waits
+// for its transaction alone. A transaction that notified (the availability outbox's trigger
+// does) takes the database's lock for the notify queue at commit, one such commit at a time.
 func lockName(kind, table string) string {
 	switch {
+	case kind == "object" && table == "pg_database":
+		return "notify queue (commit)"
 	case kind == "advisory":
 		return "customer hold lock" // the only advisory lock a reservation takes (lockCustomerHolds)
 	case table == "inventory" || strings.HasPrefix(table, "inventory_"):
