@@ -1,11 +1,10 @@
 package activities_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,30 +18,17 @@ import (
 	"github.com/bookflow/bookflow/testsuite"
 )
 
-// lockedBuffer is a log's output written from the activity's goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) lines(t *testing.T, msg string) []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(l.b.Bytes()), []byte("\n")) {
+// timingLines are the "Reservation timing" lines of the JSON log out.
+func timingLines(t *testing.T, out *testsuite.SyncBuffer) []map[string]any {
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var m map[string]any
-		require.NoError(t, json.Unmarshal(line, &m))
-		if m["msg"] == msg {
-			out = append(out, m)
+		require.NoError(t, json.Unmarshal([]byte(line), &m))
+		if m["msg"] == "Reservation timing" {
+			lines = append(lines, m)
 		}
 	}
-	return out
+	return lines
 }
 
 // The Reserve activity logs each attempt's timing: at Debug when it is quick, at Warn past a
@@ -53,7 +39,7 @@ func TestTheReserveActivityLogsWhereASlowReservationsTimeWent(t *testing.T) {
 	ctx := context.Background()
 	checkIn := domain.DateOf(time.Now(), time.UTC).AddDays(10)
 	d.SetInventory(t, "h1", "double", checkIn, checkIn.AddDays(1), 2)
-	out := &lockedBuffer{}
+	out := &testsuite.SyncBuffer{}
 	var suite temporaltest.WorkflowTestSuite
 	suite.SetLogger(telemetry.TemporalLogger(slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	env := suite.NewTestActivityEnvironment()
@@ -68,7 +54,7 @@ func TestTheReserveActivityLogsWhereASlowReservationsTimeWent(t *testing.T) {
 	}
 
 	reserve("quick")
-	lines := out.lines(t, "Reservation timing")
+	lines := timingLines(t, out)
 	require.Len(t, lines, 1)
 	assert.Equal(t, "DEBUG", lines[0]["level"])
 	assert.Equal(t, "booking-quick", lines[0]["bookingId"])
@@ -85,7 +71,7 @@ func TestTheReserveActivityLogsWhereASlowReservationsTimeWent(t *testing.T) {
 		_ = tx.Commit(ctx)
 	}()
 	reserve("slow")
-	lines = out.lines(t, "Reservation timing")
+	lines = timingLines(t, out)
 	require.Len(t, lines, 2)
 	slow := lines[1]
 	assert.Equal(t, "WARN", slow["level"], "past a second")
