@@ -104,6 +104,11 @@ func (s *Store) reserveBatched(ctx context.Context, p ReserveParams) (domain.Boo
 	case <-ctx.Done():
 		// Like a cancelled statement: the reservation may still commit, and the caller's
 		// abandonment (AbandonReservation) then releases it.
+		t.update(func(r *ReserveTimes) {
+			if r.Path == "" { // still queued: the writer never took it
+				r.Path, r.Queued = "queued", time.Since(call.queued)
+			}
+		})
 		return domain.Booking{}, true, ctx.Err()
 	}
 }
