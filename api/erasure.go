@@ -15,7 +15,8 @@ import (
 // eraseCustomer pseudonymises a customer's personal data on an admin's request, with their
 // reason (docs/personal-data.md): 200 with the erasure (the pseudonym, when, by whom, the rows
 // changed per table), also when asked again; 409 customer_has_open_bookings, nothing written,
-// while a booking of theirs is still in play.
+// while a booking of theirs is still in play (its workflow waiting for a late payment too); 400
+// for a reason that names the customer.
 func (s *Server) eraseCustomer(c echo.Context) error {
 	var req struct {
 		Reason string `json:"reason"`
@@ -36,8 +37,9 @@ func (s *Server) eraseCustomer(c echo.Context) error {
 	if err := domain.ValidateErasure(customerID, req.Reason); err != nil {
 		return err
 	}
-	e, err := s.store.EraseCustomer(c.Request().Context(), customerID,
-		domain.ErasurePseudonym(s.cfg.BookingIDKey, customerID), principal(c).Subject, req.Reason)
+	e, err := s.store.EraseCustomer(c.Request().Context(), db.ErasureRequest{CustomerID: customerID,
+		Pseudonym: domain.ErasurePseudonym(s.cfg.BookingIDKey, customerID), By: principal(c).Subject, Reason: req.Reason,
+		LateWindow: s.cfg.LateWindow})
 	var open *db.OpenBookingsError
 	if errors.As(err, &open) {
 		return newError(http.StatusConflict, "customer_has_open_bookings", "%s; erase once they have ended", open.Error())

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -39,8 +40,9 @@ type ErasureRows struct {
 	PaymentEvents       int64 `json:"paymentEvents"`
 	UnprocessableEvents int64 `json:"unprocessableEvents"`
 	AgentNotifications  int64 `json:"agentNotifications"`
-	// EventDeliveries are integrator events and agents' notifications on their way, or sent,
-	// whose bodies named the customer (an agent's notification's detail may).
+	// EventDeliveries are integrator events on their way, or sent, whose bodies named the
+	// customer. (An agent's notification's delivery has no body of its own: it is built from the
+	// notification, scrubbed as AgentNotifications.)
 	EventDeliveries int64 `json:"eventDeliveries"`
 	WalkInCustomers int64 `json:"walkInCustomers"`
 }
@@ -84,8 +86,10 @@ var providerPersonalKeys = map[string]bool{"billing_details": true, "customer": 
 // inPlay says why a locked booking is still in play, or NULL: a hold, a refund under way, a stay
 // or order confirmed or checked in that has not ended (a hotel's check-out date is local to it,
 // a venue's span is UTC), a refund not settled, an amendment waiting for its balance or its
-// supplier. (refund_due is what a cancellation gave back, not what is still owed: REFUNDING and
-// the refunds rows say that.)
+// supplier; or a booking that ended (expired, cancelled, rejected, refunded) while its workflow
+// may still wait for a late payment, which would take it up again (lateWaitFor, over $2).
+// (refund_due is what a cancellation gave back, not what is still owed: REFUNDING and the refunds
+// rows say that.)
 const inPlay = `CASE
 	WHEN b.status = 'HOLD' THEN 'hold'
 	WHEN b.status = 'REFUNDING' THEN 'refunding'
@@ -96,14 +100,37 @@ const inPlay = `CASE
 		THEN 'refund_unsettled'
 	WHEN EXISTS (SELECT 1 FROM booking_amendments m WHERE m.booking_id = b.id
 		AND m.status IN ('BALANCE_DUE', 'SUPPLIER_PENDING')) THEN 'amendment_pending'
+	WHEN b.status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED') AND $2::bigint > 0
+		AND (SELECT max(c.at) FROM booking_changes c WHERE c.booking_id = b.id) > now() - $2 * interval '1 microsecond'
+		THEN 'awaiting_late_payment'
 	END`
+
+// lateWaitFor is how long after a booking ended its workflow may still wait for a late payment:
+// LATE_WINDOW from when the workflow saw the end, a little after the database did, so with a
+// margin for the time between (at most 5 minutes, and no more than the window itself, so a short
+// window stays short). Zero: no workflow waits.
+func lateWaitFor(lateWindow time.Duration) time.Duration {
+	if lateWindow <= 0 {
+		return 0
+	}
+	return lateWindow + min(lateWindow, 5*time.Minute)
+}
+
+// ErasureRequest asks EraseCustomer to erase CustomerID under Pseudonym, for By (the admin's
+// subject) with Reason (domain.ValidateErasure). LateWindow is the booking workflows' LATE_WINDOW:
+// how long one keeps waiting for a late payment once its booking ended.
+type ErasureRequest struct {
+	CustomerID, Pseudonym, By, Reason string
+	LateWindow                        time.Duration
+}
 
 // EraseCustomer pseudonymises customerID in one transaction: pseudonym replaces it as every
 // booking's customer and creator and as the actor of every row it acted in; a walk-in guest's
 // row (phone and name) is deleted, and their phone and name are scrubbed from free text and
 // stored provider events of their bookings. Money, statuses and times stay as they are, so
 // bookings, payments and reports add up as before. While a booking is in play it answers an
-// *OpenBookingsError and writes nothing.
+// *OpenBookingsError and writes nothing; a reason naming a walk-in guest,
+// domain.ErrReasonNamesCustomer.
 //
 // When nothing was left to erase it answers the latest earlier erasure of the same pseudonym,
 // writing nothing; with none, it records one of zero rows. Otherwise it records the erasure
@@ -112,7 +139,8 @@ const inPlay = `CASE
 //
 // It changes only the bookings it locked: a hold made for customerID while it runs commits under
 // the plain id after it, a new customer to the books, erased by asking again.
-func (s *Store) EraseCustomer(ctx context.Context, customerID, pseudonym, by, reason string) (Erasure, error) {
+func (s *Store) EraseCustomer(ctx context.Context, req ErasureRequest) (Erasure, error) {
+	customerID, pseudonym, by, reason := req.CustomerID, req.Pseudonym, req.By, req.Reason
 	e := Erasure{Pseudonym: pseudonym, ErasedBy: by, Reason: reason}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// The customer's hold lock first, as a reservation takes it when a hold limit applies:
@@ -120,7 +148,7 @@ func (s *Store) EraseCustomer(ctx context.Context, customerID, pseudonym, by, re
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`, customerID); err != nil {
 			return err
 		}
-		ids, err := lockCustomerBookings(ctx, tx, customerID)
+		ids, err := lockCustomerBookings(ctx, tx, customerID, lateWaitFor(req.LateWindow))
 		if err != nil {
 			return err
 		}
@@ -135,7 +163,11 @@ func (s *Store) EraseCustomer(ctx context.Context, customerID, pseudonym, by, re
 				return err
 			}
 			sc.phone = strings.TrimPrefix(customerID, domain.WalkInPrefix)
+			if name := sc.namePattern(); name != "" && strings.Contains(strings.ToLower(reason), strings.ToLower(name)) {
+				return domain.ErrReasonNamesCustomer
+			}
 		}
+		sc.compile()
 		if err := sc.rewrite(ctx, tx, ids, &e.Rows); err != nil {
 			return err
 		}
@@ -172,9 +204,9 @@ var errNothingToErase = errors.New("nothing left to erase")
 // lockCustomerBookings locks every booking of customerID's, in id order, and returns their ids;
 // an *OpenBookingsError when any is in play. A customer creates bookings only for themselves, so
 // these are all the bookings they created too (created_by has no index to search by).
-func lockCustomerBookings(ctx context.Context, tx pgx.Tx, customerID string) ([]string, error) {
+func lockCustomerBookings(ctx context.Context, tx pgx.Tx, customerID string, lateWait time.Duration) ([]string, error) {
 	rows, err := tx.Query(ctx, `SELECT b.id, `+inPlay+` FROM bookings b
-		WHERE b.customer_id = $1 ORDER BY b.id FOR UPDATE OF b`, customerID)
+		WHERE b.customer_id = $1 ORDER BY b.id FOR UPDATE OF b`, customerID, lateWait.Microseconds())
 	if err != nil {
 		return nil, err
 	}
@@ -214,35 +246,66 @@ func latestErasure(ctx context.Context, q querier, pseudonym string) (Erasure, e
 }
 
 // scrubber replaces one customer's id with its pseudonym, and a walk-in guest's phone and name
-// with ErasedText.
+// with ErasedText, in free text in any case ("ANN@example.com" is Ann@Example.com's id).
 type scrubber struct {
 	id, pseudonym, phone, name string
+	swaps                      []swap // compile
+}
+
+// swap is one replacement of text matching re (in any case) with with.
+type swap struct {
+	re   *regexp.Regexp
+	with string
+}
+
+// compile makes the swaps, once phone and name are known: the id, then the phone, then the name.
+func (sc *scrubber) compile() {
+	sc.swaps = nil
+	for _, w := range [][2]string{{sc.id, sc.pseudonym}, {sc.phone, ErasedText}, {sc.namePattern(), ErasedText}} {
+		if w[0] != "" {
+			sc.swaps = append(sc.swaps, swap{regexp.MustCompile(`(?i)` + regexp.QuoteMeta(w[0])), w[1]})
+		}
+	}
+}
+
+// namePattern is the name to scrub: none when shorter than minErasedName (it would garble words).
+func (sc scrubber) namePattern() string {
+	if len(sc.name) < minErasedName {
+		return ""
+	}
+	return sc.name
 }
 
 // text scrubs free text.
 func (sc scrubber) text(s string) string {
-	s = strings.ReplaceAll(s, sc.id, sc.pseudonym)
-	if sc.phone != "" {
-		s = strings.ReplaceAll(s, sc.phone, ErasedText)
-	}
-	if len(sc.name) >= minErasedName {
-		s = strings.ReplaceAll(s, sc.name, ErasedText)
+	for _, w := range sc.swaps {
+		s = w.re.ReplaceAllLiteralString(s, w.with)
 	}
 	return s
 }
 
-// sqlText is text as SQL, over $1 (the id), $2 (the pseudonym), $4 (phone) and $5 (name; ”
-// when too short): replace() with an empty pattern changes nothing.
+// neverMatches is a pattern that matches nothing (^ anchors at the start of the text only): for a
+// phone or name there is none of.
+const neverMatches = `x^`
+
+// sqlPattern is s as a PostgreSQL regular expression matching it literally (QuoteMeta's escapes
+// are literal characters there too), neverMatches when empty.
+func sqlPattern(s string) string {
+	if s == "" {
+		return neverMatches
+	}
+	return regexp.QuoteMeta(s)
+}
+
+// sqlText is text as SQL, over $6 (the id's pattern), $2 (the pseudonym), $4 (the phone's) and $5
+// (the name's), in any case: as scrubber.text.
 func sqlText(col string) string {
-	return `replace(replace(replace(` + col + `, $1, $2), $4, '` + ErasedText + `'), $5, '` + ErasedText + `')`
+	return `regexp_replace(regexp_replace(regexp_replace(` + col + `, $6, $2, 'gi'), $4, '` + ErasedText + `', 'gi'), $5, '` +
+		ErasedText + `', 'gi')`
 }
 
 // rewrite replaces the customer in every row of bookings ids and in the rows they acted in.
 func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *ErasureRows) error {
-	name := sc.name
-	if len(name) < minErasedName {
-		name = ""
-	}
 	actor := func(col string) string { return col + ` = CASE WHEN ` + col + ` = $1 THEN $2 ELSE ` + col + ` END` }
 	// scrubbed sets each text column scrubbed, and changed finds the rows of ids this changes.
 	scrubbed := func(cols ...string) string {
@@ -262,7 +325,7 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 	for _, u := range []struct {
 		count *int64
 		sql   string
-		text  bool // the statement scrubs free text ($4 and $5)
+		text  bool // the statement scrubs free text ($4 to $6)
 	}{
 		// The request's fingerprint hashes the customer id with what the row shows (a walk-in's
 		// phone number could be found again from it): it goes too, and an old request retried
@@ -285,7 +348,7 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 	} {
 		args := []any{sc.id, sc.pseudonym, ids}
 		if u.text {
-			args = append(args, sc.phone, name)
+			args = append(args, sqlPattern(sc.phone), sqlPattern(sc.namePattern()), sqlPattern(sc.id))
 		}
 		tag, err := tx.Exec(ctx, u.sql, args...)
 		if err != nil {
@@ -307,7 +370,7 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 	}
 	// An unprocessable event has no booking column: its provider object's metadata names one.
 	n.UnprocessableEvents, err = sc.rewriteJSON(ctx, tx, `SELECT event_id, payload FROM unprocessable_events
-		WHERE payload #>> '{data,object,metadata,bookingId}' = ANY($1) OR strpos(payload::text, $2) > 0
+		WHERE payload #>> '{data,object,metadata,bookingId}' = ANY($1) OR strpos(lower(payload::text), lower($2)) > 0
 			OR ($3 <> '' AND strpos(payload::text, $3) > 0) FOR UPDATE`,
 		`UPDATE unprocessable_events SET payload = $2 WHERE event_id = $1`, ids, sc.id, sc.phone)
 	return err
@@ -316,7 +379,8 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 // rewriteAudit scrubs the audit entries of the customer's bookings and any naming them.
 func (sc scrubber) rewriteAudit(ctx context.Context, tx pgx.Tx, ids []string) (int64, error) {
 	rows, err := tx.Query(ctx, `SELECT id, actor, reason, details FROM audit_log
-		WHERE booking_id = ANY($1) OR actor = $2 OR strpos(reason, $2) > 0 OR strpos(details::text, $2) > 0
+		WHERE booking_id = ANY($1) OR actor = $2 OR strpos(lower(reason), lower($2)) > 0
+			OR strpos(lower(details::text), lower($2)) > 0
 			OR ($3 <> '' AND (strpos(reason, $3) > 0 OR strpos(details::text, $3) > 0)) FOR UPDATE`, ids, sc.id, sc.phone)
 	if err != nil {
 		return 0, err

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,10 +38,15 @@ func books(t *testing.T, d *testsuite.Database) [6]int64 {
 	return b
 }
 
+// eraseReq asks admin-1 to erase customer for reason, no workflow waiting for a late payment.
+func eraseReq(customer, reason string) db.ErasureRequest {
+	return db.ErasureRequest{CustomerID: customer, Pseudonym: domain.ErasurePseudonym(idKey, customer), By: "admin-1",
+		Reason: reason}
+}
+
 func erase(t *testing.T, d *testsuite.Database, customer string) db.Erasure {
 	t.Helper()
-	e, err := d.Store.EraseCustomer(context.Background(), customer, domain.ErasurePseudonym(idKey, customer), "admin-1",
-		"the customer asked by e-mail")
+	e, err := d.Store.EraseCustomer(context.Background(), eraseReq(customer, "the customer asked by e-mail"))
 	require.NoError(t, err)
 	return e
 }
@@ -152,7 +158,7 @@ func TestAnErasureIsRefusedWhileAHoldIsOpenAndWritesNothing(t *testing.T) {
 	open, err := d.Store.Reserve(context.Background(), holdParams(cust, "k2", nights(dec12, 1), 1))
 	require.NoError(t, err)
 
-	_, err = d.Store.EraseCustomer(context.Background(), cust, domain.ErasurePseudonym(idKey, cust), "admin-1", "asked")
+	_, err = d.Store.EraseCustomer(context.Background(), eraseReq(cust, "asked"))
 	var refused *db.OpenBookingsError
 	require.True(t, errors.As(err, &refused), "%v", err)
 	assert.ErrorIs(t, err, domain.ErrConflict)
@@ -163,7 +169,7 @@ func TestAnErasureIsRefusedWhileAHoldIsOpenAndWritesNothing(t *testing.T) {
 
 	// A confirmed stay that has not ended is in play too.
 	future := paidBooking(t, d, "cust-staying", nights(dec12, 1), 1, 0)
-	_, err = d.Store.EraseCustomer(context.Background(), "cust-staying", domain.ErasurePseudonym(idKey, "cust-staying"), "admin-1", "asked")
+	_, err = d.Store.EraseCustomer(context.Background(), eraseReq("cust-staying", "asked"))
 	require.True(t, errors.As(err, &refused), "%v", err)
 	assert.Equal(t, map[string]string{future.ID: "not_ended"}, refused.Open)
 }
@@ -196,7 +202,7 @@ func TestAHoldMadeWhileAnErasureWaitsStaysTheNewCustomers(t *testing.T) {
 	require.NoError(t, err)
 	erased := make(chan error, 1)
 	go func() {
-		_, err := d.Store.EraseCustomer(ctx, cust, domain.ErasurePseudonym(idKey, cust), "admin-1", "asked")
+		_, err := d.Store.EraseCustomer(ctx, eraseReq(cust, "asked"))
 		erased <- err
 	}()
 	require.Eventually(t, func() bool {
@@ -261,4 +267,87 @@ func TestAnOldRequestRetriedAfterTheErasureDoesNotFindTheErasedBooking(t *testin
 
 	_, err = d.Store.Reserve(ctx, p)
 	assert.ErrorIs(t, err, domain.ErrIdempotencyMismatch, "the retry was answered with the erased booking")
+}
+
+// Free text repeats a customer in whatever case staff typed: it is scrubbed in any case, by the
+// database (an agent's notification) and in Go (an audit entry) alike.
+func TestErasureScrubsTextWrittenInAnotherCase(t *testing.T) {
+	t.Parallel()
+	d, cust, b := expiredWalkIn(t)
+	ctx := context.Background()
+	require.NoError(t, d.Store.PutChannel(ctx, db.Channel{ID: "A"}))
+	require.NoError(t, d.Store.PutAgent(ctx, db.Agent{ID: "agent-case", ChannelID: "A"}))
+	upper, lower := strings.ToUpper(walkInName), strings.ToLower(walkInName)
+	_, err := d.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: "agent-case", BookingID: b.ID,
+		Event: "expired", Detail: upper + " (" + strings.ToUpper(cust) + ") did not pay"})
+	require.NoError(t, err)
+	require.NoError(t, d.Store.Audit(ctx, db.AuditEntry{Actor: "desk-1", Action: "note", BookingID: b.ID,
+		Reason: lower + " rang", Details: map[string]any{"customer": strings.ToUpper(cust)}}))
+
+	e := erase(t, d, cust)
+	assert.Equal(t, int64(1), e.Rows.AgentNotifications)
+	assert.Equal(t, int64(1), e.Rows.AuditLog)
+	for _, needle := range []string{upper, lower, strings.ToUpper(cust)} {
+		assert.Empty(t, testsuite.ColumnsHolding(t, d.Pool, needle), needle)
+	}
+	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM agent_notifications WHERE detail = $1`,
+		"[erased] ("+domain.ErasurePseudonym(idKey, cust)+") did not pay"))
+	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM audit_log WHERE reason = '[erased] rang'`))
+}
+
+// A customer id (a subject, an e-mail address say) staff typed in another case is scrubbed too.
+func TestErasureScrubsTheIdWrittenInAnotherCase(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec14, 5)
+	const cust, typed = "Ann.Case@Example.com", "ann.case@example.COM"
+	b := paidBooking(t, d, cust, nights(dec10, 1), 1, 0)
+	inThePast(t, d, b.ID)
+	require.NoError(t, d.Store.PutChannel(ctx, db.Channel{ID: "A"}))
+	require.NoError(t, d.Store.PutAgent(ctx, db.Agent{ID: "agent-case", ChannelID: "A"}))
+	_, err := d.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: "agent-case", BookingID: b.ID,
+		Event: "confirmed", Detail: "for " + typed})
+	require.NoError(t, err)
+	require.NoError(t, d.Store.Audit(ctx, db.AuditEntry{Actor: "desk-1", Action: "note", Reason: typed + " rang"}))
+
+	e := erase(t, d, cust)
+	assert.Equal(t, int64(1), e.Rows.AgentNotifications)
+	assert.Equal(t, int64(1), e.Rows.AuditLog, "the entry names no booking: found by its text")
+	assert.Empty(t, testsuite.ColumnsHolding(t, d.Pool, typed))
+}
+
+// A booking that ended (here: expired) a moment ago still has its workflow waiting for a late
+// payment, which would take it up again under the customer's id: the erasure waits for it, as for
+// any booking in play, and goes ahead once LATE_WINDOW (and a margin) has passed.
+func TestAnErasureWaitsWhileAnEndedBookingsWorkflowMayTakeALatePayment(t *testing.T) {
+	t.Parallel()
+	d, cust, b := expiredWalkIn(t)
+	ctx := context.Background()
+	req := eraseReq(cust, "asked")
+	req.LateWindow = time.Hour
+
+	_, err := d.Store.EraseCustomer(ctx, req)
+	var refused *db.OpenBookingsError
+	require.True(t, errors.As(err, &refused), "%v", err)
+	assert.Equal(t, map[string]string{b.ID: "awaiting_late_payment"}, refused.Open)
+	assert.Equal(t, 0, count(t, d, `SELECT count(*) FROM customer_erasures`))
+
+	_, err = d.Pool.Exec(ctx, `UPDATE booking_changes SET at = at - interval '66 minutes' WHERE booking_id = $1`, b.ID)
+	require.NoError(t, err)
+	_, err = d.Store.EraseCustomer(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, domain.ErasurePseudonym(idKey, cust), booking(t, d, b.ID).CustomerID)
+}
+
+// The reason is kept with the erasure, out of its reach: one naming the walk-in guest is refused,
+// nothing written.
+func TestAnErasureReasonNamingTheWalkInGuestIsRefused(t *testing.T) {
+	t.Parallel()
+	d, cust, _ := expiredWalkIn(t)
+	_, err := d.Store.EraseCustomer(context.Background(), eraseReq(cust, "asked by "+strings.ToLower(walkInName)))
+	require.ErrorIs(t, err, domain.ErrReasonNamesCustomer)
+	assert.ErrorIs(t, err, domain.ErrInvalid)
+	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM walk_in_customers`), "nothing was erased")
+	assert.Equal(t, 0, count(t, d, `SELECT count(*) FROM customer_erasures`))
 }

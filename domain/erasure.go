@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -30,12 +32,21 @@ func ErasurePseudonym(idKey []byte, customerID string) string {
 	return ErasedPrefix + hex.EncodeToString(mac.Sum(nil)[:16])
 }
 
+// emailLike finds an e-mail address in an erasure's reason.
+var emailLike = regexp.MustCompile(`[^\s@]+@[^\s@]+\.[^\s@]+`)
+
 // ValidateErasure checks an erasure request: a customer id (a subject, ValidateSubject) that is
-// not itself a pseudonym, and a reason of 1 to MaxErasureReason characters.
+// not itself a pseudonym, and a reason of 1 to MaxErasureReason characters on one line (no
+// control or formatting characters) that names nobody as far as can be told: not the customer's
+// id (in any case), nor a walk-in's phone number, nor any e-mail address. The reason is kept
+// with the erasure, beyond its reach, so it must not undo it. (A walk-in's name is checked by
+// the erasure, which reads it.)
 func ValidateErasure(customerID, reason string) error {
 	if err := ValidateSubject("customerId", customerID); err != nil {
 		return err
 	}
+	lower := strings.ToLower(reason)
+	phone := strings.TrimPrefix(customerID, WalkInPrefix)
 	switch {
 	case strings.HasPrefix(customerID, ErasedPrefix):
 		return fmt.Errorf("%w: customerId is already a pseudonym of an erased customer", ErrInvalid)
@@ -43,6 +54,16 @@ func ValidateErasure(customerID, reason string) error {
 		return fmt.Errorf("%w: reason is required", ErrInvalid)
 	case utf8.RuneCountInString(reason) > MaxErasureReason:
 		return fmt.Errorf("%w: reason must be at most %d characters", ErrInvalid, MaxErasureReason)
+	case strings.IndexFunc(reason, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0:
+		return fmt.Errorf("%w: reason must be one line of text, without control or formatting characters", ErrInvalid)
+	case strings.Contains(lower, strings.ToLower(customerID)),
+		phone != customerID && strings.Contains(reason, strings.TrimPrefix(phone, "+")),
+		emailLike.MatchString(reason):
+		return ErrReasonNamesCustomer
 	}
 	return nil
 }
+
+// ErrReasonNamesCustomer refuses an erasure whose reason names the customer, or anyone.
+var ErrReasonNamesCustomer = fmt.Errorf("%w: reason must not name the customer (their id, phone number, name "+
+	"or an e-mail address): it is kept with the erasure; say why, with a ticket number", ErrInvalid)

@@ -48,3 +48,20 @@ func TestValidateErasure(t *testing.T) {
 		assert.True(t, errors.Is(err, domain.ErrInvalid), "%s: %v", name, err)
 	}
 }
+
+// The reason is kept with the erasure, out of its reach: one line that names nobody.
+func TestAnErasureReasonMustNotNameTheCustomer(t *testing.T) {
+	require.NoError(t, domain.ValidateErasure("Ann@Example.com", "erasure request of 2026-12-01, ticket 4711"))
+	for name, c := range map[string][2]string{
+		"the id":            {"cust-Ann", "asked by CUST-ann"},
+		"an e-mail":         {"cust-1", "asked by ann.erasmus@example.com"},
+		"the id, an e-mail": {"Ann@Example.com", "asked by ann@example.com"},
+		"the phone":         {"walk-in:+4915112345678", "rang from 4915112345678"},
+		"a new line":        {"cust-1", "asked\nby phone"},
+		"a control char":    {"cust-1", "asked\x1b[31m"},
+		"a bidi override":   {"cust-1", "asked \u202e4711"},
+	} {
+		err := domain.ValidateErasure(c[0], c[1])
+		assert.True(t, errors.Is(err, domain.ErrInvalid), "%s: %v", name, err)
+	}
+}
