@@ -68,8 +68,9 @@ type Config struct {
 
 	// EventRetryFor is how long an integrator event is retried before it is parked, and
 	// EventFirstBackoff the wait after its first failed attempt (EVENT_RETRY_FOR,
-	// EVENT_FIRST_BACKOFF).
-	EventRetryFor, EventFirstBackoff time.Duration
+	// EVENT_FIRST_BACKOFF); EventRetention how long a delivered or parked one is kept
+	// (EVENT_RETENTION).
+	EventRetryFor, EventFirstBackoff, EventRetention time.Duration
 
 	SupplierSyncInterval time.Duration
 	SupplierSyncDays     int
@@ -147,6 +148,7 @@ func LoadConfig() (Config, error) {
 		{"HOLD_TTL", workflows.DefaultHoldTTL, &c.HoldTTL},
 		{"EVENT_RETRY_FOR", worker.DefaultEventRetryFor, &c.EventRetryFor},
 		{"EVENT_FIRST_BACKOFF", worker.DefaultEventFirstBackoff, &c.EventFirstBackoff},
+		{"EVENT_RETENTION", worker.DefaultEventRetention, &c.EventRetention},
 		{"LATE_WINDOW", workflows.DefaultLateWindow, &c.LateWindow},
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
 		{"DATABASE_READ_MAX_LAG", db.DefaultMaxReplicaLag, &c.DatabaseReadMaxLag},

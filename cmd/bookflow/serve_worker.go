@@ -70,7 +70,8 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps, polling *atomic.Bo
 	relay := &cache.Relay{Store: d.store, Pool: d.store.Pool(), Cache: d.cache}
 	go relay.Run(ctx)
 	// The worker sends the integrator events the database queued.
-	events := &worker.EventSender{Store: d.store, RetryFor: cfg.EventRetryFor, FirstBackoff: cfg.EventFirstBackoff}
+	events := &worker.EventSender{Store: d.store, RetryFor: cfg.EventRetryFor, FirstBackoff: cfg.EventFirstBackoff,
+		Retention: cfg.EventRetention}
 	go events.Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays),
 		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff), worker.WithBookingIDKey([]byte(cfg.BookingIDKey)))
