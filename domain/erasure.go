@@ -32,6 +32,10 @@ func ErasurePseudonym(idKey []byte, customerID string) string {
 	return ErasedPrefix + hex.EncodeToString(mac.Sum(nil)[:16])
 }
 
+// minNamedInReason is the shortest customer id looked for in an erasure's reason: a shorter one
+// ("42") is found in too many ticket numbers and words to mean the customer.
+const minNamedInReason = 3
+
 // emailLike finds an e-mail address in an erasure's reason.
 var emailLike = regexp.MustCompile(`[^\s@]+@[^\s@]+\.[^\s@]+`)
 
@@ -56,7 +60,7 @@ func ValidateErasure(customerID, reason string) error {
 		return fmt.Errorf("%w: reason must be at most %d characters", ErrInvalid, MaxErasureReason)
 	case strings.IndexFunc(reason, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0:
 		return fmt.Errorf("%w: reason must be one line of text, without control or formatting characters", ErrInvalid)
-	case strings.Contains(lower, strings.ToLower(customerID)),
+	case utf8.RuneCountInString(customerID) >= minNamedInReason && strings.Contains(lower, strings.ToLower(customerID)),
 		phone != customerID && strings.Contains(reason, strings.TrimPrefix(phone, "+")),
 		emailLike.MatchString(reason):
 		return ErrReasonNamesCustomer
