@@ -143,8 +143,9 @@ func (s *Store) EraseCustomer(ctx context.Context, req ErasureRequest) (Erasure,
 	customerID, pseudonym, by, reason := req.CustomerID, req.Pseudonym, req.By, req.Reason
 	e := Erasure{Pseudonym: pseudonym, ErasedBy: by, Reason: reason}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		// The customer's hold lock first, as a reservation takes it when a hold limit applies:
-		// such a hold in flight commits before, and is judged with the rest.
+		// The customer's hold lock first, as reserve_stay and the full path take it under a hold
+		// limit (reserve_stays, after its earlier rows: see lockCustomerHolds): such a hold in
+		// flight commits before, and is judged with the rest.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`, customerID); err != nil {
 			return err
 		}
