@@ -124,16 +124,6 @@ func (s *Store) RecordAgentNotification(ctx context.Context, n AgentNotification
 	return found[0], nil
 }
 
-// MarkNotification records a delivery attempt: delivered, or its error.
-func (s *Store) MarkNotification(ctx context.Context, id int64, deliveryErr error) error {
-	if deliveryErr == nil {
-		_, err := s.pool.Exec(ctx, `UPDATE agent_notifications SET delivered_at = now(), last_error = '' WHERE id = $1`, id)
-		return err
-	}
-	_, err := s.pool.Exec(ctx, `UPDATE agent_notifications SET last_error = $2 WHERE id = $1`, id, deliveryErr.Error())
-	return err
-}
-
 // AgentNotifications lists an agent's notifications, newest first.
 func (s *Store) AgentNotifications(ctx context.Context, agentID string, limit int) ([]AgentNotification, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, agent_id, booking_id, event, detail, created_at, delivered_at, last_error,
