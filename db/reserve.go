@@ -207,9 +207,8 @@ func reject(ctx context.Context, tx pgx.Tx, bookingID, refusal string) (domain.B
 
 // lockCustomerHolds takes the customer's hold lock when a hold limit applies: one new hold at a
 // time per customer, so concurrent requests cannot all see room under the limit. Taken first,
-// before the booking row and its room type's sale lock, as reserve_stay and the erasure take
-// it. reserve_stays takes it after the rows its batch wrote before, so after the room type's
-// sale lock: db/functions/reserve_stays.sql says what that order risks.
+// before the booking row and its room type's sale lock, as reserve_stay, reserve_stays (every
+// limited customer of its batch, by customer, before any row) and the erasure take it.
 func lockCustomerHolds(ctx context.Context, tx pgx.Tx, customerID string, limit int) error {
 	if limit <= 0 {
 		return nil

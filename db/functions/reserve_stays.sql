@@ -17,17 +17,17 @@
 --
 -- The order of the locks:
 --
+-- 0. The hold locks of the customers under a hold limit, by customer, before any row: the order
+--    reserve_stay and the full path (db.Store.Reserve) take them in. Taken after the room type's
+--    sale lock (as this function once did), a hold lock closed a cycle with a rule write at the
+--    hotel (holding another room type's sale lock, waiting for this one) and a hold of the same
+--    customer at that other room type (holding the hold lock, waiting for the rule write), which
+--    PostgreSQL broke after deadlock_timeout by failing the booking (40P01). A hold lock that
+--    times out fails that customer's booking alone (55P03: its caller goes on alone).
 -- 1. The booking rows, all before any night (a release or an abandonment takes the booking
 --    row, then the nights): first those of the bookings without a hold limit, in one statement,
---    by customer; then, by customer, each booking under a hold limit: its customer's hold lock,
---    then its row. The first booking row takes the room type's sale lock (see reserve_stay); the
---    rules are read again after the last.
---    So a customer's hold lock comes here after the room type's sale lock and other bookings'
---    rows, where reserve_stay and the full path (db.Store.Reserve) take it first. Waiting for a
---    hold lock while holding the sale lock can close a cycle with a rule write at the hotel
---    (waiting for this sale lock, holding another room type's) and a hold of the same customer
---    at that other room type (holding the hold lock, waiting for the rule write): PostgreSQL
---    breaks it after deadlock_timeout, here by failing that booking ('error', 40P01).
+--    by customer; then, by customer, each booking under a hold limit. The first booking row
+--    takes the room type's sale lock (see reserve_stay); the rules are read again after the last.
 -- 2. The nights of all the stays, in ascending order, in one statement; then each booking is
 --    decided in check-in order on the rows as locked, and each night updated once.
 -- 2b. Only when step 2 cannot be used (a lock timed out, or a night is split between channels):
@@ -56,6 +56,12 @@ DECLARE
     v_max      timestamp;
     v_held     integer;
     b          record;
+    v_limited  record;
+    -- The customers whose hold lock was not had (step 0), with the error it raised.
+    u_customer text[] := '{}';
+    u_code     text[] := '{}';
+    u_message  text[] := '{}';
+    u_at       integer;
     n          record;
     v_ok       boolean;
     v_next     timestamp;
@@ -106,6 +112,22 @@ BEGIN
         RETURN;
     END IF;
 
+    -- 0. The hold locks, by customer, before any row (see the order of the locks above).
+    FOR v_limited IN SELECT DISTINCT x.customer FROM jsonb_to_recordset(p_bookings) AS x(customer text, max_holds integer)
+        WHERE x.max_holds > 0 ORDER BY x.customer
+    LOOP
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || v_limited.customer, 0));
+        EXCEPTION WHEN OTHERS THEN
+            u_customer := u_customer || v_limited.customer;
+            u_code := u_code || SQLSTATE::text;
+            u_message := u_message || SQLERRM;
+            IF SQLSTATE = '55P03' THEN
+                PERFORM set_config('lock_timeout', '10', true);
+            END IF;
+        END;
+    END LOOP;
+
     -- 1. The booking rows. Those without a hold limit in one statement, by customer; should it
     -- fail (a lock timeout on a concurrent attempt of one of them), one by one as the others.
     BEGIN
@@ -148,10 +170,10 @@ BEGIN
         o_code := NULL;
         o_message := NULL;
         BEGIN
-            -- The customer's hold lock, after the rows written so far and the room type's sale
-            -- lock (see the order of the locks above).
-            IF b.max_holds > 0 THEN
-                PERFORM pg_advisory_xact_lock(hashtextextended('holds:' || b.customer, 0));
+            -- A customer whose hold lock step 0 did not have fails here, with the error it raised.
+            u_at := array_position(u_customer, b.customer);
+            IF b.max_holds > 0 AND u_at IS NOT NULL THEN
+                RAISE EXCEPTION USING ERRCODE = u_code[u_at], MESSAGE = u_message[u_at];
             END IF;
             INSERT INTO bookings (id, customer_id, created_by, idempotency_key, fingerprint, resource_id, unit_from,
                 unit_to, quantity, status, expires_at, time_zone, policy, supplier_id)
