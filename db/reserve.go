@@ -130,6 +130,9 @@ func (s *Store) reserveDirectWaiting(ctx context.Context, p ReserveParams, wait 
 	if err == nil {
 		err = t.trip(s.pool, "reserve_stay", conn.Conn().PgConn().PID(), func() error { return conn.SendBatch(ctx, batch).Close() })
 		conn.Release()
+		if pgCode(err) == lockNotAvailable && outcome != "" { // every statement answered: the commit timed out
+			t.atCommit()
+		}
 	}
 	if err != nil {
 		switch pgCode(err) {

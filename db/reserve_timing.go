@@ -127,6 +127,9 @@ func (t *ReserveTiming) trip(pool *pgxpool.Pool, step string, pid uint32, run fu
 	}
 	if err != nil {
 		tr.Err = err.Error()
+		if pgErr != nil && pgErr.Where != "" {
+			tr.Err += " at " + pgErr.Where
+		}
 	}
 	if tr.Code == lockNotAvailable {
 		lock := lockFromWhere(pgErr)
@@ -148,6 +151,16 @@ func (t *ReserveTiming) trip(pool *pgxpool.Pool, step string, pid uint32, run fu
 		r.Locks = append(r.Locks, waits...)
 	})
 	return err
+}
+
+// atCommit records that the last trip's lock_timeout came at its commit, after its statements
+// had answered: the wait for the notify queue's lock (see lockName), the only lock a commit takes.
+func (t *ReserveTiming) atCommit() {
+	t.update(func(r *ReserveTimes) {
+		if n := len(r.Locks); n > 0 && r.Locks[n-1].TimedOut && r.Locks[n-1].Lock == "unknown" {
+			r.Locks[n-1].Lock = notifyQueue
+		}
+	})
 }
 
 // queued records that the batch writer took the reservation after it waited since, in a
@@ -263,7 +276,7 @@ func (w *lockWatch) stop(end time.Time) []LockWait {
 func lockName(kind, table string) string {
 	switch {
 	case kind == "object" && table == "pg_database":
-		return "notify queue (commit)"
+		return notifyQueue
 	case kind == "advisory":
 		return "customer hold lock" // the only advisory lock a reservation takes (lockCustomerHolds)
 	case table == "inventory" || strings.HasPrefix(table, "inventory_"):
@@ -279,6 +292,10 @@ func lockName(kind, table string) string {
 	}
 	return kind
 }
+
+// notifyQueue is the lock every transaction that notified takes at commit, one at a time in the
+// whole cluster (PostgreSQL's PreCommit_Notify), held through the commit's WAL flush.
+const notifyQueue = "notify queue (commit)"
 
 var whereRelation = regexp.MustCompile(`in relation "([^"]+)"`)
 
@@ -312,7 +329,7 @@ func (r ReserveTimes) Summary() (trips, locks string) {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "%s %s", t.Step, t.Took.Round(time.Microsecond))
-		if t.Code != "" {
+		if t.Code != "" && !strings.Contains(t.Err, " at ") {
 			fmt.Fprintf(&b, " %s", t.Code)
 		} else if t.Err != "" {
 			fmt.Fprintf(&b, " error: %.120s", t.Err)

@@ -49,7 +49,12 @@ func TestReserveTimingNamesTheLockItWaitedFor(t *testing.T) {
 				}
 				_, err = tx.Exec(ctx, query, arg)
 				require.NoError(t, err)
-				go func() {
+				holder := tx.Conn().PgConn().PID()
+				go func() { // held for 300 ms from when the reservation begins to wait, however slow the machine
+					for blocked := false; !blocked; time.Sleep(5 * time.Millisecond) {
+						_ = d.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+							WHERE $1 = ANY (pg_blocking_pids(pid)))`, int64(holder)).Scan(&blocked)
+					}
 					time.Sleep(held)
 					_ = tx.Commit(ctx)
 				}()
