@@ -127,6 +127,15 @@ func TestSlowReservationUnderLoad(t *testing.T) {
 			}
 		}
 	}
+	waited := 0
+	for _, l := range lines {
+		if l["msg"] == "Reservation timing" && (l["locks"] != "" || l["sentBack"] == true) {
+			if waited++; waited <= 20 {
+				t.Logf("waited: %s %s: trips %s; locks %s", l["bookingId"], l["took"], l["trips"], l["locks"])
+			}
+		}
+	}
+	t.Logf("%d reservation attempts met a lock", waited)
 	for _, l := range lines {
 		if msg, _ := l["msg"].(string); strings.HasPrefix(msg, "Reservation did not complete") {
 			t.Logf("abandoned: %v", l)
