@@ -63,14 +63,15 @@ func TestTheReserveActivityLogsWhereASlowReservationsTimeWent(t *testing.T) {
 
 	tx, err := d.Pool.Begin(ctx)
 	require.NoError(t, err)
-	defer tx.Rollback(ctx) //nolint:errcheck
 	_, err = tx.Exec(ctx, `SELECT 1 FROM inventory i JOIN resources r ON r.id = i.resource_id WHERE r.hotel_id = 'h1' FOR UPDATE OF i`)
 	require.NoError(t, err)
+	committed := make(chan error, 1)
 	go func() {
 		time.Sleep(1200 * time.Millisecond)
-		_ = tx.Commit(ctx)
+		committed <- tx.Commit(ctx) // the only use of tx from here on
 	}()
 	reserve("slow")
+	require.NoError(t, <-committed)
 	lines = timingLines(t, out)
 	require.Len(t, lines, 2)
 	slow := lines[1]
