@@ -113,13 +113,14 @@ func TestABatchWhoseCustomersHoldLockIsTakenSendsThatBookingOnAlone(t *testing.T
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	other, err := d.Pool.Begin(ctx)
 	require.NoError(t, err)
-	defer other.Rollback(ctx) //nolint:errcheck
 	_, err = other.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('holds:' || 'c1', 0))`)
 	require.NoError(t, err)
+	released := make(chan error, 1)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		_ = other.Rollback(ctx)
+		released <- other.Rollback(ctx) // the only use of other from here on
 	}()
+	t.Cleanup(func() { <-released })
 
 	limited := holdParams("c1", "k", stay3, 1)
 	limited.MaxActiveHolds = 3

@@ -42,13 +42,17 @@ func TestReserveTimingNamesTheLockItWaitedFor(t *testing.T) {
 
 				tx, err := d.Pool.Begin(ctx)
 				require.NoError(t, err)
-				defer tx.Rollback(ctx) //nolint:errcheck
 				arg := hotel
 				if lock == "customer hold lock" {
 					arg = p.Request.CustomerID
 				}
 				_, err = tx.Exec(ctx, query, arg)
-				require.NoError(t, err)
+				if err != nil {
+					_ = tx.Rollback(ctx)
+					require.NoError(t, err)
+				}
+				committed := make(chan error, 1)
+				t.Cleanup(func() { <-committed })
 				holder := tx.Conn().PgConn().PID()
 				go func() { // held for 300 ms from when the reservation begins to wait, however slow the machine
 					for blocked := false; !blocked; time.Sleep(5 * time.Millisecond) {
@@ -56,7 +60,7 @@ func TestReserveTimingNamesTheLockItWaitedFor(t *testing.T) {
 							WHERE $1 = ANY (pg_blocking_pids(pid)))`, int64(holder)).Scan(&blocked)
 					}
 					time.Sleep(held)
-					_ = tx.Commit(ctx)
+					committed <- tx.Commit(ctx) // the only use of tx from here on
 				}()
 
 				rctx, timing := db.WithReserveTiming(ctx)
