@@ -42,6 +42,9 @@
 -- The unit changes are recorded per booking, as if made one at a time: the history trigger
 -- (record_inventory_change) skips an update made while bookflow.unit_history is 'written', whose
 -- changes the transaction records itself; the availability outbox is written as before.
+--
+-- Its last act turns the lock timeout off for the commit, as reserve_stay does and for the
+-- reason given there (the commit's wait in the queue of notifying commits is no lock's).
 CREATE OR REPLACE FUNCTION reserve_stays(p_hotel text, p_room_type text, p_lock_timeout_ms bigint, p_bookings jsonb)
 RETURNS TABLE (o_id text, o_outcome text, o_code text, o_message text) LANGUAGE plpgsql AS $$
 DECLARE
@@ -211,6 +214,7 @@ BEGIN
         END IF;
     END LOOP;
     IF cardinality(v_new) = 0 THEN
+        PERFORM set_config('lock_timeout', '0', true); -- the commit's wait is no lock's (see above)
         RETURN;
     END IF;
 
@@ -326,6 +330,7 @@ BEGIN
         WHERE bk.id = r.id AND bk.id = ANY (r_id); -- by the primary key, not a scan
         RETURN QUERY SELECT r.id, CASE WHEN r.held THEN 'held' ELSE 'rejected' END, NULL::text, NULL::text
             FROM unnest(r_id, r_held) AS r(id, held);
+        PERFORM set_config('lock_timeout', '0', true); -- the commit's wait is no lock's (see above)
         RETURN;
     END IF;
 
@@ -400,4 +405,5 @@ BEGIN
         END;
         RETURN NEXT;
     END LOOP;
+    PERFORM set_config('lock_timeout', '0', true); -- the commit's wait is no lock's (see above)
 END $$;
