@@ -36,7 +36,7 @@ func settled(t *testing.T, d *testsuite.Database, id int64, ok bool, ago time.Du
 	}
 	require.NoError(t, d.Store.RecordDeliveryAttempt(ctx, id, a, time.Minute, 0))
 	_, err := d.Pool.Exec(ctx, `UPDATE event_deliveries SET delivered_at = delivered_at - $2 * interval '1 microsecond',
-		parked_at = parked_at - $2 * interval '1 microsecond' WHERE id = $1`, id, ago.Microseconds())
+		next_attempt_at = next_attempt_at - $2 * interval '1 microsecond' WHERE id = $1`, id, ago.Microseconds())
 	require.NoError(t, err)
 }
 

@@ -98,17 +98,27 @@ func (s *Store) QueuePaymentStuck(ctx context.Context, key, bookingID, step, rea
 }
 
 // QueueAgentNotification queues the delivery of an agent's notification to its webhook, once;
-// an agent without a webhook gets none. The delivery holds no body: the notification is its home,
-// and the body is built from it when the delivery is read (agentNotificationBody).
+// an agent without a webhook gets none. The notification is the body's home: this release builds
+// the body from it when the delivery is read (withAgentBodies). The delivery's payload gets the
+// same body, written only for the previous release's workers, which post payload as it is while
+// they still run (migration 00030); nothing here reads it, and the next release's migration
+// clears it.
 func (s *Store) QueueAgentNotification(ctx context.Context, n AgentNotification) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, agent_notification_id)
-		SELECT 'agent_notification_' || $1::bigint, s.id, $3, 'agent.' || $4, $1
+	body, err := agentNotificationBody(n)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, payload,
+			agent_notification_id)
+		SELECT 'agent_notification_' || $1::bigint, s.id, $3, 'agent.' || $4, $5, $1
 		FROM event_subscribers s WHERE s.agent_id = $2 AND s.url <> ''
-		ON CONFLICT (subscriber_id, event_id) DO NOTHING`, n.ID, n.AgentID, n.BookingID, n.Event)
+		ON CONFLICT (subscriber_id, event_id) DO NOTHING`, n.ID, n.AgentID, n.BookingID, n.Event, body)
 	return err
 }
 
-// agentNotificationBody is what an agent's webhook receives: the body agents always had.
+// agentNotificationBody is what an agent's webhook receives: {id, event, bookingId, detail, at,
+// amendmentId?}, as Go marshals it. (Before migration 00030 the sender posted PostgreSQL's text
+// of the stored jsonb instead: the same JSON in another byte layout, keys in another order.)
 func agentNotificationBody(n AgentNotification) ([]byte, error) {
 	return json.Marshal(struct {
 		ID          int64     `json:"id"`
@@ -262,7 +272,8 @@ type DeliveryAttempt struct {
 }
 
 // RecordDeliveryAttempt records an attempt: delivered, or due again after backoff, or parked
-// once it has failed for retryFor since its retry window began.
+// once it has failed for retryFor since its retry window began (its next_attempt_at, now plus
+// backoff, is then what its retention counts from: PruneEventDeliveries).
 func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryAttempt, backoff, retryFor time.Duration) error {
 	var status *int
 	if a.Status != 0 {
@@ -288,8 +299,7 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 	}
 	_, err := s.pool.Exec(ctx, `WITH d AS (UPDATE event_deliveries SET attempts = attempts + 1, last_status = $2,
 		last_error = $3, next_attempt_at = now() + $4 * interval '1 microsecond',
-		status = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN 'parked' ELSE 'pending' END,
-		parked_at = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN now() END
+		status = CASE WHEN now() - retry_from >= $5 * interval '1 microsecond' THEN 'parked' ELSE 'pending' END
 		WHERE id = $1 AND status = 'pending' RETURNING agent_notification_id, delivered_at, last_error) `+toNotification,
 		id, status, a.Err.Error(), backoff.Microseconds(), retryFor.Microseconds())
 	return err
@@ -300,7 +310,7 @@ func (s *Store) RecordDeliveryAttempt(ctx context.Context, id int64, a DeliveryA
 // lost (it arrives again with the same event id).
 func (s *Store) Redeliver(ctx context.Context, id int64) (EventDelivery, error) {
 	d, err := s.oneDelivery(ctx, s.pool.QueryRow(ctx, `UPDATE event_deliveries SET status = 'pending', attempts = 0,
-		retry_from = now(), next_attempt_at = now(), delivered_at = NULL, parked_at = NULL
+		retry_from = now(), next_attempt_at = now(), delivered_at = NULL
 		WHERE id = $1 AND status <> 'pending' RETURNING `+deliveryColumns, id))
 	if errors.Is(err, domain.ErrNotFound) {
 		if _, getErr := s.EventDelivery(ctx, id); getErr != nil {

@@ -144,21 +144,29 @@ func agentWithWebhook(t *testing.T) (*testsuite.Database, db.AgentNotification, 
 	return d, n, due[0]
 }
 
-// An agent's notification is stored once, in agent_notifications: its delivery carries the body
-// built from it, so a change there (an erasure's scrubbing) is what the webhook receives.
+// An agent's notification is stored once, in agent_notifications: its delivery's body is read
+// from it, so a change there (an erasure's scrubbing) is what the webhook receives. The payload
+// the delivery also holds, for the previous release's workers (migration 00030), is the same
+// body, and read by nothing.
 func TestAnAgentsNotificationBodyIsReadFromTheNotification(t *testing.T) {
 	t.Parallel()
 	d, n, claimed := agentWithWebhook(t)
 	ctx := context.Background()
 	assert.JSONEq(t, `{"id": `+strconv.FormatInt(n.ID, 10)+`, "event": "confirmed", "bookingId": "bk_r2",
 		"detail": "confirmed by the supplier", "at": "`+n.CreatedAt.Format(time.RFC3339Nano)+`"}`, string(claimed.Payload))
-	var stored int
-	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM event_deliveries WHERE payload IS NOT NULL`).Scan(&stored))
-	assert.Zero(t, stored, "the delivery keeps a second copy of the body")
+	var stored string
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT payload::text FROM event_deliveries WHERE id = $1`, claimed.ID).Scan(&stored))
+	assert.JSONEq(t, string(claimed.Payload), stored, "the previous release's workers would post another body")
 
-	_, err := d.Pool.Exec(ctx, `UPDATE agent_notifications SET detail = 'changed' WHERE id = $1`, n.ID)
+	_, err := d.Pool.Exec(ctx, `UPDATE event_deliveries SET payload = '{"detail": "stale"}' WHERE id = $1`, claimed.ID)
 	require.NoError(t, err)
 	got, err := d.Store.EventDelivery(ctx, claimed.ID)
+	require.NoError(t, err)
+	assert.Equal(t, string(claimed.Payload), string(got.Payload), "the body was read from the delivery's payload")
+
+	_, err = d.Pool.Exec(ctx, `UPDATE agent_notifications SET detail = 'changed' WHERE id = $1`, n.ID)
+	require.NoError(t, err)
+	got, err = d.Store.EventDelivery(ctx, claimed.ID)
 	require.NoError(t, err)
 	assert.Contains(t, string(got.Payload), `"detail":"changed"`)
 }
