@@ -1,13 +1,11 @@
 package db
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -41,8 +39,9 @@ type ErasureRows struct {
 	UnprocessableEvents int64 `json:"unprocessableEvents"`
 	AgentNotifications  int64 `json:"agentNotifications"`
 	// EventDeliveries are integrator events on their way, or sent, whose bodies named the
-	// customer. (An agent's notification's delivery has no body of its own: it is built from the
-	// notification, scrubbed as AgentNotifications.)
+	// customer. (An agent's notification's delivery is sent with a body built from the
+	// notification, scrubbed as AgentNotifications; its payload, a copy for the previous
+	// release's workers, is scrubbed and counted here.)
 	EventDeliveries int64 `json:"eventDeliveries"`
 	WalkInCustomers int64 `json:"walkInCustomers"`
 }
@@ -71,23 +70,15 @@ func (e *OpenBookingsError) Error() string {
 // Unwrap makes an OpenBookingsError a domain.ErrConflict.
 func (e *OpenBookingsError) Unwrap() error { return domain.ErrConflict }
 
-// ErasedText replaces a walk-in guest's phone number and name wherever free text held them.
-const ErasedText = "[erased]"
-
-// minErasedName is the shortest name erased from free text: a shorter one would garble words.
-const minErasedName = 3
-
-// providerPersonalKeys are the payment provider's fields that name a person (its customer
-// object, the card holder's billing details, e-mail, shipping address); a stored event of an
-// erased customer's booking loses them. bookflow reads none of them.
-var providerPersonalKeys = map[string]bool{"billing_details": true, "customer": true, "customer_details": true,
-	"customer_email": true, "receipt_email": true, "shipping": true}
-
 // inPlay says why a locked booking is still in play, or NULL: a hold, a refund under way, a stay
 // or order confirmed or checked in that has not ended (a hotel's check-out date is local to it,
 // a venue's span is UTC), a refund not settled, an amendment waiting for its balance or its
-// supplier; or a booking that ended (expired, cancelled, rejected, refunded) while its workflow
-// may still wait for a late payment, which would take it up again (lateWaitFor, over $2).
+// supplier; or a booking whose workflow may still wait for a late payment, which would take it
+// up again (lateWaitFor, over $2). The workflow lingers that long after whatever ended last: the
+// booking's last status change (an expiry, cancellation, rejection, refund or no-show, whatever
+// the end), or for a confirmed or checked-in booking the end of its use as the workflow counts
+// it (workflows.BookingInput.ends: the day after check-out, at midnight UTC; a venue order's
+// last slot's end).
 // (refund_due is what a cancellation gave back, not what is still owed: REFUNDING and the refunds
 // rows say that.)
 const inPlay = `CASE
@@ -100,8 +91,10 @@ const inPlay = `CASE
 		THEN 'refund_unsettled'
 	WHEN EXISTS (SELECT 1 FROM booking_amendments m WHERE m.booking_id = b.id
 		AND m.status IN ('BALANCE_DUE', 'SUPPLIER_PENDING')) THEN 'amendment_pending'
-	WHEN b.status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED') AND $2::bigint > 0
-		AND (SELECT max(c.at) FROM booking_changes c WHERE c.booking_id = b.id) > now() - $2 * interval '1 microsecond'
+	WHEN $2::bigint > 0 AND greatest((SELECT max(c.at) FROM booking_changes c WHERE c.booking_id = b.id),
+		CASE WHEN b.status IN ('CONFIRMED', 'COMPLETED') THEN CASE WHEN b.venue_id IS NULL
+			THEN (b.unit_to + interval '1 day') AT TIME ZONE 'UTC' ELSE b.unit_to AT TIME ZONE 'UTC' END END)
+		> now() - $2 * interval '1 microsecond'
 		THEN 'awaiting_late_payment'
 	END`
 
@@ -130,7 +123,7 @@ type ErasureRequest struct {
 // stored provider events of their bookings. Money, statuses and times stay as they are, so
 // bookings, payments and reports add up as before. While a booking is in play it answers an
 // *OpenBookingsError and writes nothing; a reason naming a walk-in guest,
-// domain.ErrReasonNamesCustomer.
+// domain.ErrReasonNamesCustomer (domain.ValidateErasureReasonName).
 //
 // When nothing was left to erase it answers the latest earlier erasure of the same pseudonym,
 // writing nothing; with none, it records one of zero rows. Otherwise it records the erasure
@@ -164,8 +157,8 @@ func (s *Store) EraseCustomer(ctx context.Context, req ErasureRequest) (Erasure,
 				return err
 			}
 			sc.phone = strings.TrimPrefix(customerID, domain.WalkInPrefix)
-			if name := sc.namePattern(); name != "" && strings.Contains(strings.ToLower(reason), strings.ToLower(name)) {
-				return domain.ErrReasonNamesCustomer
+			if err := domain.ValidateErasureReasonName(reason, sc.namePattern()); err != nil {
+				return err
 			}
 		}
 		sc.compile()
@@ -244,65 +237,6 @@ func latestErasure(ctx context.Context, q querier, pseudonym string) (Erasure, e
 		return e, err
 	}
 	return e, json.Unmarshal(counts, &e.Rows)
-}
-
-// scrubber replaces one customer's id with its pseudonym, and a walk-in guest's phone and name
-// with ErasedText, in free text in any case ("ANN@example.com" is Ann@Example.com's id).
-type scrubber struct {
-	id, pseudonym, phone, name string
-	swaps                      []swap // compile
-}
-
-// swap is one replacement of text matching re (in any case) with with.
-type swap struct {
-	re   *regexp.Regexp
-	with string
-}
-
-// compile makes the swaps, once phone and name are known: the id, then the phone, then the name.
-func (sc *scrubber) compile() {
-	sc.swaps = nil
-	for _, w := range [][2]string{{sc.id, sc.pseudonym}, {sc.phone, ErasedText}, {sc.namePattern(), ErasedText}} {
-		if w[0] != "" {
-			sc.swaps = append(sc.swaps, swap{regexp.MustCompile(`(?i)` + regexp.QuoteMeta(w[0])), w[1]})
-		}
-	}
-}
-
-// namePattern is the name to scrub: none when shorter than minErasedName (it would garble words).
-func (sc scrubber) namePattern() string {
-	if len(sc.name) < minErasedName {
-		return ""
-	}
-	return sc.name
-}
-
-// text scrubs free text.
-func (sc scrubber) text(s string) string {
-	for _, w := range sc.swaps {
-		s = w.re.ReplaceAllLiteralString(s, w.with)
-	}
-	return s
-}
-
-// neverMatches is a pattern that matches nothing (^ anchors at the start of the text only): for a
-// phone or name there is none of.
-const neverMatches = `x^`
-
-// sqlPattern is s as a PostgreSQL regular expression matching it literally (QuoteMeta's escapes
-// are literal characters there too), neverMatches when empty.
-func sqlPattern(s string) string {
-	if s == "" {
-		return neverMatches
-	}
-	return regexp.QuoteMeta(s)
-}
-
-// sqlText is text as SQL, over $6 (the id's pattern), $2 (the pseudonym), $4 (the phone's) and $5
-// (the name's), in any case: as scrubber.text.
-func sqlText(col string) string {
-	return `regexp_replace(regexp_replace(regexp_replace(` + col + `, $6, $2, 'gi'), $4, '` + ErasedText + `', 'gi'), $5, '` +
-		ErasedText + `', 'gi')`
 }
 
 // rewrite replaces the customer in every row of bookings ids and in the rows they acted in.
@@ -423,87 +357,4 @@ func (sc scrubber) rewriteAudit(ctx context.Context, tx pgx.Tx, ids []string) (i
 		n++
 	}
 	return n, nil
-}
-
-// rewriteJSON scrubs the JSON payload of each row query selects (a key and the payload) and
-// writes back through update those it changed.
-func (sc scrubber) rewriteJSON(ctx context.Context, tx pgx.Tx, query, update string, args ...any) (int64, error) {
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	keys, payloads := []string{}, [][]byte{}
-	for rows.Next() {
-		var k string
-		var p []byte
-		if err := rows.Scan(&k, &p); err != nil {
-			return 0, err
-		}
-		keys, payloads = append(keys, k), append(payloads, p)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	var n int64
-	for i, k := range keys {
-		scrubbed, changed, err := sc.jsonDoc(payloads[i])
-		if err != nil || !changed {
-			if err != nil {
-				return 0, err
-			}
-			continue
-		}
-		if _, err := tx.Exec(ctx, update, k, scrubbed); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	return n, nil
-}
-
-// jsonDoc scrubs a JSON document (nil stays nil), its numbers kept exactly, and reports whether
-// that changed it.
-func (sc scrubber) jsonDoc(doc []byte) ([]byte, bool, error) {
-	if doc == nil {
-		return nil, false, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, false, err
-	}
-	before, err := json.Marshal(v)
-	if err != nil {
-		return nil, false, err
-	}
-	after, err := json.Marshal(sc.json(v))
-	if err != nil {
-		return nil, false, err
-	}
-	return after, !bytes.Equal(before, after), nil
-}
-
-// json scrubs a decoded JSON value: the provider's personal fields are dropped, every string and
-// key scrubbed as text. It returns a new value; v is left as it was.
-func (sc scrubber) json(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			if !providerPersonalKeys[k] {
-				out[sc.text(k)] = sc.json(x)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = sc.json(x)
-		}
-		return out
-	case string:
-		return sc.text(v)
-	}
-	return v
 }

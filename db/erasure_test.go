@@ -205,9 +205,11 @@ func TestAHoldMadeWhileAnErasureWaitsStaysTheNewCustomers(t *testing.T) {
 		_, err := d.Store.EraseCustomer(ctx, eraseReq(cust, "asked"))
 		erased <- err
 	}()
+	// Found by the start of its query: pg_stat_activity keeps only the first
+	// track_activity_query_size bytes (1 kB by default) of a long one.
 	require.Eventually(t, func() bool {
 		return count(t, d, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-			AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF b%'`) == 1
+			AND wait_event_type = 'Lock' AND query LIKE 'SELECT b.id, CASE%'`) == 1
 	}, time.Second, 5*time.Millisecond, "the erasure waits for the booking's lock")
 	racing, err := d.Store.Reserve(ctx, holdParams(cust, "k2", nights(dec12, 1), 1))
 	require.NoError(t, err)
@@ -270,22 +272,26 @@ func TestAnOldRequestRetriedAfterTheErasureDoesNotFindTheErasedBooking(t *testin
 }
 
 // Free text repeats a customer in whatever case staff typed: it is scrubbed in any case, by the
-// database (an agent's notification) and in Go (an audit entry) alike.
+// database (an agent's notification) and in Go (an audit entry, the copy of the notification's
+// body its delivery holds for the previous release's workers) alike.
 func TestErasureScrubsTextWrittenInAnotherCase(t *testing.T) {
 	t.Parallel()
 	d, cust, b := expiredWalkIn(t)
 	ctx := context.Background()
 	require.NoError(t, d.Store.PutChannel(ctx, db.Channel{ID: "A"}))
-	require.NoError(t, d.Store.PutAgent(ctx, db.Agent{ID: "agent-case", ChannelID: "A"}))
+	require.NoError(t, d.Store.PutAgent(ctx, db.Agent{ID: "agent-case", ChannelID: "A",
+		WebhookURL: "http://127.0.0.1:1/hook", WebhookSecret: "0123456789abcdef"}))
 	upper, lower := strings.ToUpper(walkInName), strings.ToLower(walkInName)
-	_, err := d.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: "agent-case", BookingID: b.ID,
+	n, err := d.Store.RecordAgentNotification(ctx, db.AgentNotification{AgentID: "agent-case", BookingID: b.ID,
 		Event: "expired", Detail: upper + " (" + strings.ToUpper(cust) + ") did not pay"})
 	require.NoError(t, err)
+	require.NoError(t, d.Store.QueueAgentNotification(ctx, n))
 	require.NoError(t, d.Store.Audit(ctx, db.AuditEntry{Actor: "desk-1", Action: "note", BookingID: b.ID,
 		Reason: lower + " rang", Details: map[string]any{"customer": strings.ToUpper(cust)}}))
 
 	e := erase(t, d, cust)
 	assert.Equal(t, int64(1), e.Rows.AgentNotifications)
+	assert.Equal(t, int64(1), e.Rows.EventDeliveries, "the delivery's payload")
 	assert.Equal(t, int64(1), e.Rows.AuditLog)
 	for _, needle := range []string{upper, lower, strings.ToUpper(cust)} {
 		assert.Empty(t, testsuite.ColumnsHolding(t, d.Pool, needle), needle)

@@ -42,14 +42,13 @@ var emailLike = regexp.MustCompile(`[^\s@]+@[^\s@]+\.[^\s@]+`)
 // ValidateErasure checks an erasure request: a customer id (a subject, ValidateSubject) that is
 // not itself a pseudonym, and a reason of 1 to MaxErasureReason characters on one line (no
 // control or formatting characters) that names nobody as far as can be told: not the customer's
-// id (in any case), nor a walk-in's phone number, nor any e-mail address. The reason is kept
-// with the erasure, beyond its reach, so it must not undo it. (A walk-in's name is checked by
-// the erasure, which reads it.)
+// id (in any case) as a whole word (holdsWord), nor a walk-in's phone number as a whole number
+// (holdsNumber), nor any e-mail address. The reason is kept with the erasure, beyond its reach, so it must not undo it.
+// (A walk-in's name is checked by the erasure, which reads it: ValidateErasureReasonName.)
 func ValidateErasure(customerID, reason string) error {
 	if err := ValidateSubject("customerId", customerID); err != nil {
 		return err
 	}
-	lower := strings.ToLower(reason)
 	phone := strings.TrimPrefix(customerID, WalkInPrefix)
 	switch {
 	case strings.HasPrefix(customerID, ErasedPrefix):
@@ -60,14 +59,59 @@ func ValidateErasure(customerID, reason string) error {
 		return fmt.Errorf("%w: reason must be at most %d characters", ErrInvalid, MaxErasureReason)
 	case strings.IndexFunc(reason, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0:
 		return fmt.Errorf("%w: reason must be one line of text, without control or formatting characters", ErrInvalid)
-	case utf8.RuneCountInString(customerID) >= minNamedInReason && strings.Contains(lower, strings.ToLower(customerID)),
-		phone != customerID && strings.Contains(reason, strings.TrimPrefix(phone, "+")),
-		emailLike.MatchString(reason):
-		return ErrReasonNamesCustomer
+	case utf8.RuneCountInString(customerID) >= minNamedInReason && holdsWord(reason, customerID):
+		return reasonNames("the customer's id")
+	case phone != customerID && holdsNumber(reason, strings.TrimPrefix(phone, "+")):
+		return reasonNames("a phone number")
+	case emailLike.MatchString(reason):
+		return reasonNames("an e-mail address")
+	}
+	return nil
+}
+
+// ValidateErasureReasonName refuses an erasure's reason that holds the walk-in guest's name, as a
+// whole word in any case ("annual" does not name Ann); an empty name names nothing.
+func ValidateErasureReasonName(reason, name string) error {
+	if name != "" && holdsWord(reason, name) {
+		return reasonNames("the guest's name")
 	}
 	return nil
 }
 
 // ErrReasonNamesCustomer refuses an erasure whose reason names the customer, or anyone.
-var ErrReasonNamesCustomer = fmt.Errorf("%w: reason must not name the customer (their id, phone number, name "+
-	"or an e-mail address): it is kept with the erasure; say why, with a ticket number", ErrInvalid)
+var ErrReasonNamesCustomer = fmt.Errorf("%w: reason must not name the customer", ErrInvalid)
+
+// reasonNames is ErrReasonNamesCustomer saying what kind of thing the reason names (what, "a
+// phone number"), never the thing itself: the refusal may be logged.
+func reasonNames(what string) error {
+	return fmt.Errorf("%w (their id, phone number, name or an e-mail address): this one holds %s; it is kept "+
+		"with the erasure: say why, with a ticket number", ErrReasonNamesCustomer, what)
+}
+
+// holdsWord reports whether text holds word, in any case, as a whole: not inside a longer run of
+// letters, digits and marks ("annual" does not hold "Ann"). An end of word that is not a letter
+// or digit itself needs nothing beside it.
+func holdsWord(text, word string) bool { return holds(text, word, `[^\pL\pN\pM]`) }
+
+// holdsNumber reports whether text holds the number digits, not inside a longer number ("ticket
+// 49151123456789" does not hold 4915112345678; "tel4915112345678" does).
+func holdsNumber(text, digits string) bool { return holds(text, digits, `[^\pN]`) }
+
+// holds reports whether text holds s in any case, each end of s that is a letter, digit or mark
+// at the start or end of text or beside a character edge matches.
+func holds(text, s, edge string) bool {
+	if s == "" {
+		return false
+	}
+	pattern := regexp.QuoteMeta(s)
+	if first, _ := utf8.DecodeRuneInString(s); isWordRune(first) {
+		pattern = `(?:^|` + edge + `)` + pattern
+	}
+	if last, _ := utf8.DecodeLastRuneInString(s); isWordRune(last) {
+		pattern += `(?:$|` + edge + `)`
+	}
+	return regexp.MustCompile(`(?i)` + pattern).MatchString(text)
+}
+
+// isWordRune reports whether r is part of a word: a letter, digit or mark.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }

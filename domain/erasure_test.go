@@ -66,3 +66,42 @@ func TestAnErasureReasonMustNotNameTheCustomer(t *testing.T) {
 		assert.True(t, errors.Is(err, domain.ErrInvalid), "%s: %v", name, err)
 	}
 }
+
+// The customer's id and a walk-in's name are looked for as whole words, in any case, and a
+// walk-in's phone number as a whole number: a word or number that merely contains one ("annual",
+// a longer number) names nobody. A refusal says what
+// kind of thing the reason holds, never the thing itself.
+func TestAnErasureReasonNamesTheCustomerOnlyByAWholeWord(t *testing.T) {
+	const walkIn = "walk-in:+4915112345678"
+	for _, c := range [][3]string{
+		{"ann", "annual clean-up of walk-in guests, ticket SUP-7"},
+		{"cust-42", "ticket cust-421"},
+		{walkIn, "ticket 49151123456789"},
+	} {
+		assert.NoError(t, domain.ValidateErasure(c[0], c[1]), "%s in %q", c[0], c[1])
+	}
+	assert.NoError(t, domain.ValidateErasureReasonName("annual clean-up, ticket SUP-7", "Ann"))
+	assert.NoError(t, domain.ValidateErasureReasonName("asked", ""), "no name (one too short to look for)")
+
+	for _, c := range []struct{ id, reason, named, what string }{
+		{"ann", "asked by ANN, ticket 7", "ann", "the customer's id"},
+		{"cust-Ann", "asked by CUST-ann.", "cust-ann", "the customer's id"},
+		{walkIn, "rang from +4915112345678", "4915112345678", "a phone number"},
+		{walkIn, "4915112345678 rang", "4915112345678", "a phone number"},
+		{walkIn, "tel4915112345678", "4915112345678", "a phone number"},
+		{"cust-1", "asked by ann.erasmus@example.com", "erasmus", "an e-mail address"},
+	} {
+		err := domain.ValidateErasure(c.id, c.reason)
+		require.ErrorIs(t, err, domain.ErrReasonNamesCustomer, "%s in %q", c.id, c.reason)
+		assert.ErrorIs(t, err, domain.ErrInvalid)
+		assert.Contains(t, err.Error(), "holds "+c.what)
+		assert.NotContains(t, strings.ToLower(err.Error()), c.named, "the refusal repeats what it refuses")
+	}
+	for _, reason := range []string{"asked by ann", "ANN rang", "Zoë-Ann's request", "(ann)"} {
+		err := domain.ValidateErasureReasonName(reason, "Ann")
+		require.ErrorIs(t, err, domain.ErrReasonNamesCustomer, reason)
+		assert.Contains(t, err.Error(), "holds the guest's name")
+		assert.NotContains(t, strings.ToLower(err.Error()), "ann ", reason)
+	}
+	require.ErrorIs(t, domain.ValidateErasureReasonName("zelda walker asked", "Zelda Walker"), domain.ErrReasonNamesCustomer)
+}
