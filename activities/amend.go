@@ -40,7 +40,7 @@ type AmendOutcome struct {
 // Amend changes what a booking holds in one transaction: at once, or, for a paid booking that
 // costs more, holding the added units until the balance is paid. Of a paid booking that costs
 // less, what the cancellation policy allows of the difference goes back, judged at in.At on the
-// booking's check-in before the change. An amendment made before under the key (this activity's
+// booking's start before the change (RefundOf). An amendment made before under the key (this activity's
 // earlier attempt, whose answer was lost, or a client's retry) is answered as stored: the
 // workflow tells which by its id.
 func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, error) {
@@ -70,14 +70,15 @@ func (a *Bookings) Amend(ctx context.Context, in AmendInput) (AmendOutcome, erro
 }
 
 // RefundOf is what a booking's policy gives back of a fall in its price, judged at at (an
-// amendment's, or a quote's).
+// amendment's, or a quote's) on the start a cancel judges (domain.Booking.PolicyRefund): a
+// venue order's first line's start, a stay's check-in at the hotel.
 func RefundOf(at time.Time) func(domain.Booking, int64) int64 {
 	return func(b domain.Booking, fallsBy int64) int64 {
-		loc, err := time.LoadLocation(b.TimeZone)
+		refund, err := b.PolicyRefund(fallsBy, b.Price.Currency, at)
 		if err != nil {
 			return 0 // never reached: the hotel's zone was checked when it was stored
 		}
-		return b.CancellationPolicy.Refund(fallsBy, b.Price.Currency, b.CheckIn, loc, at)
+		return refund
 	}
 }
 

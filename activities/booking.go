@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -239,16 +238,12 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 			// refunded whole whoever cancels it.
 			return b.Paid, nil
 		}
-		loc, err := time.LoadLocation(b.TimeZone)
-		if err != nil {
-			return 0, fmt.Errorf("booking %s: time zone %q: %w", b.ID, b.TimeZone, err)
-		}
 		// The fixed fee's currency is judged again here, against the money being refunded.
 		currency := b.Price.Currency
 		if in.Payment != nil {
 			currency = in.Payment.Currency
 		}
-		return b.CancellationPolicy.Refund(b.Paid, currency, b.CheckIn, loc, at), nil
+		return b.PolicyRefund(b.Paid, currency, at)
 	})
 	return b, classify(err)
 }

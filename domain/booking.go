@@ -193,6 +193,21 @@ func (b Booking) FreeCancelEnded(now time.Time) bool {
 	return b.VenueID != "" && b.Status == StatusConfirmed && !start.IsZero() && !now.Before(start.Add(-window))
 }
 
+// PolicyRefund is what b's cancellation policy gives back of amount (minor units of currency)
+// cancelled at instant now, judged on when b starts: a venue order's first line's start, or a
+// stay's check-in, midnight of its check-in date at the hotel (Booking.CheckIn of an order is
+// only its first line's UTC date, whose midnight may be hours before the order starts).
+func (b Booking) PolicyRefund(amount int64, currency string, now time.Time) (int64, error) {
+	if b.VenueID != "" {
+		return b.CancellationPolicy.RefundBefore(amount, currency, b.OrderStarts(), now), nil
+	}
+	loc, err := time.LoadLocation(b.TimeZone)
+	if err != nil {
+		return 0, fmt.Errorf("booking %s: time zone %q: %w", b.ID, b.TimeZone, err)
+	}
+	return b.CancellationPolicy.Refund(amount, currency, b.CheckIn, loc, now), nil
+}
+
 // FreeAmendEnded reports whether a confirmed stay is past its free cancellation at instant now:
 // its customer may no longer amend it (staff may).
 func (b Booking) FreeAmendEnded(now time.Time) bool {

@@ -95,7 +95,19 @@ func (p CancellationPolicy) Validate() error {
 // the same wall-clock time two days earlier at the hotel, whatever a DST change in between does
 // to the real hours. A fixed fee is kept only from a payment in its own currency.
 func (p CancellationPolicy) Refund(paid int64, currency string, checkIn Date, loc *time.Location, now time.Time) int64 {
-	before := func(hours int) time.Time { return checkIn.At(-hours, loc) }
+	return p.refund(paid, currency, now, func(hours int) time.Time { return checkIn.At(-hours, loc) })
+}
+
+// RefundBefore is Refund for a venue order, which starts at an instant (its first line's
+// start), not at a date: its hours are real hours before start, as its free cancellation window
+// counts them (Booking.FreeCancelEnded).
+func (p CancellationPolicy) RefundBefore(paid int64, currency string, start, now time.Time) int64 {
+	return p.refund(paid, currency, now, func(hours int) time.Time { return start.Add(-time.Duration(hours) * time.Hour) })
+}
+
+// refund is what the policy gives back of paid at instant now, before(hours) being the instant
+// that many hours before the start.
+func (p CancellationPolicy) refund(paid int64, currency string, now time.Time, before func(hours int) time.Time) int64 {
 	switch {
 	case !now.Before(before(p.NoRefundHours)): // within the last hours before check-in, or later
 		return 0
