@@ -30,11 +30,16 @@ type deskPaymentBody struct {
 }
 
 // takeDeskPayment records money the desk took for a held or confirmed booking of its own site:
-// the hold is CONFIRMED once its payments cover its price.
+// the hold is CONFIRMED once its payments cover its price. A booking sold from a supplier's
+// stock takes none (its supplier prices it; the store refuses it too).
 func (s *Server) takeDeskPayment(c echo.Context) error {
 	key, b, err := s.moneyRequest(c, domain.Principal.CanBookAt)
 	if err != nil {
 		return err
+	}
+	if b.SupplierID != "" {
+		return newError(http.StatusConflict, "supplier_booking", "booking %s was sold from supplier %s's stock: %s", b.ID,
+			b.SupplierID, domain.SupplierBookingNoDeskPayment)
 	}
 	var body deskPaymentBody
 	if err := decodeJSON(c, &body); err != nil {

@@ -18,17 +18,7 @@ import (
 func procuredAmendedBooking(t *testing.T) (*testsuite.Database, domain.Booking, domain.Amendment, string) {
 	t.Helper()
 	ctx := context.Background()
-	d := testsuite.NewDatabase(t)
-	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
-	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", report("h1", intp(5), intp(5), intp(5), intp(5)))
-	require.NoError(t, err)
-	hp := holdParams("g1", "k", nights(dec10, 2), 1)
-	hp.SupplierID = "sup"
-	b, err := d.Store.Reserve(ctx, hp)
-	require.NoError(t, err)
-	require.Equal(t, "sup", b.SupplierID)
-	_, err = d.Store.RecordSupplierConfirmation(ctx, b.ID, "C-1")
-	require.NoError(t, err)
+	d, b := supplierConfirmedHold(t)
 
 	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
 	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
@@ -112,17 +102,7 @@ func TestADirectConnectAmendmentCountsTheDiscountOfTheNightsItKeepsOnce(t *testi
 // 3 nights waits for its supplier.
 func waitingForSupplier(t *testing.T) (*testsuite.Database, domain.Booking, domain.Amendment) {
 	t.Helper()
-	ctx := context.Background()
-	d := testsuite.NewDatabase(t)
-	supplierHotel(t, d, "sup", db.ModeDirectProcure, "h1")
-	_, err := d.Store.ApplySupplierStock(ctx, "sup", "pull", report("h1", intp(5), intp(5), intp(5), intp(5)))
-	require.NoError(t, err)
-	hp := holdParams("g1", "k", nights(dec10, 2), 1)
-	hp.SupplierID = "sup"
-	b, err := d.Store.Reserve(ctx, hp)
-	require.NoError(t, err)
-	_, err = d.Store.RecordSupplierConfirmation(ctx, b.ID, "C-1")
-	require.NoError(t, err)
+	d, b := supplierConfirmedHold(t)
 	a, _ := amend(t, d, amendParams(b, "k1", domain.Change{CheckOut: dec13}))
 	require.Equal(t, domain.AmendmentSupplierPending, a.Status)
 	return d, b, a

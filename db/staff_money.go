@@ -117,7 +117,8 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 }
 
 // deskPayable checks that booking b, locked, can take desk payment p: held (and live, not
-// expired), confirmed, checked in or a no-show, and in its price's currency.
+// expired), confirmed, checked in or a no-show, neither sold on a channel's account nor from a
+// supplier's stock, and in its price's currency.
 func deskPayable(b domain.Booking, live bool, p DeskPayment) error {
 	switch {
 	case !b.Status.HoldsInventory() && b.Status != domain.StatusNoShow: // a no-show may still pay what is due
@@ -125,6 +126,9 @@ func deskPayable(b domain.Booking, live bool, p DeskPayment) error {
 	case b.ChannelID != "":
 		return fmt.Errorf("%w: booking %s was sold on channel %s's account: the channel pays for it", domain.ErrConflict,
 			b.ID, b.ChannelID)
+	case b.SupplierID != "":
+		return fmt.Errorf("%w: booking %s was sold from supplier %s's stock: %s", domain.ErrConflict, b.ID, b.SupplierID,
+			domain.SupplierBookingNoDeskPayment)
 	case p.Currency != b.Price.Currency:
 		return fmt.Errorf("%w: booking %s is priced in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, p.Currency)
 	case p.Amount <= 0:

@@ -58,5 +58,9 @@ const (
 // DeskMethods are the methods the front desk takes money by.
 var DeskMethods = []string{MethodCash, MethodCardTerminal, MethodBankTransfer, MethodOther}
 
+// SupplierBookingNoDeskPayment says why a booking sold from a supplier's stock takes no desk
+// payment: its supplier prices it, and the guest pays that price through the checkout.
+const SupplierBookingNoDeskPayment = "its supplier prices it and it is paid through the checkout, never at the desk"
+
 // DeskPaymentID is the payment id of money the desk took for a booking under an idempotency key.
 func DeskPaymentID(bookingID, key string) string { return "desk/" + bookingID + "/" + key }

@@ -311,3 +311,30 @@ func TestARefundAfterTheBookingsWorkflowClosed(t *testing.T) {
 	testsuite.ReplayAndRecord(t, sys.Temporal, domain.StaffRefundWorkflowID(id), "staff-refund-after-close")
 	checkInvariants(t, sys)
 }
+
+// TestASuppliersBookingTakesNoDeskPayment: a guest's hold at a supplier's hotel, confirmed by
+// the supplier, waits for the checkout's payment of the supplier's price. The desk's cash is
+// refused before the workflow (409 supplier_booking, with the reason), nothing is written, and
+// the hold is not confirmed.
+func TestASuppliersBookingTakesNoDeskPayment(t *testing.T) {
+	t.Parallel()
+	w := newSupplierWorld(t, "direct_procure", testsuite.SystemOptions{})
+	res := hold(t, w.sys, "supplied", holdBody(w.sys.Customer("guest"), w.hotel, "double", w.stay, 1))
+	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
+	id := res.Body["id"].(string)
+	total := int64(res.Body["price"].(map[string]any)["total"].(float64))
+	require.Eventually(t, func() bool { return staffView(t, w.sys, id).Body["supplierRef"] != nil },
+		20*time.Second, 50*time.Millisecond, "the supplier never confirmed the hold")
+
+	desk := deskOf(t, w.sys, []string{w.hotel}, nil)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", keyed("cash"),
+		map[string]any{"amount": total, "currency": "EUR", "method": "cash"})
+	assert.Equal(t, http.StatusConflict, res.Status, res.Raw)
+	assert.Equal(t, "supplier_booking", res.ErrorCode())
+	assert.Contains(t, res.Raw, "paid through the checkout")
+	assert.Equal(t, 0, count(t, w.sys, `SELECT count(*) FROM payments WHERE booking_id = $1`, id), "nothing was written")
+	view := staffView(t, w.sys, id).Body
+	assert.Equal(t, "HOLD", view["status"], "the desk does not confirm a supplier's hold")
+	assert.Equal(t, float64(total), view["money"].(map[string]any)["due"])
+	checkInvariants(t, w.sys)
+}
