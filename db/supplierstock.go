@@ -257,10 +257,11 @@ func (s *Store) SupplierHotels(ctx context.Context, supplierID string) ([]string
 }
 
 // StockNightView is one night of supplier stock as operators see it: total (nil: unlimited),
-// what is sold (confirmed), held (awaiting payment or the supplier), blocked rooms (out of
-// order), whether it is closed (Blocked: closed, or under a stop-sell for every sale, named by
-// StopSellID), available (Unlimited when the total is), and when and from where the total last
-// came.
+// what is sold (confirmed), held (awaiting payment or the supplier: a hold's units, and those an
+// amendment adds beside its booking's own until its balance is paid or its supplier confirms),
+// blocked rooms (out of order), whether it is closed (Blocked: closed, or under a stop-sell for
+// every sale, named by StopSellID), available (Unlimited when the total is), and when and from
+// where the total last came.
 type StockNightView struct {
 	RoomTypeID   string      `json:"roomTypeId"`
 	Date         domain.Date `json:"date"`
@@ -279,8 +280,9 @@ type StockNightView struct {
 	ReportedAt *time.Time `json:"reportedAt,omitempty"`
 }
 
-// HotelStock lists a hotel's nights in [from, to) with what is sold and held of each. A night a
-// stop-sell closes for every sale shows closed, with nothing available.
+// HotelStock lists a hotel's nights in [from, to) with what is sold and held of each: a night's
+// total is sold + held + blocked rooms + available (unless it is closed or over-reserved). A
+// night a stop-sell closes for every sale shows closed, with nothing available.
 func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.Date) ([]StockNightView, error) {
 	rules, err := activeSaleRules(ctx, s.pool, hotelID)
 	if err != nil {
@@ -290,7 +292,10 @@ func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.
 			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status IN ('CONFIRMED', 'COMPLETED')
 				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
 			COALESCE((SELECT sum(b.quantity) FROM bookings b WHERE b.resource_id = r.id AND b.status = 'HOLD'
-				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0),
+				AND i.unit_start >= b.unit_from AND i.unit_start < b.unit_to), 0)
+			+ COALESCE((SELECT sum(l.quantity) FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
+				WHERE l.resource_id = r.id AND l.amendment_id IS NOT NULL AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')
+				AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to), 0),
 			i.blocked, i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, ''), i.reported_at
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
 		WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
