@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,28 +24,43 @@ type EventSubscriber struct {
 	Events  []string `json:"events"`
 	Secret  string   `json:"-"`
 	// PreviousSecret also signs deliveries until PreviousSecretUntil, while the subscriber
-	// rotates to Secret.
-	PreviousSecret      string     `json:"-"`
-	PreviousSecretUntil *time.Time `json:"previousSecretUntil,omitempty"`
-	CreatedAt           time.Time  `json:"createdAt"`
-	UpdatedAt           time.Time  `json:"updatedAt"`
+	// rotates to Secret; so do OlderSecrets, the ones rotated out before it within the overlap
+	// (a rotation retried), each until its own end (migration 00032).
+	PreviousSecret      string          `json:"-"`
+	PreviousSecretUntil *time.Time      `json:"previousSecretUntil,omitempty"`
+	OlderSecrets        []RetiredSecret `json:"-"`
+	CreatedAt           time.Time       `json:"createdAt"`
+	UpdatedAt           time.Time       `json:"updatedAt"`
 }
 
-// Secrets are the secrets a delivery is signed with at now: the current one, and the previous
-// one while it is still honoured.
+// RetiredSecret is a secret rotated out that still signs deliveries until Until.
+type RetiredSecret struct {
+	Secret string    `json:"secret"`
+	Until  time.Time `json:"until"`
+}
+
+// Secrets are the secrets a delivery is signed with at now: the current one, and each one
+// rotated out while it is still honoured.
 func (s EventSubscriber) Secrets(now time.Time) []string {
 	out := []string{s.Secret}
 	if s.PreviousSecret != "" && s.PreviousSecretUntil != nil && now.Before(*s.PreviousSecretUntil) {
 		out = append(out, s.PreviousSecret)
 	}
+	for _, r := range s.OlderSecrets {
+		if r.Secret != "" && now.Before(r.Until) && !slices.Contains(out, r.Secret) {
+			out = append(out, r.Secret)
+		}
+	}
 	return out
 }
 
-const subscriberColumns = `id, COALESCE(agent_id, ''), url, events, secret, COALESCE(previous_secret, ''), previous_secret_until, created_at, updated_at`
+const subscriberColumns = `id, COALESCE(agent_id, ''), url, events, secret, COALESCE(previous_secret, ''), previous_secret_until,
+	older_secrets, created_at, updated_at`
 
 func scanSubscriber(r pgx.Row) (EventSubscriber, error) {
 	var s EventSubscriber
-	err := r.Scan(&s.ID, &s.AgentID, &s.URL, &s.Events, &s.Secret, &s.PreviousSecret, &s.PreviousSecretUntil, &s.CreatedAt, &s.UpdatedAt)
+	err := r.Scan(&s.ID, &s.AgentID, &s.URL, &s.Events, &s.Secret, &s.PreviousSecret, &s.PreviousSecretUntil,
+		&s.OlderSecrets, &s.CreatedAt, &s.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("%w: event subscriber", domain.ErrNotFound)
 	}
@@ -74,11 +90,14 @@ func (s *Store) PutEventSubscriber(ctx context.Context, sub EventSubscriber, sec
 	return out, created, err
 }
 
-// RotateEventSecret makes secret the subscriber's, the old one still signing for overlap. An
-// agent's secret is the agent's (PutAgent).
+// RotateEventSecret makes secret the subscriber's, the old one still signing for overlap, and
+// the ones it replaced before still signing until their own ends: a rotation retried because
+// its answer was lost leaves the secret the integrator holds signing for the overlap (migration
+// 00032). An agent's secret is the agent's (PutAgent).
 func (s *Store) RotateEventSecret(ctx context.Context, id, secret string, overlap time.Duration) (EventSubscriber, error) {
-	sub, err := scanSubscriber(s.pool.QueryRow(ctx, `UPDATE event_subscribers SET previous_secret = secret,
-		previous_secret_until = now() + $3 * interval '1 microsecond', secret = $2, updated_at = now()
+	sub, err := scanSubscriber(s.pool.QueryRow(ctx, `UPDATE event_subscribers
+		SET older_secrets = retired_secrets(older_secrets, previous_secret, previous_secret_until, $2),
+		previous_secret = secret, previous_secret_until = now() + $3 * interval '1 microsecond', secret = $2, updated_at = now()
 		WHERE id = $1 AND agent_id IS NULL RETURNING `+subscriberColumns, id, secret, overlap.Microseconds()))
 	if errors.Is(err, domain.ErrNotFound) {
 		if existing, getErr := s.EventSubscriber(ctx, id); getErr == nil && existing.AgentID != "" {
