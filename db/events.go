@@ -25,7 +25,7 @@ type EventSubscriber struct {
 	Secret  string   `json:"-"`
 	// PreviousSecret also signs deliveries until PreviousSecretUntil, while the subscriber
 	// rotates to Secret; so do OlderSecrets, the ones rotated out before it within the overlap
-	// (a rotation retried), each until its own end (migration 00032).
+	// (a rotation retried), each until its own end (migration 00031).
 	PreviousSecret      string          `json:"-"`
 	PreviousSecretUntil *time.Time      `json:"previousSecretUntil,omitempty"`
 	OlderSecrets        []RetiredSecret `json:"-"`
@@ -93,7 +93,7 @@ func (s *Store) PutEventSubscriber(ctx context.Context, sub EventSubscriber, sec
 // RotateEventSecret makes secret the subscriber's, the old one still signing for overlap, and
 // the ones it replaced before still signing until their own ends: a rotation retried because
 // its answer was lost leaves the secret the integrator holds signing for the overlap (migration
-// 00032). An agent's secret is the agent's (PutAgent).
+// 00031). An agent's secret is the agent's (PutAgent).
 func (s *Store) RotateEventSecret(ctx context.Context, id, secret string, overlap time.Duration) (EventSubscriber, error) {
 	sub, err := scanSubscriber(s.pool.QueryRow(ctx, `UPDATE event_subscribers
 		SET older_secrets = retired_secrets(older_secrets, previous_secret, previous_secret_until, $2),

@@ -247,11 +247,15 @@ func TestAnAgentsWebhookIsASubscriberOfItsNotifications(t *testing.T) {
 	sub.down.Store(true)
 	stay := stayFromNow(42, 1)
 	openRooms(t, sys, "h-agent-ev", "double", stay, 2)
-	for path, body := range map[string]map[string]any{
-		"/api/v1/admin/channels/resell": {"name": "Resell"},
-		"/api/v1/admin/agents/ana":      {"channelId": "resell", "name": "Ana Tours", "webhookUrl": sub.URL, "webhookSecret": agentSecret},
+	// The channel first: an agent names its channel.
+	for _, put := range []struct {
+		path string
+		body map[string]any
+	}{
+		{"/api/v1/admin/channels/resell", map[string]any{"name": "Resell"}},
+		{"/api/v1/admin/agents/ana", map[string]any{"channelId": "resell", "name": "Ana Tours", "webhookUrl": sub.URL, "webhookSecret": agentSecret}},
 	} {
-		res := sys.Admin(t, http.MethodPut, path, body)
+		res := sys.Admin(t, http.MethodPut, put.path, put.body)
 		require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	}
 	agent := sys.As(t, domain.Principal{Subject: "ana-user", Roles: []domain.Role{domain.RoleAgent}, Agent: "ana", Channel: "resell"})
