@@ -38,6 +38,10 @@ func (s *Server) customerAmender() amender {
 		switch {
 		case b.VenueID != "" && b.Status.HoldsInventory() && !now.Before(b.OrderStarts()):
 			return newError(http.StatusConflict, "stay_started", "the booking has begun: the front desk can still change it")
+		case b.VenueID != "" && b.Status == domain.StatusCompleted:
+			// Checked in (up to an hour before it starts): in use, as for a cancel, and past what
+			// FreeCancelEnded, which judges confirmed orders, would close.
+			return newError(http.StatusConflict, "stay_started", "the order was checked in: the front desk can still change it")
 		case b.FreeCancelEnded(now):
 			return newError(http.StatusConflict, "amendment_closed", "changes are open until free cancellation ends, %d hours "+
 				"before the booking starts; the front desk can still change it", b.CancellationPolicy.FreeUntilHours)

@@ -18,10 +18,14 @@ import (
 
 // confirmBooking is for staff: it confirms a hold paid outside the payment provider (at the
 // desk). It answers with the outcome: 200 CONFIRMED, or 409 with the status the booking is in
-// instead (for example EXPIRED).
+// instead (for example EXPIRED). A supplier's booking is paid through the checkout only: confirmed
+// here, nobody could collect its price (409 supplier_booking).
 func (s *Server) confirmBooking(c echo.Context) error {
 	b, err := s.staffBooking(c, domain.Principal.CanBookAt)
 	if err != nil {
+		return err
+	}
+	if err := paidThroughTheCheckout(b); err != nil {
 		return err
 	}
 	state, err := s.askBooking(c, b.ID, workflows.UpdateConfirm, staffView, domain.StatusConfirmed)

@@ -37,9 +37,8 @@ func (s *Server) takeDeskPayment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if b.SupplierID != "" {
-		return newError(http.StatusConflict, "supplier_booking", "booking %s was sold from supplier %s's stock: %s", b.ID,
-			b.SupplierID, domain.SupplierBookingNoDeskPayment)
+	if err := paidThroughTheCheckout(b); err != nil {
+		return err
 	}
 	var body deskPaymentBody
 	if err := decodeJSON(c, &body); err != nil {
@@ -249,4 +248,14 @@ func (s *Server) refundAfterwards(c echo.Context, id string, req workflows.Money
 		err = handle.Get(ctx, &state)
 	}
 	return state, moneyRefusal(id, err)
+}
+
+// paidThroughTheCheckout refuses the desk's money for a booking sold from a supplier's stock:
+// neither a payment taken at the desk nor a confirmation on the promise of one.
+func paidThroughTheCheckout(b domain.Booking) error {
+	if b.SupplierID == "" {
+		return nil
+	}
+	return newError(http.StatusConflict, "supplier_booking", "booking %s was sold from supplier %s's stock: %s", b.ID,
+		b.SupplierID, domain.SupplierBookingNoDeskPayment)
 }
