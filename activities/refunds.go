@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/payments"
 )
@@ -105,15 +107,20 @@ func (a *Refunds) RecordRefundOutcome(ctx context.Context, key string, outcome R
 }
 
 // PaymentStuck is a refund handed to an operator: what integrators subscribed to
-// booking.payment_stuck hear. Key names the episode (the workflow, the saga, the operator round),
-// so a retried activity queues it once.
+// booking.payment_stuck hear. Key names the episode within its run of the workflow (the
+// workflow, the saga, the operator round).
 type PaymentStuck struct {
 	Key, BookingID, Step, Reason string
 }
 
-// RecordPaymentStuck queues the booking.payment_stuck event of a refund handed to an operator.
+// RecordPaymentStuck queues the booking.payment_stuck event of a refund handed to an operator,
+// once per episode: its key is Key and the run of the workflow that asks. Saga ids and rounds
+// start again in every run of a workflow id (continued as new, a booking resumed, a second
+// StaffRefund run), so Key alone would name a later run's episode as an earlier one's, and the
+// later one would never be told; a retry of this activity keeps its run, and queues nothing more.
 func (a *Refunds) RecordPaymentStuck(ctx context.Context, in PaymentStuck) error {
-	return a.Store.QueuePaymentStuck(ctx, in.Key, in.BookingID, in.Step, in.Reason)
+	key := in.Key + "_" + activity.GetInfo(ctx).WorkflowExecution.RunID
+	return a.Store.QueuePaymentStuck(ctx, key, in.BookingID, in.Step, in.Reason)
 }
 
 // PaymentAccountedFor reports whether a payment was kept by a booking or is already being
