@@ -278,18 +278,10 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 			changed("recorded_by", "reason", "reference", "last_error"), true},
 		{&n.StaffRefunds, `UPDATE staff_refunds SET ` + actor("actor") + `, ` + scrubbed("reason") +
 			changed("actor", "reason"), true},
-		{&n.AgentNotifications, `UPDATE agent_notifications SET ` + scrubbed("detail", "last_error") +
-			changed("$1", "detail", "last_error"), true},
 	} {
-		args := []any{sc.id, sc.pseudonym, ids}
-		if u.text {
-			args = append(args, sqlPattern(sc.phone), sqlPattern(sc.namePattern()), sqlPattern(sc.id))
-		}
-		tag, err := tx.Exec(ctx, u.sql, args...)
-		if err != nil {
+		if err := sc.update(ctx, tx, ids, u.count, u.sql, u.text); err != nil {
 			return err
 		}
-		*u.count = tag.RowsAffected()
 	}
 	var err error
 	if n.AuditLog, err = sc.rewriteAudit(ctx, tx, ids); err != nil {
@@ -303,12 +295,34 @@ func (sc scrubber) rewrite(ctx context.Context, tx pgx.Tx, ids []string, n *Eras
 		WHERE booking_id = ANY($1) FOR UPDATE`, `UPDATE event_deliveries SET payload = $2 WHERE id = $1::bigint`, ids); err != nil {
 		return err
 	}
+	// The agents' notifications after their deliveries, in the order the event sender takes them
+	// (db.RecordDeliveryAttempt locks a delivery, then its notification): the other order
+	// deadlocked with a delivery of the customer's booking recorded meanwhile.
+	if err := sc.update(ctx, tx, ids, &n.AgentNotifications, `UPDATE agent_notifications SET `+
+		scrubbed("detail", "last_error")+changed("$1", "detail", "last_error"), true); err != nil {
+		return err
+	}
 	// An unprocessable event has no booking column: its provider object's metadata names one.
 	n.UnprocessableEvents, err = sc.rewriteJSON(ctx, tx, `SELECT event_id, payload FROM unprocessable_events
 		WHERE payload #>> '{data,object,metadata,bookingId}' = ANY($1) OR strpos(lower(payload::text), lower($2)) > 0
 			OR ($3 <> '' AND strpos(payload::text, $3) > 0) FOR UPDATE`,
 		`UPDATE unprocessable_events SET payload = $2 WHERE event_id = $1`, ids, sc.id, sc.phone)
 	return err
+}
+
+// update runs one of rewrite's statements over bookings ids, counting the rows it changed in
+// count; text says it scrubs free text ($4 to $6).
+func (sc scrubber) update(ctx context.Context, tx pgx.Tx, ids []string, count *int64, sql string, text bool) error {
+	args := []any{sc.id, sc.pseudonym, ids}
+	if text {
+		args = append(args, sqlPattern(sc.phone), sqlPattern(sc.namePattern()), sqlPattern(sc.id))
+	}
+	tag, err := tx.Exec(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	*count = tag.RowsAffected()
+	return nil
 }
 
 // rewriteAudit scrubs the audit entries of the customer's bookings and any naming them.
