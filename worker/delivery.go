@@ -24,29 +24,20 @@ type Deliverer struct {
 
 // Deliver signals the event to the booking's workflow. A payment whose booking workflow has
 // closed (or never existed) starts a LatePayment workflow that refunds it. A refund's final word
-// is recorded first, then signalled to whichever workflow runs its saga.
+// is recorded first, then signalled to every workflow that may run its saga (see deliverRefund).
 func (d Deliverer) Deliver(ctx context.Context, ev domain.PaymentEvent) error {
-	signal := workflows.SignalPayment
 	if ev.IsRefund {
-		signal = workflows.SignalRefund
 		if err := d.Store.SettleRefund(ctx, ev.RefundID, ev.Succeeded, ev.Reason); err != nil {
 			return err
 		}
+		return d.deliverRefund(ctx, ev)
 	}
-	err := d.Temporal.SignalWorkflow(ctx, ev.BookingID, "", signal, ev)
+	err := d.Temporal.SignalWorkflow(ctx, ev.BookingID, "", workflows.SignalPayment, ev)
 	if !WorkflowGone(err) {
 		return err
 	}
 	latePaymentID := workflows.LatePaymentIDPrefix + ev.PaymentID
 	switch {
-	case ev.IsRefund:
-		// The refund's saga runs in the booking's workflow, a late payment's, or a recovery's.
-		for _, id := range []string{latePaymentID, domain.RefundRecoveryID(ev.BookingID)} {
-			if err = d.Temporal.SignalWorkflow(ctx, id, "", signal, ev); !WorkflowGone(err) {
-				return err
-			}
-		}
-		return nil // recorded above; no workflow waits for it
 	case !ev.Succeeded:
 		return nil // a failed payment for a closed booking: nothing to give back
 	}
@@ -64,6 +55,25 @@ func (d Deliverer) Deliver(ctx context.Context, ev domain.PaymentEvent) error {
 	}
 	if err != nil {
 		return fmt.Errorf("start the refund of late payment %s: %w", ev.PaymentID, err)
+	}
+	return nil
+}
+
+// deliverRefund signals a refund's final word to each workflow that may run its saga and runs:
+// the booking's own, its StaffRefund workflow (a staff refund given after the booking's workflow
+// closed), a late payment's, and a recovery's. The refund's key does not say which of them asked
+// for it, and more than one may run at once (a staff refund still pending while a late payment
+// is refunded, say), so each running one is told: the saga waiting for this refund ends on it,
+// and the others keep it unread. None running is fine: the outcome is recorded.
+func (d Deliverer) deliverRefund(ctx context.Context, ev domain.PaymentEvent) error {
+	ids := []string{ev.BookingID, domain.StaffRefundWorkflowID(ev.BookingID), domain.RefundRecoveryID(ev.BookingID)}
+	if ev.PaymentID != "" {
+		ids = append(ids, workflows.LatePaymentIDPrefix+ev.PaymentID)
+	}
+	for _, id := range ids {
+		if err := d.Temporal.SignalWorkflow(ctx, id, "", workflows.SignalRefund, ev); err != nil && !WorkflowGone(err) {
+			return err // the provider redelivers; a workflow told twice keeps the same word
+		}
 	}
 	return nil
 }
