@@ -168,8 +168,11 @@ func (s *Server) askMoney(c echo.Context, b domain.Booking, reason string, req w
 	}
 	req.Actor = principal(c).Subject
 	state, err := s.sendMoney(c, b.ID, req)
-	if errors.Is(err, errWorkflowClosed) && req.Kind == workflows.MoneyRefund && !req.ReleaseUnits {
-		state, err = s.refundAfterwards(c, b.ID, req) // a guest who complains after the stay, say
+	if (errors.Is(err, errWorkflowClosed) || errors.Is(err, errWorkflowEnding)) && req.Kind == workflows.MoneyRefund &&
+		!req.ReleaseUnits {
+		// A guest who complains after the stay, say: the booking's workflow has closed, or, past
+		// its late window, only finishes the refunds it runs and takes no more.
+		state, err = s.refundAfterwards(c, b.ID, req)
 	}
 	if err != nil {
 		return err
@@ -217,7 +220,11 @@ func moneyRefusal(id string, err error) error {
 		case activities.ErrTypeInvalid:
 			return newError(http.StatusBadRequest, "invalid_request", "%s", appErr.Message())
 		case activities.ErrTypeConflict, activities.ErrTypeNotAmendable, workflows.ErrTypeNoChange:
-			return newError(http.StatusConflict, "wrong_state", "booking %s: %s", id, appErr.Message())
+			answer := newError(http.StatusConflict, "wrong_state", "booking %s: %s", id, appErr.Message())
+			if appErr.Type() == activities.ErrTypeNotAmendable && appErr.Message() == workflows.RefusalEnded {
+				return fmt.Errorf("%w: %w", errWorkflowEnding, answer)
+			}
+			return answer
 		}
 	}
 	return workflowError(err)
@@ -228,8 +235,15 @@ func moneyRefusal(id string, err error) error {
 var errWorkflowClosed = newError(http.StatusConflict, "wrong_state", "the booking's workflow has closed: only a refund "+
 	"that keeps its units is given now")
 
-// refundAfterwards gives a refund of a booking whose own workflow has closed through the
-// booking's StaffRefund workflow, started with the update (or reached while it runs).
+// errWorkflowEnding marks the refusal of a booking's workflow whose late window has passed while
+// a refund saga of it still runs (a refund pending at the provider, or stuck for an operator): it
+// takes no more money requests, and closes once its sagas end. A refund that keeps the units is
+// then given through the StaffRefund workflow, as once it has closed; anything else is refused
+// as before.
+var errWorkflowEnding = errors.New("the booking's workflow is ending")
+
+// refundAfterwards gives a refund of a booking whose own workflow has closed (or is ending) through
+// the booking's StaffRefund workflow, started with the update (or reached while it runs).
 func (s *Server) refundAfterwards(c echo.Context, id string, req workflows.MoneyRequest) (workflows.BookingState, error) {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()

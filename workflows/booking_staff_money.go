@@ -50,7 +50,7 @@ func (b *booking) validateMoney(req MoneyRequest) error {
 	case b.supplierPending:
 		return notAmendable("the supplier has not confirmed the booking yet")
 	case b.closing && !b.busy:
-		return notAmendable("the booking has ended")
+		return notAmendable(RefusalEnded)
 	case req.Amount < 0 || req.Amount == 0 && req.Kind != MoneyPrice:
 		return invalidMoney("the amount is more than zero")
 	case req.Kind != MoneyDeskPayment && req.Kind != MoneyPrice && req.Kind != MoneyRefund:
@@ -58,6 +58,11 @@ func (b *booking) validateMoney(req MoneyRequest) error {
 	}
 	return nil
 }
+
+// RefusalEnded is the money update's refusal once the booking's late window has passed: its
+// workflow only finishes the refunds it runs, then closes. The API gives a refund that keeps the
+// units through the booking's StaffRefund workflow instead.
+const RefusalEnded = "the booking has ended"
 
 func invalidMoney(why string) error {
 	return temporal.NewApplicationError(why, activities.ErrTypeInvalid)
@@ -71,7 +76,7 @@ func (b *booking) requestMoney(ctx workflow.Context, req MoneyRequest) (BookingS
 		return b.state, err
 	}
 	if b.closing && !b.busy {
-		return b.state, notAmendable("the booking has ended")
+		return b.state, notAmendable(RefusalEnded)
 	}
 	cmd := &command{name: UpdateMoney, at: workflow.Now(ctx), actor: req.Actor, money: &req}
 	b.commands.Send(ctx, cmd)
