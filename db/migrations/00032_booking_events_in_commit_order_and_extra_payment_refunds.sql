@@ -42,9 +42,11 @@ END $$;
 -- "booking": the booking's own money (a cancellation's refund, a partial, goodwill or
 -- early-departure one, an amendment's). "extra_payment": a whole payment the booking could not
 -- keep, given back by the booking workflow's extra-payment refund (its attempts' keys are
--- <bookingId>/extra-<paymentId>/<n>, a resolution by hand's /0): a second payment for a booking
--- already paid (DUPLICATE_PAYMENT), a payment of the wrong amount, one for a booking never held, a
--- balance for an amendment no longer waiting for it. What the booking holds is unchanged by it.
+-- <bookingId>/extra-<paymentId>/<n>, a resolution by hand's /0), or by finance by hand
+-- (RecordManualRefund, manual/<paymentId>/<key>, which takes only a payment no booking keeps): a
+-- second payment for a booking already paid (DUPLICATE_PAYMENT), a payment of the wrong amount, one
+-- for a booking never held, a balance for an amendment no longer waiting for it. What the booking
+-- holds is unchanged by it.
 -- The type stays booking.refunded: a subscriber to it keeps hearing every refund, money going
 -- back all the same, and a new type would be heard by nobody subscribed today.
 -- +goose StatementBegin
@@ -55,6 +57,7 @@ BEGIN
             jsonb_build_object('refundId', NEW.id, 'amount', NEW.amount, 'currency', NEW.currency,
                                'paymentId', NEW.payment_id,
                                'kind', CASE WHEN starts_with(NEW.id, NEW.booking_id || '/extra-')
+                                                OR starts_with(NEW.id, 'manual/')
                                             THEN 'extra_payment' ELSE 'booking' END));
     END IF;
     RETURN NULL;
