@@ -100,9 +100,13 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 	actor := principal(c).Subject
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
-	// The refund runs in the booking's workflow, or, once that is gone, in a recovery's or a late
-	// payment's.
+	// The refund runs in the booking's workflow, or in a recovery's, a StaffRefund's or a late
+	// payment's, and more than one of them may be running: a goodwill refund given while the
+	// booking's workflow finishes a refund of its own runs beside it in the StaffRefund workflow.
+	// A workflow whose refund is not stuck passes the action on to the next; not_stuck is the
+	// answer only if none has a stuck refund.
 	var st workflows.BookingState
+	var notStuck error
 	err = errNoSaga
 	for _, id := range refundWorkflowIDs(b) {
 		var handle client.WorkflowUpdateHandle
@@ -113,9 +117,18 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		if err == nil {
 			err = handle.Get(ctx, &st)
 		}
+		if isNotStuck(err) {
+			if notStuck == nil {
+				notStuck = err
+			}
+			continue
+		}
 		if !isWorkflowGone(err) {
 			break
 		}
+	}
+	if notStuck != nil && (isWorkflowGone(err) || errors.Is(err, errNoSaga) || isNotStuck(err)) {
+		err = notStuck
 	}
 	var appErr *temporal.ApplicationError
 	switch {
@@ -196,8 +209,14 @@ func (s *Server) latestCheck(c echo.Context) error {
 
 var errNoSaga = errors.New("no workflow refunds this booking")
 
+// isNotStuck is a workflow's refusal of an operator action: it has no refund waiting for one.
+func isNotStuck(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeNotStuck
+}
+
 // refundWorkflowIDs are the workflows a booking's refund may run in: its own, a recovery's, the
-// staff refunds' given after it closed, and a late payment's.
+// staff refunds' given after it closed or while it finishes its own, and a late payment's.
 func refundWorkflowIDs(b domain.Booking) []string {
 	ids := []string{b.ID, domain.RefundRecoveryID(b.ID), domain.StaffRefundWorkflowID(b.ID)}
 	if b.PaymentID != "" {
