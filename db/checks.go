@@ -151,8 +151,10 @@ func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]dom
 	})
 }
 
-// RefundsPaidTwice finds payments refunded beyond their amount, and refund steps (a booking's
-// step across its attempts) that succeeded more than once.
+// RefundsPaidTwice finds payments refunded beyond their amount, and refund steps that succeeded
+// more than once. A step's attempts are <bookingId>/<step>/<n> (0 when an operator resolved it);
+// any other refund (one settled by hand, manual/<paymentId>/<key>) is a step of its own, whatever
+// its key ends with.
 func (s *Store) RefundsPaidTwice(ctx context.Context) ([]domain.Finding, error) {
 	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id,
 			format('refunded %s of a payment of %s %s', sum(f.amount), p.amount, p.currency)
@@ -160,7 +162,9 @@ func (s *Store) RefundsPaidTwice(ctx context.Context) ([]domain.Finding, error) 
 		GROUP BY p.payment_id HAVING sum(f.amount) > p.amount
 		UNION ALL
 		SELECT min(f.payment_id), min(f.booking_id), format('refund step %s succeeded %s times', step, count(*))
-		FROM refunds f CROSS JOIN LATERAL (SELECT regexp_replace(f.id, '/[0-9]+$', '') AS step) s
+		FROM refunds f CROSS JOIN LATERAL (SELECT CASE WHEN starts_with(f.id, f.booking_id || '/')
+				AND substr(f.id, length(f.booking_id) + 2) ~ '^.+/[0-9]+$' THEN regexp_replace(f.id, '/[0-9]+$', '')
+				ELSE f.id END AS step) s
 		WHERE f.status = 'succeeded' GROUP BY step HAVING count(*) > 1
 		LIMIT $1`, maxFindings)
 	if err != nil {

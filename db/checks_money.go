@@ -17,8 +17,9 @@ import (
 //   - its refunds (succeeded or under way) leave it less than it says it keeps (paid; less the
 //     refund due once REFUNDING or REFUNDED; nothing once it ended otherwise);
 //   - it is CONFIRMED or COMPLETED with a price, and neither paid (what its payments brought less
-//     their reversals) nor on account (a channel's sale, or confirmed by a person without taking
-//     money: the desk's account);
+//     their reversals) nor on account (a channel's sale, or a hold a person confirmed without
+//     taking money in that act, not a desk payment that paid it: the desk's account, even when
+//     the desk took money before or since and reversed it);
 //   - it ended (EXPIRED, CANCELLED, REJECTED, REFUNDED) with money left after its refunds
 //     (succeeded or under way) and no reason to keep it: only a REFUNDED booking keeps the fee
 //     its policy kept (paid less refund due).
@@ -42,9 +43,13 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 		rules AS (
 			SELECT money.*, refunded > brought AS over_refunded,
 				status IN ('CONFIRMED', 'COMPLETED') AND total > 0 AND channel_id IS NULL AND brought - reversed <= 0
-					-- confirmed by a person without taking money: on the desk's account
-					AND NOT (brought = 0 AND EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = money.id
-						AND c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED' AND NOT starts_with(COALESCE(c.actor, ''), $2))) AS unpaid,
+					-- confirmed by a person without taking money: on the desk's account, whatever the desk
+					-- took (and reversed) before or since. A desk payment that paid the hold confirmed it
+					-- in its own transaction: the change and the payment share its now().
+					AND NOT EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = money.id
+						AND c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED' AND NOT starts_with(COALESCE(c.actor, ''), $2)
+						AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.booking_id = c.booking_id AND p.method <> 'provider'
+							AND p.created_at = c.at)) AS unpaid,
 				status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED')
 					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0) ELSE 0 END AS left_over,
 				-- given back more than it gave up: what it keeps is below what it says it keeps

@@ -209,16 +209,7 @@ func TestTheMoneyCheckFlagsAConfirmedBookingWhoseDeskPaymentsWereAllReversed(t *
 	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
 	b := deskPaid(t, d, "reversed-guest")
 	for _, key := range []string{"deposit", "balance"} {
-		pay := domain.DeskPaymentID(b.ID, key)
-		var amount int64
-		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT amount FROM payments WHERE payment_id = $1`, pay).Scan(&amount))
-		_, _, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "rev-"+key), BookingID: b.ID,
-			Kind: db.RefundReversal, Amount: amount, Currency: "EUR", Reason: "entered by mistake", Actor: "desk-1",
-			Parts: []domain.Payment{{ID: pay, Amount: amount, Currency: "EUR"}}})
-		require.NoError(t, err)
-		_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/staff-rev-" + key + "/1", BookingID: b.ID,
-			PaymentID: pay, Amount: amount, Currency: "EUR", Reason: "entered by mistake"})
-		require.NoError(t, err)
+		reverse(t, d, b, key, false)
 	}
 	got, err := d.Store.GetBooking(ctx, b.ID)
 	require.NoError(t, err)
@@ -227,6 +218,27 @@ func TestTheMoneyCheckFlagsAConfirmedBookingWhoseDeskPaymentsWereAllReversed(t *
 
 	found := moneyFindings(t, d)
 	assert.Len(t, found[b.ID], 1, "a CONFIRMED booking whose every payment was reversed is unpaid: %v", found)
+}
+
+// reverse reverses booking b's desk payment under key as entered by mistake, its refund asked of
+// the provider (and succeeded, when settled).
+func reverse(t *testing.T, d *testsuite.Database, b domain.Booking, key string, settled bool) {
+	t.Helper()
+	ctx := context.Background()
+	pay := domain.DeskPaymentID(b.ID, key)
+	var amount int64
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT amount FROM payments WHERE payment_id = $1`, pay).Scan(&amount))
+	_, _, err := d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "rev-"+key), BookingID: b.ID,
+		Kind: db.RefundReversal, Amount: amount, Currency: "EUR", Reason: "entered by mistake", Actor: "desk-1",
+		Parts: []domain.Payment{{ID: pay, Amount: amount, Currency: "EUR"}}})
+	require.NoError(t, err)
+	attempt := b.ID + "/" + db.StaffRefundStep("rev-"+key, 0, pay) + "/1"
+	_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: attempt, BookingID: b.ID,
+		PaymentID: pay, Amount: amount, Currency: "EUR", Reason: "entered by mistake"})
+	require.NoError(t, err)
+	if settled {
+		require.NoError(t, d.Store.FinishRefundAttempt(ctx, attempt, "re_"+key, "succeeded", ""))
+	}
 }
 
 // TestTheMoneyCheckFlagsARefundAboveItsPayment: a booking paid at the desk by a deposit of 5000
