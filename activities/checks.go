@@ -290,6 +290,11 @@ type RefundToResume struct {
 	// Kept, once a balance was paid, are the booking's payments by what of each its refund may
 	// draw on, as its workflow kept them (see db.Store.AmendmentState).
 	Kept []domain.Payment `json:",omitempty"`
+	// Parts are what a REFUNDING booking's refund draws on each payment, as its saga drew them;
+	// Part is the first no attempt gave back, which FirstAttempt is then an attempt of (nil in
+	// results recorded before: the saga drew them itself, from FirstAttempt of the "refund" step).
+	Parts []domain.Payment `json:",omitempty"`
+	Part  int              `json:",omitempty"`
 }
 
 // LoadRefund loads a booking whose refund a recovery resumes, with its payment's currency and
@@ -303,14 +308,13 @@ func (a *Checks) LoadRefund(ctx context.Context, bookingID string) (RefundToResu
 	if err != nil {
 		return RefundToResume{}, err
 	}
-	last, status, err := a.Store.LastRefundAttempt(ctx, bookingID, "refund")
+	// A refund drawn on several payments goes on with the part it was lost at, from that part's
+	// own attempts (the "refund" step's are the booking's payment's only).
+	progress, err := a.Store.BookingRefundProgress(ctx, b, currency)
 	if err != nil {
 		return RefundToResume{}, err
 	}
-	next := max(last, 1)
-	if status == RefundFailed {
-		next = last + 1
-	}
 	_, _, kept, err := a.Store.AmendmentState(ctx, bookingID)
-	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: next, Kept: kept}, err
+	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: progress.FirstAttempt, Kept: kept,
+		Parts: progress.Parts, Part: progress.Part}, err
 }

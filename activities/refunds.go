@@ -41,6 +41,9 @@ type RefundInput struct {
 	Reason    string
 	// Actor is who gave the refund, when staff did (recorded as who recorded it).
 	Actor string `json:",omitempty"`
+	// WhatIsLeft: the attempt gives back what is left of the payment, at most Amount (a payment
+	// no booking keeps, part of which finance may have given back by hand).
+	WhatIsLeft bool `json:",omitempty"`
 }
 
 // RefundOutcome is what became of an attempt.
@@ -59,7 +62,11 @@ type RefundOutcome struct {
 // refund the provider declines or cancels is a failed outcome, not an error: the saga decides
 // what next.
 func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutcome, error) {
-	rec, err := a.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: in.Key, BookingID: in.BookingID,
+	begin := a.Store.BeginRefundAttempt
+	if in.WhatIsLeft {
+		begin = a.Store.BeginRefundOfWhatIsLeft
+	}
+	rec, err := begin(ctx, db.RefundAttempt{ID: in.Key, BookingID: in.BookingID,
 		PaymentID: in.PaymentID, Amount: in.Amount, Currency: in.Currency, Reason: in.Reason, RecordedBy: in.Actor})
 	if err != nil {
 		return RefundOutcome{}, err
@@ -70,7 +77,7 @@ func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutc
 	case rec.Status == RefundPending || rec.Age > resendWindow:
 		return a.lookUp(ctx, rec)
 	}
-	re, err := a.Provider.CreateRefund(ctx, payments.RefundRequest{PaymentID: in.PaymentID, Amount: in.Amount,
+	re, err := a.Provider.CreateRefund(ctx, payments.RefundRequest{PaymentID: in.PaymentID, Amount: rec.Amount,
 		Currency: in.Currency, BookingID: in.BookingID, IdempotencyKey: in.Key})
 	if errors.Is(err, payments.ErrDeclined) {
 		return RefundOutcome{Status: RefundFailed, Error: err.Error()},

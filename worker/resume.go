@@ -135,6 +135,11 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: r.Step, Kind: workflows.SagaPart, Payment: r.Payment,
 			Reason: r.Reason, FirstAttempt: r.FirstAttempt})
 	}
+	// The payments the booking keeps were acted on: a redelivery of one's event (its balance's
+	// webhook never marked delivered, say) is not a second payment to give back.
+	if in.Resume.Seen, err = store.KeptPaymentIDs(ctx, b.ID); err != nil {
+		return in, err
+	}
 	st := &in.Resume.State
 	st.Pending, st.LastAmendment, st.Kept, err = store.AmendmentState(ctx, b.ID)
 	return in, err

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -243,8 +244,8 @@ func (s *Saga) refundStep() string {
 	if s.Kind == sagaExtra || s.Kind == sagaPart {
 		return s.Step
 	}
-	if s.Part < len(s.Parts) && s.Parts[s.Part].ID != s.Booking.PaymentID {
-		return sagaRefund + "-" + s.Parts[s.Part].ID // a balance payment's share of the refund
+	if s.Part < len(s.Parts) {
+		return db.BookingRefundStep(s.Booking, s.Parts[s.Part].ID) // a balance payment's share has a step of its own
 	}
 	return sagaRefund
 }
@@ -361,6 +362,8 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 			in := activities.RefundInput{
 				Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: s.Reason,
 				Actor: s.Actor,
+				// A payment no booking keeps goes back as what is left of it: finance may have given part back by hand.
+				WhatIsLeft: s.Kind == sagaExtra && b.takes(ctx, versionExtraWhatIsLeft),
 			}
 			var out activities.RefundOutcome
 			err := workflow.ExecuteActivity(refundActivity(ctx), refunds.RequestRefund, in).Get(ctx, &out)
@@ -449,6 +452,11 @@ func (b *booking) awaitRefund(ctx workflow.Context, in activities.RefundInput, o
 // versionRefundLookups marks the workflows that look a pending refund up at the provider while
 // they wait for its webhook.
 const versionRefundLookups = "refund-lookups"
+
+// versionExtraWhatIsLeft marks the workflows in which a payment the booking cannot keep is given
+// back as what is left of it, as the database reads it at each attempt (before, whole, which the
+// per-payment bound refused once part of it was settled by hand).
+const versionExtraWhatIsLeft = "extra-what-is-left"
 
 // versionResolvedRecorded marks the workflows in which a refund an operator resolved as made by
 // hand is recorded as a refund.

@@ -40,9 +40,10 @@ func InvariantCheckWorkflow(ctx workflow.Context, in activities.CheckInput) (dom
 // RecoverRefundWorkflow finishes the refund of a REFUNDING booking whose own workflow is gone
 // (terminated, failed, reset): the invariant checker starts it, with id
 // domain.RefundRecoveryID. It runs the booking's refund saga again from the lost saga's last
-// attempt: resumed under its key when its outcome is open or known good (found in the refunds
-// table, never paid twice), or followed by a new one when it failed. PAYMENT_STUCK and operator
-// actions work as in a booking.
+// attempt (of the part it was at, when the refund is drawn on several payments): resumed under
+// its key when its outcome is open or known good (found in the refunds table, never paid twice),
+// or followed by a new one when it failed. PAYMENT_STUCK and operator actions work as in a
+// booking.
 func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingState, error) {
 	ctx, b, err := sagasOnly(root, bookingID)
 	if err != nil {
@@ -63,10 +64,20 @@ func RecoverRefundWorkflow(root workflow.Context, bookingID string) (BookingStat
 	if err := b.publish(ctx); err != nil {
 		return b.state, err
 	}
-	b.startSaga(ctx, &Saga{Step: "refund", Kind: sagaRefund, Booking: found.Booking, Currency: found.Currency,
-		Reason: reason, FirstAttempt: found.FirstAttempt}, nil)
+	saga := &Saga{Step: "refund", Kind: sagaRefund, Booking: found.Booking, Currency: found.Currency,
+		Reason: reason, FirstAttempt: found.FirstAttempt}
+	if found.Parts != nil && b.takes(ctx, versionRecoveredParts) {
+		// Drawn on several payments: it goes on with the part it was lost at, not from the first.
+		saga.Parts, saga.Part = found.Parts, found.Part
+	}
+	b.startSaga(ctx, saga, nil)
 	return b.state, b.awaitSagas(ctx)
 }
+
+// versionRecoveredParts marks the recoveries that go on with the parts of the refund as the
+// database records them (before, a refund drawn on several payments started again from its first
+// part, with the attempt number of the booking's payment's step).
+const versionRecoveredParts = "recovered-refund-parts"
 
 // sagasOnly sets up a workflow that runs refund sagas for a booking it does not look after (a
 // recovery's, the staff refunds' once the booking's workflow closed): its state query and the

@@ -1,0 +1,82 @@
+package db
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// What a workflow taking a booking's money up again (a resumed booking, a refund recovery) reads
+// back from the database rather than from the lost workflow's memory.
+
+// KeptPaymentIDs lists the payments booking bookingID keeps (its payment, the desk's, the
+// balances its amendments took), sorted: a resumed workflow has acted on them already, and a
+// redelivery of one of their events is not a payment to give back.
+func (s *Store) KeptPaymentIDs(ctx context.Context, bookingID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT k.id FROM bookings b CROSS JOIN LATERAL `+keptPaymentIDs+` AS k(id)
+		WHERE b.id = $1 AND k.id IS NOT NULL ORDER BY k.id`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// BookingRefundStep names the step of a booking's refund (a cancel's, a recovery's) that gives
+// back its part of payment paymentID in its attempts' keys: "refund" for the booking's payment,
+// "refund-<paymentId>" for another it keeps (a balance, a desk deposit).
+func BookingRefundStep(b domain.Booking, paymentID string) string {
+	if paymentID == b.PaymentID {
+		return "refund"
+	}
+	return "refund-" + paymentID
+}
+
+// RefundProgress is how far a REFUNDING booking's refund got, for a recovery that goes on with it.
+type RefundProgress struct {
+	// Parts are what the refund draws on each payment, as its workflow drew them: its refund due
+	// on its payment, or, when it keeps more than one, on each newest first up to what of it may
+	// still be refunded.
+	Parts []domain.Payment
+	// Part is the first part no attempt gave back (len(Parts) when all were); FirstAttempt the
+	// attempt of its step to go on from: its last when that one's outcome is open, the next when
+	// it failed.
+	Part, FirstAttempt int
+}
+
+// BookingRefundProgress reads how far booking b's refund, paid in currency, got: the parts its
+// saga draws, and the part and attempt it goes on from. A part any attempt of which succeeded (an
+// operator's resolution included) is given back, whatever attempts followed it.
+func (s *Store) BookingRefundProgress(ctx context.Context, b domain.Booking, currency string) (RefundProgress, error) {
+	p := RefundProgress{FirstAttempt: 1}
+	kept, err := keptPayments(ctx, s.pool, b.ID)
+	if err != nil || b.RefundDue <= 0 {
+		return p, err
+	}
+	p.Parts = []domain.Payment{{ID: b.PaymentID, Amount: b.RefundDue, Currency: currency}}
+	if kept != nil {
+		p.Parts = domain.DrawRefund(kept, b.RefundDue)
+	}
+	for p.Part = 0; p.Part < len(p.Parts); p.Part++ {
+		var given bool
+		var last int
+		var status string
+		err := s.pool.QueryRow(ctx, `SELECT bool_or(status = 'succeeded') OVER (), n, status FROM (
+				SELECT split_part(id, '/', -1)::int AS n, status FROM refunds
+				WHERE booking_id = $1 AND starts_with(id, $2) AND substr(id, length($2) + 1) ~ '^[0-9]+$') a
+			ORDER BY n DESC LIMIT 1`, b.ID, b.ID+"/"+BookingRefundStep(b, p.Parts[p.Part].ID)+"/").Scan(&given, &last, &status)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return p, nil // never asked: from its first attempt
+		}
+		if err != nil || !given {
+			p.FirstAttempt = max(last, 1)
+			if status == "failed" {
+				p.FirstAttempt = last + 1
+			}
+			return p, err
+		}
+	}
+	return p, nil
+}
