@@ -78,18 +78,28 @@ func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
 }
 
 // bookingPayments shows staff (a front desk its own sites') a booking's money: what it was paid and owes back, every
-// payment the provider reported for it, and every refund attempt.
+// payment the provider reported for it, every refund attempt, and its ledger with the balances summed from it.
 func (s *Server) bookingPayments(c echo.Context) error {
 	b, err := s.staffBooking(c, domain.Principal.CanReadAt)
 	if err != nil {
 		return err
 	}
-	pays, refunds, err := s.store.BookingMoney(c.Request().Context(), b.ID)
+	ctx := c.Request().Context()
+	pays, refunds, err := s.store.BookingMoney(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	entries, err := s.store.BookingLedger(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	balances, err := s.store.LedgerMoney(ctx, b.ID)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"bookingId": b.ID, "status": b.Status, "price": b.Price,
-		"paid": b.Paid, "refundDue": b.RefundDue, "payments": pays, "refunds": refunds})
+		"paid": b.Paid, "refundDue": b.RefundDue, "payments": pays, "refunds": refunds, "ledger": entries,
+		"balances": balances})
 }
 
 // checkoutView is what the checkout needs to take a booking's payment.

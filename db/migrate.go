@@ -29,7 +29,33 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err := migrateTo(ctx, pool, 0); err != nil {
 		return err
 	}
-	return applyFunctions(ctx, pool)
+	if err := applyFunctions(ctx, pool); err != nil {
+		return err
+	}
+	return installLedger(ctx, pool)
+}
+
+// installLedger creates the money ledger's triggers (their functions are files of db/functions)
+// and, the first time, posts the entries of the money rows written before the ledger existed,
+// in one transaction under the functions' lock: two migrators never backfill twice.
+func installLedger(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('bookflow:functions', 0))`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT ledger_install_triggers()`); err != nil {
+			return fmt.Errorf("install the ledger's triggers: %w", err)
+		}
+		_, err := tx.Exec(ctx, `SELECT ledger_backfill() FROM (SELECT 1) one
+			WHERE NOT EXISTS (SELECT 1 FROM money_ledger_backfill)`)
+		if err == nil {
+			_, err = tx.Exec(ctx, `INSERT INTO money_ledger_backfill DEFAULT VALUES ON CONFLICT DO NOTHING`)
+		}
+		if err != nil {
+			return fmt.Errorf("post the ledger of earlier money rows: %w", err)
+		}
+		return nil
+	})
 }
 
 // migrateTo applies the embedded migrations not yet applied up to version (0: all of them),

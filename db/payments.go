@@ -361,26 +361,18 @@ type MoneySummary struct {
 	Due       int64  `json:"due"`
 }
 
-// BookingMoneySummary sums a booking's money for its view. What it gave back is what its kept
-// payments brought less what it keeps (refunds that kept its units, amendments that lowered its
-// price), plus the refund due of a cancelled one; what of that did not succeed yet is Refunding.
+// BookingMoneySummary sums a booking's money for its view from its ledger: what its kept
+// payments brought, what of it went back, what is on its way back (asked or sent, not yet
+// given), and what is still to pay while it holds its units (its price less what it was paid,
+// plus what reversals of desk payments gave back).
 func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
-	m := MoneySummary{Currency: b.Price.Currency}
-	var back int64 // what reversals gave back: due again
-	err := s.pool.QueryRow(ctx, `SELECT `+received+`,
-			COALESCE((SELECT sum(f.amount) FROM refunds f WHERE f.booking_id = b.id AND f.status = 'succeeded'
-				AND f.payment_id IN `+keptPaymentIDs+`), 0), `+reversed+`
-		FROM bookings b WHERE b.id = $1`, b.ID).Scan(&m.Paid, &m.Refunded, &back)
+	l, err := ledgerMoney(ctx, s.pool, b.ID)
 	if err != nil {
-		return m, err
+		return MoneySummary{}, err
 	}
-	givenBack := m.Paid - b.Paid
-	if b.Status == domain.StatusRefunding || b.Status == domain.StatusRefunded {
-		givenBack += b.RefundDue
-	}
-	m.Refunding = max(givenBack-m.Refunded, 0)
+	m := MoneySummary{Currency: b.Price.Currency, Paid: l.Paid, Refunded: l.Refunded, Refunding: l.Owed + l.Refunding}
 	if b.Status.HoldsInventory() {
-		m.Due = max(b.Price.Total-m.Paid+back, 0)
+		m.Due = max(b.Price.Total-l.Paid+l.Reversed, 0)
 	}
 	return m, nil
 }

@@ -164,10 +164,35 @@ func (d *Database) AssertMoneyBalances(t testing.TB) {
 			FROM bookings WHERE status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDED')), 0)`).Scan(&received, &refunded, &kept)
 	require.NoError(t, err)
 	require.Equal(t, kept, received-refunded, "received %d - refunded %d must equal what bookings keep", received, refunded)
+	d.AssertLedgerAgrees(t)
 }
 
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// AssertLedgerAgrees checks that the money ledger and the bookings' rows tell the same story:
+// what each booking keeps by its ledger is what its row says it keeps (paid, less the refund due
+// of a cancelled one), for every booking whose payments are all recorded (a test may confirm a
+// booking with a payment it never recorded).
+func (d *Database) AssertLedgerAgrees(t testing.TB) {
+	t.Helper()
+	rows, err := d.Pool.Query(context.Background(), `SELECT b.id, b.status,
+			b.paid - CASE WHEN b.status IN ('REFUNDING', 'REFUNDED') THEN b.refund_due ELSE 0 END, m.kept
+		FROM bookings b CROSS JOIN LATERAL ledger_booking_money(b.id) m
+		WHERE b.payment_id IS NULL OR EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = b.payment_id)
+		ORDER BY b.id`)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var id, status string
+		var row, ledger int64
+		require.NoError(t, rows.Scan(&id, &status, &row, &ledger))
+		if row != ledger {
+			t.Errorf("booking %s (%s) keeps %d by its row and %d by its ledger", id, status, row, ledger)
+		}
+	}
+	require.NoError(t, rows.Err())
 }
