@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -168,11 +169,8 @@ func (s *Server) askMoney(c echo.Context, b domain.Booking, reason string, req w
 	}
 	req.Actor = principal(c).Subject
 	state, err := s.sendMoney(c, b.ID, req)
-	if (errors.Is(err, errWorkflowClosed) || errors.Is(err, errWorkflowEnding)) && req.Kind == workflows.MoneyRefund &&
-		!req.ReleaseUnits {
-		// A guest who complains after the stay, say: the booking's workflow has closed, or, past
-		// its late window, only finishes the refunds it runs and takes no more.
-		state, err = s.refundAfterwards(c, b.ID, req)
+	if errors.Is(err, errWorkflowClosed) || errors.Is(err, errWorkflowEnding) {
+		state, err = s.moneyAfterwards(c, b.ID, req, err)
 	}
 	if err != nil {
 		return err
@@ -241,6 +239,29 @@ var errWorkflowClosed = newError(http.StatusConflict, "wrong_state", "the bookin
 // then given through the StaffRefund workflow, as once it has closed; anything else is refused
 // as before.
 var errWorkflowEnding = errors.New("the booking's workflow is ending")
+
+// moneyAfterwards answers a money request the booking's workflow no longer takes (refused: it has
+// closed, or is ending). A refund that keeps the units is given through the StaffRefund
+// workflow, which asks the database about its key as the booking's does; for anything else the
+// database answers a key it holds (the same request again: the booking as it is; another
+// command's key: 422), and the request is refused otherwise.
+func (s *Server) moneyAfterwards(c echo.Context, id string, req workflows.MoneyRequest, refused error) (
+	workflows.BookingState, error) {
+	if req.Kind == workflows.MoneyRefund && !req.ReleaseUnits && req.Reverses == "" {
+		// A guest who complains after the stay, say: the booking's workflow has closed, or, past
+		// its late window, only finishes the refunds it runs and takes no more.
+		return s.refundAfterwards(c, id, req)
+	}
+	if req.Key == "" {
+		return workflows.BookingState{}, refused // a price: no key
+	}
+	ctx := c.Request().Context()
+	if seen, err := s.store.MoneyCommandSeen(ctx, req.Command(id)); err != nil || !seen {
+		return workflows.BookingState{}, cmp.Or(err, refused)
+	}
+	b, err := s.store.GetBooking(ctx, id)
+	return workflows.BookingState{Booking: b}, err
+}
 
 // refundAfterwards gives a refund of a booking whose own workflow has closed (or is ending) through
 // the booking's StaffRefund workflow, started with the update (or reached while it runs).

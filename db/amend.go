@@ -59,7 +59,8 @@ var errQuoted = errors.New("quoted")
 // it, LapseAmendment gives the added units back.
 //
 // What cannot be sold is stored REFUSED, with the night or rule, and nothing else changes. The
-// same key and change return the stored amendment; the same key with another change fails with
+// same key and change return the stored amendment; the same key with another change, or a key
+// another command that moves the booking's money holds (claimMoneyCommand), fails with
 // ErrIdempotencyMismatch.
 func (s *Store) Amend(ctx context.Context, p AmendParams) (domain.Amendment, domain.Booking, error) {
 	var a domain.Amendment
@@ -71,7 +72,9 @@ func (s *Store) Amend(ctx context.Context, p AmendParams) (domain.Amendment, dom
 		}
 		if p.DryRun {
 			a, err = domain.Amendment{}, domain.ErrNotFound // a quote has no key: it is judged afresh
-		} else {
+		} else if _, err = claimMoneyCommand(ctx, tx, amendmentCommand(p)); err == nil {
+			// The key is the booking's once (a refund's or a desk payment's key is refused here);
+			// the same amendment again is answered by its row.
 			a, err = amendmentByKey(ctx, tx, p.BookingID, p.IdempotencyKey)
 		}
 		if err == nil {

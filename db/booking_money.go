@@ -108,43 +108,48 @@ func judgeRetake(ctx context.Context, tx pgx.Tx, b domain.Booking) error {
 func (s *Store) StartRefund(ctx context.Context, bookingID string, pay *domain.Payment,
 	refundDue func(b domain.Booking) (int64, error)) (domain.Booking, error) {
 	var booking domain.Booking
-	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
-		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
-			FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
-		if err != nil {
-			return err
-		}
-		if b.Status == domain.StatusRefunding || b.Status == domain.StatusRefunded {
-			booking = b
-			return nil
-		}
-		if !slices.Contains(domain.Sources(domain.StatusRefunding), b.Status) {
-			return fmt.Errorf("%w: booking %s is %s and cannot be refunded", domain.ErrConflict, bookingID, b.Status)
-		}
-		if pay != nil && b.PaymentID == "" {
-			b.PaymentID, b.Paid = pay.ID, pay.Amount
-		}
-		if b.Paid == 0 {
-			return fmt.Errorf("%w: booking %s has no payment to refund", domain.ErrConflict, bookingID)
-		}
-		due, err := refundDue(b)
-		if err != nil {
-			return err
-		}
-		due = min(max(due, 0), b.Paid)
-		if b.Status.HoldsInventory() {
-			if err := giveBack(ctx, tx, bookingID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(ctx, `UPDATE bookings SET status = 'REFUNDING', payment_id = $2, paid = $3,
-				refund_due = $4, updated_at = now() WHERE id = $1`, bookingID, b.PaymentID, b.Paid, due); err != nil {
-			return err
-		}
-		booking, err = getBooking(ctx, tx, bookingID)
+	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) (err error) {
+		booking, err = startRefund(ctx, tx, bookingID, pay, refundDue)
 		return err
 	})
-	return booking, err
+	if err != nil {
+		return domain.Booking{}, err
+	}
+	return booking, nil
+}
+
+// startRefund is StartRefund's step in tx.
+func startRefund(ctx context.Context, tx pgx.Tx, bookingID string, pay *domain.Payment,
+	refundDue func(b domain.Booking) (int64, error)) (domain.Booking, error) {
+	b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
+		FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE b.id = $1 FOR UPDATE OF b`, bookingID))
+	if err != nil || b.Status == domain.StatusRefunding || b.Status == domain.StatusRefunded {
+		return b, err
+	}
+	if !slices.Contains(domain.Sources(domain.StatusRefunding), b.Status) {
+		return b, fmt.Errorf("%w: booking %s is %s and cannot be refunded", domain.ErrConflict, bookingID, b.Status)
+	}
+	if pay != nil && b.PaymentID == "" {
+		b.PaymentID, b.Paid = pay.ID, pay.Amount
+	}
+	if b.Paid == 0 {
+		return b, fmt.Errorf("%w: booking %s has no payment to refund", domain.ErrConflict, bookingID)
+	}
+	due, err := refundDue(b)
+	if err != nil {
+		return b, err
+	}
+	due = min(max(due, 0), b.Paid)
+	if b.Status.HoldsInventory() {
+		if err := giveBack(ctx, tx, bookingID); err != nil {
+			return b, err
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE bookings SET status = 'REFUNDING', payment_id = $2, paid = $3,
+			refund_due = $4, updated_at = now() WHERE id = $1`, bookingID, b.PaymentID, b.Paid, due); err != nil {
+		return b, err
+	}
+	return getBooking(ctx, tx, bookingID)
 }
 
 // FinishRefund moves a REFUNDING booking to REFUNDED; a REFUNDED one is left as it is.

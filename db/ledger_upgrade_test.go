@@ -48,7 +48,9 @@ func TestTheLedgerOfAnUpgradedDatabaseSaysWhatItsRowsSaid(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := testsuite.NewEmptyDatabase(t)
-	require.NoError(t, db.MigrateTo(ctx, d.Pool, 32))
+	// The schema this release's store writes (00034's money_commands too), without the ledger's
+	// triggers, which db.Migrate installs: the rows are written as at 00032, with no entry.
+	require.NoError(t, db.MigrateTo(ctx, d.Pool, 34))
 	d.SetInventory(t, "h1", "double", dec10, dec14, 20)
 	var ids []string
 	story := func(customer string, f func(b domain.Booking)) {
@@ -144,7 +146,7 @@ func TestTheLedgerOfAnUpgradedDatabaseSaysWhatItsRowsSaid(t *testing.T) {
 	for _, id := range ids {
 		before[id] = oldMoney(t, d, id)
 	}
-	require.Zero(t, count(t, d, `SELECT count(*) FROM pg_tables WHERE tablename = 'money_ledger'`))
+	require.Zero(t, count(t, d, `SELECT count(*) FROM money_ledger`), "no entry was posted before the upgrade")
 	require.NoError(t, db.Migrate(ctx, d.Pool))
 
 	for _, id := range ids {

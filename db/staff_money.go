@@ -69,8 +69,9 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 // TakeDeskPayment records money the desk took for a held or confirmed booking, and confirms a
 // hold (not expired by the database's clock) once its payments cover the price, in one
 // transaction: two payments racing for the same balance confirm it once, and the second is
-// refused. A payment is never above what is due. The same key again with the same payment
-// changes nothing; with another it is ErrIdempotencyMismatch.
+// refused. A payment is never above what is due. Its key is claimed in the booking's key space
+// (claimMoneyCommand): the same key again with the same payment changes nothing; with another
+// payment, or another command, it is ErrIdempotencyMismatch.
 func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Booking, error) {
 	var booking domain.Booking
 	id := domain.DeskPaymentID(p.BookingID, p.Key)
@@ -80,6 +81,10 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 			return err
 		}
 		booking = b
+		if fresh, err := claimMoneyCommand(ctx, tx, DeskPaymentCommand(p)); err != nil || !fresh {
+			return err // taken before under this key, or the key holds another command
+		}
+		// A payment taken before its key was claimed (by the previous release, during an upgrade).
 		var amount int64
 		var currency, method string
 		err = tx.QueryRow(ctx, `SELECT amount, currency, method FROM payments WHERE payment_id = $1`, id).Scan(&amount, &currency, &method)
@@ -229,8 +234,8 @@ func StaffRefundStep(key string, i int, paymentID string) string {
 // StartStaffRefund records a refund of a confirmed, checked-in or no-show booking that keeps its
 // units, lowering what the booking keeps (paid) by its amount in the same transaction: two
 // refunds racing never give back more than was kept. The same id again with the same amount
-// returns the refund as first recorded (its parts are the first's); with another amount it is
-// ErrIdempotencyMismatch.
+// returns the refund as first recorded (its parts are the first's); with another amount, or
+// under a key another command holds (claimMoneyCommand), it is ErrIdempotencyMismatch.
 func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefund, domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, r.BookingID, func(tx pgx.Tx) error {
@@ -239,6 +244,11 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			return err
 		}
 		booking = b
+		// The key is claimed first: the same refund again reads the first one's row below, and a key
+		// another command holds (a desk payment, a cancel) is refused before anything is judged.
+		if _, err := claimMoneyCommand(ctx, tx, StaffRefundCommand(r)); err != nil {
+			return err
+		}
 		var stored StaffRefund
 		err = tx.QueryRow(ctx, `SELECT id, booking_id, kind, amount, currency, reason, actor, parts FROM staff_refunds
 			WHERE id = $1`, r.ID).Scan(&stored.ID, &stored.BookingID, &stored.Kind, &stored.Amount, &stored.Currency,

@@ -158,7 +158,14 @@ func (b *booking) changePrice(ctx workflow.Context, req MoneyRequest) error {
 // refundKeeping gives part of what the booking keeps back while it keeps its units: drawn on its
 // payments newest first, each part through the refund saga (a desk payment's at the desk).
 func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, key string) error {
-	if bk := b.state.Booking; req.Amount > bk.Paid {
+	retry := false // the same request again: the database answers it with the first one's refund
+	if kind != db.RefundEarlyDeparture && keysInDatabase(ctx) {
+		var err error
+		if retry, err = b.keySpent(ctx, req); err != nil {
+			return err
+		}
+	}
+	if bk := b.state.Booking; req.Amount > bk.Paid && !retry {
 		return invalidState(fmt.Sprintf("booking %s keeps %d %s of what was paid; a refund of %d is more", bk.ID, bk.Paid,
 			bk.Price.Currency, req.Amount))
 	}
@@ -213,12 +220,21 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 const versionLostStaffRefunds = "lost-staff-refunds"
 
 // refundCancelling cancels a confirmed booking whose stay has not begun with the refund staff
-// decide instead of the policy's: its units go back and it is REFUNDED.
+// decide instead of the policy's: its units go back and it is REFUNDED. Its key is the
+// database's to judge (cancelUnderKey), first of all: the same cancel again answers as the first
+// did, and a key another command holds (a goodwill refund's, say) is refused before the booking
+// is judged.
 func (b *booking) refundCancelling(ctx workflow.Context, req MoneyRequest, cmd *command) error {
 	bk := b.state.Booking
+	keyed := req.Key != "" && keysInDatabase(ctx)
+	if keyed {
+		if spent, err := b.keySpent(ctx, req); err != nil || spent {
+			return err // the same cancel again (its refund was made), or the key holds another command
+		}
+	}
 	switch {
 	case req.Key != "" && req.Key == b.state.CancelledWith:
-		return nil // a retry: the refund was made
+		return nil // a retry of a cancel made before the database kept its key
 	case req.Currency != bk.Price.Currency:
 		return invalidMoney(fmt.Sprintf("booking %s is paid in %s, not %s", bk.ID, bk.Price.Currency, req.Currency))
 	case req.Reason == "":
@@ -230,6 +246,9 @@ func (b *booking) refundCancelling(ctx workflow.Context, req MoneyRequest, cmd *
 	case req.Amount > bk.Paid:
 		return invalidState(fmt.Sprintf("booking %s keeps %d %s of what was paid; a refund of %d is more", bk.ID, bk.Paid,
 			bk.Price.Currency, req.Amount))
+	}
+	if keyed {
+		return b.cancelUnderKey(ctx, req)
 	}
 	if err := b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Amount: req.Amount,
 		CancelledAt: cmd.at, Actor: req.Actor}, req.Reason); err != nil || b.status().HoldsInventory() {

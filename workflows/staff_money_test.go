@@ -27,6 +27,7 @@ func (s *BookingSuite) TestTwoStaffRefundsNeverShareARefundAttemptKey() {
 	s.env.RegisterWorkflowWithOptions(workflows.StaffRefundWorkflow, workflow.RegisterOptions{Name: workflows.StaffRefundWorkflowName})
 	s.env.RegisterActivity(checks)
 	done := s.fourNights(domain.StatusCompleted)
+	s.expectKeySpace()
 	s.env.OnActivity(checks.LoadRefund, mock.Anything, s.input.BookingID).Return(
 		activities.RefundToResume{Booking: done, Currency: "EUR", FirstAttempt: 1,
 			Kept: []domain.Payment{{ID: "pi_1", Amount: 30000, Currency: "EUR"}, {ID: "pi_balance", Amount: 10000, Currency: "EUR"}}},
@@ -83,6 +84,7 @@ func (s *BookingSuite) TestARefundThatGivesTheUnitsBackIsInTheBookingsCurrencyAn
 	s.expectHold()
 	s.expectConfirmPaid(&confirmed)
 	s.expectRefundBooking(30000, &started)
+	s.expectKeySpace()
 	s.expectRefunds(&refunds, activities.RefundSucceeded)
 	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
 	var money, cancelled workflows.BookingState
@@ -152,6 +154,7 @@ func (s *BookingSuite) TestAStaffRefundWorkflowContinuedAsNewStillTakesRefunds()
 	s.env.RegisterActivity(checks)
 	done := s.stored(domain.StatusCompleted)
 	done.PaymentID, done.Paid = "pi_1", 30000
+	s.expectKeySpace()
 	s.env.OnActivity(checks.LoadRefund, mock.Anything, s.input.BookingID).Return(
 		activities.RefundToResume{Booking: done, Currency: "EUR", FirstAttempt: 1}, nil).Once()
 	paid := done.Paid
@@ -179,6 +182,7 @@ func (s *BookingSuite) TestAStaffRefundWorkflowContinuedAsNewStillTakesRefunds()
 	next := s.continuedWith()
 
 	s.nextRun()
+	s.expectKeySpace()
 	s.env.OnActivity(s.acts.StartStaffRefund, mock.Anything, mock.Anything).Return(staffRefund).Maybe()
 	var more refundLog
 	s.expectRefunds(&more, activities.RefundSucceeded)
@@ -206,6 +210,7 @@ func (s *BookingSuite) TestAStaffRefundLostWithItsWorkflowIsGivenBackOnItsRetry(
 	s.env.RegisterActivity(checks)
 	noShow := s.stored(domain.StatusNoShow)
 	noShow.PaymentID, noShow.Paid = "pi_1", 25000 // r1 was recorded
+	s.expectKeySpace()
 	s.env.OnActivity(checks.LoadRefund, mock.Anything, s.input.BookingID).Return(
 		activities.RefundToResume{Booking: noShow, Currency: "EUR", FirstAttempt: 1}, nil).Once()
 	r1 := db.StaffRefund{ID: db.StaffRefundID(s.input.BookingID, "r1"), BookingID: s.input.BookingID, Kind: db.RefundGoodwill,
@@ -235,15 +240,16 @@ func (s *BookingSuite) TestAStaffRefundLostWithItsWorkflowIsGivenBackOnItsRetry(
 // TestARefundThatGivesTheUnitsBackAnswersItsRetryUnderTheSameKey: staff refund 100.00 of a paid
 // booking, giving its units back, under Idempotency-Key r1; the answer is lost and the client
 // sends r1 again. A desk payment and a refund that keeps the units answer a retry with the first
-// outcome; refundCancelling keys nothing, so the retry is refused as a conflict (the booking is
-// no longer CONFIRMED) and the API answers 409 for a refund that was made.
+// outcome; refundCancelling keyed nothing, so the retry was refused as a conflict (the booking is
+// no longer CONFIRMED) and the API answered 409 for a refund that was made. The database now
+// answers the key first (expectKeySpace).
 func (s *BookingSuite) TestARefundThatGivesTheUnitsBackAnswersItsRetryUnderTheSameKey() {
 	var confirmed []domain.Payment
-	var started []activities.StartRefundInput
+	var started []activities.CancelRefundInput
 	var refunds refundLog
 	s.expectHold()
 	s.expectConfirmPaid(&confirmed)
-	s.expectRefundBooking(10000, &started)
+	s.expectCancelUnderKey(s.expectKeySpace(), &started)
 	s.expectRefunds(&refunds, activities.RefundSucceeded)
 	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
 	req := workflows.MoneyRequest{Kind: workflows.MoneyRefund, Actor: "finance", Key: "r1", Amount: 10000, Currency: "EUR",
