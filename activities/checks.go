@@ -52,13 +52,17 @@ type Checks struct {
 	Resume      func(ctx context.Context, b domain.Booking) error
 	// TellSupplier starts telling a booking's supplier again that the booking is off.
 	TellSupplier func(ctx context.Context, bookingID string) error
+	// GiveStaffRefunds starts a run of the booking's StaffRefund workflow that gives back the
+	// parts of its staff refunds no workflow gives back (worker.GiveStaffRefunds).
+	GiveStaffRefunds func(ctx context.Context, b domain.Booking) error
 }
 
 // RunChecks runs every check and, with in.Repair, repairs what is safe: an orphaned HOLD (its
 // workflow is gone) is released; an orphaned REFUNDING booking gets a workflow that finishes its
-// refund. Money is never changed by the checker: unmatched payments, refunds paid twice and
-// bookings whose money does not add up are reported for an operator. The report is saved, and
-// repairs are audited.
+// refund, and staff refunds no workflow gives back any more a run of the booking's StaffRefund
+// workflow that gives them (refunds already decided, as a recovery's). Money is never changed by
+// the checker otherwise: unmatched payments, refunds paid twice and bookings whose money does not
+// add up are reported for an operator. The report is saved, and repairs are audited.
 //
 // One run at a time: a run that finds another under way returns at once, Skipped.
 func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckReport, error) {
@@ -75,10 +79,12 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 			add(a.orphanedRefunds(ctx, in)),
 			add(a.orphanedBookings(ctx, in)),
 			add(a.suppliersNotTold(ctx, in)),
+			add(a.owedStaffRefunds(ctx, in)), // after orphanedBookings: a booking it resumed gives them
 			add(a.Store.UnmatchedPayments(ctx, in.UnmatchedAge)),
 			add(a.Store.RefundsPaidTwice(ctx)),
 			add(a.Store.UnsettledRefunds(ctx, in.UnsettledAge)),
 			add(a.Store.MoneyMismatches(ctx)),
+			add(a.Store.LedgerMismatches(ctx)),
 		); err != nil {
 			return err
 		}
@@ -142,8 +148,10 @@ func (a *Checks) orphanedHolds(ctx context.Context, in CheckInput) ([]domain.Fin
 
 // orphanedRefunds finds REFUNDING bookings no workflow refunds any more (their own workflow, or
 // a recovery) and starts a recovery that finishes the refund, unless the lost saga's last
-// attempt had failed: the refund was then in trouble (perhaps settled by hand by an operator who
-// then ended the workflow), so it is reported for an operator to restart or resolve.
+// attempt had failed and none gave it back: the refund was then in trouble (perhaps settled by
+// hand by an operator who then ended the workflow), so it is reported for an operator to restart
+// or resolve. One given back (an operator's resolution recorded, say) is finished: nothing is
+// sent again.
 func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.Finding, error) {
 	refunding, err := a.Store.RefundingSince(ctx, in.RefundingAge)
 	if err != nil {
@@ -164,12 +172,12 @@ func (a *Checks) orphanedRefunds(ctx context.Context, in CheckInput) ([]domain.F
 		}
 		f := domain.Finding{Check: domain.CheckRefundingOrphan, BookingID: b.ID, PaymentID: b.PaymentID,
 			Detail: fmt.Sprintf("%d %s due back and no workflow refunding it", b.RefundDue, b.Price.Currency)}
-		_, last, err := a.Store.LastRefundAttempt(ctx, b.ID, "refund")
+		step, err := a.Store.RefundStep(ctx, b.ID, "refund")
 		switch {
 		case err != nil:
 			out = append(out, notChecked(b.ID, err))
 			continue
-		case last == RefundFailed:
+		case !step.Given && step.LastStatus == RefundFailed:
 			f.Detail += "; its last attempt had failed: restart it (POST /api/v1/staff/bookings/" + b.ID +
 				"/refund/recover) or settle it by hand"
 		case in.Repair:

@@ -17,21 +17,21 @@ import (
 // the change; the entries are never changed; the figures the API shows are its sums.
 
 // deskThenCardThenGoodwill runs the story of docs/payments-and-refunds.md's worked example on
-// booking b (two nights, 200.00 EUR, on hold): a 50.00 cash deposit, the rest paid by card, then
-// a 25.00 goodwill refund on the card whose first attempt fails and second succeeds.
-func deskThenCardThenGoodwill(t *testing.T, d *testsuite.Database, b domain.Booking) domain.Booking {
+// booking b (two nights, 200.00 EUR, on hold): a 50.00 cash deposit, the rest paid by card (payment
+// card), then a 25.00 goodwill refund on the card whose first attempt fails and second succeeds.
+func deskThenCardThenGoodwill(t *testing.T, d *testsuite.Database, b domain.Booking, card string) domain.Booking {
 	t.Helper()
 	ctx := context.Background()
 	takeDesk(t, d, deskPayment(b.ID, "deposit", 5000))
-	recordPayment(t, d, b.ID, "pi_rest", 15000)
-	b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_rest", Amount: 15000, Currency: "EUR"})
+	recordPayment(t, d, b.ID, card, 15000)
+	b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: card, Amount: 15000, Currency: "EUR"})
 	require.NoError(t, err)
 	gw := goodwill(b, "gw", 2500)
 	_, b, err = d.Store.StartStaffRefund(ctx, gw)
 	require.NoError(t, err)
 	for i, outcome := range []string{"failed", "succeeded"} {
 		a, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/staff-gw/" + string(rune('1'+i)), BookingID: b.ID,
-			PaymentID: "pi_rest", Amount: 2500, Currency: "EUR", Reason: gw.Reason})
+			PaymentID: card, Amount: 2500, Currency: "EUR", Reason: gw.Reason})
 		require.NoError(t, err)
 		require.NoError(t, d.Store.FinishRefundAttempt(ctx, a.ID, "re_"+a.ID, outcome, ""))
 	}
@@ -43,7 +43,7 @@ func TestTheLedgerTellsABookingsMoneyFromHoldToPartialRefund(t *testing.T) {
 	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
-	b := deskThenCardThenGoodwill(t, d, hold(t, d, "g1", nights(dec10, 2), 1))
+	b := deskThenCardThenGoodwill(t, d, hold(t, d, "g1", nights(dec10, 2), 1), "pi_rest")
 	desk := domain.DeskPaymentID(b.ID, "deposit")
 
 	entries, err := d.Store.BookingLedger(ctx, b.ID)
@@ -102,7 +102,7 @@ func TestARefundAttemptHasOneOutcomeInTheLedger(t *testing.T) {
 	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
-	b := deskThenCardThenGoodwill(t, d, hold(t, d, "g1", nights(dec10, 2), 1))
+	b := deskThenCardThenGoodwill(t, d, hold(t, d, "g1", nights(dec10, 2), 1), "pi_rest")
 	_, err := d.Pool.Exec(ctx, `SELECT ledger_post($1, 'pi_rest', 'refund_failed', NULL, 'refunding', 'owed', 2500, 'EUR',
 		$2, NULL, NULL, NULL)`, b.ID, b.ID+"/staff-gw/2")
 	var pgErr *pgconn.PgError

@@ -72,7 +72,7 @@ func TestTheLedgerOfAnUpgradedDatabaseSaysWhatItsRowsSaid(t *testing.T) {
 			require.NoError(t, d.Store.FinishRefundAttempt(ctx, a.ID, "re_"+a.ID, outcome, ""))
 		}
 	}
-	story("desk-card-goodwill", func(b domain.Booking) { deskThenCardThenGoodwill(t, d, b) })
+	story("desk-card-goodwill", func(b domain.Booking) { deskThenCardThenGoodwill(t, d, b, "pi_rest") })
 	story("cancelled", func(b domain.Booking) {
 		b = pay(b, "pi_cancelled", twoNights)
 		_, err := d.Store.StartRefund(ctx, b.ID, nil, func(domain.Booking) (int64, error) { return 15000, nil })

@@ -71,8 +71,8 @@ type DailyReport struct {
 }
 
 // DailyReport lists the money a site took and gave back over day (a local day as real time),
-// one item per succeeded payment and per succeeded refund as recorded (each counts when it
-// succeeded): a provider payment and its refunds are online, a refund of one settled by hand
+// one item per payment captured and per refund given back, read from the money ledger (each
+// counts when its entry was posted: when it succeeded): a provider payment and its refunds are online, a refund of one settled by hand
 // too (by its own method, with its reference); a desk payment and its refunds are the desk's,
 // by their method. A channel's sale confirmed on its account without a payment is the
 // channel's, from the state changes the database recorded (counted when it was confirmed, at
@@ -87,16 +87,18 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 	q := s.reads(ctx) // both parts of the report from one node
 	rows, err := q.Query(ctx, `WITH site AS (SELECT b.id, b.total, b.currency, b.payment_id, b.channel_id `+ofSite+`),
 		account AS (SELECT * FROM site WHERE site.payment_id IS NULL AND site.channel_id IS NOT NULL)
-		SELECT p.succeeded_at, 'payment', CASE WHEN p.method = 'provider' THEN 'online' ELSE 'desk' END, '', p.method,
-			p.booking_id, p.payment_id, '', p.amount, p.currency, '', COALESCE(p.taken_by, '')
-		FROM payments p JOIN site ON site.id = p.booking_id
-		WHERE p.status = 'succeeded' AND p.succeeded_at >= $3 AND p.succeeded_at < $4
+		-- money that moved, from the ledger: a payment when it was captured, a refund when it was given back
+		SELECT l.at, 'payment', CASE WHEN l.method = 'provider' THEN 'online' ELSE 'desk' END, '', l.method,
+			l.booking_id, l.payment_id, '', l.amount, l.currency, '', COALESCE(l.actor, '')
+		FROM money_ledger l JOIN site ON site.id = l.booking_id
+		WHERE l.kind = 'captured' AND l.at >= $3 AND l.at < $4
 		UNION ALL
 		-- a refund is in the channel of the payment it gives back, by its own method
-		SELECT f.updated_at, 'refund', CASE WHEN COALESCE(p.method, 'provider') = 'provider' THEN 'online' ELSE 'desk' END, '',
-			f.method, f.booking_id, f.payment_id, f.id, -f.amount, f.currency, COALESCE(f.reference, ''), COALESCE(f.recorded_by, '')
-		FROM refunds f JOIN site ON site.id = f.booking_id LEFT JOIN payments p ON p.payment_id = f.payment_id
-		WHERE f.status = 'succeeded' AND f.updated_at >= $3 AND f.updated_at < $4
+		SELECT l.at, 'refund', CASE WHEN COALESCE(p.method, 'provider') = 'provider' THEN 'online' ELSE 'desk' END, '',
+			l.method, l.booking_id, l.payment_id, l.ref, -l.amount, l.currency, COALESCE(f.reference, ''), COALESCE(l.actor, '')
+		FROM money_ledger l JOIN site ON site.id = l.booking_id LEFT JOIN payments p ON p.payment_id = l.payment_id
+			LEFT JOIN refunds f ON f.id = l.ref
+		WHERE l.kind IN ('refund_succeeded', 'settled_by_hand') AND l.at >= $3 AND l.at < $4
 		UNION ALL
 		SELECT c.at, CASE WHEN c.to_status = 'CONFIRMED' THEN 'payment' ELSE 'refund' END,
 			'account', a.channel_id, 'account', c.booking_id, '', '',

@@ -47,7 +47,7 @@ func goodwill(b domain.Booking, key string, amount int64) db.StaffRefund {
 }
 
 // count runs a count(*) query.
-func count(t *testing.T, d *testsuite.Database, query string, args ...any) int {
+func count(t testing.TB, d *testsuite.Database, query string, args ...any) int {
 	t.Helper()
 	var n int
 	require.NoError(t, d.Pool.QueryRow(context.Background(), query, args...).Scan(&n))

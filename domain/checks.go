@@ -13,9 +13,15 @@ const (
 	CheckNoWorkflow      = "booking_without_workflow" // a confirmed or checked-in booking whose workflow was terminated or failed
 	CheckSupplierNotTold = "supplier_not_told"        // a booking off whose supplier could not be told
 	CheckNotChecked      = "not_checked"              // a row the checker could not look at or repair this time
+	// CheckRefundOwed: money a booking gave up to a staff refund that no attempt gave back, none
+	// is asking for, and no workflow of the booking gives back (it was lost), whatever its status.
+	CheckRefundOwed = "refund_owed"
 	// CheckMoney: a booking refunded more than its payments brought, confirmed with a price and
 	// neither paid nor on account, or ended with money left and no reason to keep it.
 	CheckMoney = "money_mismatch"
+	// CheckLedger: the money ledger disagrees with the rows it is posted from, or moved money
+	// that was not there (an account below zero).
+	CheckLedger = "ledger_mismatch"
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.

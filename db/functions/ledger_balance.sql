@@ -1,7 +1,6 @@
--- ledger_balance: what one account of a payment holds, by the money ledger: what its entries
--- brought in less what they took out.
+-- ledger_balance: what one account of a payment holds, by the money ledger (the balance
+-- ledger_post keeps with each entry).
 CREATE OR REPLACE FUNCTION ledger_balance(p_payment text, p_account text)
 RETURNS bigint LANGUAGE sql STABLE AS $$
-    SELECT COALESCE(sum(CASE WHEN credit = p_account THEN amount ELSE -amount END), 0)::bigint
-    FROM money_ledger WHERE payment_id = p_payment AND (credit = p_account OR debit = p_account)
+    SELECT COALESCE((SELECT balance FROM money_balances WHERE payment_id = p_payment AND account = p_account), 0)
 $$;

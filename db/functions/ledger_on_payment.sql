@@ -6,7 +6,7 @@ RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF p.status = 'succeeded' AND was IS DISTINCT FROM 'succeeded' THEN
         PERFORM ledger_post(p.booking_id, p.payment_id, 'captured', NULL, 'paid_in', 'received', p.amount,
-            p.currency, p.payment_id, p.method, p.taken_by, p_at);
+            p.currency, p.payment_id, p.method, p.taken_by, COALESCE(p_at, p.succeeded_at));
         PERFORM ledger_keep(p.payment_id, p_at);
     END IF;
 END

@@ -12,26 +12,29 @@ RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     by_hand boolean := starts_with(f.id, 'manual/') OR f.id LIKE '%/0';
     cause text := CASE WHEN starts_with(f.id, 'manual/') THEN 'manual' ELSE 'extra' END;
+    -- When it was sent and when it ended, as its row says (the backfill says so itself).
+    sent_at timestamptz := COALESCE(p_at, f.created_at);
+    ended_at timestamptz := COALESCE(p_at, f.updated_at);
 BEGIN
     IF was IS NULL THEN
         IF f.status = 'failed' THEN
             RETURN;
         END IF;
-        PERFORM ledger_owe(f.booking_id, f.payment_id, f.amount, f.currency, f.id, cause, f.recorded_by, p_at);
+        PERFORM ledger_owe(f.booking_id, f.payment_id, f.amount, f.currency, f.id, cause, f.recorded_by, sent_at);
         IF f.status = 'succeeded' AND by_hand THEN
             PERFORM ledger_post(f.booking_id, f.payment_id, 'settled_by_hand', NULL, 'owed', 'paid_back', f.amount,
-                f.currency, f.id, f.method, f.recorded_by, p_at);
+                f.currency, f.id, f.method, f.recorded_by, ended_at);
             RETURN;
         END IF;
         PERFORM ledger_post(f.booking_id, f.payment_id, 'attempt_sent', NULL, 'owed', 'refunding', f.amount,
-            f.currency, f.id, f.method, f.recorded_by, p_at);
+            f.currency, f.id, f.method, f.recorded_by, sent_at);
     END IF;
     IF f.status = 'succeeded' AND (was IS NULL OR was IN ('requested', 'pending')) THEN
         PERFORM ledger_post(f.booking_id, f.payment_id, 'refund_succeeded', NULL, 'refunding', 'paid_back',
-            f.amount, f.currency, f.id, f.method, f.recorded_by, p_at);
+            f.amount, f.currency, f.id, f.method, f.recorded_by, ended_at);
     ELSIF f.status = 'failed' AND was IN ('requested', 'pending') THEN
         PERFORM ledger_post(f.booking_id, f.payment_id, 'refund_failed', NULL, 'refunding', 'owed', f.amount,
-            f.currency, f.id, f.method, NULL, p_at);
+            f.currency, f.id, f.method, NULL, ended_at);
     END IF;
     RETURN;
 END

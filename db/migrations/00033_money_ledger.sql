@@ -41,6 +41,19 @@ CREATE INDEX money_ledger_at ON money_ledger (at);
 CREATE UNIQUE INDEX money_ledger_one_outcome ON money_ledger (ref)
     WHERE kind IN ('refund_succeeded', 'refund_failed', 'settled_by_hand');
 
+-- What each account of a payment holds: the sum of its entries, kept by ledger_post with each
+-- entry (as TigerBeetle keeps an account's posted debits and credits), so a balance is read
+-- without summing the entries, and the checker scans balances, not the ledger.
+CREATE TABLE money_balances (
+    payment_id text   NOT NULL,
+    account    text   NOT NULL,
+    booking_id text   NOT NULL,
+    balance    bigint NOT NULL,
+    PRIMARY KEY (payment_id, account)
+);
+CREATE INDEX money_balances_below_zero ON money_balances (booking_id) WHERE balance < 0
+    AND account IN ('received', 'kept', 'owed', 'refunding');
+
 -- Set once the entries of the rows written before the ledger existed are posted.
 CREATE TABLE money_ledger_backfill (
     one           boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -48,6 +61,7 @@ CREATE TABLE money_ledger_backfill (
 );
 
 -- +goose Down
+DROP TABLE money_balances;
 DROP TRIGGER IF EXISTS ledger_payment ON payments;
 DROP TRIGGER IF EXISTS ledger_booking ON bookings;
 DROP TRIGGER IF EXISTS ledger_amendment ON booking_amendments;
