@@ -45,27 +45,28 @@ func TestAnAttemptIsDrivenToWhatTheProviderKnows(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, activities.RefundSucceeded, rec.Status, "what the provider said is recorded")
 
-	// The reply to a creation was lost: a fresh attempt is sent again under its key...
-	_, err = d.Store.BeginRefundAttempt(ctx, dbAttempt("booking-x/refund/2"))
+	// The reply to a creation was lost: a fresh attempt is sent again under its key (another
+	// step: one given back answers every later attempt of its own)...
+	_, err = d.Store.BeginRefundAttempt(ctx, dbAttempt("booking-x/lost-reply/1"))
 	require.NoError(t, err)
 	provider.SetAnswer(nil)
-	out, err = acts.RequestRefund(ctx, in("booking-x/refund/2"))
+	out, err = acts.RequestRefund(ctx, in("booking-x/lost-reply/1"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.RefundSucceeded, out.Status)
-	assert.Equal(t, "booking-x/refund/2", provider.Requests()[1].IdempotencyKey)
+	assert.Equal(t, "booking-x/lost-reply/1", provider.Requests()[1].IdempotencyKey)
 
 	// ...an old one is looked up by its key, and the provider never had it: failed, no resend.
-	_, err = d.Store.BeginRefundAttempt(ctx, dbAttempt("booking-x/refund/3"))
+	_, err = d.Store.BeginRefundAttempt(ctx, dbAttempt("booking-x/old-reply/1"))
 	require.NoError(t, err)
-	_, err = d.Pool.Exec(ctx, `UPDATE refunds SET created_at = now() - interval '1 day' WHERE id = 'booking-x/refund/3'`)
+	_, err = d.Pool.Exec(ctx, `UPDATE refunds SET created_at = now() - interval '1 day' WHERE id = 'booking-x/old-reply/1'`)
 	require.NoError(t, err)
 	provider.SetLookup(nil)
-	out, err = acts.RequestRefund(ctx, in("booking-x/refund/3"))
+	out, err = acts.RequestRefund(ctx, in("booking-x/old-reply/1"))
 	require.NoError(t, err)
 	assert.Equal(t, activities.RefundFailed, out.Status)
 	assert.Contains(t, out.Error, "never received")
 	assert.Len(t, provider.Requests(), 2, "an old key is not sent again")
-	assert.Equal(t, payments.RefundLookup{PaymentID: "pi_x", IdempotencyKey: "booking-x/refund/3"},
+	assert.Equal(t, payments.RefundLookup{PaymentID: "pi_x", IdempotencyKey: "booking-x/old-reply/1"},
 		provider.Lookups()[len(provider.Lookups())-1], "looked up by its payment and key")
 }
 

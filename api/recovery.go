@@ -13,29 +13,19 @@ import (
 
 // resumeBooking gives a CONFIRMED or COMPLETED booking whose workflow is gone (terminated,
 // failed, lost) a workflow again, under its own id and in its current state, so it can be
-// cancelled and refunded as before. The invariant checker does the same by itself for a workflow
-// that was terminated or failed.
+// cancelled and refunded as before; for a booking in another status, the staff refunds its lost
+// workflow had not given back are given (giveStaffRefunds). The invariant checker does the same
+// by itself for a workflow that was terminated or failed.
 func (s *Server) resumeBooking(c echo.Context) error {
 	req, b, err := s.operatorRequest(c)
 	if err != nil {
 		return err
 	}
-	switch {
-	case b.Status == domain.StatusHold:
-		return newError(http.StatusConflict, "wrong_state", "booking %s is HOLD: a hold whose workflow is gone is "+
-			"released by the invariant checker", b.ID)
-	case b.Status == domain.StatusRefunding:
-		return newError(http.StatusConflict, "wrong_state", "booking %s is REFUNDING: restart its refund with "+
-			"POST /api/v1/staff/bookings/%s/refund/recover", b.ID, b.ID)
-	case !worker.Resumable(b.Status):
-		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a CONFIRMED or COMPLETED booking "+
-			"is resumed", b.ID, b.Status)
+	if !worker.Resumable(b.Status) {
+		return s.giveStaffRefunds(c, req.Reason, b)
 	}
 	actor := principal(c).Subject
-	err = worker.ResumeBooking(c.Request().Context(), s.temporal, s.store, b, "resumed by "+actor+": "+req.Reason,
-		worker.ResumeOptions{TaskQueue: s.cfg.TaskQueue, LateWindow: s.cfg.LateWindow,
-			MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff, Now: s.cfg.Now,
-			BookingIDKey: s.cfg.BookingIDKey})
+	err = worker.ResumeBooking(c.Request().Context(), s.temporal, s.store, b, "resumed by "+actor+": "+req.Reason, s.resumeOptions())
 	if errors.Is(err, worker.ErrWorkflowRunning) {
 		return newError(http.StatusConflict, "workflow_running", "the workflow of booking %s is running: act on it instead", b.ID)
 	}
@@ -46,6 +36,49 @@ func (s *Server) resumeBooking(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, map[string]any{"bookingId": b.ID, "workflowId": b.ID, "status": b.Status})
+}
+
+// giveStaffRefunds answers a resume of a booking its own workflow no longer looks after (a
+// no-show, say): the staff refunds its lost workflow had not given back are given by a run of
+// its StaffRefund workflow; with none owed the booking has nothing to resume.
+func (s *Server) giveStaffRefunds(c echo.Context, reason string, b domain.Booking) error {
+	id := domain.StaffRefundWorkflowID(b.ID)
+	err := worker.GiveStaffRefunds(c.Request().Context(), s.temporal, s.store, b,
+		"staff refunds given back by "+principal(c).Subject+": "+reason, s.resumeOptions())
+	switch {
+	case errors.Is(err, worker.ErrNothingOwed):
+		return notResumable(b)
+	case errors.Is(err, worker.ErrWorkflowRunning):
+		return newError(http.StatusConflict, "workflow_running", "a workflow of booking %s is running: it gives its refunds", b.ID)
+	case err != nil:
+		return err
+	}
+	if err := s.audit(c, "give-staff-refunds", b.ID, reason, map[string]any{"status": b.Status, "workflowId": id}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"bookingId": b.ID, "workflowId": id, "status": b.Status})
+}
+
+// notResumable refuses to resume booking b, which its workflow no longer looks after, saying what
+// to do instead.
+func notResumable(b domain.Booking) error {
+	switch {
+	case b.Status == domain.StatusHold:
+		return newError(http.StatusConflict, "wrong_state", "booking %s is HOLD: a hold whose workflow is gone is "+
+			"released by the invariant checker", b.ID)
+	case b.Status == domain.StatusRefunding:
+		return newError(http.StatusConflict, "wrong_state", "booking %s is REFUNDING: restart its refund with "+
+			"POST /api/v1/staff/bookings/%s/refund/recover", b.ID, b.ID)
+	}
+	return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a CONFIRMED or COMPLETED booking "+
+		"is resumed, and no staff refund of it is owed", b.ID, b.Status)
+}
+
+// resumeOptions are the settings of a workflow an operator resumes.
+func (s *Server) resumeOptions() worker.ResumeOptions {
+	return worker.ResumeOptions{TaskQueue: s.cfg.TaskQueue, LateWindow: s.cfg.LateWindow,
+		MaxRefundAttempts: s.cfg.MaxRefundAttempts, RefundBackoff: s.cfg.RefundBackoff, Now: s.cfg.Now,
+		BookingIDKey: s.cfg.BookingIDKey}
 }
 
 // tellSupplier tells the supplier of a booking that is off, again, that it is off: its workflow

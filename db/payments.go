@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,11 +125,18 @@ type RefundAttempt struct {
 // money the desk took is made there, by the same method: it is recorded as succeeded at once,
 // and never sent to the provider. Under the payment's lock, a new attempt that would give back
 // more than is left of its payment (after the refunds made or under way) is recorded as failed,
-// never sent: the saga waits for an operator rather than ask for money that is not there.
+// never sent: the saga waits for an operator rather than ask for money that is not there. An
+// attempt of a step already given back is answered by the attempt that gave it back.
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
+	var given string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
 		if err != nil {
+			return err
+		}
+		// A step is given back once: an attempt of a step one of whose attempts succeeded (an
+		// operator's resolution, attempt 0, included) is answered by that success, never made.
+		if given, err = givenAttempt(ctx, tx, a); err != nil || given != "" {
 			return err
 		}
 		status, lastError := "requested", ""
@@ -156,7 +164,7 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 	if err != nil {
 		return a, err
 	}
-	return s.GetRefundAttempt(ctx, a.ID)
+	return s.GetRefundAttempt(ctx, cmp.Or(given, a.ID))
 }
 
 // paymentLeft is what lockPaymentLeft reads of a payment.

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -62,50 +61,4 @@ func keptPayments(ctx context.Context, q querier, bookingID string) ([]domain.Pa
 		return nil, nil
 	}
 	return kept, nil
-}
-
-// OwedRefund is one part of a staff refund still owed to a booking whose workflow was gone
-// before the provider (or the desk) gave it back.
-type OwedRefund struct {
-	Step    string // the part's step in its attempts' keys: staff-<key>, then -<paymentId> after the first
-	Payment domain.Payment
-	Reason  string
-	// FirstAttempt is the attempt to go on from, as for an amendment's refund.
-	FirstAttempt int
-}
-
-// UnfinishedStaffRefunds lists the parts of a booking's staff refunds that no succeeded attempt
-// gave back, as their workflow drew them, for a workflow taking the booking up again.
-func (s *Store) UnfinishedStaffRefunds(ctx context.Context, bookingID string) ([]OwedRefund, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, reason, parts FROM staff_refunds WHERE booking_id = $1 ORDER BY created_at, id`, bookingID)
-	if err != nil {
-		return nil, err
-	}
-	type refund struct {
-		ID, Reason string
-		Parts      []domain.Payment
-	}
-	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[refund])
-	if err != nil {
-		return nil, err
-	}
-	var owed []OwedRefund
-	for _, r := range list {
-		for i, part := range r.Parts {
-			step := StaffRefundStep(strings.TrimPrefix(r.ID, bookingID+"/"), i, part.ID)
-			last, status, err := s.LastRefundAttempt(ctx, bookingID, step)
-			if err != nil {
-				return nil, err
-			}
-			if status == "succeeded" {
-				continue
-			}
-			o := OwedRefund{Step: step, Payment: part, Reason: r.Reason + " (resumed)", FirstAttempt: max(last, 1)}
-			if status == "failed" {
-				o.FirstAttempt = last + 1
-			}
-			owed = append(owed, o)
-		}
-	}
-	return owed, nil
 }

@@ -20,9 +20,9 @@ import (
 // CheckInterval is how often the invariant checker's schedule runs it.
 const CheckInterval = time.Hour
 
-// NewChecks returns the invariant checker, starting refund recoveries, resumed bookings and
-// supplier retries on resume.TaskQueue (workflows.TaskQueue when empty); a resumed booking runs
-// with resume's settings, as one an operator resumes does.
+// NewChecks returns the invariant checker, starting refund recoveries, resumed bookings, staff
+// refunds given back and supplier retries on resume.TaskQueue (workflows.TaskQueue when empty);
+// a resumed booking runs with resume's settings, as one an operator resumes does.
 func NewChecks(c client.Client, store *db.Store, resume ResumeOptions) *activities.Checks {
 	if resume.TaskQueue == "" {
 		resume.TaskQueue = workflows.TaskQueue
@@ -38,6 +38,13 @@ func NewChecks(c client.Client, store *db.Store, resume ResumeOptions) *activiti
 			err := ResumeBooking(ctx, c, store, b, "resumed by the invariant checker: its workflow was terminated or failed", resume)
 			if errors.Is(err, ErrWorkflowRunning) {
 				return nil // an operator resumed it since it was listed
+			}
+			return err
+		},
+		GiveStaffRefunds: func(ctx context.Context, b domain.Booking) error {
+			err := GiveStaffRefunds(ctx, c, store, b, "given back by the invariant checker: the workflow giving it was lost", resume)
+			if errors.Is(err, ErrNothingOwed) {
+				return nil // given back since it was listed
 			}
 			return err
 		},

@@ -62,7 +62,7 @@ var (
 // checks are the invariant checks reported, each with its own series even at zero, so an alert
 // on one has a series to watch.
 var checks = []string{domain.CheckInventory, domain.CheckHoldPastExpiry, domain.CheckRefundingOrphan,
-	domain.CheckUnmatchedPay, domain.CheckRefundTwice, domain.CheckRefundUnsettled, domain.CheckNotChecked}
+	domain.CheckUnmatchedPay, domain.CheckRefundTwice, domain.CheckRefundUnsettled, domain.CheckRefundOwed, domain.CheckNotChecked}
 
 // Describe implements prometheus.Collector.
 func (s *StateMetrics) Describe(ch chan<- *prometheus.Desc) {

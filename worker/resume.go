@@ -27,7 +27,9 @@ var ErrWorkflowRunning = errors.New("the booking's workflow is running")
 
 // Resumable reports whether a booking in status s may be resumed: confirmed or checked in, a
 // state its workflow still looks after. A HOLD is released by the invariant checker, a
-// REFUNDING one gets a refund recovery, and a NO_SHOW has nothing left that a workflow does.
+// REFUNDING one gets a refund recovery, and a NO_SHOW has nothing left that its workflow does:
+// staff refunds its lost workflow had not given back are given by its StaffRefund workflow
+// (GiveStaffRefunds), as any refund once the booking's workflow has closed.
 func Resumable(s domain.Status) bool {
 	return s == domain.StatusConfirmed || s == domain.StatusCompleted
 }
@@ -131,10 +133,7 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	if err != nil {
 		return in, err
 	}
-	for _, r := range staff {
-		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: r.Step, Kind: workflows.SagaPart, Payment: r.Payment,
-			Reason: r.Reason, FirstAttempt: r.FirstAttempt})
-	}
+	in.Resume.Restart = append(in.Resume.Restart, staffRefundSagas(staff)...)
 	// The payments the booking keeps were acted on: a redelivery of one's event (its balance's
 	// webhook never marked delivered, say) is not a second payment to give back.
 	if in.Resume.Seen, err = store.KeptPaymentIDs(ctx, b.ID); err != nil {
