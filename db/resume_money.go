@@ -15,8 +15,12 @@ import (
 // while the booking kept one payment, as the workflow's is.
 func keptPayments(ctx context.Context, q querier, bookingID string) ([]domain.Payment, error) {
 	rows, err := q.Query(ctx, `SELECT kind, id, amount, currency, parts FROM (
+			-- kept when the booking took it (its ledger's kept entry), as the workflow and the
+			-- ledger's draw order it: a card payment recorded before a desk deposit but confirming
+			-- the booking after it is the newer
 			SELECT 'pay' AS kind, p.payment_id AS id, p.amount, p.currency, NULL::jsonb AS parts,
-				COALESCE(p.succeeded_at, p.created_at) AS at
+				COALESCE((SELECT min(k.at) FROM money_ledger k WHERE k.kind = 'kept' AND k.ref = p.payment_id),
+					p.succeeded_at, p.created_at) AS at
 			FROM payments p JOIN bookings b ON b.id = p.booking_id
 			WHERE p.booking_id = $1 AND p.status = 'succeeded' AND (p.payment_id = b.payment_id OR p.method <> 'provider')
 			UNION ALL
