@@ -29,12 +29,8 @@ type LedgerMoney struct {
 
 // LedgerMoney sums booking id's ledger.
 func (s *Store) LedgerMoney(ctx context.Context, id string) (LedgerMoney, error) {
-	return ledgerMoney(ctx, s.pool, id)
-}
-
-func ledgerMoney(ctx context.Context, q querier, id string) (LedgerMoney, error) {
 	var m LedgerMoney
-	err := q.QueryRow(ctx, `SELECT * FROM ledger_booking_money($1)`, id).Scan(&m.Paid, &m.Kept, &m.Owed, &m.Refunding,
+	err := s.pool.QueryRow(ctx, `SELECT * FROM ledger_booking_money($1)`, id).Scan(&m.Paid, &m.Kept, &m.Owed, &m.Refunding,
 		&m.Refunded, &m.Reversed, &m.Unkept, &m.UnkeptRefunded)
 	return m, err
 }

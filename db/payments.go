@@ -374,7 +374,7 @@ type MoneySummary struct {
 // given), and what is still to pay while it holds its units (its price less what it was paid,
 // plus what reversals of desk payments gave back).
 func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
-	l, err := ledgerMoney(ctx, s.pool, b.ID)
+	l, err := s.LedgerMoney(ctx, b.ID)
 	if err != nil {
 		return MoneySummary{}, err
 	}
