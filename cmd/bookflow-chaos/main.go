@@ -56,6 +56,8 @@ func runChaos(ctx context.Context) error {
 	runs := fs.Int("runs", 0, "fault runs (default: the profile's)")
 	load := fs.Duration("load", 0, "how long each run's load lasts (default: the profile's)")
 	clients := fs.Int("clients", 6, "concurrent checkout clients")
+	moneyClients := fs.Int("money-clients", 3, "concurrent money clients beside them: amendments up (balance paid or lapsed) "+
+		"and down, desk payments and partial refunds, venue orders")
 	bookflowBin := fs.String("bookflow", "", "the bookflow binary whose processes are broken (default: bookflow beside this binary)")
 	_ = fs.Parse(os.Args[1:])
 	p, ok := chaosProfiles[*profile]
@@ -76,7 +78,7 @@ func runChaos(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o := chaos.Options{Runs: n, LoadFor: p.load, Clients: *clients, Bookflow: bookflow, Topology: *topology,
+	o := chaos.Options{Runs: n, LoadFor: p.load, Clients: *clients, MoneyClients: *moneyClients, Bookflow: bookflow, Topology: *topology,
 		TemporalCLI: os.Getenv("TEMPORAL_CLI"), AdminDBURL: os.Getenv("CHAOS_DATABASE_URL"),
 		PGRestart: os.Getenv("CHAOS_PG_RESTART"), Out: os.Stdout,
 		TemporalServer: os.Getenv("TEMPORAL_SERVER"), TemporalSQLTool: os.Getenv("TEMPORAL_SQL_TOOL")}
@@ -108,11 +110,21 @@ func runChaos(ctx context.Context) error {
 	}
 	fmt.Printf("  driven: %d hold requests, %d bookings granted, %d payments, %d minor units refunded\n",
 		r.Requests, r.Bookings, r.Payments, r.Refunded)
+	stories := make([]string, 0, len(r.Stories))
+	for name, n := range r.Stories {
+		stories = append(stories, fmt.Sprintf("%d %s", n, name))
+	}
+	sort.Strings(stories)
+	fmt.Printf("  money stories: %v\n", stories)
+	m := r.Money
+	fmt.Printf("  money counted: %d bookings (%d with money); paid in %d at the provider and %d at the desk, given back %d by the provider and %d by the desk, kept %d; mismatches %d\n",
+		m.Bookings, m.WithMoney, m.ProviderIn, m.DeskIn, m.ProviderBack, m.DeskBack, m.Kept, m.Mismatches)
 	ps := r.Provider
 	fmt.Printf("  provider: %d intents, %d refunds, %d lookups; %d calls failed, %d replies lost, %d slow, %d replayed by key, %d refused in flight, %d refunds refused\n",
 		ps.Intents, ps.Refunds, ps.LookedUpBy, ps.Failed, ps.Lost, ps.Slow, ps.Replayed, ps.InFlight, ps.Refused)
-	fmt.Printf("  lost: oversold %d, lost bookings %d, lost payments %d, double charges %d, double refunds %d, stuck %d\n",
-		r.Lost.Oversold, r.Lost.LostBookings, r.Lost.LostPayments, r.Lost.DoubleCharges, r.Lost.DoubleRefunds, r.Lost.Stuck)
+	fmt.Printf("  lost: oversold %d, lost bookings %d, lost payments %d, double charges %d, double refunds %d, stuck %d, money mismatches %d\n",
+		r.Lost.Oversold, r.Lost.LostBookings, r.Lost.LostPayments, r.Lost.DoubleCharges, r.Lost.DoubleRefunds, r.Lost.Stuck,
+		r.Lost.MoneyMismatches)
 	fmt.Printf("  findings (invariant checker, money, settling): %d\n", len(r.Findings))
 	for _, f := range r.Findings {
 		fmt.Printf("    %s %s %s: %s\n", f.Check, f.BookingID, f.PaymentID, f.Detail)

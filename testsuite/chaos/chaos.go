@@ -27,12 +27,15 @@ import (
 
 // Options configure a chaos run.
 type Options struct {
-	Runs        int           // fault runs, each with the next fault in turn
-	LoadFor     time.Duration // how long each run's load lasts; the fault strikes half way
-	Clients     int           // concurrent checkout clients
-	Bookflow    string        // the bookflow binary the worker and API processes run
-	TemporalCLI string        // the single topology: the Temporal CLI whose dev server is the cluster
-	AdminDBURL  string        // the single topology: a PostgreSQL server to create the chaos database on
+	Runs    int           // fault runs, each with the next fault in turn
+	LoadFor time.Duration // how long each run's load lasts; the fault strikes half way
+	Clients int           // concurrent checkout clients
+	// MoneyClients run money stories beside them (money_load.go): amendments up and down, desk
+	// payments and partial refunds, venue orders.
+	MoneyClients int
+	Bookflow     string // the bookflow binary the worker and API processes run
+	TemporalCLI  string // the single topology: the Temporal CLI whose dev server is the cluster
+	AdminDBURL   string // the single topology: a PostgreSQL server to create the chaos database on
 	// Topology is TopologySingle (the default) or TopologyCluster, which starts a cluster of its
 	// own (package cluster) with the Temporal server binary and its schema tool.
 	Topology                        string
@@ -55,6 +58,8 @@ type Counters struct {
 	DoubleCharges int // money kept that is owed back (minor units)
 	DoubleRefunds int // money given back beyond what was owed (minor units)
 	Stuck         int // bookings held, refunding or PAYMENT_STUCK after settling; runs that did not settle
+	// MoneyMismatches: bookings whose money does not add up (money_count.go).
+	MoneyMismatches int
 }
 
 func (c *Counters) add(o Counters) {
@@ -64,13 +69,15 @@ func (c *Counters) add(o Counters) {
 	c.DoubleCharges += o.DoubleCharges
 	c.DoubleRefunds += o.DoubleRefunds
 	c.Stuck += o.Stuck
+	c.MoneyMismatches += o.MoneyMismatches
 }
 
 // since returns what c counts beyond prev: the losses that appeared after it.
 func (c Counters) since(prev Counters) Counters {
 	d := func(a, b int) int { return max(a-b, 0) }
 	return Counters{d(c.Oversold, prev.Oversold), d(c.LostBookings, prev.LostBookings), d(c.LostPayments, prev.LostPayments),
-		d(c.DoubleCharges, prev.DoubleCharges), d(c.DoubleRefunds, prev.DoubleRefunds), d(c.Stuck, prev.Stuck)}
+		d(c.DoubleCharges, prev.DoubleCharges), d(c.DoubleRefunds, prev.DoubleRefunds), d(c.Stuck, prev.Stuck),
+		d(c.MoneyMismatches, prev.MoneyMismatches)}
 }
 
 func (c Counters) zero() bool { return c == Counters{} }
@@ -85,6 +92,8 @@ type Report struct {
 	Payments int            // payments made
 	Refunded int64          // minor units the provider gave back
 	Provider ProviderStats  // what the provider's faults and rules did to bookflow's calls
+	Money    MoneyTally     // the money counted, booking by booking
+	Stories  map[string]int // the money clients' bookings, by story
 	Lost     Counters       // each loss counted once, in the run it appeared
 	// Findings are what the invariant checker found, the money that does not add up and what
 	// did not settle, each once.
@@ -137,6 +146,13 @@ func Run(ctx context.Context, o Options) (report Report, err error) {
 		report.Refunded += v
 	}
 	report.Provider = h.provider.Stats()
+	report.Money = h.money.tally()
+	report.Stories = map[string]int{}
+	for _, g := range h.l.booked {
+		if g.story != "" {
+			report.Stories[g.story]++
+		}
+	}
 	return report, nil
 }
 
@@ -147,6 +163,7 @@ type harness struct {
 	provider *Provider
 	s        *system
 	l        *ledger
+	money    *moneyBook
 	hotels   []string // the first is scarce
 	stay     domain.Stay
 	closers  []func()
@@ -154,7 +171,7 @@ type harness struct {
 }
 
 func start(ctx context.Context, o Options) (_ *harness, err error) {
-	h := &harness{o: o, l: newLedger(), hotels: []string{"chaos-scarce", "chaos-b", "chaos-c"}}
+	h := &harness{o: o, l: newLedger(), money: newMoneyBook(), hotels: []string{"chaos-scarce", "chaos-b", "chaos-c"}}
 	defer func() {
 		if err != nil {
 			h.close(false)
@@ -208,18 +225,19 @@ func (h *harness) prepare(ctx context.Context, databaseURL string) error {
 	h.store = db.NewStore(pool, 0)
 	h.stay = domain.Stay{CheckIn: domain.DateOf(time.Now(), time.UTC).AddDays(20)}
 	h.stay.CheckOut = h.stay.CheckIn.AddDays(2)
-	// The scarce hotel has 4 rooms, so holds race for the last ones; the others have plenty.
+	// The scarce hotel has 4 rooms, so holds race for the last ones; the others have plenty,
+	// and a night more for the amendments that add one.
 	for i, hotel := range h.hotels {
-		total := 1_000_000
+		total, to := 1_000_000, h.stay.CheckOut.AddDays(1)
 		if i == 0 {
-			total = 4
+			total, to = 4, h.stay.CheckOut
 		}
 		if err := h.store.SetInventory(ctx, db.SetInventoryParams{HotelID: hotel, RoomTypeID: "double", From: h.stay.CheckIn,
-			To: h.stay.CheckOut, TotalRooms: total, Rate: &domain.Money{Amount: 10000, Currency: "EUR"}}); err != nil {
+			To: to, TotalRooms: total, Rate: &domain.Money{Amount: 10000, Currency: "EUR"}}); err != nil {
 			return err
 		}
 	}
-	return nil
+	return h.prepareVenue(ctx)
 }
 
 // close stops what start started, last first; with keepLogs it keeps the processes' logs and
@@ -241,7 +259,8 @@ func (h *harness) close(keepLogs bool) string {
 func (h *harness) runOnce(ctx context.Context, run int, f fault) (Counters, []domain.Finding, bool, error) {
 	o, s := h.o, h.s
 	began := time.Now()
-	ld := &load{s: s, l: h.l, hotels: h.hotels, stay: h.stay, run: run, http: &http.Client{Timeout: 20 * time.Second}}
+	ld := &load{s: s, l: h.l, hotels: h.hotels, stay: h.stay, run: run, http: &http.Client{Timeout: 20 * time.Second},
+		money: o.MoneyClients}
 	loadCtx, stopLoad := context.WithTimeout(ctx, o.LoadFor)
 	defer stopLoad()
 	settleCtx, stopSettle := context.WithTimeout(ctx, o.LoadFor+settleFor)
@@ -298,16 +317,18 @@ func (h *harness) settle(ctx context.Context, runBegan time.Time) error {
 
 // inFlight describes what is still under way; "" when nothing is.
 func (h *harness) inFlight(ctx context.Context, runBegan time.Time) (string, error) {
-	var holds, refunds, events int
+	var holds, refunds, events, balances int
 	err := h.store.Pool().QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM bookings WHERE status IN ('HOLD', 'REFUNDING')),
 		(SELECT count(*) FROM refunds WHERE status IN ('requested', 'pending')),
-		(SELECT count(*) FROM payment_events WHERE delivered_at IS NULL)`).Scan(&holds, &refunds, &events)
+		(SELECT count(*) FROM payment_events WHERE delivered_at IS NULL),
+		(SELECT count(*) FROM booking_amendments WHERE status = 'BALANCE_DUE')`).Scan(&holds, &refunds, &events, &balances)
 	if err != nil {
 		return "", err
 	}
-	if holds+refunds+events > 0 {
-		return fmt.Sprintf("%d bookings on hold or refunding, %d refunds under way, %d events undelivered", holds, refunds, events), nil
+	if holds+refunds+events+balances > 0 {
+		return fmt.Sprintf("%d bookings on hold or refunding, %d refunds under way, %d events undelivered, %d balances due",
+			holds, refunds, events, balances), nil
 	}
 	if n := h.l.unacknowledged(); n > 0 {
 		return fmt.Sprintf("%d payments not acknowledged", n), nil

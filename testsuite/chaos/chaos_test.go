@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookflow/bookflow/domain"
@@ -31,7 +32,7 @@ func TestEveryFaultLosesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 28*time.Minute)
 	defer cancel()
 	// CHAOS_PG_RESTART restarts the server TEST_DATABASE_URL is on (scripts/test sets both).
-	h, err := start(ctx, Options{LoadFor: 6 * time.Second, Clients: 6, Bookflow: bin, TemporalCLI: cli,
+	h, err := start(ctx, Options{LoadFor: 6 * time.Second, Clients: 6, MoneyClients: 3, Bookflow: bin, TemporalCLI: cli,
 		AdminDBURL: testsuite.AdminURL(), PGRestart: os.Getenv("CHAOS_PG_RESTART"), Out: os.Stdout})
 	require.NoError(t, err)
 	failed := true
@@ -115,21 +116,6 @@ func (h *harness) controls(t *testing.T, ctx context.Context) {
 		c, _ := counts(t)
 		require.Positive(t, c.Oversold)
 	})
-	t.Run("money kept that is owed back", func(t *testing.T) {
-		id, _ := one(t, `SELECT id, status FROM bookings WHERE status = 'EXPIRED' LIMIT 1`)
-		h.provider.Pay("pi_control_kept", 500)
-		h.l.pay("pi_control_kept", &paid{bookingID: id, amount: 500, ackedAt: time.Now()})
-		exec(t, `INSERT INTO payments (payment_id, booking_id, amount, currency, status) VALUES ('pi_control_kept', $1, 500, 'EUR', 'succeeded')`, id)
-		defer func() {
-			exec(t, `DELETE FROM payments WHERE payment_id = 'pi_control_kept'`)
-			delete(h.l.paid, "pi_control_kept")
-			h.provider.mu.Lock()
-			delete(h.provider.paid, "pi_control_kept")
-			h.provider.mu.Unlock()
-		}()
-		c, findings := counts(t)
-		require.Equal(t, 500, c.DoubleCharges, "%v", findings)
-	})
 	t.Run("a booking left refunding", func(t *testing.T) {
 		id, _ := one(t, `SELECT id, status FROM bookings WHERE status = 'EXPIRED' AND payment_id IS NULL LIMIT 1`)
 		exec(t, `UPDATE bookings SET status = 'REFUNDING' WHERE id = $1`, id)
@@ -145,12 +131,11 @@ func (h *harness) controls(t *testing.T, ctx context.Context) {
 		require.NotEmpty(t, findings)
 		require.Equal(t, domain.CheckUnmatchedPay, findings[0].Check)
 	})
-	// Last: the provider cannot take a refund back.
 	t.Run("a payment refunded twice", func(t *testing.T) {
 		var pi string
 		var amount int64
 		for p, got := range h.provider.Refunded() {
-			if got > 0 && got == h.provider.Paid()[p] {
+			if g := h.l.booked[h.l.paid[p].bookingID]; got > 0 && got == h.provider.Paid()[p] && g.story == "" {
 				pi, amount = p, got
 				break
 			}
@@ -159,8 +144,31 @@ func (h *harness) controls(t *testing.T, ctx context.Context) {
 		h.provider.mu.Lock()
 		h.provider.refunded[pi] += amount
 		h.provider.mu.Unlock()
+		defer func() {
+			h.provider.mu.Lock()
+			h.provider.refunded[pi] -= amount
+			h.provider.mu.Unlock()
+		}()
 		c, _ := counts(t)
-		require.Equal(t, Counters{DoubleRefunds: int(amount)}, c)
+		require.Equal(t, Counters{DoubleRefunds: int(amount), MoneyMismatches: 1}, c)
+	})
+	h.moneyControls(t, ctx, counts)
+	// Last: the ledger keeps the planted payment's entry.
+	t.Run("money kept that is owed back", func(t *testing.T) {
+		id := h.plainBooking(t, ctx, "EXPIRED")
+		h.provider.Pay("pi_control_kept", 500)
+		h.l.pay("pi_control_kept", &paid{bookingID: id, amount: 500, ackedAt: time.Now()})
+		exec(t, `INSERT INTO payments (payment_id, booking_id, amount, currency, status) VALUES ('pi_control_kept', $1, 500, 'EUR', 'succeeded')`, id)
+		defer func() {
+			exec(t, `DELETE FROM payments WHERE payment_id = 'pi_control_kept'`)
+			delete(h.l.paid, "pi_control_kept")
+			h.provider.mu.Lock()
+			delete(h.provider.paid, "pi_control_kept")
+			h.provider.mu.Unlock()
+		}()
+		c, findings := counts(t)
+		require.Equal(t, 500, c.DoubleCharges, "%v", findings)
+		require.Equal(t, 1, c.MoneyMismatches, "%v", findings) // received, and neither kept nor given back
 	})
 }
 
@@ -172,4 +180,19 @@ func (h *harness) paidInTime(bookingID string) bool {
 		}
 	}
 	return false
+}
+
+// plainBooking returns a checkout client's booking (no money story) in status.
+func (h *harness) plainBooking(t *testing.T, ctx context.Context, status string) string {
+	rows, err := h.store.Pool().Query(ctx, `SELECT id FROM bookings WHERE status = $1`, status)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	for _, id := range ids {
+		if g := h.l.booked[id]; g != nil && g.story == "" {
+			return id
+		}
+	}
+	t.Fatalf("no checkout client's booking is %s", status)
+	return ""
 }

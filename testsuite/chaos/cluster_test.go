@@ -35,7 +35,7 @@ func TestTheClusterLosesNothing(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	h, err := start(ctx, Options{Topology: TopologyCluster, LoadFor: 6 * time.Second, Clients: 4, Bookflow: bin,
+	h, err := start(ctx, Options{Topology: TopologyCluster, LoadFor: 6 * time.Second, Clients: 4, MoneyClients: 2, Bookflow: bin,
 		TemporalServer: server, TemporalSQLTool: sqlTool, Out: os.Stdout})
 	require.NoError(t, err)
 	failed := true

@@ -25,6 +25,7 @@ type ledger struct {
 	booked   map[string]*granted // booking id -> what the client was told
 	paid     map[string]*paid    // payment id -> what it paid
 	attempts int
+	dirty    map[string]bool // bookings whose entries changed since the money count last read them
 }
 
 type granted struct {
@@ -34,6 +35,10 @@ type granted struct {
 	expiresAt time.Time
 	// cancelled: a cancel was answered 200; cancelTried: one was sent, answered or not.
 	cancelled, cancelTried bool
+	story                  string           // the money client's story; "" for a checkout client's booking
+	desk                   map[string]int64 // desk payments answered 200, by key
+	refundsAnswered        int64            // staff refunds keeping the units, answered 200
+	unsure                 bool             // a money command was never answered: what it did is unknown
 }
 
 type paid struct {
@@ -42,9 +47,14 @@ type paid struct {
 	amount    int64
 	first     bool      // the booking's first payment, made with the intent the API gave
 	ackedAt   time.Time // when the API acknowledged the webhook; zero: never
+	// amendmentID and dueBy: the payment of an amendment's balance, due by dueBy.
+	amendmentID int64
+	dueBy       time.Time
 }
 
-func newLedger() *ledger { return &ledger{booked: map[string]*granted{}, paid: map[string]*paid{}} }
+func newLedger() *ledger {
+	return &ledger{booked: map[string]*granted{}, paid: map[string]*paid{}, dirty: map[string]bool{}}
+}
 
 // load is the checkout front ends and the payment provider's webhooks, against the API.
 type load struct {
@@ -55,6 +65,7 @@ type load struct {
 	http   *http.Client
 	run    int
 	base   string // the API's address when not the system's (one API process of a cluster)
+	money  int    // money clients (money_load.go) beside the checkout clients
 }
 
 // drive runs clients until ctx ends: each holds rooms, then pays, pays twice, pays late,
@@ -66,6 +77,14 @@ func (ld *load) drive(ctx, settle context.Context, clients int) {
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil; n++ {
 				ld.one(ctx, settle, fmt.Sprintf("r%d-c%d", ld.run, c), n)
+			}
+		})
+	}
+	for c := range ld.money {
+		wg.Go(func() {
+			m := ld.moneyClient(settle, c, ld.hotels)
+			for ctx.Err() == nil {
+				m.story(ctx)
 			}
 		})
 	}
@@ -157,10 +176,15 @@ func (ld *load) checkout(ctx context.Context, bookingID, token string) string {
 // pay plays the guest paying at the provider and the provider's webhook, sent until the API
 // acknowledges it (twice when twice is set, as providers do).
 func (ld *load) pay(settle context.Context, pi, bookingID string, amount int64, first, twice bool) {
-	ld.s.provider.Pay(pi, amount)
 	ld.l.pay(pi, &paid{run: ld.run, bookingID: bookingID, amount: amount, first: first})
-	payload := payments.EventPayload("evt_"+pi, "payment_intent.succeeded",
-		payments.PaymentIntentObject(pi, bookingID, amount, "EUR"), time.Now())
+	ld.deliver(settle, pi, amount, payments.PaymentIntentObject(pi, bookingID, amount, "EUR"), twice)
+}
+
+// deliver charges the guest amount at the provider on pi (already in the ledger) and sends the
+// webhook of intent until the API acknowledges it.
+func (ld *load) deliver(settle context.Context, pi string, amount int64, intent map[string]any, twice bool) {
+	ld.s.provider.Pay(pi, amount)
+	payload := payments.EventPayload("evt_"+pi, "payment_intent.succeeded", intent, time.Now())
 	for delivered := 0; delivered < 1 || (twice && delivered < 2); {
 		req, _ := http.NewRequestWithContext(settle, http.MethodPost, cmp.Or(ld.base, ld.s.apiURL)+"/api/v1/webhooks/payments",
 			bytes.NewReader(payload))
@@ -228,24 +252,28 @@ func (l *ledger) book(id string, g *granted) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.booked[id] = g
+	l.dirty[id] = true
 }
 
 func (l *ledger) cancelTried(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.booked[id].cancelTried = true
+	l.dirty[id] = true
 }
 
 func (l *ledger) cancelled(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.booked[id].cancelled = true
+	l.dirty[id] = true
 }
 
 func (l *ledger) pay(pi string, p *paid) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.paid[pi] = p
+	l.dirty[p.bookingID] = true
 }
 
 func (l *ledger) acked(pi string) {
@@ -253,5 +281,31 @@ func (l *ledger) acked(pi string) {
 	defer l.mu.Unlock()
 	if p := l.paid[pi]; p.ackedAt.IsZero() {
 		p.ackedAt = time.Now()
+		l.dirty[p.bookingID] = true
 	}
+}
+
+func (l *ledger) deskPaid(id, key string, amount int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g := l.booked[id]
+	if g.desk == nil {
+		g.desk = map[string]int64{}
+	}
+	g.desk[key] = amount
+	l.dirty[id] = true
+}
+
+func (l *ledger) refundAnswered(id string, amount int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.booked[id].refundsAnswered += amount
+	l.dirty[id] = true
+}
+
+func (l *ledger) unsure(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.booked[id].unsure = true
+	l.dirty[id] = true
 }

@@ -1,0 +1,83 @@
+package chaos
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// moneyControls plants, one at a time, what the money count is there to catch in what the
+// money clients left, expects exactly one booking's money not to add up, and undoes it.
+func (h *harness) moneyControls(t *testing.T, ctx context.Context, counts func(*testing.T) (Counters, []domain.Finding)) {
+	expectOne := func(t *testing.T) {
+		c, findings := counts(t)
+		require.Equal(t, Counters{MoneyMismatches: 1}, c, "%v", findings)
+	}
+	find := func(t *testing.T, what string, ok func(id string, g *granted) bool) string {
+		stored, err := loadOutcomes(ctx, h.store.Pool())
+		require.NoError(t, err)
+		for id, g := range h.l.booked {
+			if g.story != "" && !g.unsure && stored.bookings[id].status == string(domain.StatusConfirmed) && ok(id, g) {
+				return id
+			}
+		}
+		t.Fatalf("no money story left %s", what)
+		return ""
+	}
+	t.Run("a staff refund answered and never given", func(t *testing.T) {
+		id := find(t, "a confirmed booking with a staff refund", func(_ string, g *granted) bool { return g.refundsAnswered > 0 })
+		h.l.refundAnswered(id, 100)
+		defer h.l.refundAnswered(id, -100)
+		expectOne(t)
+	})
+	t.Run("a desk payment answered and not recorded", func(t *testing.T) {
+		id := find(t, "a confirmed booking paid at the desk", func(_ string, g *granted) bool { return len(g.desk) > 0 })
+		h.l.deskPaid(id, "control-desk", 700)
+		defer func() {
+			delete(h.l.booked[id].desk, "control-desk")
+			h.l.dirty[id] = true
+		}()
+		expectOne(t)
+	})
+	t.Run("a refund the provider made that the ledger does not know", func(t *testing.T) {
+		var pi string
+		refunded, paidAt := h.provider.Refunded(), h.provider.Paid()
+		for p, got := range refunded {
+			if g := h.l.booked[h.l.paid[p].bookingID]; g.story != "" && got > 0 && got+100 <= paidAt[p] {
+				pi = p
+				break
+			}
+		}
+		require.NotEmpty(t, pi, "no money story's payment was refunded in part")
+		bump := func(d int64) {
+			h.provider.mu.Lock()
+			h.provider.refunded[pi] += d
+			h.provider.mu.Unlock()
+		}
+		bump(100)
+		defer bump(-100)
+		expectOne(t)
+	})
+	t.Run("a balance paid in time and not applied", func(t *testing.T) {
+		var late *paid
+		for _, p := range h.l.paid {
+			if p.amendmentID > 0 && !p.ackedAt.IsZero() && p.ackedAt.After(p.dueBy) && !h.l.booked[p.bookingID].cancelTried {
+				late = p
+				break
+			}
+		}
+		require.NotNil(t, late, "no balance was paid too late")
+		due := late.dueBy
+		late.dueBy = late.ackedAt.Add(time.Hour) // as if it had been paid in time
+		h.l.dirty[late.bookingID] = true
+		defer func() {
+			late.dueBy = due
+			h.l.dirty[late.bookingID] = true
+		}()
+		expectOne(t)
+	})
+}
