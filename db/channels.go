@@ -185,3 +185,12 @@ func (s *Store) GetAgent(ctx context.Context, id string) (Agent, error) {
 	}
 	return a, err
 }
+
+// ChannelOwes is what booking id's sales channel owes for it by the money ledger
+// (ledger_channel_owes): its sale on the channel's account less what its cancel and amendments
+// moved back; 0 for a booking not sold on account.
+func (s *Store) ChannelOwes(ctx context.Context, id string) (int64, error) {
+	var owes int64
+	err := s.pool.QueryRow(ctx, `SELECT ledger_channel_owes($1)`, id).Scan(&owes)
+	return owes, err
+}

@@ -360,27 +360,35 @@ func nullTime(t time.Time) *time.Time {
 
 // MoneySummary is a booking's money as its view shows it, in its price's currency: what its
 // kept payments brought (Paid), what of it went back (Refunded), what is on its way back
-// (Refunding) and what is still to pay (Due, while the booking holds its units).
+// (Refunding), what its sales channel owes for it (OnAccount: sold on the channel's account) and
+// what is still to pay (Due, while the booking holds its units).
 type MoneySummary struct {
 	Currency  string `json:"currency"`
 	Paid      int64  `json:"paid"`
 	Refunded  int64  `json:"refunded"`
 	Refunding int64  `json:"refunding"`
+	OnAccount int64  `json:"onAccount"`
 	Due       int64  `json:"due"`
 }
 
 // BookingMoneySummary sums a booking's money for its view from its ledger: what its kept
 // payments brought, what of it went back, what is on its way back (asked or sent, not yet
-// given), and what is still to pay while it holds its units (its price less what it was paid,
-// plus what reversals of desk payments gave back).
+// given), what its channel owes, and what is still to pay while it holds its units (its price
+// less what it was paid and what its channel owes, plus what reversals of desk payments gave
+// back).
 func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
 	l, err := s.LedgerMoney(ctx, b.ID)
 	if err != nil {
 		return MoneySummary{}, err
 	}
-	m := MoneySummary{Currency: b.Price.Currency, Paid: l.Paid, Refunded: l.Refunded, Refunding: l.Owed + l.Refunding}
+	owes, err := s.ChannelOwes(ctx, b.ID)
+	if err != nil {
+		return MoneySummary{}, err
+	}
+	m := MoneySummary{Currency: b.Price.Currency, Paid: l.Paid, Refunded: l.Refunded, Refunding: l.Owed + l.Refunding,
+		OnAccount: owes}
 	if b.Status.HoldsInventory() {
-		m.Due = max(b.Price.Total-l.Paid+l.Reversed, 0)
+		m.Due = max(b.Price.Total-l.Paid-owes+l.Reversed, 0)
 	}
 	return m, nil
 }

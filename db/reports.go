@@ -71,22 +71,21 @@ type DailyReport struct {
 }
 
 // DailyReport lists the money a site took and gave back over day (a local day as real time),
-// one item per payment captured and per refund given back, read from the money ledger (each
-// counts when its entry was posted: when it succeeded): a provider payment and its refunds are online, a refund of one settled by hand
-// too (by its own method, with its reference); a desk payment and its refunds are the desk's,
-// by their method. A channel's sale confirmed on its account without a payment is the
-// channel's, from the state changes the database recorded (counted when it was confirmed, at
-// the price it had then; an amendment of one since then counts its difference when it was
-// applied; given back when it is cancelled). A booking confirmed by staff without money moved
-// none and has no item. Totals per channel, method and currency are the sums of the items. A
-// payment for a booking bookflow never had belongs to no site (the invariant checker reports it).
+// one item per entry of the money ledger that moved money or a channel's promise of it, each
+// counted when it was posted: a payment when it was captured, a refund when it was given back. A
+// provider payment and its refunds are online, a refund of one settled by hand too (by its own
+// method, with its reference); a desk payment and its refunds are the desk's, by their method. A
+// channel's sale confirmed on its account without a payment is the channel's (account): its
+// price when confirmed, an amendment's difference when applied, what the channel still owed when
+// it was cancelled. A booking confirmed by staff without money moved none and has no item. Totals
+// per channel, method and currency are the sums of the items. A payment for a booking bookflow
+// never had belongs to no site (the invariant checker reports it).
 func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (DailyReport, error) {
 	r := DailyReport{Day: day, OrdersByStatus: map[string]int{}, Totals: []ReportTotal{}}
 	const ofSite = `FROM bookings b JOIN resources r ON r.id = b.resource_id
 		WHERE (($1 <> '' AND r.hotel_id = $1) OR ($2 <> '' AND b.venue_id = $2))`
 	q := s.reads(ctx) // both parts of the report from one node
-	rows, err := q.Query(ctx, `WITH site AS (SELECT b.id, b.total, b.currency, b.payment_id, b.channel_id `+ofSite+`),
-		account AS (SELECT * FROM site WHERE site.payment_id IS NULL AND site.channel_id IS NOT NULL)
+	rows, err := q.Query(ctx, `WITH site AS (SELECT b.id `+ofSite+`)
 		-- money that moved, from the ledger: a payment when it was captured, a refund when it was given back
 		SELECT l.at, 'payment', CASE WHEN l.method = 'provider' THEN 'online' ELSE 'desk' END, '', l.method,
 			l.booking_id, l.payment_id, '', l.amount, l.currency, '', COALESCE(l.actor, '')
@@ -100,23 +99,12 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 			LEFT JOIN refunds f ON f.id = l.ref
 		WHERE l.kind IN ('refund_succeeded', 'settled_by_hand') AND l.at >= $3 AND l.at < $4
 		UNION ALL
-		SELECT c.at, CASE WHEN c.to_status = 'CONFIRMED' THEN 'payment' ELSE 'refund' END,
-			'account', a.channel_id, 'account', c.booking_id, '', '',
-			-- confirmed at the price it had then: amendments applied since move money on their own day
-			CASE WHEN c.to_status = 'CONFIRMED' THEN a.total - COALESCE((SELECT sum(m.difference) FROM booking_amendments m
-				WHERE m.booking_id = c.booking_id AND m.status = 'APPLIED' AND m.decided_at > c.at), 0)
-			ELSE -a.total END, a.currency, '', ''
-		FROM booking_changes c JOIN account a ON a.id = c.booking_id
-		WHERE c.at >= $3 AND c.at < $4 AND (
-			(c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED') OR
-			(c.from_status IN ('CONFIRMED', 'COMPLETED') AND c.to_status = 'CANCELLED'))
-		UNION ALL
-		SELECT m.decided_at, CASE WHEN m.difference > 0 THEN 'payment' ELSE 'refund' END,
-			'account', a.channel_id, 'account', m.booking_id, '', '', m.difference, m.currency, '', ''
-		FROM booking_amendments m JOIN account a ON a.id = m.booking_id
-		WHERE m.status = 'APPLIED' AND m.difference <> 0 AND m.decided_at >= $3 AND m.decided_at < $4
-			AND m.decided_at > (SELECT min(c.at) FROM booking_changes c
-				WHERE c.booking_id = m.booking_id AND c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED')
+		-- a channel's promise, from the ledger: sold to its account (channel:<id>), or moved back from it
+		SELECT l.at, CASE WHEN l.kind = 'sold_on_account' THEN 'payment' ELSE 'refund' END, 'account',
+			substr(CASE WHEN l.kind = 'sold_on_account' THEN l.credit ELSE l.debit END, length('channel:') + 1), 'account',
+			l.booking_id, '', '', CASE WHEN l.kind = 'sold_on_account' THEN l.amount ELSE -l.amount END, l.currency, '', ''
+		FROM money_ledger l JOIN site ON site.id = l.booking_id
+		WHERE l.kind IN ('sold_on_account', 'on_account_reversed') AND l.at >= $3 AND l.at < $4
 		ORDER BY 1, 6, 8`, site.HotelID, site.VenueID, day.Start, day.End)
 	if err != nil {
 		return r, err

@@ -95,8 +95,8 @@ func TestTheDailyReportCutsAtLocalMidnight(t *testing.T) {
 
 // TestChannelSalesOnAccountAreNotDeskMoney: an agent's booking confirmed on its channel's account
 // (no payment) is the channel's, under `account` with the channel's id, and so is its
-// cancellation; a booking confirmed by staff without money beside it moved none and is not in
-// the report.
+// cancellation, each item an entry of the money ledger; a booking confirmed by staff without
+// money beside it moved none and is not in the report.
 func TestChannelSalesOnAccountAreNotDeskMoney(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -120,10 +120,16 @@ func TestChannelSalesOnAccountAreNotDeskMoney(t *testing.T) {
 			Paid: sold.Price.Total, Refunds: 1, Refunded: sold.Price.Total},
 	}, report.Totals)
 	require.Len(t, report.Items, 2)
-	for _, it := range report.Items {
+	entries, err := d.Store.BookingLedger(ctx, sold.ID)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "the sale on account and its reversal")
+	for i, it := range report.Items {
 		assert.Equal(t, sold.ID, it.BookingID, "the desk's booking moved no money")
 		assert.Equal(t, db.ChannelAccount, it.Channel)
 		assert.Equal(t, "A", it.ChannelID)
 		assert.Equal(t, db.MethodAccount, it.Method)
+		e := entries[i]
+		assert.True(t, e.At.Equal(it.At), "item %d is the ledger's entry %s of %s", i, e.Kind, e.At)
+		assert.Equal(t, map[bool]int64{true: e.Amount, false: -e.Amount}[e.Credit == "channel:A"], it.Amount)
 	}
 }

@@ -6,13 +6,16 @@
 -- What the old rows do not keep is read as follows: a refund attempt that ended was sent at its
 -- creation and ended at its last update, except one the per-payment bound refused (failed, never
 -- sent to the provider); a cancelled booking's refund due was asked when its first refund
--- attempt was made (its last update when it made none).
+-- attempt was made (its last update when it made none). A channel's sale on account was sold
+-- when its hold was confirmed (its booking_changes row), at its price less the amendments
+-- applied since (each posted on its own), and moved back when it was cancelled.
 CREATE OR REPLACE FUNCTION ledger_backfill()
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
     e record;
     rf refunds;
     am booking_amendments;
+    bk bookings;
     posted_before bigint := (SELECT count(*) FROM money_ledger);
 BEGIN
     FOR e IN
@@ -40,6 +43,14 @@ BEGIN
             SELECT f.updated_at, 8, 'refund-ended', f.id FROM refunds f
             WHERE f.status IN ('succeeded', 'failed') AND f.method = 'provider' AND NOT starts_with(f.id, 'manual/')
                 AND f.id NOT LIKE '%/0'
+            UNION ALL
+            -- after an amendment applied at the same instant (in the price the sale posts)
+            SELECT c.at, 9, 'on-account', c.booking_id FROM booking_changes c JOIN bookings b ON b.id = c.booking_id
+            WHERE c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED' AND b.channel_id IS NOT NULL
+                AND b.payment_id IS NULL
+            UNION ALL
+            SELECT c.at, 10, 'on-account-cancel', c.booking_id FROM booking_changes c JOIN bookings b ON b.id = c.booking_id
+            WHERE c.from_status IN ('CONFIRMED', 'COMPLETED') AND c.to_status = 'CANCELLED' AND b.channel_id IS NOT NULL
         ) x ORDER BY at, ord, id
     LOOP
         CASE e.what
@@ -57,6 +68,7 @@ BEGIN
             SELECT * INTO am FROM booking_amendments WHERE id = e.id::bigint;
             PERFORM ledger_on_amendment(am, CASE WHEN am.status = 'LAPSED' OR am.balance_payment_id IS NOT NULL
                 THEN 'BALANCE_DUE' END, NULL, e.at);
+            PERFORM ledger_on_channel_amendment(am, NULL, e.at);
         WHEN 'staff-refund' THEN
             PERFORM ledger_on_staff_refund(r) FROM staff_refunds r WHERE r.id = e.id;
         WHEN 'price-change' THEN
@@ -70,6 +82,16 @@ BEGIN
                 rf.status := 'requested';
             END IF;
             PERFORM ledger_on_refund(rf, NULL, e.at);
+        WHEN 'on-account' THEN
+            SELECT * INTO bk FROM bookings WHERE id = e.id;
+            bk.status := 'CONFIRMED';
+            bk.total := bk.total - COALESCE((SELECT sum(m.difference) FROM booking_amendments m
+                WHERE m.booking_id = bk.id AND m.status = 'APPLIED' AND COALESCE(m.decided_at, m.created_at) > e.at), 0);
+            PERFORM ledger_on_booking(bk, bk.payment_id, 'HOLD', e.at);
+        WHEN 'on-account-cancel' THEN
+            SELECT * INTO bk FROM bookings WHERE id = e.id;
+            bk.status := 'CANCELLED';
+            PERFORM ledger_on_booking(bk, bk.payment_id, 'CONFIRMED', e.at);
         WHEN 'refund-ended' THEN
             SELECT * INTO rf FROM refunds WHERE id = e.id;
             PERFORM ledger_on_refund(rf, 'requested', e.at);

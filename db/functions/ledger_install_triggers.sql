@@ -11,6 +11,8 @@ BEGIN
         FOR EACH ROW EXECUTE FUNCTION ledger_after_booking();
     CREATE OR REPLACE TRIGGER ledger_amendment AFTER INSERT OR UPDATE OF status, balance_payment_id ON booking_amendments
         FOR EACH ROW EXECUTE FUNCTION ledger_after_amendment();
+    CREATE OR REPLACE TRIGGER ledger_channel_amendment AFTER INSERT OR UPDATE OF status ON booking_amendments
+        FOR EACH ROW EXECUTE FUNCTION ledger_after_channel_amendment();
     CREATE OR REPLACE TRIGGER ledger_staff_refund AFTER INSERT ON staff_refunds
         FOR EACH ROW EXECUTE FUNCTION ledger_after_staff_refund();
     CREATE OR REPLACE TRIGGER ledger_price_change AFTER INSERT ON price_changes
