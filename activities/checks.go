@@ -295,8 +295,9 @@ type RefundToResume struct {
 	// FirstAttempt is the refund attempt to go on from: the lost saga's last one when its
 	// outcome is open or succeeded (resumed under its key), the next one when it failed.
 	FirstAttempt int
-	// Kept, once a balance was paid, are the booking's payments by what of each its refund may
-	// draw on, as its workflow kept them (see db.Store.AmendmentState).
+	// Kept is in results recorded before the ledger drew refunds (versionLedgerDraws): the
+	// booking's payments by what of each its refund might draw on. No longer filled: Parts are the
+	// ledger's.
 	Kept []domain.Payment `json:",omitempty"`
 	// Parts are what a REFUNDING booking's refund draws on each payment, as its saga drew them;
 	// Part is the first no attempt gave back, which FirstAttempt is then an attempt of (nil in
@@ -322,7 +323,6 @@ func (a *Checks) LoadRefund(ctx context.Context, bookingID string) (RefundToResu
 	if err != nil {
 		return RefundToResume{}, err
 	}
-	_, _, kept, err := a.Store.AmendmentState(ctx, bookingID)
-	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: progress.FirstAttempt, Kept: kept,
-		Parts: progress.Parts, Part: progress.Part}, err
+	return RefundToResume{Booking: b, Currency: currency, FirstAttempt: progress.FirstAttempt, Parts: progress.Parts,
+		Part: progress.Part}, nil
 }

@@ -271,26 +271,16 @@ func lapsePending(ctx context.Context, tx pgx.Tx, bookingID string) error {
 }
 
 // AmendmentState is what a workflow taking a booking up again (its own is gone) needs of its
-// amendments: the one waiting for its balance (nil when none), the id of the last one, and, once
-// a balance was paid, the booking's payments by what of each may still be refunded (nil when it
-// has one payment).
-func (s *Store) AmendmentState(ctx context.Context, bookingID string) (pending *domain.Amendment, last int64, kept []domain.Payment, err error) {
+// amendments: the one waiting for its balance (nil when none) and the id of the last one.
+func (s *Store) AmendmentState(ctx context.Context, bookingID string) (pending *domain.Amendment, last int64, err error) {
 	if a, err := s.PendingAmendment(ctx, bookingID); err == nil {
 		pending = &a
 	} else if !errors.Is(err, domain.ErrNotFound) {
-		return nil, 0, nil, err
-	}
-	b, err := s.GetBooking(ctx, bookingID)
-	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, err
 	}
 	list, err := s.Amendments(ctx, bookingID)
-	if err != nil {
-		return nil, 0, nil, err
-	}
 	for _, a := range list {
 		last = max(last, a.ID)
 	}
-	kept, err = keptPayments(ctx, s.pool, b.ID)
-	return pending, last, kept, err
+	return pending, last, err
 }

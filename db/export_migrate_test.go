@@ -5,7 +5,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/bookflow/bookflow/domain"
 )
 
 // MigrateTo applies the migrations up to version and nothing else (not db/functions).
@@ -21,9 +20,4 @@ func FunctionFiles() (map[string]string, error) {
 		out[f.name] = f.sql
 	}
 	return out, err
-}
-
-// KeptPaymentsForTest is what a resumed workflow keeps of booking id's payments (keptPayments).
-func (s *Store) KeptPaymentsForTest(ctx context.Context, id string) ([]domain.Payment, error) {
-	return keptPayments(ctx, s.pool, id)
 }

@@ -36,9 +36,9 @@ func BookingRefundStep(b domain.Booking, paymentID string) string {
 
 // RefundProgress is how far a REFUNDING booking's refund got, for a recovery that goes on with it.
 type RefundProgress struct {
-	// Parts are what the refund draws on each payment, as its workflow drew them: its refund due
-	// on its payment, or, when it keeps more than one, on each newest first up to what of it may
-	// still be refunded.
+	// Parts are what the refund draws on each payment, as the ledger drew them: on each payment it
+	// kept, newest first, up to what it kept of it (its refund due on its payment when the ledger
+	// drew nothing).
 	Parts []domain.Payment
 	// Part is the first part no attempt gave back (len(Parts) when all were); FirstAttempt the
 	// attempt of its step to go on from: its last when that one's outcome is open, the next when
@@ -51,13 +51,16 @@ type RefundProgress struct {
 // operator's resolution included) is given back, whatever attempts followed it.
 func (s *Store) BookingRefundProgress(ctx context.Context, b domain.Booking, currency string) (RefundProgress, error) {
 	p := RefundProgress{FirstAttempt: 1}
-	kept, err := keptPayments(ctx, s.pool, b.ID)
-	if err != nil || b.RefundDue <= 0 {
+	if b.RefundDue <= 0 {
+		return p, nil
+	}
+	parts, err := s.RefundParts(ctx, b.ID, CancelRefundRef(b.ID))
+	if err != nil {
 		return p, err
 	}
 	p.Parts = []domain.Payment{{ID: b.PaymentID, Amount: b.RefundDue, Currency: currency}}
-	if kept != nil {
-		p.Parts = domain.DrawRefund(kept, b.RefundDue)
+	if len(parts) > 0 {
+		p.Parts = parts // as the ledger drew them when the booking became REFUNDING
 	}
 	for p.Part = 0; p.Part < len(p.Parts); p.Part++ {
 		var given bool

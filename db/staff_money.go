@@ -206,7 +206,9 @@ const (
 )
 
 // StaffRefund is a refund given on a booking that keeps its units: ID is
-// <bookingId>/<idempotency key>, Parts what it draws on each payment (their sum is Amount).
+// <bookingId>/<idempotency key>, Parts what it draws on each payment (their sum is Amount). Left
+// empty, StartStaffRefund draws them on what the ledger says the booking keeps, newest kept
+// payment first; a reversal names the one payment it gives back.
 type StaffRefund struct {
 	ID        string           `json:"id"`
 	BookingID string           `json:"bookingId"`
@@ -263,13 +265,9 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
-		var drawn int64
-		for _, p := range r.Parts {
-			drawn += p.Amount
-		}
 		switch {
-		case r.Amount <= 0 || drawn != r.Amount:
-			return fmt.Errorf("%w: a refund of %d drawn as %d", domain.ErrInvalid, r.Amount, drawn)
+		case r.Amount <= 0:
+			return fmt.Errorf("%w: a refund of %d", domain.ErrInvalid, r.Amount)
 		case r.Currency != b.Price.Currency:
 			return fmt.Errorf("%w: booking %s is paid in %s, not %s", domain.ErrInvalid, b.ID, b.Price.Currency, r.Currency)
 		case r.Reason == "":
@@ -280,6 +278,18 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		case r.Amount > b.Paid:
 			return fmt.Errorf("%w: booking %s keeps %d %s of what was paid; a refund of %d is more", domain.ErrConflict,
 				b.ID, b.Paid, b.Price.Currency, r.Amount)
+		}
+		if len(r.Parts) == 0 && r.Kind != RefundReversal {
+			if r.Parts, err = drawOnKept(ctx, tx, b.ID, r.Amount); err != nil {
+				return err
+			}
+		}
+		var drawn int64
+		for _, p := range r.Parts {
+			drawn += p.Amount
+		}
+		if drawn != r.Amount {
+			return fmt.Errorf("%w: a refund of %d drawn as %d", domain.ErrInvalid, r.Amount, drawn)
 		}
 		if err := checkParts(ctx, tx, b.ID, r.Parts); err != nil {
 			return err

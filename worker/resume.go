@@ -112,8 +112,9 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	if !in.NoShowAt.After(now()) {
 		in.NoShowAt = time.Time{}
 	}
-	// An amendment waiting for its balance goes on waiting (or lapses at once, past its window);
-	// refunds are drawn on each payment a balance added.
+	// An amendment waiting for its balance goes on waiting (or lapses at once, past its window).
+	// What the booking keeps of each payment is the ledger's: the resumed run reads its refunds'
+	// draws from there.
 	// One still waiting for its supplier is refused (the resumed run does not ask again), and
 	// the hold the supplier may have made for it cancelled.
 	cancels, err := store.EndSupplierPending(ctx, b.ID, "the booking's workflow was resumed before its supplier answered")
@@ -140,7 +141,7 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 		return in, err
 	}
 	st := &in.Resume.State
-	st.Pending, st.LastAmendment, st.Kept, err = store.AmendmentState(ctx, b.ID)
+	st.Pending, st.LastAmendment, err = store.AmendmentState(ctx, b.ID)
 	return in, err
 }
 

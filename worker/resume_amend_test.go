@@ -66,7 +66,8 @@ func recordPayment(t *testing.T, d *testsuite.Database, bookingID, paymentID str
 // TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments: ResumeBooking starts the
 // workflow of a booking whose own is gone "as a run continued as new would". A run continued
 // as new hands over the amendment waiting for its balance (Pending), the last amendment taken
-// and what each payment may still give back (Kept); the resumed one is handed the booking alone.
+// and, before the ledger drew refunds, what each payment may still give back (Kept); the resumed
+// one is handed the booking alone.
 // Resumed while an amendment waits, the balance payment is refunded as a second payment and the
 // amendment never lapses (its added night stays held); resumed after a balance was paid, a
 // cancel asks the first payment for all of it, beyond its amount.
@@ -90,8 +91,13 @@ func TestAResumedBookingKnowsItsPendingAmendmentAndItsBalancePayments(t *testing
 	require.NoError(t, err)
 	settled := resumedWith(t, d.Store, b).Resume.State
 	assert.Equal(t, a.ID, settled.LastAmendment, "a client's retry of the amendment is not taken again")
-	assert.Equal(t, []domain.Payment{{ID: "pi_1", Amount: 30000, Currency: "EUR"}, {ID: "pi_balance", Amount: 10000, Currency: "EUR"}},
-		settled.Kept, "a cancel's refund is drawn on each payment up to its own amount")
+	assert.Nil(t, settled.Kept, "the resumed run keeps no draw of its own: the ledger's is read back")
+	_, err = d.Store.StartRefund(ctx, b.ID, nil, func(domain.Booking) (int64, error) { return 40000, nil })
+	require.NoError(t, err)
+	parts, err := d.Store.RefundParts(ctx, b.ID, db.CancelRefundRef(b.ID))
+	require.NoError(t, err)
+	assert.Equal(t, []domain.Payment{{ID: "pi_balance", Amount: 10000, Currency: "EUR"}, {ID: "pi_1", Amount: 30000, Currency: "EUR"}},
+		parts, "a cancel's refund is drawn on each payment up to its own amount, newest first")
 }
 
 // TestAResumedBookingGivesBackTheRefundItsLostWorkflowOwedForAnAmendment: an amendment lowered a

@@ -52,15 +52,11 @@ func GiveStaffRefunds(ctx context.Context, c client.Client, store *db.Store, b d
 	if len(parts) == 0 {
 		return fmt.Errorf("%w: booking %s", ErrNothingOwed, b.ID)
 	}
-	_, _, kept, err := store.AmendmentState(ctx, b.ID)
-	if err != nil {
-		return err
-	}
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = workflows.TaskQueue
 	}
 	in := workflows.BookingInput{BookingID: b.ID, MaxRefundAttempts: opts.MaxRefundAttempts, RefundBackoff: opts.RefundBackoff,
-		Resume: &workflows.Resume{State: workflows.BookingState{Booking: b, Kept: kept, Reason: why},
+		Resume: &workflows.Resume{State: workflows.BookingState{Booking: b, Reason: why},
 			SagasOnly: true, StaffRefunds: true, Restart: staffRefundSagas(parts)}}
 	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: opts.TaskQueue,

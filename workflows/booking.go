@@ -97,11 +97,13 @@ type BookingState struct {
 	// LastAmendment is the id of the last amendment the workflow took: an answer with this id
 	// or an older one was taken before.
 	LastAmendment int64 `json:",omitempty"`
-	// Kept, once a balance was paid, are the booking's payments by what of each may still be
-	// refunded: a refund is drawn on them, never on one payment beyond its amount.
+	// Kept is the draw of a run recorded before versionLedgerDraws, once a balance was paid: the
+	// booking's payments by what of each may still be refunded. Later runs read the ledger; this
+	// stays only so that those runs replay (never set by a run that takes the change).
 	Kept []domain.Payment `json:",omitempty"`
-	// CancelledWith is the key of the staff refund that cancelled the booking (a refund that gave
-	// its units back): a retry under it has the first one's answer.
+	// CancelledWith is the key of the staff refund that cancelled the booking in a run recorded
+	// before the database kept money commands' keys (versionMoneyCommandKeys): a retry under it
+	// has the first one's answer. Later runs ask the database.
 	CancelledWith string `json:",omitempty"`
 }
 

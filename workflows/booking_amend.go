@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -121,7 +122,11 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 		if err := b.takeAmended(ctx, out); err != nil {
 			return err
 		}
-		for i, pay := range b.drawRefund(a.Refund, a.Currency) {
+		parts, err := b.drawRefund(ctx, a)
+		if err != nil {
+			return err
+		}
+		for i, pay := range parts {
 			step := fmt.Sprintf("amendment-%d", a.ID)
 			if i > 0 {
 				step += "-" + pay.ID
@@ -182,10 +187,9 @@ func (b *booking) payBalance(ctx workflow.Context, pay domain.Payment) error {
 	}
 	b.logger.Info("Amendment balance paid", "amendment", out.Amendment.ID, "paymentId", pay.ID)
 	b.cancelAtSupplier(out.OldSupplierRef) // the hold the booking left for the new one
-	if b.state.Kept == nil {
-		b.state.Kept = []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: b.state.Booking.Paid, Currency: pay.Currency}}
+	if !b.ledgerDraws(ctx) {
+		b.keepLegacy(b.state.Booking, pay)
 	}
-	b.state.Kept = append(b.state.Kept, pay)
 	if err := b.takeAmended(ctx, out); err != nil {
 		return err
 	}
@@ -219,14 +223,17 @@ func (b *booking) pendingBalance(ev domain.PaymentEvent) bool {
 	return ev.AmendmentID == p.ID || ev.AmendmentID == 0 && ev.Amount != b.state.Booking.Price.Total
 }
 
-// drawRefund is where a refund of amount is drawn: the booking's payment, or, once a balance was
-// paid, its payments newest first, each up to what of it may still be refunded (taken off Kept).
-func (b *booking) drawRefund(amount int64, currency string) []domain.Payment {
-	if amount <= 0 {
-		return nil
+// drawRefund is where amendment a's refund is drawn: where the ledger drew it when the amendment
+// was applied (a run recorded before it: the booking's payment, or, once a balance was paid, the
+// run's own draw on its payments newest first).
+func (b *booking) drawRefund(ctx workflow.Context, a domain.Amendment) ([]domain.Payment, error) {
+	switch {
+	case a.Refund <= 0:
+		return nil, nil
+	case b.ledgerDraws(ctx):
+		return b.ledgerParts(ctx, db.AmendmentRefundRef(b.in.BookingID, a.ID), a.Refund, a.Currency)
+	case b.state.Kept == nil:
+		return []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: a.Refund, Currency: a.Currency}}, nil
 	}
-	if b.state.Kept == nil {
-		return []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: amount, Currency: currency}}
-	}
-	return domain.DrawRefund(b.state.Kept, amount)
+	return domain.DrawRefund(b.state.Kept, a.Refund), nil
 }

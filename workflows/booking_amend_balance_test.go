@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -25,8 +26,8 @@ func (s *BookingSuite) fourNights(status domain.Status) domain.Booking {
 }
 
 // balancePaidThenCancelled scripts a booking paid by pi_1, amended up by a night whose balance
-// pi_balance pays, then cancelled at 4:00 with all of it refundable. FinishRefund is expected
-// once.
+// pi_balance pays, then cancelled at 4:00 with all of it refundable, which the ledger draws on
+// pi_balance, then pi_1. FinishRefund is expected once.
 func (s *BookingSuite) balancePaidThenCancelled() {
 	var confirmed []domain.Payment
 	s.expectHold()
@@ -42,6 +43,8 @@ func (s *BookingSuite) balancePaidThenCancelled() {
 	refunding := s.fourNights(domain.StatusRefunding)
 	refunding.RefundDue = 40000
 	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(refunding, nil).Once()
+	s.ledgerDraws[db.CancelRefundRef(s.input.BookingID)] = []domain.Payment{{ID: "pi_balance", Amount: 10000, Currency: "EUR"},
+		{ID: "pi_1", Amount: 30000, Currency: "EUR"}} // as the ledger draws it, newest kept first
 	var answer workflows.AmendAnswer
 	var answerErr, cancelErr error
 	var cancelled workflows.BookingState

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -234,7 +235,9 @@ func (s *BookingSuite) TestAPendingAmendmentWhoseAnswerWasLostStillLapsesWhenIts
 
 // TestACancelAfterABalancePaymentRefundsNoPaymentBeyondItsAmount: a booking paid 300.00 (pi_1)
 // and then a balance of 100.00 (pi_balance) is cancelled with everything refundable. The
-// provider refunds a payment up to its own amount: the refund cannot all be drawn on pi_1.
+// provider refunds a payment up to its own amount: the refund cannot all be drawn on pi_1. The
+// workflow gives back what the ledger drew on each (db.TestAStaffRefundIsDrawnWhereTheLedger...
+// and the ledger's tests hold the draw itself).
 func (s *BookingSuite) TestACancelAfterABalancePaymentRefundsNoPaymentBeyondItsAmount() {
 	var confirmed []domain.Payment
 	s.expectHold()
@@ -254,6 +257,8 @@ func (s *BookingSuite) TestACancelAfterABalancePaymentRefundsNoPaymentBeyondItsA
 	refunding := four
 	refunding.Status, refunding.RefundDue = domain.StatusRefunding, 40000 // free cancellation: all of paid
 	s.env.OnActivity(s.acts.StartRefund, mock.Anything, mock.Anything).Return(refunding, nil).Once()
+	s.ledgerDraws[db.CancelRefundRef(s.input.BookingID)] = []domain.Payment{{ID: "pi_balance", Amount: 10000, Currency: "EUR"},
+		{ID: "pi_1", Amount: 30000, Currency: "EUR"}} // as the ledger draws it, newest kept first
 	done := refunding
 	done.Status = domain.StatusRefunded
 	s.env.OnActivity(s.acts.FinishRefund, mock.Anything, s.input.BookingID).Return(done, nil).Once()
@@ -304,6 +309,8 @@ func (s *BookingSuite) TestAnAmendmentDownAfterABalancePaymentRefundsNoPaymentBe
 	one.Price = domain.Price{Currency: "EUR", Total: 10000, Nights: price.Nights[:1]}
 	down := domain.Amendment{ID: 9, BookingID: s.input.BookingID, Status: domain.AmendmentApplied, Difference: -50000,
 		Refund: 50000, Currency: "EUR"} // min(policy of the fall, paid 600.00), as db.Amend computes it
+	s.ledgerDraws[db.AmendmentRefundRef(s.input.BookingID, down.ID)] = []domain.Payment{
+		{ID: "pi_balance", Amount: 30000, Currency: "EUR"}, {ID: "pi_1", Amount: 20000, Currency: "EUR"}}
 	s.env.OnActivity(s.acts.Amend, mock.Anything, mock.MatchedBy(func(in activities.AmendInput) bool {
 		return in.IdempotencyKey == "down"
 	})).Return(activities.AmendOutcome{Amendment: down, Booking: one}, nil).Once()

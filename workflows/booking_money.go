@@ -163,6 +163,15 @@ func (b *booking) refundStarted(ctx workflow.Context, stored domain.Booking, in 
 // refundBooking gives a REFUNDING booking's refund due back and marks it REFUNDED: the end of
 // the saga of a cancel, a late payment whose nights were sold, or a recovery.
 func (b *booking) refundBooking(ctx workflow.Context, s *Saga) error {
+	if s.Booking.RefundDue > 0 && s.Parts == nil && b.ledgerDraws(ctx) {
+		parts, err := b.ledgerParts(ctx, db.CancelRefundRef(b.in.BookingID), s.Booking.RefundDue, s.Currency)
+		if err != nil {
+			return err
+		}
+		if len(parts) > 1 || parts[0].ID != s.Booking.PaymentID {
+			s.Parts = parts // decided once: a saga handed over goes on with them
+		}
+	}
 	if s.Booking.RefundDue > 0 && b.state.Kept == nil && s.Parts == nil {
 		pay := domain.Payment{ID: s.Booking.PaymentID, Amount: s.Booking.Paid, Currency: s.Currency}
 		if err := b.refundFrom(ctx, s, pay, s.Booking.RefundDue); err != nil {
@@ -172,7 +181,7 @@ func (b *booking) refundBooking(ctx workflow.Context, s *Saga) error {
 		// A balance was paid: the refund is drawn on each payment up to its own amount, decided
 		// once, one payment after the other (Part says which; a saga handed over goes on there).
 		if s.Parts == nil {
-			s.Parts = b.drawRefund(s.Booking.RefundDue, s.Currency)
+			s.Parts = domain.DrawRefund(b.state.Kept, s.Booking.RefundDue) // a run recorded before the ledger drew it
 		}
 		for s.Part < len(s.Parts) {
 			part := s.Parts[s.Part]

@@ -152,7 +152,7 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 		return err
 	}
 	if pay != nil {
-		b.keep(b.state.Booking, *pay) // after a desk deposit, the booking keeps both
+		b.keep(ctx, b.state.Booking, *pay) // after a desk deposit, the booking keeps both
 	}
 	b.state.Booking = stored
 	b.state.Reason = ""

@@ -122,7 +122,7 @@ func (b *booking) takeDeskPayment(ctx workflow.Context, req MoneyRequest) error 
 	if stored.Paid == before.Paid {
 		return nil // taken before under this key
 	}
-	b.keep(before, domain.Payment{ID: domain.DeskPaymentID(b.in.BookingID, req.Key), Amount: req.Amount, Currency: req.Currency})
+	b.keep(ctx, before, domain.Payment{ID: domain.DeskPaymentID(b.in.BookingID, req.Key), Amount: req.Amount, Currency: req.Currency})
 	b.state.Booking = stored
 	if before.Status == domain.StatusHold && stored.Status == domain.StatusConfirmed {
 		b.state.Reason = "paid at the desk"
@@ -131,16 +131,13 @@ func (b *booking) takeDeskPayment(ctx workflow.Context, req MoneyRequest) error 
 	return b.publish(ctx)
 }
 
-// keep adds pay to what the booking keeps of its payments, before being what it was until then:
-// its first payment leaves Kept empty (the booking's own payment is all there is).
-func (b *booking) keep(before domain.Booking, pay domain.Payment) {
-	if before.PaymentID == "" && before.Paid == 0 {
+// keep adds pay to the run's own draw in runs recorded before the ledger drew refunds (see
+// keepLegacy), before being the booking until then: its first payment needs none.
+func (b *booking) keep(ctx workflow.Context, before domain.Booking, pay domain.Payment) {
+	if before.PaymentID == "" && before.Paid == 0 || b.ledgerDraws(ctx) {
 		return
 	}
-	if b.state.Kept == nil {
-		b.state.Kept = []domain.Payment{{ID: before.PaymentID, Amount: before.Paid, Currency: pay.Currency}}
-	}
-	b.state.Kept = append(b.state.Kept, pay)
+	b.keepLegacy(before, pay)
 }
 
 // changePrice sets a held, unpaid booking's price by hand.
@@ -169,11 +166,14 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 		return invalidState(fmt.Sprintf("booking %s keeps %d %s of what was paid; a refund of %d is more", bk.ID, bk.Paid,
 			bk.Price.Currency, req.Amount))
 	}
+	// The database draws the parts on what the ledger says the booking keeps; a reversal names its
+	// payment, which the database holds to what is left of it. A run recorded before the ledger
+	// drew them draws them itself (Kept).
+	var parts []domain.Payment
 	kept := append([]domain.Payment(nil), b.state.Kept...)
-	parts := []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: req.Amount, Currency: req.Currency}}
 	switch {
 	case req.Reverses != "":
-		parts[0].ID = req.Reverses // the database holds it to what is left of that payment
+		parts = []domain.Payment{{ID: req.Reverses, Amount: req.Amount, Currency: req.Currency}}
 		for i := range kept {
 			if kept[i].ID == req.Reverses {
 				kept[i].Amount -= req.Amount

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/workflows"
 )
@@ -37,6 +38,9 @@ type BookingSuite struct {
 	// resolvedRefunds are the refunds operators resolved as made by hand, as recorded.
 	resolvedRefunds []activities.ResolvedRefund
 	stuckEvents     []activities.PaymentStuck
+	// ledgerDraws are the parts the ledger drew for a refund, by its ref (db.CancelRefundRef,
+	// db.AmendmentRefundRef): none unless a test says, the booking's payment alone.
+	ledgerDraws map[string][]domain.Payment
 }
 
 func TestBookingWorkflow(t *testing.T) { suite.Run(t, new(BookingSuite)) }
@@ -63,6 +67,11 @@ func (s *BookingSuite) SetupTest() {
 			s.stuckEvents = append(s.stuckEvents, p)
 			return nil
 		}).Maybe()
+	s.ledgerDraws = map[string][]domain.Payment{}
+	s.env.OnActivity(s.acts.RefundParts, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RefundPartsInput) ([]domain.Payment, error) {
+			return s.ledgerDraws[in.Ref], nil
+		}).Maybe()
 	s.start = s.env.Now()
 	s.released, s.releasAt = nil, nil
 	req := domain.HoldRequest{CustomerID: "c1", HotelID: "h1", RoomTypeID: "double",
@@ -77,6 +86,18 @@ var price = domain.Price{Currency: "EUR", Total: 30000, Nights: []domain.NightRa
 	{Date: domain.NewDate(2030, 12, 12), Amount: 10000}}}
 
 func (s *BookingSuite) AfterTest(_, _ string) { s.env.AssertExpectations(s.T()) }
+
+// drawnByTheDatabase is staff refund r as StartStaffRefund records it: a refund asked without
+// parts is drawn where the ledger drew it (ledgerDraws by its id), or on booking b's payment.
+func (s *BookingSuite) drawnByTheDatabase(r db.StaffRefund, b domain.Booking) db.StaffRefund {
+	if r.Parts == nil {
+		r.Parts = s.ledgerDraws[r.ID]
+	}
+	if r.Parts == nil {
+		r.Parts = []domain.Payment{{ID: b.PaymentID, Amount: r.Amount, Currency: r.Currency}}
+	}
+	return r
+}
 
 func (s *BookingSuite) stored(status domain.Status) domain.Booking {
 	r := s.input.Request

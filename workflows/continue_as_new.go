@@ -98,7 +98,11 @@ func (b *booking) continueAsNew(ctx workflow.Context) error {
 	for b.refundEvents.ReceiveAsync(&ev) {
 		b.settled[ev.RefundID] = ev
 	}
-	r := &Resume{State: b.state, StayOver: b.stayOver, Departed: b.departed, LingerUntil: b.lingerUntil, Settled: b.settled,
+	// The next run draws its refunds where the ledger drew them: the draw of a run recorded before
+	// it is not carried over (see versionLedgerDraws).
+	state := b.state
+	state.Kept = nil
+	r := &Resume{State: state, StayOver: b.stayOver, Departed: b.departed, LingerUntil: b.lingerUntil, Settled: b.settled,
 		SagasOnly: b.sagasOnly, StaffRefunds: b.staffRefunds}
 	for id := range b.seen {
 		r.Seen = append(r.Seen, id)

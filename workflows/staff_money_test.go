@@ -38,7 +38,7 @@ func (s *BookingSuite) TestTwoStaffRefundsNeverShareARefundAttemptKey() {
 			paid -= in.Amount
 			after := done
 			after.Paid = paid
-			return activities.StaffRefundOutcome{Refund: in, Booking: after}, nil
+			return activities.StaffRefundOutcome{Refund: s.drawnByTheDatabase(in, after), Booking: after}, nil
 		})
 	var refunds refundLog
 	s.expectRefunds(&refunds, activities.RefundSucceeded)
@@ -162,7 +162,7 @@ func (s *BookingSuite) TestAStaffRefundWorkflowContinuedAsNewStillTakesRefunds()
 		paid -= in.Amount
 		after := done
 		after.Paid = paid
-		return activities.StaffRefundOutcome{Refund: in, Booking: after}, nil
+		return activities.StaffRefundOutcome{Refund: s.drawnByTheDatabase(in, after), Booking: after}, nil
 	}
 	s.env.OnActivity(s.acts.StartStaffRefund, mock.Anything, mock.Anything).Return(staffRefund)
 	var refunds refundLog
