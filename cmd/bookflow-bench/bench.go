@@ -32,7 +32,7 @@ import (
 type benchOptions struct {
 	clients, temporalClients, holds, hotels int
 	duration                                time.Duration
-	only                                    string // "database", "holds" or "cache": run only that part
+	only                                    string // "database", "holds", "cache" or "money": run only that part
 	searchPrefix                            string // with searchHotels: search PREFIX-0 .. PREFIX-(N-1) at random
 	searchHotels                            int
 	serverAddress                           string // a Temporal server to measure holds on, after the dev server
@@ -40,6 +40,10 @@ type benchOptions struct {
 	// pauseRelay stops the bench's own relay until resume is called.
 	pauseRelay func() (resume func())
 	bookflow   string // the product binary whose serve and worker commands are measured
+	// The money paths (-only money): this build against a baseline build, each in its own
+	// database (and Redis database).
+	baselineBookflow, baselineName, baselineDatabaseURL, baselineRedisURL string
+	moneyBookings, moneyClients                                           int
 }
 
 // runBench measures, in one run on one machine, each figure next to its baseline:
@@ -55,15 +59,22 @@ func runBench(ctx context.Context, cfg Config) error {
 	fs.IntVar(&o.temporalClients, "temporal-clients", 32, "concurrent clients for the Temporal measurements")
 	fs.IntVar(&o.holds, "holds", 400, "workflows per Temporal measurement")
 	fs.IntVar(&o.rounds, "rounds", 3, "rounds of the hold measurements, each alternating the baseline and the holds")
-	fs.StringVar(&o.only, "only", "", `run only one part: "database" (reservations), "holds" (through Temporal) or "cache" (searches, the gate)`)
+	fs.StringVar(&o.only, "only", "", `run only one part: "database" (reservations), "holds" (through Temporal), "cache" (searches, the gate) `+
+		`or "money" (the money paths against a baseline build; only with this flag)`)
 	fs.StringVar(&o.serverAddress, "temporal-server", "", "also measure holds on this Temporal server (scripts/bench --temporal-server starts one)")
 	fs.StringVar(&o.searchPrefix, "search-prefix", "scale", "with -search-hotels: the loaded catalogue's hotel id prefix")
 	fs.IntVar(&o.searchHotels, "search-hotels", 0, "search this many hotels of a loaded catalogue at random (scripts/scale/run: 5000)")
 	cpuProfile := fs.String("cpuprofile", "", "write the bench process's CPU profile (its API, client and relay) to this file")
 	fs.StringVar(&o.bookflow, "bookflow", "", "the bookflow binary to run the API and the worker with (default: bookflow beside this binary)")
+	fs.StringVar(&o.baselineBookflow, "baseline-bookflow", "", "with -only money: the baseline's bookflow binary")
+	fs.StringVar(&o.baselineName, "baseline-name", "the baseline", "with -only money: what the baseline is (its commit)")
+	fs.StringVar(&o.baselineDatabaseURL, "baseline-database-url", "", "with -only money: the baseline's own database (its binary migrates it)")
+	fs.StringVar(&o.baselineRedisURL, "baseline-redis-url", "", "with -only money: the baseline's own Redis database")
+	fs.IntVar(&o.moneyBookings, "money-bookings", 150, "with -only money: bookings per build per round")
+	fs.IntVar(&o.moneyClients, "money-clients", 4, "with -only money: concurrent clients")
 	_ = fs.Parse(os.Args[1:])
-	if o.only != "" && !slices.Contains([]string{"database", "holds", "cache"}, o.only) {
-		return fmt.Errorf(`-only is "database", "holds" or "cache", not %q`, o.only)
+	if o.only != "" && !slices.Contains([]string{"database", "holds", "cache", "money"}, o.only) {
+		return fmt.Errorf(`-only is "database", "holds", "cache" or "money", not %q`, o.only)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -104,6 +115,9 @@ func runBench(ctx context.Context, cfg Config) error {
 			fmt.Printf("  relay lag over the run's last %d changes: p50 %s, p99 %s\n", n, p50.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
 		}
 	}()
+	if o.only == "money" {
+		return benchMoney(ctx, cfg, o, run)
+	}
 	fmt.Printf("bookflow bench (run %s): %d database clients for %s each; %d Temporal clients, %d workflows each\n\n",
 		run, o.clients, o.duration, o.temporalClients, o.holds)
 	if o.only == "" || o.only == "database" {

@@ -1,21 +1,13 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -74,50 +66,17 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		return err
 	}
 	adminToken := "bench-admin-token-" + run + "-of-at-least-32-bytes"
-	env := append(os.Environ(), "TASK_QUEUE="+bareQueue+"-processes", "TEMPORAL_ADDRESS="+target.address, "ADMIN_TOKEN="+adminToken, "PAYMENT_PROVIDER=fake", "LOG_LEVEL=warn",
-		"AUTH_JWT_SECRET="+string(benchIDKey), "BOOKING_ID_KEY="+string(benchIDKey),
-		// One customer makes every hold: the limits are not what is measured. Holds outlast
-		// the run, so no expiry adds work to a later measurement.
-		"MAX_ACTIVE_HOLDS=0", "HOLD_RATE_PER_CUSTOMER=0", "HOLD_RATE_PER_ADDRESS=0", "HOLD_RATE_PER_HOTEL=0", "HOLD_TTL=1h",
-		// Several children on one machine: one METRICS_ADDR would clash; and no tracing, as in
-		// production by default.
-		"METRICS_ADDR=none", "OTEL_TRACES_EXPORTER=none")
-	var children []*exec.Cmd
-	defer func() { stopChildren(children) }()
-	start := func(command string, extra ...string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, bookflow, command)
-		cmd.Env = append(slices.Clone(env), extra...)
-		out, err := os.Create(filepath.Join(logs, fmt.Sprintf("%s-%d.log", command, len(children))))
-		if err != nil {
-			return nil, err
-		}
-		cmd.Stdout, cmd.Stderr = out, out
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = 10 * time.Second
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		children = append(children, cmd)
-		return cmd, nil
-	}
-	workerProc, err := start("worker")
+	procs := &products{bookflow: bookflow, logs: logs, env: productEnv(target.address, bareQueue+"-processes", adminToken)}
+	defer procs.stop()
+	workerProc, err := procs.start(ctx, "worker")
 	if err != nil {
 		return err
 	}
 	apiURL, apiPID := map[bool]string{}, map[bool]int{} // by RESERVE_LOCAL_ACTIVITY
 	for _, local := range []bool{false, true} {
-		addr, err := freeLoopbackAddr()
-		if err != nil {
+		if apiURL[local], apiPID[local], err = procs.serve(ctx, "RESERVE_LOCAL_ACTIVITY="+strconv.FormatBool(local)); err != nil {
 			return err
 		}
-		cmd, err := start("serve", "HTTP_ADDR="+addr, "RESERVE_LOCAL_ACTIVITY="+strconv.FormatBool(local))
-		if err != nil {
-			return err
-		}
-		if err := waitHealthy(ctx, "http://"+addr+"/healthz", time.Minute); err != nil {
-			return fmt.Errorf("bookflow serve on %s: %w (its log is in %s)", addr, err, logs)
-		}
-		apiURL[local], apiPID[local] = "http://"+addr+"/api/v1", cmd.Process.Pid
 	}
 	shared := []meteredProcess{{"worker", workerProc.Process.Pid}}
 	if pid, _ := strconv.Atoi(os.Getenv(target.pidEnv)); pid > 0 {
@@ -139,35 +98,17 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 	}
 	body := fmt.Sprintf(`{"hotelId":%q,"roomTypeId":"double","checkIn":%q,"checkOut":%q,"quantity":1}`, hotel, stay.CheckIn, stay.CheckOut)
 	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.temporalClients}}
-	post := func(url, bearer, key, body string, want int) (map[string]any, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+bearer)
-		if key != "" {
-			req.Header.Set("Idempotency-Key", key)
-		}
-		res, err := httpc.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer drain(res)
-		if res.StatusCode != want {
-			return nil, fmt.Errorf("status %d", res.StatusCode)
-		}
-		var out map[string]any
-		return out, json.NewDecoder(res.Body).Decode(&out)
-	}
 	// book makes a hold (and confirms it) and returns its booking id, its workflow's id.
 	book := func(m holdMode, key string) (string, error) {
 		api := apiURL[m.local]
-		held, err := post(api+"/bookings", token, key, body, http.StatusCreated)
-		if err != nil {
+		var held domain.Booking
+		if err := call(ctx, httpc, http.MethodPost, api+"/bookings", token, key, body, http.StatusCreated, &held); err != nil {
 			return "", err
 		}
-		id := fmt.Sprint(held["id"])
 		if m.confirm {
-			_, err = post(api+"/staff/bookings/"+id+"/confirm", adminToken, "", "", http.StatusOK)
+			err = call(ctx, httpc, http.MethodPost, api+"/staff/bookings/"+held.ID+"/confirm", adminToken, "", "", http.StatusOK, nil)
 		}
-		return id, err
+		return held.ID, err
 	}
 
 	type modeRound struct {
@@ -336,56 +277,4 @@ func medianRange(v []float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx (%.2f-%.2fx)", median(v), slices.Min(v), slices.Max(v))
-}
-
-// drain reads a response to its end and closes it, so its connection is used again: a body
-// closed unread costs the next request a new TCP connection.
-func drain(res *http.Response) {
-	_, _ = io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-}
-
-// freeLoopbackAddr picks a free loopback port for a child process to listen on.
-func freeLoopbackAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-// waitHealthy polls url until it answers 200.
-func waitHealthy(ctx context.Context, url string, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		res, err := http.DefaultClient.Do(req)
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("status %d", res.StatusCode)
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return cmp.Or(ctx.Err(), fmt.Errorf("not healthy after %s: %w", within, err))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// stopChildren asks each child process to stop (SIGTERM) and waits for it.
-func stopChildren(children []*exec.Cmd) {
-	for _, c := range children {
-		_ = c.Process.Signal(syscall.SIGTERM)
-	}
-	for _, c := range children {
-		if err := c.Wait(); err != nil && !errors.Is(err, context.Canceled) {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				fmt.Fprintf(os.Stderr, "bench: %s: %v\n", strings.Join(c.Args, " "), err)
-			}
-		}
-	}
 }
