@@ -130,16 +130,19 @@ func Run(ctx context.Context, o Options) (report Report, err error) {
 		lost := total.since(prev)
 		prev = total
 		report.Lost.add(lost)
-		var fresh int
+		var fresh []domain.Finding
 		for _, f := range findings {
 			if k := f.Check + "|" + f.BookingID + "|" + f.PaymentID + "|" + f.Detail; !seen[k] {
 				seen[k] = true
 				report.Findings = append(report.Findings, f)
-				fresh++
+				fresh = append(fresh, f)
 			}
 		}
 		fmt.Fprintf(o.Out, "run %3d  %-48s  bookings %5d  payments %5d  lost %+v  findings %d\n", run+1, f.name,
-			len(h.l.booked), len(h.l.paid), lost, fresh)
+			len(h.l.booked), len(h.l.paid), lost, len(fresh))
+		for _, f := range fresh { // at once: a long run's log says what went wrong where
+			fmt.Fprintf(o.Out, "    %s %s %s: %s\n", f.Check, f.BookingID, f.PaymentID, f.Detail)
+		}
 	}
 	report.Requests, report.Bookings, report.Payments = h.l.attempts, len(h.l.booked), len(h.l.paid)
 	for _, v := range h.provider.Refunded() {

@@ -63,20 +63,25 @@ func (h *harness) moneyControls(t *testing.T, ctx context.Context, counts func(*
 		expectOne(t)
 	})
 	t.Run("a balance paid in time and not applied", func(t *testing.T) {
-		var late *paid
-		for _, p := range h.l.paid {
-			if p.amendmentID > 0 && !p.ackedAt.IsZero() && p.ackedAt.After(p.dueBy) && !h.l.booked[p.bookingID].cancelTried {
-				late = p
-				break
+		// A balance paid late taken as paid in time, or one paid in time taken for another
+		// amendment's.
+		var p *paid
+		for _, q := range h.l.paid {
+			if q.amendmentID > 0 && !q.ackedAt.IsZero() && !h.l.booked[q.bookingID].cancelTried && (p == nil || q.ackedAt.After(q.dueBy)) {
+				p = q
 			}
 		}
-		require.NotNil(t, late, "no balance was paid too late")
-		due := late.dueBy
-		late.dueBy = late.ackedAt.Add(time.Hour) // as if it had been paid in time
-		h.l.dirty[late.bookingID] = true
+		require.NotNil(t, p, "no balance was paid")
+		due, amendment := p.dueBy, p.amendmentID
+		if p.ackedAt.After(p.dueBy) {
+			p.dueBy = p.ackedAt.Add(time.Hour)
+		} else {
+			p.amendmentID = 1 << 40
+		}
+		h.l.dirty[p.bookingID] = true
 		defer func() {
-			late.dueBy = due
-			h.l.dirty[late.bookingID] = true
+			p.dueBy, p.amendmentID = due, amendment
+			h.l.dirty[p.bookingID] = true
 		}()
 		expectOne(t)
 	})

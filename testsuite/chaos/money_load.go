@@ -32,7 +32,7 @@ const (
 	chaosLane    = "chaos-lane"
 	laneDays     = 7
 	lanePrice    = 1500
-	laneCapacity = 100_000
+	laneCapacity = 10_000
 )
 
 // prepareVenue sets up the venue the money clients order at: a lane with places to spare, one
