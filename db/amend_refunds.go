@@ -9,51 +9,50 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// AmendmentRefund is the refund of an amendment that lowered a paid booking's price, still owed:
-// its workflow was gone before the provider gave it back.
+// AmendmentRefund is a part of the refund of an amendment that lowered a paid booking's price,
+// still owed: its workflow was gone before the provider gave it back.
 type AmendmentRefund struct {
 	AmendmentID int64
-	Step        string // the refund's step in its attempts' keys: amendment-<id>
-	Payment     domain.Payment
-	// FirstAttempt is the attempt to go on from: the last one when its outcome is open or
-	// succeeded (asked again under its key), the next one when it failed.
+	// Step is the part's step in its attempts' keys: amendment-<id>, then amendment-<id>-<paymentId>
+	// after the first part, as the workflow names them.
+	Step    string
+	Payment domain.Payment
+	// FirstAttempt is the attempt to go on from (RefundStepState.GoOnFrom).
 	FirstAttempt int
 }
 
-// UnfinishedAmendmentRefunds lists the refunds of a booking's applied amendments that no
-// succeeded refund attempt gave back, for a workflow taking the booking up again. The booking
-// had one payment then (with a balance paid before, a refund is drawn on several, and an
-// operator finds it among the unsettled refunds instead).
+// UnfinishedAmendmentRefunds lists the parts of the refunds of a booking's applied amendments
+// that no attempt gave back (an operator's resolution included), for a workflow taking the
+// booking up again: each part as the ledger drew it (AmendmentRefundRef), on as many payments as
+// the booking kept.
 func (s *Store) UnfinishedAmendmentRefunds(ctx context.Context, bookingID string) ([]AmendmentRefund, error) {
-	rows, err := s.pool.Query(ctx, `SELECT m.id, m.refund, m.currency, b.payment_id FROM booking_amendments m
-		JOIN bookings b ON b.id = m.booking_id
-		WHERE m.booking_id = $1 AND m.status = 'APPLIED' AND m.refund > 0 AND b.payment_id IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM booking_amendments e WHERE e.booking_id = m.booking_id AND e.id < m.id
-				AND e.balance_payment_id IS NOT NULL)
-			AND NOT EXISTS (SELECT 1 FROM refunds f WHERE f.booking_id = m.booking_id AND f.status = 'succeeded'
-				AND starts_with(f.id, m.booking_id || '/amendment-' || m.id || '/'))
-		ORDER BY m.id`, bookingID)
+	rows, err := s.pool.Query(ctx, `SELECT id FROM booking_amendments
+		WHERE booking_id = $1 AND status = 'APPLIED' AND refund > 0 ORDER BY id`, bookingID)
 	if err != nil {
 		return nil, err
 	}
-	owed, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AmendmentRefund, error) {
-		var a AmendmentRefund
-		err := r.Scan(&a.AmendmentID, &a.Payment.Amount, &a.Payment.Currency, &a.Payment.ID)
-		return a, err
-	})
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
 		return nil, err
 	}
-	for i := range owed {
-		a := &owed[i]
-		a.Step = fmt.Sprintf("amendment-%d", a.AmendmentID)
-		last, status, err := s.LastRefundAttempt(ctx, bookingID, a.Step)
+	var owed []AmendmentRefund
+	for _, id := range ids {
+		parts, err := s.RefundParts(ctx, bookingID, AmendmentRefundRef(bookingID, id))
 		if err != nil {
 			return nil, err
 		}
-		a.FirstAttempt = max(last, 1)
-		if status == "failed" {
-			a.FirstAttempt = last + 1
+		for i, pay := range parts {
+			step := fmt.Sprintf("amendment-%d", id)
+			if i > 0 {
+				step += "-" + pay.ID
+			}
+			st, err := s.RefundStep(ctx, bookingID, step)
+			if err != nil {
+				return nil, err
+			}
+			if !st.Given {
+				owed = append(owed, AmendmentRefund{AmendmentID: id, Step: step, Payment: pay, FirstAttempt: st.GoOnFrom()})
+			}
 		}
 	}
 	return owed, nil

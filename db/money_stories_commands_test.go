@@ -140,7 +140,7 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			require.NoError(t, err)
 			require.Equal(t, domain.StatusRefunding, b.Status)
 			s.b = b
-			s.ask(min(policy, s.model().Kept), "refund")
+			s.ask(min(policy, s.model().Kept), func(_ int, paymentID string) string { return db.BookingRefundStep(b, paymentID) })
 		}},
 		"refundFinished": {can: func() bool { return s.b.Status == domain.StatusRefunding && s.model().Owed+s.model().Refunding == 0 }, run: func(t *rapid.T) {
 			b, err := s.d.Store.FinishRefund(s.ctx, s.b.ID)
@@ -154,7 +154,12 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			require.Equal(t, domain.AmendmentApplied, a.Status)
 			require.LessOrEqual(t, a.Refund, kept)
 			s.b = b
-			s.ask(a.Refund, fmt.Sprintf("amendment-%d", a.ID))
+			s.ask(a.Refund, func(part int, paymentID string) string {
+				if part == 0 {
+					return fmt.Sprintf("amendment-%d", a.ID)
+				}
+				return fmt.Sprintf("amendment-%d-%s", a.ID, paymentID)
+			})
 		}},
 		"amendUp": {can: func() bool { return used() && s.balance == nil && s.b.Stay.CheckOut.Before(dec14) }, run: func(t *rapid.T) {
 			a, b, err := s.d.Store.Amend(s.ctx, amendParams(s.b, s.next("amend"), domain.Change{CheckOut: s.b.Stay.CheckOut.AddDays(1)}))
@@ -178,6 +183,7 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			require.NoError(t, err)
 			s.b, s.balance = b, nil
 		}},
+		"workflowLostAndResumed": {can: func() bool { return len(s.payments(owing)) > 0 || len(s.pending) > 0 }, run: s.resume},
 		"staffReadsTheMoney": {can: func() bool { return true }, run: func(t *rapid.T) { // always possible: a story may end in any state
 			_, err := s.d.Store.BookingMoneySummary(s.ctx, s.b)
 			require.NoError(t, err)
@@ -201,4 +207,48 @@ func (s *moneyStory) play(t *rapid.T) {
 		commands[name].run(t)
 		s.checkLedger(t)
 	}
+}
+
+// resume reads what a workflow taking the booking up again would give back (a resumed booking's
+// staff and amendment refunds, GiveStaffRefunds', a refund recovery's parts), and checks it is
+// what the model owes, step by step: nothing given back is asked again, nothing owed is left out.
+func (s *moneyStory) resume(t *rapid.T) {
+	want := map[string]domain.Payment{}
+	for _, p := range s.payments(func(p *storyPayment) bool { return p.kept }) {
+		for _, a := range p.asks {
+			want[a.step] = domain.Payment{ID: p.id, Amount: a.amount, Currency: "EUR"}
+		}
+	}
+	for _, a := range s.pending {
+		if a.pay.kept {
+			want[a.ask.step] = domain.Payment{ID: a.pay.id, Amount: a.ask.amount, Currency: "EUR"}
+		}
+	}
+	got := map[string]domain.Payment{}
+	staff, err := s.d.Store.UnfinishedStaffRefunds(s.ctx, s.b.ID)
+	require.NoError(t, err)
+	for _, o := range staff {
+		got[o.Step] = o.Payment
+	}
+	amended, err := s.d.Store.UnfinishedAmendmentRefunds(s.ctx, s.b.ID)
+	require.NoError(t, err)
+	for _, a := range amended {
+		got[a.Step] = a.Payment
+	}
+	s.refresh(t)
+	if s.b.Status == domain.StatusRefunding {
+		progress, err := s.d.Store.BookingRefundProgress(s.ctx, s.b, "EUR")
+		require.NoError(t, err)
+		for _, part := range progress.Parts[progress.Part:] {
+			// The saga goes on from the first part not given back; a later one given back is
+			// answered from its record when asked again (BeginRefundAttempt), never sent.
+			step := db.BookingRefundStep(s.b, part.ID)
+			st, err := s.d.Store.RefundStep(s.ctx, s.b.ID, step)
+			require.NoError(t, err)
+			if !st.Given {
+				got[step] = part
+			}
+		}
+	}
+	require.Equal(t, want, got, "what a resumed workflow of booking %s gives back, by step", s.b.ID)
 }
