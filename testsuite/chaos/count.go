@@ -68,7 +68,7 @@ func (h *harness) count(ctx context.Context) (Counters, []domain.Finding, error)
 			if p.bookingID == id && p.first && !p.ackedAt.IsZero() && p.ackedAt.Before(g.expiresAt) &&
 				(b.status != string(domain.StatusConfirmed) || g.story == "" && b.paymentID != pi) {
 				lost(&c.LostBookings, domain.Finding{Check: "lost_booking", BookingID: id, PaymentID: pi,
-					Detail: fmt.Sprintf("paid before its hold expired and never cancelled, yet %s", b.status)})
+					Detail: fmt.Sprintf("paid before its hold expired and never cancelled, yet %s%s", b.status, h.why(ctx, id, g.story))})
 			}
 		}
 	}
@@ -163,4 +163,14 @@ func loadOutcomes(ctx context.Context, q *pgxpool.Pool) (outcomes, error) {
 		o.payments[id] = true
 	}
 	return o, err
+}
+
+// why tells what a lost booking's story was and why its money went back (its refunds' reasons).
+func (h *harness) why(ctx context.Context, id, story string) string {
+	rows, err := h.store.Pool().Query(ctx, `SELECT payment_id || ': ' || reason FROM refunds WHERE booking_id = $1 ORDER BY created_at`, id)
+	if err != nil {
+		return ""
+	}
+	reasons, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+	return fmt.Sprintf(" (story %q; refunds %q)", story, reasons)
 }
