@@ -56,6 +56,10 @@ type ReconcileReport struct {
 	// Unprocessable are payments without a booking id, or with an amount or currency bookflow
 	// cannot take, newly kept for finance as an unprocessable webhook would be.
 	Unprocessable []string `json:"unprocessable"`
+	// Mismatched are payments the provider lists otherwise than bookflow's money ledger captured
+	// them: another amount or currency, or nothing captured although the payment is recorded.
+	// Reported for finance; the run changes nothing about them.
+	Mismatched []string `json:"mismatched"`
 	// Failed are payments this run could not handle (the next run, or a retry, tries again).
 	Failed []string `json:"failed"`
 }
@@ -73,7 +77,9 @@ type Reconciliation struct {
 // Reconcile lists the payments that succeeded at the provider in the window and, for each that
 // succeeded over Settle ago, makes sure bookflow has it: one it never heard of is recorded (as
 // event "reconcile-<payment id>") and delivered as its webhook would have been; one recorded and
-// never delivered is delivered. Each delivery is audited once. A payment delivered under one
+// never delivered is delivered. Each delivery is audited once. What bookflow holds of a payment's
+// money is its money ledger's captured entry: one the provider lists with another amount or
+// currency, or that the ledger never captured, is reported as Mismatched. A payment delivered under one
 // event is never delivered again under another (db.Store.RecordPaymentEvent), so a webhook
 // arriving after the reconciliation changes nothing.
 //
@@ -88,7 +94,7 @@ func (a *Reconciliation) Reconcile(ctx context.Context, in ReconcileInput) (Reco
 	}
 	now := time.Now()
 	report := ReconcileReport{Since: now.Add(-in.Window), Recovered: []string{}, Redelivered: []string{},
-		Unprocessable: []string{}, Failed: []string{}}
+		Unprocessable: []string{}, Mismatched: []string{}, Failed: []string{}}
 	if a.Provider == nil {
 		return report, temporal.NewNonRetryableApplicationError("the payment provider cannot list its payments",
 			ErrTypeCannotList, nil)
@@ -167,11 +173,17 @@ func (a *Reconciliation) reconcile(ctx context.Context, p payments.PaymentRecord
 		}
 		return err
 	}
-	succeeded, undelivered, err := a.Store.PaymentDelivery(ctx, p.ID, settle)
+	captured, inLedger, err := a.Store.LedgerCaptured(ctx, p.ID)
 	if err != nil {
 		return err
 	}
-	if !succeeded {
+	// Whether its success is recorded, and which of its events wait for a workflow, are the
+	// payment's rows: the ledger holds its money, not its webhook's delivery.
+	recorded, undelivered, err := a.Store.PaymentDelivery(ctx, p.ID, settle)
+	if err != nil {
+		return err
+	}
+	if !inLedger && !recorded {
 		// Never heard of: record it, then deliver it below (a retry finds it recorded and not
 		// delivered, and delivers it then).
 		if _, err := a.Store.RecordPaymentEvent(ctx, ev, payload); err != nil {
@@ -180,6 +192,12 @@ func (a *Reconciliation) reconcile(ctx context.Context, p payments.PaymentRecord
 		if _, undelivered, err = a.Store.PaymentDelivery(ctx, p.ID, settle); err != nil {
 			return err
 		}
+		if captured, inLedger, err = a.Store.LedgerCaptured(ctx, p.ID); err != nil {
+			return err
+		}
+	}
+	if !inLedger || captured.Amount != p.Amount || captured.Currency != p.Currency {
+		report.Mismatched = append(report.Mismatched, p.ID)
 	}
 	// Delivered under the reconciliation's own event: its webhook never arrived.
 	recovered := slices.Contains(undelivered, ev.EventID)

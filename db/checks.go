@@ -117,65 +117,6 @@ func (s *Store) bookingsWhere(ctx context.Context, where string, args ...any) ([
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Booking, error) { return scanBooking(r) })
 }
 
-// UnmatchedPayments finds succeeded payments older than age that no booking keeps and that are
-// not given back whole: what one brought less its refunds (requested, pending or succeeded,
-// through the provider, at the desk or settled by hand) is money kept without a booking. A
-// booking keeps its payment, its amendments' balances and, while it is live, the money its desk
-// took.
-func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id, p.amount, p.amount - COALESCE(back.amount, 0), p.currency
-		FROM payments p LEFT JOIN (SELECT f.payment_id, sum(f.amount) AS amount FROM refunds f WHERE f.status <> 'failed'
-			GROUP BY 1) back ON back.payment_id = p.payment_id -- summed once for all payments, not per payment
-		WHERE p.status = 'succeeded' AND p.amount > 0 AND p.created_at < now() - $1 * interval '1 microsecond'
-			AND p.amount - COALESCE(back.amount, 0) > 0
-			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
-			AND NOT EXISTS (SELECT 1 FROM booking_amendments m JOIN bookings b ON b.id = m.booking_id
-				WHERE m.balance_payment_id = p.payment_id AND b.status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
-			-- a hold the desk took a deposit for keeps it until it is confirmed or the deposit goes back
-			AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.id = p.booking_id AND p.method <> 'provider'
-				AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED'))
-		ORDER BY p.created_at LIMIT $2`, age.Microseconds(), maxFindings)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
-		var f domain.Finding
-		var amount, left int64
-		var currency string
-		err := r.Scan(&f.PaymentID, &f.BookingID, &amount, &left, &currency)
-		f.Check, f.Detail = domain.CheckUnmatchedPay, fmt.Sprintf("%d %s received, neither kept by a booking nor given back", amount, currency)
-		if left != amount {
-			f.Detail = fmt.Sprintf("%d %s received, %d of it neither kept by a booking nor given back", amount, currency, left)
-		}
-		return f, err
-	})
-}
-
-// RefundsPaidTwice finds payments refunded beyond their amount, and refund steps that succeeded
-// more than once. A step's attempts are <bookingId>/<step>/<n> (0 when an operator resolved it);
-// any other refund (one settled by hand, manual/<paymentId>/<key>) is a step of its own, whatever
-// its key ends with.
-func (s *Store) RefundsPaidTwice(ctx context.Context) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `SELECT p.payment_id, p.booking_id,
-			format('refunded %s of a payment of %s %s', sum(f.amount), p.amount, p.currency)
-		FROM payments p JOIN refunds f ON f.payment_id = p.payment_id AND f.status = 'succeeded'
-		GROUP BY p.payment_id HAVING sum(f.amount) > p.amount
-		UNION ALL
-		SELECT min(f.payment_id), min(f.booking_id), format('refund step %s succeeded %s times', step, count(*))
-		FROM refunds f CROSS JOIN LATERAL (SELECT CASE WHEN starts_with(f.id, f.booking_id || '/')
-				AND substr(f.id, length(f.booking_id) + 2) ~ '^.+/[0-9]+$' THEN regexp_replace(f.id, '/[0-9]+$', '')
-				ELSE f.id END AS step) s
-		WHERE f.status = 'succeeded' GROUP BY step HAVING count(*) > 1
-		LIMIT $1`, maxFindings)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
-		f := domain.Finding{Check: domain.CheckRefundTwice}
-		return f, r.Scan(&f.PaymentID, &f.BookingID, &f.Detail)
-	})
-}
-
 // SaveCheck records a run of the invariant checker.
 func (s *Store) SaveCheck(ctx context.Context, r domain.CheckReport) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO invariant_checks (started_at, finished_at, repair, findings)
@@ -248,23 +189,6 @@ func (s *Store) LastRefundAttempt(ctx context.Context, bookingID, step string) (
 		return 0, "", nil
 	}
 	return n, status, err
-}
-
-// UnsettledRefunds finds refund attempts still requested or pending longer than age: a refund
-// whose saga is gone, or that nobody asked the provider about.
-func (s *Store) UnsettledRefunds(ctx context.Context, age time.Duration) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, booking_id, payment_id, format('refund attempt %s of %s %s still %s since %s',
-			id, amount, currency, status, to_char(updated_at, 'YYYY-MM-DD HH24:MI TZ'))
-		FROM refunds WHERE status IN ('requested', 'pending') AND updated_at < now() - $1 * interval '1 microsecond'
-		ORDER BY updated_at LIMIT $2`, age.Microseconds(), maxFindings)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
-		f := domain.Finding{Check: domain.CheckRefundUnsettled}
-		var id string
-		return f, r.Scan(&id, &f.BookingID, &f.PaymentID, &f.Detail)
-	})
 }
 
 // WithCheckLock runs fn unless another run of the invariant checker holds the lock: two runs at

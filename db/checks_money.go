@@ -9,47 +9,55 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// MoneyMismatches checks every booking's money against its payment and refund rows, in one pass:
-// the refunds are summed once per payment, joined to the bookings' kept payments (its payment,
-// its amendments' balances, its desk's payments; see received) and summed once per booking. A
+// MoneyMismatches checks every booking's money against its ledger, in one pass: each payment a
+// booking keeps (its ledger's kept entries: its payment, its amendments' balances, its desk's
+// payments) is read from the balances ledger_post keeps, what it brought (captured), what went
+// back (paid_back) and what is under way back (refunding), and summed once per booking. A
 // booking is reported when
-//   - its succeeded refunds are more than its kept payments brought, or than one of them brought;
-//   - its refunds (succeeded or under way) leave it less than it says it keeps (paid; less the
-//     refund due once REFUNDING or REFUNDED; nothing once it ended otherwise);
+//   - its kept payments gave back more than they brought, or one of them did;
+//   - what they keep (brought less given back or under way) is less than the booking says it
+//     keeps (paid; less the refund due once REFUNDING or REFUNDED; nothing once it ended
+//     otherwise);
 //   - it is CONFIRMED or COMPLETED with a price, and neither paid (what its payments brought less
-//     their reversals) nor on account (a channel's sale, or a hold a person confirmed without
-//     taking money in that act, not a desk payment that paid it: the desk's account, even when
-//     the desk took money before or since and reversed it);
+//     what reversals asked back) nor on account (a channel's sale its channel owes for by the
+//     ledger, not any booking of a channel; or a hold a person confirmed without taking money in
+//     that act, not a desk payment that paid it: the desk's account, even when the desk took
+//     money before or since and reversed it);
 //   - it ended (EXPIRED, CANCELLED, REJECTED, REFUNDED) with money left after its refunds
-//     (succeeded or under way) and no reason to keep it: only a REFUNDED booking keeps the fee
+//     (given back or under way) and no reason to keep it: only a REFUNDED booking keeps the fee
 //     its policy kept (paid less refund due).
 //
-// The checker only reports these: money is never changed by it.
+// What a booking says it keeps, its status and price, and who confirmed it are the
+// booking's row and history: the ledger holds money, not a booking's life (ledger_mismatch holds
+// the row's paid to the ledger). The checker only reports these: money is never changed by it.
 func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
-	rows, err := s.pool.Query(ctx, `WITH back AS (
-			SELECT payment_id, COALESCE(sum(amount) FILTER (WHERE status = 'succeeded'), 0) AS refunded,
-				COALESCE(sum(amount) FILTER (WHERE status <> 'failed'), 0) AS given
-			FROM refunds GROUP BY 1),
+	rows, err := s.pool.Query(ctx, `WITH kept AS (
+			SELECT k.booking_id, m.payment_id,
+				COALESCE(-sum(m.balance) FILTER (WHERE m.account = 'paid_in'), 0) AS brought,
+				COALESCE(sum(m.balance) FILTER (WHERE m.account = 'paid_back'), 0) AS refunded,
+				COALESCE(sum(m.balance) FILTER (WHERE m.account IN ('refunding', 'paid_back')), 0) AS given
+			FROM money_ledger k JOIN money_balances m ON m.payment_id = k.ref
+			WHERE k.kind = 'kept' GROUP BY 1, 2),
 		money AS (
-			SELECT b.id, b.payment_id, b.channel_id, b.status, b.currency, b.total, b.paid, b.refund_due,
-				COALESCE(sum(p.amount), 0) AS brought, COALESCE(sum(f.refunded), 0) AS refunded, COALESCE(sum(f.given), 0) AS given,
-				COALESCE(bool_or(f.refunded > p.amount), false) AS payment_over,
-				(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE r.booking_id = b.id AND r.kind = 'reversal') AS reversed
-			FROM bookings b LEFT JOIN payments p ON p.booking_id = b.id AND p.status = 'succeeded' AND (p.payment_id = b.payment_id
-					OR p.method <> 'provider' OR EXISTS (SELECT 1 FROM booking_amendments m
-						WHERE m.booking_id = b.id AND m.balance_payment_id = p.payment_id))
-				LEFT JOIN back f ON f.payment_id = p.payment_id
+			SELECT b.id, b.payment_id, b.status, b.currency, b.total, b.paid, b.refund_due,
+				COALESCE(sum(k.brought), 0) AS brought, COALESCE(sum(k.refunded), 0) AS refunded, COALESCE(sum(k.given), 0) AS given,
+				COALESCE(bool_or(k.refunded > k.brought), false) AS payment_over
+			FROM bookings b LEFT JOIN kept k ON k.booking_id = b.id
 			GROUP BY b.id),
 		rules AS (
 			SELECT money.*, refunded > brought AS over_refunded,
-				status IN ('CONFIRMED', 'COMPLETED') AND total > 0 AND channel_id IS NULL AND brought - reversed <= 0
+				status IN ('CONFIRMED', 'COMPLETED') AND total > 0
+					AND brought <= (SELECT COALESCE(sum(r.amount), 0) FROM money_ledger r WHERE r.booking_id = money.id
+						AND r.kind = 'refund_asked' AND r.cause = 'reversal')
+					-- a channel's sale is on account while the ledger says its channel owes for it
+					AND ledger_channel_owes(money.id) <= 0
 					-- confirmed by a person without taking money: on the desk's account, whatever the desk
 					-- took (and reversed) before or since. A desk payment that paid the hold confirmed it
-					-- in its own transaction: the change and the payment share its now().
+					-- in its own transaction: the change and the payment's capture share its now().
 					AND NOT EXISTS (SELECT 1 FROM booking_changes c WHERE c.booking_id = money.id
 						AND c.from_status = 'HOLD' AND c.to_status = 'CONFIRMED' AND NOT starts_with(COALESCE(c.actor, ''), $2)
-						AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.booking_id = c.booking_id AND p.method <> 'provider'
-							AND p.created_at = c.at)) AS unpaid,
+						AND NOT EXISTS (SELECT 1 FROM money_ledger p WHERE p.booking_id = c.booking_id AND p.kind = 'captured'
+							AND p.method <> 'provider' AND p.at = c.at)) AS unpaid,
 				status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED')
 					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0) ELSE 0 END AS left_over,
 				-- given back more than it gave up: what it keeps is below what it says it keeps

@@ -70,6 +70,7 @@ func TestTheReconciliationDeliversPaymentsWhoseWebhooksWereLost(t *testing.T) {
 	assert.ElementsMatch(t, []string{"pi_lost", "pi_ghost"}, report.Recovered)
 	assert.Equal(t, []string{"pi_undelivered"}, report.Redelivered)
 	assert.Equal(t, []string{"pi_anonymous"}, report.Unprocessable)
+	assert.Empty(t, report.Mismatched, "the ledger captured what the provider lists")
 	assert.Empty(t, report.Failed)
 
 	// The late payments take their nights again (they are free) inside the late window.
@@ -107,6 +108,7 @@ func TestTheReconciliationDeliversPaymentsWhoseWebhooksWereLost(t *testing.T) {
 	assert.Empty(t, again.Recovered, "a second run recovers nothing")
 	assert.Empty(t, again.Redelivered)
 	assert.Empty(t, again.Unprocessable, "a payment kept for finance is kept once")
+	assert.Empty(t, again.Mismatched)
 	assert.Equal(t, 4, count(t, sys, audited))
 	time.Sleep(time.Second)
 	assert.Equal(t, 1, refunded(), "nothing refunded twice")
