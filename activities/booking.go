@@ -188,8 +188,9 @@ type RetakeInput struct {
 	Payment   domain.Payment
 }
 
-// Retake takes the expired booking's nights again and confirms it, or fails with type
-// Unavailable when they were sold meanwhile.
+// Retake takes the expired booking's nights again and confirms it (a deposit hold whose hold ran
+// out: with the rest of its price, keeping both), or fails with type Unavailable when they were
+// sold meanwhile.
 func (a *Bookings) Retake(ctx context.Context, in RetakeInput) (domain.Booking, error) {
 	b, err := a.Store.Retake(db.WithActor(ctx, db.ActorLatePayment), in.BookingID, in.Payment)
 	return b, classify(err)

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -14,12 +15,24 @@ import (
 // allows it now (the hotel's sale rules, under the same sale lock; stock, closures, rates and
 // allocations on every line of it, under the normal lock); otherwise it changes nothing and
 // fails with ErrUnavailable. The price stays the snapshot taken with the hold.
+//
+// A hold the desk took a deposit for is never just released, so when its hold ran out (by the
+// database's clock) it is still HOLD with its units: pay, the rest of its price, confirms it the
+// same way, the booking keeping both (paid = price). Its units are given back and taken again
+// in the transaction, judged as an expired booking's.
 func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment) (domain.Booking, error) {
 	var booking domain.Booking
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
+		var was domain.Status
+		err := tx.QueryRow(ctx, `SELECT status FROM bookings WHERE id = $1 FOR UPDATE`, bookingID).Scan(&was)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
 		// A supplier's booking is never taken again: the supplier was told it is off.
-		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = $3, updated_at = now()
-			WHERE id = $1 AND status = 'EXPIRED' AND supplier_id IS NULL`, bookingID, pay.ID, pay.Amount)
+		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = $2, paid = paid + $3, updated_at = now()
+			WHERE id = $1 AND supplier_id IS NULL AND (status = 'EXPIRED'
+				OR (status = 'HOLD' AND expires_at <= now() AND paid > 0 AND total = paid + $3 AND currency = $4))`,
+			bookingID, pay.ID, pay.Amount, pay.Currency)
 		if pgCode(err) == codeUniqueViolation {
 			// The customer holds another active order for the slot: this payment goes back.
 			return fmt.Errorf("%w: the customer holds another order for the slot of booking %s", domain.ErrUnavailable, bookingID)
@@ -49,6 +62,11 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 		}
 		if err := lockLines(ctx, tx, lines); err != nil {
 			return err
+		}
+		for i := 0; was == domain.StatusHold && i < len(lines); i++ {
+			if err := giveBackLine(ctx, tx, bookingID, lines[i]); err != nil { // the deposit hold's own units
+				return err
+			}
 		}
 		channel := booking.ChannelID
 		units := make([]int, len(lines))
