@@ -26,21 +26,29 @@ type AmendmentRefund struct {
 // booking up again: each part as the ledger drew it (AmendmentRefundRef), on as many payments as
 // the booking kept.
 func (s *Store) UnfinishedAmendmentRefunds(ctx context.Context, bookingID string) ([]AmendmentRefund, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM booking_amendments
-		WHERE booking_id = $1 AND status = 'APPLIED' AND refund > 0 ORDER BY id`, bookingID)
+	rows, err := s.pool.Query(ctx, `SELECT m.id, m.refund, m.currency, COALESCE(b.payment_id, '') FROM booking_amendments m
+		JOIN bookings b ON b.id = m.booking_id
+		WHERE m.booking_id = $1 AND m.status = 'APPLIED' AND m.refund > 0 ORDER BY m.id`, bookingID)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	type refund struct {
+		ID, Amount        int64
+		Currency, Payment string
+	}
+	refunds, err := pgx.CollectRows(rows, pgx.RowToStructByPos[refund])
 	if err != nil {
 		return nil, err
 	}
 	var owed []AmendmentRefund
-	for _, id := range ids {
-		parts, err := s.RefundParts(ctx, bookingID, AmendmentRefundRef(bookingID, id))
+	for _, r := range refunds {
+		id := r.ID
+		drawn, err := s.RefundParts(ctx, bookingID, AmendmentRefundRef(bookingID, id))
 		if err != nil {
 			return nil, err
 		}
+		// as the live workflow takes them (its drawRefund)
+		parts := PartsOrWhole(drawn, r.Amount, domain.Payment{ID: r.Payment, Currency: r.Currency})
 		for i, pay := range parts {
 			step := fmt.Sprintf("amendment-%d", id)
 			if i > 0 {

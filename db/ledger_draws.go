@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,14 +26,40 @@ func AmendmentRefundRef(bookingID string, id int64) string {
 }
 
 // RefundParts lists what the refund named ref asked back of each payment of booking bookingID,
-// in the order the ledger drew them (nil when it drew nothing).
+// in the order the ledger drew them (nil when it drew nothing). Only the database's own draws
+// (cause cancel or amendment) are read: a staff refund's entries never pass for them.
 func (s *Store) RefundParts(ctx context.Context, bookingID, ref string) ([]domain.Payment, error) {
 	rows, err := s.pool.Query(ctx, `SELECT payment_id, amount, currency FROM money_ledger
-		WHERE booking_id = $1 AND kind = 'refund_asked' AND ref = $2 || '@' || payment_id ORDER BY id`, bookingID, ref)
+		WHERE booking_id = $1 AND kind = 'refund_asked' AND ref = $2 || '@' || payment_id
+			AND cause IN ('cancel', 'amendment') ORDER BY id`, bookingID, ref)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[domain.Payment])
+}
+
+// PartsOrWhole is what a refund of amount gives back of each payment: the ledger's parts when
+// they add up to it, else all of it on payment (the booking's, as before the ledger drew
+// refunds), which the per-payment bound then holds to what is left of it (an attempt beyond is
+// refused, and the refund waits for an operator): a draw that disagrees with the booking's row
+// never gives back less, quietly.
+func PartsOrWhole(parts []domain.Payment, amount int64, payment domain.Payment) []domain.Payment {
+	var sum int64
+	for _, p := range parts {
+		sum += p.Amount
+	}
+	if len(parts) > 0 && sum == amount {
+		return parts
+	}
+	payment.Amount = amount
+	return []domain.Payment{payment}
+}
+
+// reservedRefundKey reports whether key would name a staff refund's ledger entries as one of the
+// database's own draws (CancelRefundRef, AmendmentRefundRef): "refund", "amendment-<n>".
+func reservedRefundKey(key string) bool {
+	n := strings.TrimPrefix(key, "amendment-")
+	return key == "refund" || n != key && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // drawOnKept draws amount on what booking bookingID keeps of each payment, newest kept first, as

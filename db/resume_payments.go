@@ -37,8 +37,8 @@ func BookingRefundStep(b domain.Booking, paymentID string) string {
 // RefundProgress is how far a REFUNDING booking's refund got, for a recovery that goes on with it.
 type RefundProgress struct {
 	// Parts are what the refund draws on each payment, as the ledger drew them: on each payment it
-	// kept, newest first, up to what it kept of it (its refund due on its payment when the ledger
-	// drew nothing).
+	// kept, newest first, up to what it kept of it (PartsOrWhole: its refund due on its payment
+	// when the ledger's draw does not add up to it).
 	Parts []domain.Payment
 	// Part is the first part no attempt gave back (len(Parts) when all were); FirstAttempt the
 	// attempt of its step to go on from: its last when that one's outcome is open, the next when
@@ -58,10 +58,8 @@ func (s *Store) BookingRefundProgress(ctx context.Context, b domain.Booking, cur
 	if err != nil {
 		return p, err
 	}
-	p.Parts = []domain.Payment{{ID: b.PaymentID, Amount: b.RefundDue, Currency: currency}}
-	if len(parts) > 0 {
-		p.Parts = parts // as the ledger drew them when the booking became REFUNDING
-	}
+	// as the ledger drew them when the booking became REFUNDING, as the live saga takes them
+	p.Parts = PartsOrWhole(parts, b.RefundDue, domain.Payment{ID: b.PaymentID, Currency: currency})
 	for p.Part = 0; p.Part < len(p.Parts); p.Part++ {
 		var given bool
 		var last int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -266,6 +267,9 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			return err
 		}
 		switch {
+		case reservedRefundKey(strings.TrimPrefix(r.ID, r.BookingID+"/")):
+			return fmt.Errorf("%w: the key %q names the refunds the database draws itself (a cancel's, an amendment's): "+
+				"send the refund under another key", domain.ErrInvalid, strings.TrimPrefix(r.ID, r.BookingID+"/"))
 		case r.Amount <= 0:
 			return fmt.Errorf("%w: a refund of %d", domain.ErrInvalid, r.Amount)
 		case r.Currency != b.Price.Currency:

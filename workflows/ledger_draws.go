@@ -4,6 +4,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -26,19 +27,21 @@ func (b *booking) ledgerDraws(ctx workflow.Context) bool {
 }
 
 // ledgerParts reads what the refund ref (db.CancelRefundRef, db.AmendmentRefundRef) asked back of
-// each payment; when the ledger drew nothing of it (a payment it never recorded as kept), the
-// whole amount is drawn on the booking's payment, as before the ledger, and the ledger posts it
-// as unplanned.
+// each payment; when the ledger's draw does not add up to amount (it drew nothing: a payment it
+// never recorded as kept), the whole amount is drawn on the booking's payment, as before the
+// ledger (db.PartsOrWhole), and the ledger posts what it did not ask as unplanned.
 func (b *booking) ledgerParts(ctx workflow.Context, ref string, amount int64, currency string) ([]domain.Payment, error) {
 	var parts []domain.Payment
 	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.RefundParts, activities.RefundPartsInput{
 		BookingID: b.in.BookingID, Ref: ref}).Get(ctx, &parts); err != nil {
 		return nil, err
 	}
-	if len(parts) == 0 {
-		parts = []domain.Payment{{ID: b.state.Booking.PaymentID, Amount: amount, Currency: currency}}
+	whole := db.PartsOrWhole(parts, amount, domain.Payment{ID: b.state.Booking.PaymentID, Currency: currency})
+	if len(parts) > 0 && len(whole) != len(parts) {
+		b.logger.Warn("The ledger's draw does not add up to the refund: drawn whole on the booking's payment",
+			"ref", ref, "amount", amount, "drawn", parts)
 	}
-	return parts, nil
+	return whole, nil
 }
 
 // keepLegacy adds pay to the run's own draw, in runs recorded before versionLedgerDraws: its
