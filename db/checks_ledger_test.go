@@ -26,8 +26,18 @@ func TestTheLedgerCheckFindsWhereTheLedgerAndTheRowsDisagree(t *testing.T) {
 	row := deskThenCardThenGoodwill(t, d, hold(t, d, "row", nights(dec10, 2), 1), "pi_row")
 	_, err = d.Pool.Exec(ctx, `UPDATE bookings SET paid = paid + 100 WHERE id = $1`, row.ID)
 	require.NoError(t, err)
-	_, err = d.Pool.Exec(ctx, `SELECT ledger_post($1, 'pi_quiet', 'refund_asked', 'goodwill', 'kept', 'owed', 99999, 'EUR',
-		'by-hand-in-sql', NULL, NULL, NULL)`, quiet.ID)
+	// An entry drawing more than was kept, as one posted before ledger_post refused it (now it
+	// would be refused: TestTheLedgerRefusesARefundBeyondWhatIsLeftOfItsPayment): the entry and
+	// what ledger_post moved with it, written by hand.
+	_, err = d.Pool.Exec(ctx, `WITH entry AS (
+			INSERT INTO money_ledger (booking_id, payment_id, kind, cause, debit, credit, amount, currency, ref)
+			VALUES ($1, 'pi_quiet', 'refund_asked', 'goodwill', 'kept', 'owed', 99999, 'EUR', 'by-hand-in-sql')
+		), balances AS (
+			INSERT INTO money_balances AS m (payment_id, account, booking_id, balance)
+			VALUES ('pi_quiet', 'kept', $1, -99999), ('pi_quiet', 'owed', $1, 99999)
+			ON CONFLICT (payment_id, account) DO UPDATE SET balance = m.balance + EXCLUDED.balance
+		)
+		UPDATE money_kept_by_booking SET kept = kept - 99999 WHERE booking_id = $1`, quiet.ID)
 	require.NoError(t, err)
 	found, err = d.Store.LedgerMismatches(ctx)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -57,6 +58,36 @@ func refunded(t *testing.T, d *testsuite.Database, b domain.Booking, id, payment
 	_, err := d.Pool.Exec(context.Background(), `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status)
 		VALUES ($1, $2, $3, $4, 'EUR', 'x', 'succeeded')`, id, b.ID, paymentID, amount)
 	require.NoError(t, err)
+}
+
+// refundedPastTheLedger records a succeeded refund beyond what is left of its payment, which
+// ledger_post now refuses (TestTheLedgerRefusesARefundBeyondWhatIsLeftOfItsPayment), as one
+// written before it did: its row and the entries and balances the ledger posted for it then
+// (asked back from kept, sent, succeeded), written with the triggers off. The money checks must
+// still find it.
+func refundedPastTheLedger(t *testing.T, d *testsuite.Database, b domain.Booking, id, paymentID string, amount int64) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `WITH refund AS (
+				INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status)
+				VALUES ($1, $2, $3, $4, 'EUR', 'x', 'succeeded')
+			), entries AS (
+				INSERT INTO money_ledger (booking_id, payment_id, kind, cause, debit, credit, amount, currency, ref)
+				VALUES ($2, $3, 'refund_asked', 'unplanned', 'kept', 'owed', $4, 'EUR', $1 || '@kept'),
+					($2, $3, 'attempt_sent', NULL, 'owed', 'refunding', $4, 'EUR', $1),
+					($2, $3, 'refund_succeeded', NULL, 'refunding', 'paid_back', $4, 'EUR', $1)
+			), balances AS (
+				INSERT INTO money_balances AS m (payment_id, account, booking_id, balance)
+				VALUES ($3, 'kept', $2, -$4::bigint), ($3, 'paid_back', $2, $4)
+				ON CONFLICT (payment_id, account) DO UPDATE SET balance = m.balance + EXCLUDED.balance
+			)
+			UPDATE money_kept_by_booking SET kept = kept - $4 WHERE booking_id = $2`, id, b.ID, paymentID, amount)
+		return err
+	}))
 }
 
 // TestTheMoneyCheckIsQuietOnBookingsWhoseMoneyAddsUp: paid at the desk by deposit and balance, a
@@ -116,7 +147,7 @@ func TestTheMoneyCheckFlagsEachRule(t *testing.T) {
 	over := deskPaid(t, d, "over-guest")
 	deposit := domain.DeskPaymentID(over.ID, "deposit")
 	refunded(t, d, over, over.ID+"/goodwill/1", deposit, 4000)
-	refunded(t, d, over, over.ID+"/goodwill/2", domain.DeskPaymentID(over.ID, "balance"), over.Price.Total-2000)
+	refundedPastTheLedger(t, d, over, over.ID+"/goodwill/2", domain.DeskPaymentID(over.ID, "balance"), over.Price.Total-2000)
 
 	unpaid := hold(t, d, "unpaid-guest", soonStay, 1)
 	_, err := d.Store.Confirm(db.WithActor(ctx, db.ActorPayment), unpaid.ID, nil) // no person, no money
@@ -251,7 +282,7 @@ func TestTheMoneyCheckFlagsARefundAboveItsPayment(t *testing.T) {
 	d.SetInventory(t, "h1", "double", soon, soonStay.CheckOut, 5)
 	b := deskPaid(t, d, "over-one-guest")
 	require.Greater(t, b.Price.Total-5000, int64(6000))
-	refunded(t, d, b, b.ID+"/goodwill/1", domain.DeskPaymentID(b.ID, "deposit"), 6000) // made by hand
+	refundedPastTheLedger(t, d, b, b.ID+"/goodwill/1", domain.DeskPaymentID(b.ID, "deposit"), 6000) // made by hand
 
 	found := moneyFindings(t, d)
 	assert.NotEmpty(t, found[b.ID], "6000 refunded of a payment of 5000: %v", found)
