@@ -10,8 +10,9 @@ DECLARE
     left_over bigint := p_amount;
     take bigint;
 BEGIN
-    FOR r IN SELECT k.payment_id, k.currency, ledger_balance(k.payment_id, 'kept') AS kept
-        FROM money_ledger k WHERE k.booking_id = p_booking AND k.kind = 'kept' ORDER BY k.id DESC
+    FOR r IN SELECT k.payment_id, k.currency, COALESCE(m.balance, 0) AS kept
+        FROM money_ledger k LEFT JOIN money_balances m ON m.payment_id = k.payment_id AND m.account = 'kept'
+        WHERE k.booking_id = p_booking AND k.kind = 'kept' ORDER BY k.id DESC
     LOOP
         EXIT WHEN left_over <= 0;
         take := least(r.kept, left_over);
