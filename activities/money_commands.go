@@ -33,3 +33,11 @@ func (a *Bookings) StartCancelRefund(ctx context.Context, in CancelRefundInput) 
 		func(domain.Booking) (int64, error) { return in.Amount, nil })
 	return b, classifyAmend(err)
 }
+
+// ClaimMoneyCommand claims command c's key on its own (see db.Store.ClaimMoneyCommand): true
+// when it was free; false for the same command again; another command under the key is
+// ErrTypeIdempotencyMismatch.
+func (a *Bookings) ClaimMoneyCommand(ctx context.Context, c db.MoneyCommand) (bool, error) {
+	fresh, err := a.Store.ClaimMoneyCommand(ctx, c)
+	return fresh, classifyAmend(err)
+}

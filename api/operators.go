@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/workflows"
@@ -98,6 +99,23 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		return err
 	}
 	actor := principal(c).Subject
+	// An Idempotency-Key, when given, is the booking's (one key space): the same action again is
+	// answered with the booking as it is, the key of another command refused. The workflow
+	// claims it when it takes the action.
+	key := c.Request().Header.Get("Idempotency-Key")
+	if key != "" {
+		if err := domain.ValidateIdempotencyKey(key); err != nil {
+			return err
+		}
+		seen, err := s.store.MoneyCommandSeen(c.Request().Context(), db.OperatorCommand(b.ID, key,
+			update == workflows.UpdateResolveRefund, actor))
+		if err != nil {
+			return err
+		}
+		if seen {
+			return c.JSON(http.StatusOK, map[string]any{"booking": staffView(b, ""), "stuck": false})
+		}
+	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
 	// The refund runs in the booking's workflow, or in a recovery's, a StaffRefund's or a late
@@ -112,7 +130,7 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		var handle client.WorkflowUpdateHandle
 		handle, err = s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 			WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
-			Args: []any{workflows.OperatorAction{Actor: actor, Reason: req.Reason}},
+			Args: []any{workflows.OperatorAction{Actor: actor, Reason: req.Reason, Key: key}},
 		})
 		if err == nil {
 			err = handle.Get(ctx, &st)
@@ -138,6 +156,8 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		return newError(http.StatusConflict, "not_stuck", "%s", appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOperatorBusy:
 		return newError(http.StatusConflict, "operator_action_in_progress", "%s", appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeIdempotencyMismatch:
+		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
 	case err != nil:
 		return workflowError(err)
 	}

@@ -1,12 +1,14 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/db"
 )
 
 // Error types of operator actions refused: nothing is stuck, or another action is under way.
@@ -20,6 +22,31 @@ const (
 type OperatorAction struct {
 	Actor  string
 	Reason string
+	// Key, when the operator's request carried an idempotency key, is claimed in the booking's
+	// key space (db.OperatorCommand) before the action is taken: the same action again is
+	// answered with the booking's state and taken no more; a key another command holds is
+	// refused (activities.ErrTypeIdempotencyMismatch).
+	Key string `json:",omitempty"`
+}
+
+// versionOperatorKeys marks the workflows that claim an operator action's key. A new change: the
+// lean histories that took earlier changes without their markers (b.takes) did not take it.
+const versionOperatorKeys = "operator-keys"
+
+// claimOperatorKey claims action a's key (update name): false when the same action holds it
+// already, an error when another command does.
+func (b *booking) claimOperatorKey(ctx workflow.Context, name string, a OperatorAction) (bool, error) {
+	if a.Key == "" || workflow.GetVersion(ctx, versionOperatorKeys, workflow.DefaultVersion, 1) != 1 {
+		return true, nil
+	}
+	var fresh bool
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.ClaimMoneyCommand,
+		db.OperatorCommand(b.in.BookingID, a.Key, name == UpdateResolveRefund, a.Actor)).Get(ctx, &fresh)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeIdempotencyMismatch {
+		return false, temporal.NewApplicationError(appErr.Message(), activities.ErrTypeIdempotencyMismatch)
+	}
+	return fresh, err
 }
 
 // setOperatorHandlers registers the operators' retry-refund and resolve-refund updates, which
@@ -43,6 +70,9 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 			}
 			b.opBusy = true
 			defer func() { b.opBusy = false }()
+			if fresh, err := b.claimOperatorKey(ctx, name, a); err != nil || !fresh {
+				return b.state, err // the same action again, or the key holds another command
+			}
 			b.opRound++
 			b.opResolve, b.opAction = name == UpdateResolveRefund, a
 			round := b.opRound
