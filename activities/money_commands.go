@@ -34,10 +34,17 @@ func (a *Bookings) StartCancelRefund(ctx context.Context, in CancelRefundInput) 
 	return b, classifyAmend(err)
 }
 
-// ClaimMoneyCommand claims command c's key on its own (see db.Store.ClaimMoneyCommand): true
-// when it was free; false for the same command again; another command under the key is
-// ErrTypeIdempotencyMismatch.
-func (a *Bookings) ClaimMoneyCommand(ctx context.Context, c db.MoneyCommand) (bool, error) {
-	fresh, err := a.Store.ClaimMoneyCommand(ctx, c)
+// OperatorKeyClaim is an operator action's key claimed by a workflow's update (Claimer: its run
+// and update id).
+type OperatorKeyClaim struct {
+	Command db.MoneyCommand
+	Claimer string
+}
+
+// ClaimOperatorKey claims an operator action's key (see db.Store.ClaimOperatorKey): true when it
+// was free or this claim holds it; false for the same action claimed before; another command under
+// the key is ErrTypeIdempotencyMismatch.
+func (a *Bookings) ClaimOperatorKey(ctx context.Context, in OperatorKeyClaim) (bool, error) {
+	fresh, err := a.Store.ClaimOperatorKey(ctx, in.Command, in.Claimer)
 	return fresh, classifyAmend(err)
 }

@@ -113,7 +113,7 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 			return err
 		}
 		if seen {
-			return c.JSON(http.StatusOK, map[string]any{"booking": staffView(b, ""), "stuck": false})
+			return s.operatorActionTaken(c, b)
 		}
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
@@ -158,6 +158,8 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		return newError(http.StatusConflict, "operator_action_in_progress", "%s", appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeIdempotencyMismatch:
 		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeActionTaken:
+		return s.operatorActionTaken(c, b) // sent again as the first was being taken
 	case err != nil:
 		return workflowError(err)
 	}
@@ -236,6 +238,28 @@ func isNotStuck(err error) bool {
 }
 
 // refundWorkflowIDs are the workflows a booking's refund may run in: its own, a recovery's, the
+
+// operatorActionTaken answers an operator's action sent again under the key of the same action
+// taken before: nothing is done or audited again; the booking as it is, stuck when a workflow
+// refunding it waits for an operator now, and replayed.
+func (s *Server) operatorActionTaken(c echo.Context, b domain.Booking) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
+	defer cancel()
+	stuck, reason := false, ""
+	for _, id := range refundWorkflowIDs(b) {
+		v, err := s.temporal.QueryWorkflow(ctx, id, "", workflows.QueryState)
+		var st workflows.BookingState
+		if err != nil || v.Get(&st) != nil {
+			continue // gone, or not this booking's refund
+		}
+		if st.Stuck || reason == "" {
+			reason = st.Reason
+		}
+		stuck = stuck || st.Stuck
+	}
+	return c.JSON(http.StatusOK, map[string]any{"booking": staffView(b, reason), "stuck": stuck, "replayed": true})
+}
+
 // staff refunds' given after it closed or while it finishes its own, and a late payment's.
 func refundWorkflowIDs(b domain.Booking) []string {
 	ids := []string{b.ID, domain.RefundRecoveryID(b.ID), domain.StaffRefundWorkflowID(b.ID)}

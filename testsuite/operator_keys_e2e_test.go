@@ -38,6 +38,8 @@ func TestAnOperatorsActionUnderAKeyIsTakenOnce(t *testing.T) {
 		30*time.Second, 100*time.Millisecond, "the retry retried, and is stuck again")
 	res = act("retry", "op-1")
 	require.Equal(t, http.StatusOK, res.Status, "the same retry again: %s", res.Raw)
+	assert.Equal(t, true, res.Body["replayed"], res.Raw)
+	assert.Equal(t, true, res.Body["stuck"], "as its workflow says now: %s", res.Raw)
 	res = act("resolve", "op-1")
 	require.Equal(t, http.StatusUnprocessableEntity, res.Status, res.Raw)
 	time.Sleep(2 * time.Second)
@@ -47,4 +49,6 @@ func TestAnOperatorsActionUnderAKeyIsTakenOnce(t *testing.T) {
 	res = act("resolve", "op-2")
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	awaitStatus(t, sys, id, "REFUNDED")
+	entries := sys.Admin(t, http.MethodGet, "/api/v1/staff/bookings/"+id+"/audit", nil).Body["entries"].([]any)
+	assert.Len(t, entries, 2, "the retry and the resolution, not the retry sent again")
 }

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -33,20 +34,36 @@ type OperatorAction struct {
 // lean histories that took earlier changes without their markers (b.takes) did not take it.
 const versionOperatorKeys = "operator-keys"
 
-// claimOperatorKey claims action a's key (update name): false when the same action holds it
-// already, an error when another command does.
-func (b *booking) claimOperatorKey(ctx workflow.Context, name string, a OperatorAction) (bool, error) {
+// ErrTypeActionTaken is the answer to an operator's action sent again under the key of the same
+// action taken before: nothing is done again (the API answers it as the first).
+const ErrTypeActionTaken = "ActionTaken"
+
+// claimOperatorKey claims action a's key (update name) for this update: an error when the same
+// action was taken before under it (ErrTypeActionTaken) or another command holds it. The claim is
+// tried a few times, then the update fails and frees the operators' lock: a database that refuses
+// it for good never blocks the booking's operators.
+func (b *booking) claimOperatorKey(ctx workflow.Context, name string, a OperatorAction) error {
 	if a.Key == "" || workflow.GetVersion(ctx, versionOperatorKeys, workflow.DefaultVersion, 1) != 1 {
-		return true, nil
+		return nil
 	}
+	claimer := workflow.GetInfo(ctx).WorkflowExecution.RunID + "/" + workflow.GetCurrentUpdateInfo(ctx).ID
 	var fresh bool
-	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.ClaimMoneyCommand,
-		db.OperatorCommand(b.in.BookingID, a.Key, name == UpdateResolveRefund, a.Actor)).Get(ctx, &fresh)
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: dbStepTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 5},
+	}), bookings.ClaimOperatorKey, activities.OperatorKeyClaim{
+		Command: db.OperatorCommand(b.in.BookingID, a.Key, name == UpdateResolveRefund, a.Actor), Claimer: claimer,
+	}).Get(ctx, &fresh)
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeIdempotencyMismatch {
-		return false, temporal.NewApplicationError(appErr.Message(), activities.ErrTypeIdempotencyMismatch)
+	switch {
+	case errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeIdempotencyMismatch:
+		return temporal.NewApplicationError(appErr.Message(), activities.ErrTypeIdempotencyMismatch)
+	case err != nil:
+		return err
+	case !fresh:
+		return temporal.NewApplicationError("the same action was taken under key "+a.Key, ErrTypeActionTaken)
 	}
-	return fresh, err
+	return nil
 }
 
 // setOperatorHandlers registers the operators' retry-refund and resolve-refund updates, which
@@ -70,7 +87,7 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 			}
 			b.opBusy = true
 			defer func() { b.opBusy = false }()
-			if fresh, err := b.claimOperatorKey(ctx, name, a); err != nil || !fresh {
+			if err := b.claimOperatorKey(ctx, name, a); err != nil {
 				return b.state, err // the same action again, or the key holds another command
 			}
 			b.opRound++
