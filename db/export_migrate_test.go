@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-
 )
 
 // MigrateTo applies the migrations up to version and nothing else (not db/functions).
