@@ -129,11 +129,12 @@ func startCluster(ctx context.Context, o Options, provider *Provider) (_ *system
 
 // pauseSchedules pauses the schedules the worker keeps: the invariant checker's repairs and the
 // reconciliation's deliveries would mend what the runs are there to find. A worker started again
-// keeps them paused.
+// keeps them paused. The worker creates them once it runs, up to its own minute to come up on a
+// loaded cluster (30 s was once too short in CI).
 func (s *system) pauseSchedules(ctx context.Context) error {
 	for _, id := range []string{workflows.InvariantCheckScheduleID, workflows.ReconcileScheduleID} {
 		h := s.client.ScheduleClient().GetHandle(ctx, id)
-		if err := waitFor(ctx, 30*time.Second, "the schedule "+id, func() bool {
+		if err := waitFor(ctx, 90*time.Second, "the schedule "+id, func() bool {
 			return h.Pause(ctx, client.SchedulePauseOptions{Note: "paused by the chaos suite"}) == nil
 		}); err != nil {
 			return err
