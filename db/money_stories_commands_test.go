@@ -63,23 +63,25 @@ func (s *moneyStory) commands() map[string]storyCommand {
 		}},
 		"deskTakesPayment": {can: func() bool { return s.b.Status.HoldsInventory() && s.due() > 0 }, run: func(t *rapid.T) {
 			amount := rapid.Int64Range(1, s.due()).Draw(t, "desk amount")
-			key := s.next("desk")
+			key := s.key(t, "desk")
 			b, err := s.d.Store.TakeDeskPayment(s.ctx, deskPayment(s.b.ID, key, amount))
 			require.NoError(t, err)
 			s.b = b
 			s.pay(domain.DeskPaymentID(s.b.ID, key), domain.MethodCash, amount, true)
+			s.keys = append(s.keys, storyKey{key: key, kind: db.CommandDeskPayment, amount: amount, method: domain.MethodCash})
 		}},
 		"deskReverses": {can: func() bool { return (held() || used()) && s.model().Kept > 0 && len(s.payments(reversible)) > 0 }, run: func(t *rapid.T) {
 			p := s.pick(t, "reverse", reversible)
 			amount := min(p.keepLeft, p.partsLeft, s.model().Kept)
-			key := s.next("rev")
-			_, b, err := s.d.Store.StartStaffRefund(s.ctx, db.StaffRefund{ID: db.StaffRefundID(s.b.ID, key), BookingID: s.b.ID,
-				Kind: db.RefundReversal, Amount: amount, Currency: "EUR", Reason: "entered twice", Actor: "desk-1",
-				Parts: []domain.Payment{{ID: p.id, Amount: amount, Currency: "EUR"}}})
+			k := storyKey{key: s.key(t, "rev"), kind: db.RefundReversal, amount: amount,
+				parts: []domain.Payment{{ID: p.id, Amount: amount, Currency: "EUR"}}}
+			_, b, err := s.d.Store.StartStaffRefund(s.ctx, s.staffRefund(k, "entered twice", "desk-1"))
 			require.NoError(t, err)
 			s.b = b
+			k.drawn = k.parts
+			s.keys = append(s.keys, k)
 			p.keepLeft, p.partsLeft, s.reversed = p.keepLeft-amount, p.partsLeft-amount, s.reversed+amount
-			s.owe(p, &storyAsk{step: db.StaffRefundStep(key, 0, p.id), amount: amount, staff: true})
+			s.owe(p, &storyAsk{step: db.StaffRefundStep(k.key, 0, p.id), amount: amount, staff: true})
 			s.attempt(t, p, amount, "succeeded")
 		}},
 		"priceSetByHand": {can: func() bool { return held() && len(s.kept) == 0 }, run: func(t *rapid.T) {
@@ -117,7 +119,7 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			a := p.asks[0]
 			require.NoError(t, s.d.Store.RecordResolvedRefund(s.ctx, db.RefundAttempt{ID: s.b.ID + "/" + a.step + "/0",
 				BookingID: s.b.ID, PaymentID: p.id, Amount: a.amount, Currency: "EUR", Reason: "made by hand", RecordedBy: "op-1"}))
-			p.asks, p.owed, p.back = p.asks[1:], p.owed-a.amount, p.back+a.amount
+			p.asks, p.owed, p.back, p.byHand = p.asks[1:], p.owed-a.amount, p.back+a.amount, p.byHand+a.amount
 			if !a.staff {
 				p.partsLeft -= a.amount
 			}
@@ -132,11 +134,21 @@ func (s *moneyStory) commands() map[string]storyCommand {
 				return
 			}
 			require.NoError(t, err)
-			p.back += amount
+			p.back, p.byHand = p.back+amount, p.byHand+amount
 		}},
 		"cancelWithRefund": {can: func() bool { return used() && s.balance == nil && s.model().Kept > 0 }, run: func(t *rapid.T) {
 			policy := rapid.Int64Range(0, s.model().Kept+2000).Draw(t, "policy refund")
-			b, err := s.d.Store.StartRefund(s.ctx, s.b.ID, nil, func(domain.Booking) (int64, error) { return policy, nil })
+			refundDue := func(domain.Booking) (int64, error) { return policy, nil }
+			var b domain.Booking
+			var err error
+			if rapid.Bool().Draw(t, "staff decide the refund, under a key") {
+				k := storyKey{key: s.key(t, "cancel"), kind: db.CommandCancelRefund, amount: policy}
+				c, _ := s.command(k)
+				b, err = s.d.Store.StartCancelRefund(s.ctx, c, refundDue)
+				s.keys = append(s.keys, k)
+			} else { // the cancellation policy's refund, keyed by the booking's workflow, not in the key space
+				b, err = s.d.Store.StartRefund(s.ctx, s.b.ID, nil, refundDue)
+			}
 			require.NoError(t, err)
 			require.Equal(t, domain.StatusRefunding, b.Status)
 			s.b = b
@@ -149,11 +161,9 @@ func (s *moneyStory) commands() map[string]storyCommand {
 		}},
 		"amendDown": {can: func() bool { return used() && s.balance == nil && s.b.Stay.Nights() >= 2 }, run: func(t *rapid.T) {
 			kept := s.model().Kept
-			a, b, err := s.d.Store.Amend(s.ctx, amendParams(s.b, s.next("amend"), domain.Change{CheckOut: s.b.Stay.CheckOut.AddDays(-1)}))
-			require.NoError(t, err)
+			a := s.amend(t, -1)
 			require.Equal(t, domain.AmendmentApplied, a.Status)
 			require.LessOrEqual(t, a.Refund, kept)
-			s.b = b
 			s.ask(a.Refund, func(part int, paymentID string) string {
 				if part == 0 {
 					return fmt.Sprintf("amendment-%d", a.ID)
@@ -162,9 +172,7 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			})
 		}},
 		"amendUp": {can: func() bool { return used() && s.balance == nil && s.b.Stay.CheckOut.Before(dec14) }, run: func(t *rapid.T) {
-			a, b, err := s.d.Store.Amend(s.ctx, amendParams(s.b, s.next("amend"), domain.Change{CheckOut: s.b.Stay.CheckOut.AddDays(1)}))
-			require.NoError(t, err)
-			s.b = b
+			a := s.amend(t, 1)
 			if a.Status == domain.AmendmentBalanceDue {
 				s.balance = &a
 			}
@@ -183,12 +191,24 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			require.NoError(t, err)
 			s.b, s.balance = b, nil
 		}},
+		"keyAgain":               {can: func() bool { return len(s.keys) > 0 }, run: s.keyAgain},
 		"workflowLostAndResumed": {can: func() bool { return len(s.payments(owing)) > 0 || len(s.pending) > 0 }, run: s.resume},
 		"staffReadsTheMoney": {can: func() bool { return true }, run: func(t *rapid.T) { // always possible: a story may end in any state
 			_, err := s.d.Store.BookingMoneySummary(s.ctx, s.b)
 			require.NoError(t, err)
 		}},
 	}
+}
+
+// amend moves the check-out by days, under a key of the booking's key space.
+func (s *moneyStory) amend(t *rapid.T, days int) domain.Amendment {
+	k := storyKey{key: s.key(t, "amend"), kind: db.CommandAmendment, change: domain.Change{CheckOut: s.b.Stay.CheckOut.AddDays(days)}}
+	a, b, err := s.d.Store.Amend(s.ctx, amendParams(s.b, k.key, k.change))
+	require.NoError(t, err)
+	k.amendment = a.ID
+	s.keys = append(s.keys, k)
+	s.b = b
+	return a
 }
 
 // play runs up to 20 commands, each drawn among those the booking's state allows, and checks

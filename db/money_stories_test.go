@@ -23,7 +23,9 @@ import (
 // commands that its state allows, beside a small model of what each payment brought, what the
 // booking keeps, what is owed, on its way back and given back. After every command the ledger's
 // sums equal the model's; after every story the API's money, the per-payment bound, the row and
-// the ledger, and (once every refund has an outcome) the invariant checker agree with it too.
+// the ledger, and (once every refund has an outcome) the invariant checker agree with it too. The
+// model keeps the booking's idempotency keys, and a story sends commands again under them
+// (money_stories_keys_test.go).
 // docs/testing.md gives the command for a long run and the controls.
 
 // storyPayment is what the model knows of one payment.
@@ -36,6 +38,7 @@ type storyPayment struct {
 	owed       int64       // asked back, not yet sent (kept payments only)
 	refunding  int64       // sent, no outcome yet
 	back       int64       // given back
+	byHand     int64       // of back: settled by hand (by method other), by finance or an operator
 	asks       []*storyAsk // what is owed of it, by refund step, oldest first
 }
 
@@ -69,6 +72,8 @@ type moneyStory struct {
 	reversed int64
 	balance  *domain.Amendment // an amendment waiting for its balance
 	unpaid   map[string]bool   // the test's bookings the checker rightly finds unpaid
+	keys     []storyKey        // the money commands the store accepted, under their keys (money_stories_keys_test.go)
+	free     []string          // the keys of commands the store refused: nothing moved, they are free
 	seq      int
 }
 
@@ -239,7 +244,7 @@ func (s *moneyStory) goodwill(t *rapid.T, amount int64) {
 	if len(parts) == 0 { // nothing kept to draw on: the store refuses it
 		parts, rest = []domain.Payment{{ID: s.kept[len(s.kept)-1].id, Amount: amount, Currency: "EUR"}}, amount
 	}
-	key := s.next("gw")
+	key := s.key(t, "gw")
 	asked := parts
 	if byKept && rest == 0 && rapid.Bool().Draw(t, "the database draws it") {
 		asked = nil // as the workflow asks since the ledger draws: the database draws what the model drew
@@ -248,11 +253,13 @@ func (s *moneyStory) goodwill(t *rapid.T, amount int64) {
 		Kind: db.RefundGoodwill, Amount: amount, Currency: "EUR", Reason: "story", Actor: "desk-1", Parts: asked})
 	if !byKept || rest > 0 {
 		require.ErrorIs(t, err, domain.ErrConflict, "a goodwill refund of %d when the booking keeps %d", amount, s.model().Kept)
+		s.free = append(s.free, key)
 		return
 	}
 	require.NoError(t, err)
 	require.Equal(t, parts, r.Parts, "the refund's parts")
 	s.b = b
+	s.keys = append(s.keys, storyKey{key: key, kind: db.RefundGoodwill, amount: amount, parts: asked, drawn: parts})
 	for i, part := range parts {
 		for _, p := range s.kept {
 			if p.id == part.ID {
