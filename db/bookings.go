@@ -150,16 +150,18 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	// not its price (ChangePrice takes the same row lock).
 	// A payment after a desk deposit pays the rest: the booking keeps both (the deposit by its
 	// method, see received).
-	tag, err := s.pool.Exec(ctx, `UPDATE bookings SET status = 'CONFIRMED', payment_id = COALESCE($2, payment_id),
-			paid = paid + $3, updated_at = now()
-		FROM (SELECT set_config('bookflow.actor', $4, true)) AS actor
-		WHERE id = $1 AND status = 'HOLD' AND expires_at > now() AND ($2::text IS NULL OR (total = paid + $3 AND currency = $5))`,
-		bookingID, payID, paid, actorOf(ctx), payCurrency)
-	if err != nil {
-		return domain.Booking{}, err
+	// One statement answers the confirmed booking: a confirmation is on every booking's path.
+	booking, err := scanBooking(s.pool.QueryRow(ctx, `UPDATE bookings b SET status = 'CONFIRMED',
+			payment_id = COALESCE($2, b.payment_id), paid = b.paid + $3, updated_at = now()
+		FROM resources r, (SELECT set_config('bookflow.actor', $4, true)) AS actor
+		WHERE b.id = $1 AND r.id = b.resource_id AND b.status = 'HOLD' AND b.expires_at > now()
+			AND ($2::text IS NULL OR (b.total = b.paid + $3 AND b.currency = $5))
+		RETURNING `+bookingColumns, bookingID, payID, paid, actorOf(ctx), payCurrency))
+	if !errors.Is(err, domain.ErrNotFound) {
+		return booking, err
 	}
-	booking, err := s.GetBooking(ctx, bookingID)
-	if err != nil || tag.RowsAffected() == 1 || (booking.Status == domain.StatusConfirmed && (pay == nil || booking.PaymentID == pay.ID)) {
+	booking, err = s.GetBooking(ctx, bookingID)
+	if err != nil || (booking.Status == domain.StatusConfirmed && (pay == nil || booking.PaymentID == pay.ID)) {
 		return booking, err
 	}
 	if booking.Status == domain.StatusHold && pay != nil && (pay.Currency != booking.Price.Currency ||
