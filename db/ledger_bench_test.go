@@ -126,19 +126,11 @@ func backendCPU(pids []int) time.Duration {
 //	go test -run '^$' -bench 'OverAMillionLedgerEntries' -benchtime 5x ./db/
 func BenchmarkOverAMillionLedgerEntries(b *testing.B) {
 	ctx := context.Background()
-	d := testsuite.NewDatabase(b)
-	d.SetInventory(b, "h1", "double", dec10, dec13, 5)
-	bk, err := d.Store.Reserve(ctx, holdParams("bench", "k", nights(dec10, 1), 1))
-	require.NoError(b, err)
 	// The bookings are copies of one hold (the report reads their hotel; the check, their row),
 	// written without their triggers' history: only their money is measured.
-	_, err = d.Pool.Exec(ctx, `SET session_replication_role = replica;
-		INSERT INTO bookings SELECT (jsonb_populate_record(b, jsonb_build_object('id', b.id || '-' || g,
-			'idempotency_key', 'bench-' || g, 'paid', 17500))).* FROM bookings b, generate_series(1, 99999) g WHERE b.id = '`+bk.ID+`';
-		SET session_replication_role = DEFAULT`)
-	require.NoError(b, err)
+	d, bk := hotelOfBookings(b, 100_000)
 	year := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	_, err = d.Pool.Exec(ctx, `INSERT INTO money_ledger (at, booking_id, payment_id, kind, debit, credit, amount, currency, ref,
+	_, err := d.Pool.Exec(ctx, `INSERT INTO money_ledger (at, booking_id, payment_id, kind, debit, credit, amount, currency, ref,
 			method)
 		SELECT $2::timestamptz + random() * interval '365 days', b.id, CASE WHEN e.payment = '' THEN '' ELSE b.id || e.payment END,
 			e.kind, e.debit, e.credit, e.amount, 'EUR', b.id || e.ref, CASE WHEN e.payment <> '' THEN 'provider' END
