@@ -197,11 +197,15 @@ func lockPaymentLeft(ctx context.Context, tx pgx.Tx, paymentID, except string) (
 // RecordResolvedRefund records, once, a refund step an operator resolved as made by hand: a
 // succeeded refund by method other, with the operator as who recorded it and their reason as its
 // reference, for what is left of its payment under the payment's lock (the refunds made or under
-// way already count).
+// way already count). A step an attempt already gave back (the provider's webhook arrived while
+// the step waited for the operator) takes no resolution: its money went back once.
 func (s *Store) RecordResolvedRefund(ctx context.Context, a RefundAttempt) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
 		if err != nil {
+			return err
+		}
+		if given, err := givenAttempt(ctx, tx, a); err != nil || given != "" {
 			return err
 		}
 		given := a.Amount
