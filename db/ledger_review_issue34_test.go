@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -107,42 +108,57 @@ func TestReview34AResolutionWhileTheStepsAttemptIsPendingKeepsTheBooksRight(t *t
 
 // A database used before the ledger holds a cancelled booking whose refund an operator resolved
 // as made by hand before resolutions were recorded: REFUNDED, its refund due given back, and no
-// refund row says so (owedUnrecorded in staff_money.go names such bookings; with a failed
-// attempt row the backfill's attempt asks the refund back as unplanned and the figures agree, so
-// this one made none). The upgrade's backfill replays the cancel through ledger_on_booking with
-// the booking's row as it is now, REFUNDED, and ledger_on_booking draws a refund due only for
-// REFUNDING: the ledger keeps the whole payment, the booking's money says nothing is on its way
-// back where its rows said 150.00 was, and the checker's ledger_mismatch reports the booking.
+// refund row says so (owedUnrecorded in staff_money.go names such bookings). The upgrade's
+// backfill replayed the cancel through ledger_on_booking with the booking's row as it is now,
+// REFUNDED, and ledger_on_booking draws a refund due only for REFUNDING: the ledger kept the whole
+// payment, the booking's money said nothing was on its way back where its rows said 150.00 was,
+// and the checker's ledger_mismatch reported the booking. The backfill now draws it as for
+// REFUNDING. A REFUNDED booking whose attempts gave its refund back (their asks were unplanned
+// when the cancel drew nothing) finds it drawn once, by the cancel: nothing is asked twice.
 func TestReview34TheBackfillDrawsTheRefundOfABookingAlreadyRefunded(t *testing.T) {
-	review34Defect(t, "ledger_backfill draws no refund due for a REFUNDED booking (ledger_on_booking draws only for REFUNDING)")
 	t.Parallel()
 	ctx := context.Background()
 	d := testsuite.NewEmptyDatabase(t)
 	require.NoError(t, db.MigrateTo(ctx, d.Pool, 34))
 	d.SetInventory(t, "h1", "double", dec10, dec14, 20)
-	b := hold(t, d, "resolved-before", nights(dec10, 2), 1)
-	recordPayment(t, d, b.ID, "pi_before", twoNights)
-	b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_before", Amount: twoNights, Currency: "EUR"})
-	require.NoError(t, err)
-	_, err = d.Store.StartRefund(ctx, b.ID, nil, func(domain.Booking) (int64, error) { return 15000, nil })
-	require.NoError(t, err)
+	refunded := func(customer, payment string, attempts ...string) domain.Booking {
+		b := hold(t, d, customer, nights(dec10, 2), 1)
+		recordPayment(t, d, b.ID, payment, twoNights)
+		b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: payment, Amount: twoNights, Currency: "EUR"})
+		require.NoError(t, err)
+		_, err = d.Store.StartRefund(ctx, b.ID, nil, func(domain.Booking) (int64, error) { return 15000, nil })
+		require.NoError(t, err)
+		for i, outcome := range attempts {
+			a, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: fmt.Sprintf("%s/refund/%d", b.ID, i+1),
+				BookingID: b.ID, PaymentID: payment, Amount: 15000, Currency: "EUR", Reason: "cancelled"})
+			require.NoError(t, err)
+			require.NoError(t, d.Store.FinishRefundAttempt(ctx, a.ID, "re_"+a.ID, outcome, ""))
+		}
+		_, err = d.Store.FinishRefund(ctx, b.ID)
+		require.NoError(t, err)
+		return b
+	}
 	// Its refund's first step never got as far as an attempt row (the database refused it while
 	// it was down), and an operator of the release before resolutions were recorded resolved it
 	// as made by hand.
-	_, err = d.Store.FinishRefund(ctx, b.ID)
-	require.NoError(t, err)
-	before := oldMoney(t, d, b.ID)
-	require.Equal(t, int64(15000), before.Refunding, "the rows: 150.00 given back no row records")
+	byHand := refunded("resolved-before", "pi_before")
+	byAttempts := refunded("refunded-before", "pi_attempts", "failed", "succeeded")
+	before := map[string]db.MoneySummary{byHand.ID: oldMoney(t, d, byHand.ID), byAttempts.ID: oldMoney(t, d, byAttempts.ID)}
+	require.Equal(t, int64(15000), before[byHand.ID].Refunding, "the rows: 150.00 given back no row records")
+	require.Equal(t, int64(15000), before[byAttempts.ID].Refunded, "the rows: 150.00 given back by its second attempt")
 
 	require.NoError(t, db.Migrate(ctx, d.Pool))
 
-	b = booking(t, d, b.ID)
-	after, err := d.Store.BookingMoneySummary(ctx, b)
-	require.NoError(t, err)
-	assert.Equal(t, before, after, "the booking's money after the upgrade is what its rows said")
+	for id, want := range before {
+		after, err := d.Store.BookingMoneySummary(ctx, booking(t, d, id))
+		require.NoError(t, err)
+		assert.Equal(t, want, after, "the booking's money after the upgrade is what its rows said (%s)", id)
+		assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM money_ledger WHERE kind = 'refund_asked' AND cause = 'cancel'
+			AND booking_id = $1`, id), "the cancel's refund due is drawn, as it is for a REFUNDING booking")
+	}
+	assert.Zero(t, count(t, d, `SELECT count(*) FROM money_ledger WHERE cause = 'unplanned'`),
+		"the attempts find the cancel's refund owed and ask nothing more")
 	d.AssertLedgerAgrees(t)
-	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM money_ledger WHERE kind = 'refund_asked' AND cause = 'cancel'
-		AND booking_id = $1`, b.ID), "the cancel's refund due is drawn, as it is for a REFUNDING booking")
 }
 
 // The lock order of migration 00032 says no transaction holds a booking's 'booking-events:'

@@ -5,10 +5,10 @@
 --
 -- What the old rows do not keep is read as follows: a refund attempt that ended was sent at its
 -- creation and ended at its last update, except one the per-payment bound refused (failed, never
--- sent to the provider); a cancelled booking's refund due was asked when its first refund
--- attempt was made (its last update when it made none). A channel's sale on account was sold
--- when its hold was confirmed (its booking_changes row), at its price less the amendments
--- applied since (each posted on its own), and moved back when it was cancelled.
+-- sent to the provider); a cancelled booking's refund due (REFUNDING or REFUNDED) was asked when
+-- its first refund attempt was made (its last update when it made none). A channel's sale on
+-- account was sold when its hold was confirmed (its booking_changes row), at its price less the
+-- amendments applied since (each posted on its own), and moved back when it was cancelled.
 CREATE OR REPLACE FUNCTION ledger_backfill()
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -74,7 +74,12 @@ BEGIN
         WHEN 'price-change' THEN
             PERFORM ledger_on_price_change(c) FROM price_changes c WHERE c.id = e.id::bigint;
         WHEN 'cancel' THEN
-            PERFORM ledger_on_booking(b, b.payment_id, NULL, e.at) FROM bookings b WHERE b.id = e.id;
+            -- Drawn as when it moved to REFUNDING, also for a booking REFUNDED since (whose refund
+            -- may have been resolved by hand before resolutions were recorded: no row says so).
+            -- Before its first attempt, so the attempts find it owed and ask nothing unplanned.
+            SELECT * INTO bk FROM bookings WHERE id = e.id;
+            bk.status := 'REFUNDING';
+            PERFORM ledger_on_booking(bk, bk.payment_id, NULL, e.at);
         WHEN 'refund-sent' THEN
             SELECT * INTO rf FROM refunds WHERE id = e.id;
             IF rf.method = 'provider' AND rf.status IN ('succeeded', 'failed') AND NOT starts_with(rf.id, 'manual/')
