@@ -156,6 +156,8 @@ func (s *Server) operatorAction(c echo.Context, update string) error {
 		return newError(http.StatusConflict, "not_stuck", "%s", appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOperatorBusy:
 		return newError(http.StatusConflict, "operator_action_in_progress", "%s", appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeRefundInFlight:
+		return newError(http.StatusConflict, "refund_in_flight", "%s", appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeIdempotencyMismatch:
 		return fmt.Errorf("%w: %s", domain.ErrIdempotencyMismatch, appErr.Message())
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeActionTaken:

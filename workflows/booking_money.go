@@ -245,6 +245,10 @@ type Saga struct {
 	Parked   bool
 	Waiting  string
 	InRefund bool
+	// InFlight says the attempt it waits after got no definite answer (pending at the provider,
+	// or its outcome lost): the provider may still give the money back, so a resolution by hand
+	// is refused until a retry has the provider's answer.
+	InFlight bool `json:",omitempty"`
 }
 
 // refundStep names the saga's refund attempts in their idempotency keys: a booking's refund is
@@ -362,6 +366,7 @@ func conflict(err error) bool {
 // resolves it.
 func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, amount int64) error {
 	attempt, failures, why, parked := s.FirstAttempt, 0, "", s.Parked && s.InRefund
+	inFlight := parked && s.InFlight
 	if parked {
 		attempt, why = s.Attempt, s.Waiting
 	}
@@ -384,6 +389,7 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 				}
 			}
 			b.count(ctx, MetricRefundAttempts, map[string]string{"outcome": refundOutcome(out.Status)})
+			inFlight = out.Status != activities.RefundSucceeded && out.Status != activities.RefundFailed
 			switch out.Status {
 			case activities.RefundSucceeded:
 				b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
@@ -406,9 +412,9 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 			}
 			why = fmt.Sprintf("refund of %d %s stuck after %d failures: %s", amount, pay.Currency, failures, out.Error)
 		}
-		s.Attempt, s.InRefund = attempt, true
+		s.Attempt, s.InRefund, s.InFlight = attempt, true, inFlight
 		resolved, err := b.awaitOperator(ctx, s, s.refundStep(), why)
-		s.InRefund = false
+		s.InRefund, s.InFlight = false, false
 		if err == nil && resolved && b.takes(ctx, versionResolvedRecorded) {
 			// The operator made the refund by hand: it is recorded, so the books and the checker see it.
 			err = workflow.ExecuteActivity(dbActivity(ctx), refunds.RecordResolvedRefund, activities.ResolvedRefund{

@@ -12,10 +12,12 @@ import (
 	"github.com/bookflow/bookflow/db"
 )
 
-// Error types of operator actions refused: nothing is stuck, or another action is under way.
+// Error types of operator actions refused: nothing is stuck, another action is under way, or a
+// resolution by hand while the provider may still give the money back (Saga.InFlight).
 const (
-	ErrTypeNotStuck     = "NotStuck"
-	ErrTypeOperatorBusy = "OperatorBusy"
+	ErrTypeNotStuck       = "NotStuck"
+	ErrTypeOperatorBusy   = "OperatorBusy"
+	ErrTypeRefundInFlight = "RefundInFlight"
 )
 
 // OperatorAction is an operator's decision on a stuck refund: retry it, or mark it resolved by
@@ -76,6 +78,18 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 		}
 		return b.checkOperatorFree()
 	}
+	// A resolution says the refund was made by hand: while an attempt of it may still be given
+	// back by the provider, that could pay the guest twice (and a decline later leaves it owed).
+	validateResolve := func(a OperatorAction) error {
+		for _, s := range b.waiting {
+			if s.InRefund && s.InFlight {
+				return temporal.NewApplicationError(fmt.Sprintf("refund attempt %d of %s is still pending at the provider: "+
+					"retry it (the provider is asked for its answer) and resolve only once it was declined", s.Attempt,
+					s.refundStep()), ErrTypeRefundInFlight)
+			}
+		}
+		return validate(a)
+	}
 	for _, name := range []string{UpdateRetryRefund, UpdateResolveRefund} {
 		// An action applies to every refund step waiting at the time; the handler answers once
 		// they have all taken it. One action at a time, so each keeps its own intent: a retry and
@@ -107,8 +121,12 @@ func (b *booking) setOperatorHandlers(ctx workflow.Context) error {
 			})
 			return b.state, err
 		}
+		validator := validate
+		if name == UpdateResolveRefund {
+			validator = validateResolve
+		}
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, handler,
-			workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
+			workflow.UpdateHandlerOptions{Validator: validator}); err != nil {
 			return err
 		}
 	}
