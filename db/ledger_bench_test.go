@@ -32,8 +32,8 @@ func BenchmarkMoneyPathsWithTheLedger(b *testing.B) {
 		require.NoError(b, d.Store.SetInventory(ctx, db.SetInventoryParams{HotelID: "h1", RoomTypeID: "double",
 			From: dec10, To: dec10.AddDays(30), TotalRooms: 1_000_000_000, Rate: &testsuite.TestRate}))
 		if !ledger {
-			_, err := d.Pool.Exec(ctx, `DROP TRIGGER ledger_payment ON payments; DROP TRIGGER ledger_booking ON bookings;
-				DROP TRIGGER ledger_staff_refund ON staff_refunds; DROP TRIGGER ledger_refund ON refunds`)
+			_, err := d.Pool.Exec(ctx, `DROP TRIGGER _ledger_payment ON payments; DROP TRIGGER _ledger_booking ON bookings;
+				DROP TRIGGER _ledger_staff_refund ON staff_refunds; DROP TRIGGER _ledger_refund ON refunds`)
 			require.NoError(b, err)
 		}
 		return d

@@ -164,14 +164,14 @@ func TestReview34TheBackfillDrawsTheRefundOfABookingAlreadyRefunded(t *testing.T
 // The lock order of migration 00032 says no transaction holds a booking's 'booking-events:'
 // advisory lock while it waits for a lock that a transaction waiting for it holds; ledger_post
 // (00036) says posts on one booking wait in one order (its money_kept_by_booking row, then the
-// balances). The amendments' triggers break both: booking_amendments_queue_event fires before
-// ledger_amendment (triggers fire in name order), so an amendment applied with money takes the
+// balances). The amendments' triggers broke both: booking_amendments_queue_event fired before
+// ledger_amendment (triggers fire in name order), so an amendment applied with money took the
 // booking's advisory lock first and its money_kept_by_booking row second, while a refund's
-// webhook (SettleRefund: ledger_refund, then refunds_queue_event) takes them the other way round.
-// With a subscriber to both events, a balance paid while a refund of the same booking settles
-// deadlocks, and PostgreSQL aborts one of the two.
+// webhook (SettleRefund: ledger_refund, then refunds_queue_event) took them the other way round.
+// With a subscriber to both events, a balance paid while a refund of the same booking settled
+// deadlocked, and PostgreSQL aborted one of the two. The ledger's triggers are now named to fire
+// first on their tables (_ledger_*): the money's lock, then the events'.
 func TestReview34AnAmendmentAndARefundsWebhookOfOneBookingDoNotDeadlock(t *testing.T) {
-	review34Defect(t, "booking_amendments_queue_event takes the events lock before ledger_amendment's ledger lock: deadlock with SettleRefund")
 	t.Parallel()
 	d, ctx := subscribed(t, "booking.amended", "booking.refunded")
 	b := review34PendingGoodwill(t, d, 2500)
@@ -200,4 +200,39 @@ func TestReview34AnAmendmentAndARefundsWebhookOfOneBookingDoNotDeadlock(t *testi
 
 	assert.NoError(t, <-webhook, "the refund's webhook")
 	assert.NoError(t, <-balance, "the balance paid")
+}
+
+// The ledger's triggers fire before every other AFTER ROW trigger of their tables (a table's
+// triggers of one timing fire in name order), so a transaction takes a booking's money before its
+// events' lock whichever table it writes; a trigger added later whose name sorts before them
+// fails this.
+func TestTheLedgersTriggersFireFirstOnTheirTables(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	rows, err := d.Pool.Query(context.Background(), `SELECT t.tgrelid::regclass::text, t.tgname, p.proname LIKE 'ledger\_%'
+		FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+		WHERE NOT t.tgisinternal AND t.tgtype & 1 = 1 AND t.tgtype & 66 = 0
+			AND t.tgrelid IN (SELECT tgrelid FROM pg_trigger l JOIN pg_proc f ON f.oid = l.tgfoid WHERE f.proname LIKE 'ledger\_after\_%')
+		ORDER BY 1, t.tgname COLLATE "C"`)
+	require.NoError(t, err)
+	order := map[string][]string{}
+	others := map[string]bool{}
+	for rows.Next() {
+		var table, name string
+		var ledger bool
+		require.NoError(t, rows.Scan(&table, &name, &ledger))
+		if ledger {
+			assert.False(t, others[table], "%s: %s fires after %v", table, name, order[table])
+		} else {
+			others[table] = true
+		}
+		order[table] = append(order[table], name)
+	}
+	require.NoError(t, rows.Err())
+	for _, table := range []string{"bookings", "booking_amendments", "payments", "refunds", "staff_refunds", "price_changes"} {
+		assert.NotEmpty(t, order[table], "%s has the ledger's trigger", table)
+	}
+	assert.Equal(t, []string{"_ledger_amendment", "_ledger_channel_amendment", "booking_amendments_queue_event"},
+		order["booking_amendments"], "one of each, the ledger's first")
+	t.Logf("AFTER ROW triggers in firing order: %v", order)
 }

@@ -19,7 +19,9 @@
 -- at the end of its transaction, after its other locks (a refund row: BeginRefundAttempt,
 -- RecordResolvedRefund and a manual refund after the payment's lock, FinishRefundAttempt and
 -- SettleRefund on their own; payment_stuck on its own), so none holds this lock while it waits
--- for another that a transaction waiting for this one holds.
+-- for another that a transaction waiting for this one holds. The money ledger (00033 on) keeps
+-- this: its triggers (_ledger_*, db/functions/ledger_install_triggers.sql) fire before the
+-- *_queue_event ones, so a change that posts to the ledger locks the booking's money first.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION queue_booking_event(p_event text, p_type text, p_booking text, p_data jsonb) RETURNS void
 LANGUAGE plpgsql AS $$

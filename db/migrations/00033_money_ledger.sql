@@ -68,5 +68,12 @@ DROP TRIGGER IF EXISTS ledger_amendment ON booking_amendments;
 DROP TRIGGER IF EXISTS ledger_staff_refund ON staff_refunds;
 DROP TRIGGER IF EXISTS ledger_price_change ON price_changes;
 DROP TRIGGER IF EXISTS ledger_refund ON refunds;
+-- Their names since ledger_install_triggers made them fire first on their tables.
+DROP TRIGGER IF EXISTS _ledger_payment ON payments;
+DROP TRIGGER IF EXISTS _ledger_booking ON bookings;
+DROP TRIGGER IF EXISTS _ledger_amendment ON booking_amendments;
+DROP TRIGGER IF EXISTS _ledger_staff_refund ON staff_refunds;
+DROP TRIGGER IF EXISTS _ledger_price_change ON price_changes;
+DROP TRIGGER IF EXISTS _ledger_refund ON refunds;
 DROP TABLE money_ledger_backfill;
 DROP TABLE money_ledger;

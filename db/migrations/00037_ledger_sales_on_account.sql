@@ -15,6 +15,7 @@ ALTER TABLE money_ledger DROP CONSTRAINT money_ledger_kind_check,
 -- The trigger db.Migrate installs for them (ledger_install_triggers) goes; entries are never
 -- deleted, so the old check is put back for the entries posted from now on.
 DROP TRIGGER IF EXISTS ledger_channel_amendment ON booking_amendments;
+DROP TRIGGER IF EXISTS _ledger_channel_amendment ON booking_amendments;
 ALTER TABLE money_ledger DROP CONSTRAINT money_ledger_kind_check,
     ADD CONSTRAINT money_ledger_kind_check CHECK (kind IN ('captured', 'kept', 'refund_asked', 'attempt_sent',
         'refund_succeeded', 'refund_failed', 'settled_by_hand', 'price_set', 'balance_due', 'balance_lapsed')) NOT VALID;
