@@ -34,6 +34,10 @@ func BookingRefundStep(b domain.Booking, paymentID string) string {
 	return "refund-" + paymentID
 }
 
+// ExtraRefundStep names the step that gives back payment paymentID, which its booking does not
+// keep (a second payment, a wrong amount), in its attempts' keys.
+func ExtraRefundStep(paymentID string) string { return "extra-" + paymentID }
+
 // RefundProgress is how far a REFUNDING booking's refund got, for a recovery that goes on with it.
 type RefundProgress struct {
 	// Parts are what the refund draws on each payment, as the ledger drew them: on each payment it
@@ -80,4 +84,38 @@ func (s *Store) BookingRefundProgress(ctx context.Context, b domain.Booking, cur
 		}
 	}
 	return p, nil
+}
+
+// UnkeptRefund is a payment booking's workflow was giving back because the booking does not keep
+// it (a second payment), that no attempt gave back yet.
+type UnkeptRefund struct {
+	Payment domain.Payment // as it was captured: the saga gives back what is left of it
+	// FirstAttempt is the attempt of its step (extra-<paymentId>) to go on from
+	// (RefundStepState.GoOnFrom).
+	FirstAttempt int
+}
+
+// UnfinishedUnkeptRefunds lists the payments of booking bookingID whose refund a workflow began
+// (an attempt of step extra-<paymentId> is recorded) and no attempt gave back, with money of them
+// left or under way back: a resumed workflow gives them back, as the lost one was doing. A payment
+// captured whose refund never began is not one: it may pay an amendment the resumed run waits for
+// (its event is delivered again), and otherwise the checker reports it (unmatched_payment).
+func (s *Store) UnfinishedUnkeptRefunds(ctx context.Context, bookingID string) ([]UnkeptRefund, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.payment_id, c.amount, c.currency, st.last, st.last_status
+		FROM money_ledger c CROSS JOIN LATERAL `+stepAttempts("c.booking_id", "c.booking_id || '/extra-' || c.payment_id || '/'")+` st
+		WHERE c.booking_id = $1 AND c.kind = 'captured' AND st.last > 0 AND NOT st.given
+			AND NOT EXISTS (SELECT 1 FROM money_ledger k WHERE k.kind = 'kept' AND k.ref = c.payment_id)
+			AND (SELECT COALESCE(sum(m.balance), 0) FROM money_balances m
+				WHERE m.payment_id = c.payment_id AND m.account IN ('received', 'owed', 'refunding')) > 0
+		ORDER BY c.at, c.payment_id`, bookingID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (UnkeptRefund, error) {
+		var u UnkeptRefund
+		var st RefundStepState
+		err := r.Scan(&u.Payment.ID, &u.Payment.Amount, &u.Payment.Currency, &st.Last, &st.LastStatus)
+		u.FirstAttempt = st.GoOnFrom()
+		return u, err
+	})
 }

@@ -224,16 +224,6 @@ func (m *flowModel) steps(state string) []*flowRefund {
 	return out
 }
 
-// extraOwed: a payment the booking does not keep is still on its way back.
-func (m *flowModel) extraOwed() bool {
-	for _, r := range m.refunds {
-		if !r.pay.kept && r.state != stepGiven {
-			return true
-		}
-	}
-	return false
-}
-
 // atProvider is what the provider should hold of each of the booking's payments it took:
 // captured, refunded and pending.
 func (m *flowModel) atProvider() map[string][3]int64 {

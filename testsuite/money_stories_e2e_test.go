@@ -196,7 +196,7 @@ func (s *flowStory) commands() map[string]flowCommand {
 		"operatorRetries":  {can: waits(stepStuck), run: func(t *rapid.T) { s.operator(t, "retry", s.provider(t, "the provider now")) }, weight: 2},
 		"operatorResolves": {can: waits(stepStuck), run: func(t *rapid.T) { s.operator(t, "resolve", "") }, weight: 2},
 		"providerSettles":  {can: waits(stepPending), run: s.providerSettles, weight: 2},
-		"workflowLost":     {can: func() bool { return used() && !m.extraOwed() }, run: s.workflowLost, weight: 2},
+		"workflowLost":     {can: used, run: s.workflowLost, weight: 2},
 	}
 }
 

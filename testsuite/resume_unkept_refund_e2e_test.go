@@ -23,7 +23,6 @@ import (
 // for an operator, and the checker reports it an hour later as an unmatched payment. Found while
 // building TestMoneyStoriesThroughTheWorkflows, whose workflowLost command leaves this state out.)
 func TestAResumedBookingGivesBackTheSecondPaymentItsLostWorkflowWasGivingBack(t *testing.T) {
-	t.Skip("a known defect (issue 34): remove this skip with its fix")
 	t.Parallel()
 	provider := decliningProvider()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: provider})

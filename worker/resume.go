@@ -140,6 +140,17 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	if in.Resume.Seen, err = store.KeptPaymentIDs(ctx, b.ID); err != nil {
 		return in, err
 	}
+	// So were the payments it does not keep that its lost workflow was giving back: the resumed
+	// run gives them back, from the attempt the lost one had reached.
+	unkept, err := store.UnfinishedUnkeptRefunds(ctx, b.ID)
+	if err != nil {
+		return in, err
+	}
+	for _, u := range unkept {
+		in.Resume.Seen = append(in.Resume.Seen, u.Payment.ID)
+		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: db.ExtraRefundStep(u.Payment.ID), Kind: workflows.SagaExtra,
+			Payment: u.Payment, Reason: "a payment the booking does not keep (resumed)", FirstAttempt: u.FirstAttempt})
+	}
 	st := &in.Resume.State
 	st.Pending, st.LastAmendment, err = store.AmendmentState(ctx, b.ID)
 	return in, err

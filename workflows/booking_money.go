@@ -207,7 +207,7 @@ func (b *booking) refundExtra(ctx workflow.Context, pay domain.Payment, issue, r
 	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	b.startSaga(ctx, &Saga{Step: "extra-" + pay.ID, Kind: sagaExtra, Payment: pay, Reason: reason, FirstAttempt: 1}, nil)
+	b.startSaga(ctx, &Saga{Step: db.ExtraRefundStep(pay.ID), Kind: sagaExtra, Payment: pay, Reason: reason, FirstAttempt: 1}, nil)
 	return nil
 }
 
@@ -273,6 +273,10 @@ const (
 // SagaPart is the kind of an amendment's refund saga, which a resumed booking runs again when its
 // lost workflow had not finished it (worker.ResumeBooking).
 const SagaPart = sagaPart
+
+// SagaExtra is the kind of the refund of a payment a booking does not keep, which a resumed booking
+// runs again when its lost workflow had not finished it (worker.ResumeBooking).
+const SagaExtra = sagaExtra
 
 // startSaga runs s in its own coroutine; the workflow does not complete while one runs. When a
 // step fails on a business refusal (the database disagrees with the workflow), or refused is
