@@ -29,27 +29,38 @@ func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]dom
 	// The age counts from the capture, not the payment's row: a payment declined long ago and
 	// paid a moment ago has just arrived. The booking's status is the row's: the ledger records
 	// money, not a booking's life.
-	rows, err := s.pool.Query(ctx, `SELECT c.payment_id, c.booking_id, c.amount, l.left, c.currency
-		FROM money_ledger c CROSS JOIN LATERAL (SELECT COALESCE(sum(m.balance), 0) AS left FROM money_balances m
+	//
+	// The captured entries no live booking keeps are found first, by hash joins over every
+	// captured and kept entry and every booking (issue 34: over 100,000 payments, a median of 0.80 s
+	// before and 0.40 s after in BenchmarkMoneyCheck); what is left of each is summed only for those. OFFSET 0
+	// keeps that order: expecting to stop at the LIMIT, the planner looked each captured entry's
+	// kept entry and booking up by their keys, one by one, in the order of the findings.
+	var out []domain.Finding
+	err := s.queryChecked(ctx, `SELECT c.payment_id, c.booking_id, c.amount, l.left, c.currency
+		FROM (SELECT c.* FROM money_ledger c
+			WHERE c.kind = 'captured' AND c.at < now() - $1 * interval '1 microsecond'
+				AND NOT EXISTS (SELECT 1 FROM money_ledger k JOIN bookings b ON b.id = k.booking_id
+					WHERE k.kind = 'kept' AND k.ref = c.payment_id AND b.status IN `+keepingStatuses+`)
+			OFFSET 0) c
+		CROSS JOIN LATERAL (SELECT COALESCE(sum(m.balance), 0) AS left FROM money_balances m
 			WHERE m.payment_id = c.payment_id AND m.account IN ('received', 'kept', 'owed')) l
-		WHERE c.kind = 'captured' AND c.at < now() - $1 * interval '1 microsecond' AND l.left > 0
-			AND NOT EXISTS (SELECT 1 FROM money_ledger k JOIN bookings b ON b.id = k.booking_id
-				WHERE k.kind = 'kept' AND k.ref = c.payment_id AND b.status IN `+keepingStatuses+`)
-		ORDER BY c.at, c.payment_id LIMIT $2`, age.Microseconds(), maxFindings)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
-		var f domain.Finding
-		var amount, left int64
-		var currency string
-		err := r.Scan(&f.PaymentID, &f.BookingID, &amount, &left, &currency)
-		f.Check, f.Detail = domain.CheckUnmatchedPay, fmt.Sprintf("%d %s received, neither kept by a booking nor given back", amount, currency)
-		if left != amount {
-			f.Detail = fmt.Sprintf("%d %s received, %d of it neither kept by a booking nor given back", amount, currency, left)
-		}
-		return f, err
+		WHERE l.left > 0
+		ORDER BY c.at, c.payment_id LIMIT $2`, []any{age.Microseconds(), maxFindings}, func(rows pgx.Rows) error {
+		var err error
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
+			var f domain.Finding
+			var amount, left int64
+			var currency string
+			err := r.Scan(&f.PaymentID, &f.BookingID, &amount, &left, &currency)
+			f.Check, f.Detail = domain.CheckUnmatchedPay, fmt.Sprintf("%d %s received, neither kept by a booking nor given back", amount, currency)
+			if left != amount {
+				f.Detail = fmt.Sprintf("%d %s received, %d of it neither kept by a booking nor given back", amount, currency, left)
+			}
+			return f, err
+		})
+		return err
 	})
+	return out, err
 }
 
 // RefundsPaidTwice finds payments that gave back more than they brought (paid_back above what
