@@ -87,6 +87,7 @@ const (
 	ErrTypeBalanceDue          = "BalanceDue"          // an earlier amendment waits for its balance
 	ErrTypeNotAmendable        = "NotAmendable"        // not held or confirmed, or a kind not amendable yet
 	ErrTypeStayStarted         = "StayStarted"         // the change touches nights before today of a begun stay
+	ErrTypePaymentNotWhole     = "PaymentNotWhole"     // the balance's payment was asked back or is kept already
 	ErrTypeIdempotencyMismatch = "IdempotencyMismatch" // the key was first used for another amendment
 )
 
@@ -96,7 +97,7 @@ func classifyAmend(err error) error {
 		err  error
 		name string
 	}{{db.ErrBalanceDue, ErrTypeBalanceDue}, {db.ErrNotAmendable, ErrTypeNotAmendable}, {db.ErrStayStarted, ErrTypeStayStarted},
-		{db.ErrAlreadyOrdered, ErrTypeAlreadyOrdered},
+		{db.ErrAlreadyOrdered, ErrTypeAlreadyOrdered}, {db.ErrPaymentNotWhole, ErrTypePaymentNotWhole},
 		{domain.ErrIdempotencyMismatch, ErrTypeIdempotencyMismatch}} {
 		if errors.Is(err, t.err) {
 			return temporal.NewNonRetryableApplicationError(err.Error(), t.name, err)

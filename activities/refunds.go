@@ -147,6 +147,6 @@ type ResolvedRefund struct {
 
 // RecordResolvedRefund records a refund an operator made by hand (see db.Store.RecordResolvedRefund).
 func (a *Refunds) RecordResolvedRefund(ctx context.Context, r ResolvedRefund) error {
-	return a.Store.RecordResolvedRefund(ctx, db.RefundAttempt{ID: r.Key, BookingID: r.BookingID, PaymentID: r.PaymentID,
-		Amount: r.Amount, Currency: r.Currency, Reason: "resolved by hand: " + r.Reason, RecordedBy: r.Actor, Reference: r.Reason})
+	return classify(a.Store.RecordResolvedRefund(ctx, db.RefundAttempt{ID: r.Key, BookingID: r.BookingID, PaymentID: r.PaymentID,
+		Amount: r.Amount, Currency: r.Currency, Reason: "resolved by hand: " + r.Reason, RecordedBy: r.Actor, Reference: r.Reason}))
 }

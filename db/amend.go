@@ -39,6 +39,9 @@ var (
 	ErrNotAmendable = fmt.Errorf("%w: the booking cannot be amended", domain.ErrConflict)
 	// ErrStayStarted: the change touches nights before today of a stay that has begun.
 	ErrStayStarted = fmt.Errorf("%w: the stay has begun", domain.ErrConflict)
+	// ErrPaymentNotWhole: a payment offered as an amendment's balance was asked back, in part or
+	// whole, or is kept already: it cannot pay anything.
+	ErrPaymentNotWhole = fmt.Errorf("%w: the payment cannot pay a balance", domain.ErrConflict)
 )
 
 // errQuoted rolls a dry run back once it is judged.

@@ -113,6 +113,16 @@ func (s *Store) SettleAmendment(ctx context.Context, bookingID string, amendment
 			return a, fmt.Errorf("%w: amendment %d is %s and its balance is %d %s; payment %s of %d %s cannot settle it",
 				domain.ErrConflict, a.ID, a.Status, a.Balance(), a.Currency, pay.ID, pay.Amount, pay.Currency)
 		}
+		// By its ledger the payment is all received and nothing of it asked back: a payment given
+		// back (its event delivered again to a run that forgot it) never pays a balance.
+		var used bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM money_ledger WHERE payment_id = $1
+			AND kind IN ('kept', 'refund_asked'))`, pay.ID).Scan(&used); err != nil || used {
+			if used {
+				err = fmt.Errorf("%w: payment %s was asked back or is kept already", ErrPaymentNotWhole, pay.ID)
+			}
+			return a, err
+		}
 		if err := applySettled(ctx, tx, b, &a, pay); err != nil {
 			return a, err
 		}

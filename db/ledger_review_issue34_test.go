@@ -92,19 +92,22 @@ func TestReview34AResolutionOfAStepAnAttemptGaveBackRecordsNothing(t *testing.T)
 // resolution finds nothing owed on the payment (the step's 50.00 is refunding), so ledger_owe asks
 // 50.00 more of what the booking keeps (unplanned) and settles that; the decline then puts the
 // step's own 50.00 back in owed, where nothing will ever send it: the ledger keeps 100.00 where the
-// booking keeps 150.00, and the booking's money shows 50.00 on its way back for ever.
+// booking keeps 150.00, and the booking's money shows 50.00 on its way back for ever. Now the
+// resolution is refused while the attempt is pending; once the provider declined it, it is taken.
 func TestReview34AResolutionWhileTheStepsAttemptIsPendingKeepsTheBooksRight(t *testing.T) {
-	// The workflow no longer asks this (its resolve is refused while the attempt is in flight:
-	// workflows' TestAResolutionWhileTheProviderMayStillGiveTheRefundBackIsRefused); the store
-	// itself still records it if called.
-	review34Defect(t, "RecordResolvedRefund while an attempt of its step is pending takes the refund again from kept (unplanned)")
+	// The workflow does not ask this (its resolve is refused while its own attempt is in flight:
+	// workflows' TestAResolutionWhileTheProviderMayStillGiveTheRefundBackIsRefused), and the store
+	// refuses it too, whichever saga's attempt is under way.
 	t.Parallel()
 	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
 	b := review34PendingGoodwill(t, d, 5000)
 
-	review34Resolve(t, d, b, 5000)
+	err := d.Store.RecordResolvedRefund(ctx, db.RefundAttempt{ID: b.ID + "/staff-gw/0", BookingID: b.ID,
+		PaymentID: b.PaymentID, Amount: 5000, Currency: "EUR", Reason: "made by hand", RecordedBy: "op-1"})
+	require.ErrorIs(t, err, db.ErrRefundInFlight, "refused while the attempt is pending")
 	require.NoError(t, d.Store.SettleRefund(ctx, "re_gw", false, "declined"), "the provider declines the pending attempt")
+	review34Resolve(t, d, b, 5000)
 
 	review34GivenOnce(t, d, b, 5000)
 }

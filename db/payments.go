@@ -194,11 +194,16 @@ func lockPaymentLeft(ctx context.Context, tx pgx.Tx, paymentID, except string) (
 	return p, err
 }
 
+// ErrRefundInFlight refuses a resolution by hand of a refund step an attempt of which may still
+// give the money back (requested or pending at the provider).
+var ErrRefundInFlight = fmt.Errorf("%w: a refund attempt of the step is under way", domain.ErrConflict)
+
 // RecordResolvedRefund records, once, a refund step an operator resolved as made by hand: a
 // succeeded refund by method other, with the operator as who recorded it and their reason as its
 // reference, for what is left of its payment under the payment's lock (the refunds made or under
 // way already count). A step an attempt already gave back (the provider's webhook arrived while
-// the step waited for the operator) takes no resolution: its money went back once.
+// the step waited for the operator) takes no resolution: its money went back once. A step with an
+// attempt under way is refused (ErrRefundInFlight).
 func (s *Store) RecordResolvedRefund(ctx context.Context, a RefundAttempt) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
@@ -206,6 +211,15 @@ func (s *Store) RecordResolvedRefund(ctx context.Context, a RefundAttempt) error
 			return err
 		}
 		if given, err := givenAttempt(ctx, tx, a); err != nil || given != "" {
+			return err
+		}
+		// An attempt of the step under way (another saga's: a resumed run's beside a LatePayment
+		// workflow's) may still give the money back: resolving now could pay the guest twice.
+		if busy, err := attemptInFlight(ctx, tx, a); err != nil || busy != "" {
+			if busy != "" {
+				err = fmt.Errorf("%w: attempt %s of the step is requested or pending at the provider; retry for its answer first",
+					ErrRefundInFlight, busy)
+			}
 			return err
 		}
 		given := a.Amount

@@ -77,6 +77,23 @@ func givenAttempt(ctx context.Context, q querier, a RefundAttempt) (string, erro
 	return id, err
 }
 
+// attemptInFlight returns the id of an attempt of attempt a's step, for a's payment, that is
+// requested or pending at the provider: "" when none is (or a's id is not an attempt's).
+func attemptInFlight(ctx context.Context, q querier, a RefundAttempt) (string, error) {
+	i := strings.LastIndexByte(a.ID, '/')
+	if i < 0 {
+		return "", nil
+	}
+	var id string
+	err := q.QueryRow(ctx, `SELECT id FROM refunds WHERE booking_id = $1 AND payment_id = $2
+		AND status IN ('requested', 'pending') AND starts_with(id, $3) AND substr(id, length($3) + 1) ~ '^[0-9]+$'
+		ORDER BY id LIMIT 1`, a.BookingID, a.PaymentID, a.ID[:i+1]).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}
+
 // OwedRefund is one part of a staff refund that no attempt gave back: its workflow was gone
 // before the provider (or the desk) gave it back.
 type OwedRefund struct {

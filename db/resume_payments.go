@@ -12,12 +12,16 @@ import (
 // What a workflow taking a booking's money up again (a resumed booking, a refund recovery) reads
 // back from the database rather than from the lost workflow's memory.
 
-// KeptPaymentIDs lists the payments booking bookingID keeps (its payment, the desk's, the
-// balances its amendments took), sorted: a resumed workflow has acted on them already, and a
-// redelivery of one of their events is not a payment to give back.
-func (s *Store) KeptPaymentIDs(ctx context.Context, bookingID string) ([]string, error) {
+// ActedOnPaymentIDs lists, sorted, the payments of booking bookingID a workflow acted on: those it
+// keeps (its payment, the desk's, the balances its amendments took) and those any of which was
+// asked back (a payment it does not keep, given back or on its way back; one finance refunded by
+// hand). A resumed workflow counts them seen: a redelivery of one's event is neither a second
+// payment to give back nor a balance to pay an amendment with.
+func (s *Store) ActedOnPaymentIDs(ctx context.Context, bookingID string) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT k.id FROM bookings b CROSS JOIN LATERAL `+keptPaymentIDs+` AS k(id)
-		WHERE b.id = $1 AND k.id IS NOT NULL ORDER BY k.id`, bookingID)
+		WHERE b.id = $1 AND k.id IS NOT NULL
+		UNION SELECT l.payment_id FROM money_ledger l WHERE l.booking_id = $1 AND l.kind = 'refund_asked' AND l.payment_id <> ''
+		ORDER BY 1`, bookingID)
 	if err != nil {
 		return nil, err
 	}

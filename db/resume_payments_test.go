@@ -28,16 +28,22 @@ func withBalance(t *testing.T, d *testsuite.Database) (domain.Booking, domain.Am
 	return b, a
 }
 
-// TestAResumedBookingKnowsThePaymentsItKeeps: the booking's payment and its balance are kept; a
-// second payment it could not keep is not.
-func TestAResumedBookingKnowsThePaymentsItKeeps(t *testing.T) {
+// TestAResumedBookingKnowsThePaymentsItActedOn: the booking's payment and its balance are kept,
+// and a third payment's refund was begun: all three were acted on. A second payment nothing acted
+// on (its event never reached the workflow) is not.
+func TestAResumedBookingKnowsThePaymentsItActedOn(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	d := testsuite.NewDatabase(t)
 	b, _ := withBalance(t, d)
 	recordPayment(t, d, b.ID, "pi_second", twoNights)
-	ids, err := d.Store.KeptPaymentIDs(context.Background(), b.ID)
+	recordPayment(t, d, b.ID, "pi_third", 100)
+	_, err := d.Store.BeginRefundOfWhatIsLeft(ctx, db.RefundAttempt{ID: b.ID + "/" + db.ExtraRefundStep("pi_third") + "/1",
+		BookingID: b.ID, PaymentID: "pi_third", Amount: 100, Currency: "EUR", Reason: "a payment the booking does not keep"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"pi_balance", b.PaymentID}, ids, "sorted")
+	ids, err := d.Store.ActedOnPaymentIDs(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"pi_balance", b.PaymentID, "pi_third"}, ids, "sorted")
 }
 
 // TestARecoveredRefundGoesOnWithThePartItWasLostAt: a cancelled booking's refund is drawn on the

@@ -135,19 +135,19 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 		return in, err
 	}
 	in.Resume.Restart = append(in.Resume.Restart, staffRefundSagas(staff)...)
-	// The payments the booking keeps were acted on: a redelivery of one's event (its balance's
-	// webhook never marked delivered, say) is not a second payment to give back.
-	if in.Resume.Seen, err = store.KeptPaymentIDs(ctx, b.ID); err != nil {
+	// The payments the booking keeps, and those asked back, were acted on: a redelivery of one's
+	// event (its webhook never marked delivered, say) is neither a second payment to give back nor
+	// an amendment's balance.
+	if in.Resume.Seen, err = store.ActedOnPaymentIDs(ctx, b.ID); err != nil {
 		return in, err
 	}
-	// So were the payments it does not keep that its lost workflow was giving back: the resumed
-	// run gives them back, from the attempt the lost one had reached.
+	// The payments it does not keep that its lost workflow was giving back: the resumed run gives
+	// them back, from the attempt the lost one had reached.
 	unkept, err := store.UnfinishedUnkeptRefunds(ctx, b.ID)
 	if err != nil {
 		return in, err
 	}
 	for _, u := range unkept {
-		in.Resume.Seen = append(in.Resume.Seen, u.Payment.ID)
 		in.Resume.Restart = append(in.Resume.Restart, &workflows.Saga{Step: db.ExtraRefundStep(u.Payment.ID), Kind: workflows.SagaExtra,
 			Payment: u.Payment, Reason: "a payment the booking does not keep (resumed)", FirstAttempt: u.FirstAttempt})
 	}
