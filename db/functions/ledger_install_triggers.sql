@@ -1,7 +1,8 @@
 -- ledger_install_triggers: (re)creates the triggers that post the money ledger's entries from
--- the tables each money path writes, and the one that keeps it append-only. db.Migrate calls it
--- after the functions are applied (a trigger needs its function to exist; these functions are
--- defined only in db/functions). CREATE OR REPLACE TRIGGER makes a second call change nothing.
+-- the tables each money path writes, the one that keeps it append-only, and the one that keeps a
+-- refund attempt's outcome final. db.Migrate calls it after the functions are applied (a trigger
+-- needs its function to exist; these functions are defined only in db/functions). CREATE OR
+-- REPLACE TRIGGER makes a second call change nothing.
 --
 -- Their names begin with an underscore so they fire before every other AFTER ROW trigger of
 -- their tables (PostgreSQL fires a table's triggers of one timing in name order, and "_" sorts
@@ -35,5 +36,9 @@ BEGIN
         FOR EACH ROW EXECUTE FUNCTION ledger_after_refund();
     CREATE OR REPLACE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON money_ledger
         FOR EACH ROW EXECUTE FUNCTION ledger_refuse_change();
+    CREATE OR REPLACE TRIGGER _ledger_refund_outcome_final BEFORE UPDATE OF status, amount, payment_id ON refunds
+        FOR EACH ROW WHEN (OLD.status IN ('succeeded', 'failed')
+            AND (NEW.status, NEW.amount, NEW.payment_id) IS DISTINCT FROM (OLD.status, OLD.amount, OLD.payment_id))
+        EXECUTE FUNCTION ledger_refund_outcome_final();
 END
 $$;
