@@ -51,8 +51,8 @@ func BenchmarkInventoryCheck(b *testing.B) {
 }
 
 // BenchmarkMoneyCheck measures the invariant checker's money checks on 100,000 bookings, each
-// with a payment and a third of them with a refund (one pass each: refunds are summed once per
-// payment, then joined):
+// with a payment and a third of them with a refund (300,000 ledger entries; a million are
+// BenchmarkOverAMillionLedgerEntries'):
 //
 //	go test -run '^$' -bench MoneyCheck -benchtime 3x ./db/
 func BenchmarkMoneyCheck(b *testing.B) {

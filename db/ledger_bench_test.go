@@ -118,8 +118,8 @@ func backendCPU(pids []int) time.Duration {
 	return sum
 }
 
-// The daily report and the ledger check over a million ledger entries: each must take under a
-// second (issue 34). 100,000 bookings of one hotel, each with ten entries over a year: a deposit
+// The daily report and the checker's ledger and money checks over a million ledger entries: each
+// must take under a second (issue 34). 100,000 bookings of one hotel, each with ten entries over a year: a deposit
 // and the rest captured and kept, a refund of part of the rest asked, declined, asked again and
 // given back, and a price set by hand.
 //
@@ -172,6 +172,20 @@ func BenchmarkOverAMillionLedgerEntries(b *testing.B) {
 			found, err := d.Store.LedgerMismatches(ctx)
 			require.NoError(b, err)
 			require.Len(b, found, 1, "the one booking whose money the benchmark did not write")
+		}
+	})
+	// The checker's money checks: every booking's money, and every payment captured (the entries
+	// are in 2030: the age reaches past them).
+	b.Run("money_mismatch", func(b *testing.B) {
+		for b.Loop() {
+			_, err := d.Store.MoneyMismatches(ctx)
+			require.NoError(b, err)
+		}
+	})
+	b.Run("unmatched_payment", func(b *testing.B) {
+		for b.Loop() {
+			_, err := d.Store.UnmatchedPayments(ctx, -10*365*24*time.Hour)
+			require.NoError(b, err)
 		}
 	})
 }
