@@ -101,9 +101,11 @@ type UnkeptRefund struct {
 
 // UnfinishedUnkeptRefunds lists the payments of booking bookingID whose refund a workflow began
 // (an attempt of step extra-<paymentId> is recorded) and no attempt gave back, with money of them
-// left or under way back: a resumed workflow gives them back, as the lost one was doing. A payment
-// captured whose refund never began is not one: it may pay an amendment the resumed run waits for
-// (its event is delivered again), and otherwise the checker reports it (unmatched_payment).
+// left or under way back: a resumed workflow gives them back, as the lost one was doing. A workflow
+// other than the booking's may have begun it (a LatePayment workflow, while the booking's was
+// gone): the two give one step back under the same keys, and a resolution by hand waits for both
+// (RecordResolvedRefund). A payment captured whose refund never began is not one: nothing says
+// what the lost workflow made of it, and the checker reports it (unmatched_payment).
 func (s *Store) UnfinishedUnkeptRefunds(ctx context.Context, bookingID string) ([]UnkeptRefund, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.payment_id, c.amount, c.currency, st.last, st.last_status
 		FROM money_ledger c CROSS JOIN LATERAL `+stepAttempts("c.booking_id", "c.booking_id || '/extra-' || c.payment_id || '/'")+` st
