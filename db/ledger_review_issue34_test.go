@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,18 +14,10 @@ import (
 )
 
 // An adversarial review of the money ledger's SQL functions and the store paths around them
-// (issue 34). Each test shows a defect and fails on the code it was written against; it is
-// skipped unless BOOKFLOW_REVIEW=1, so CI stays green until the defect is fixed:
+// (issue 34). Each test showed a defect and failed on the code it was written against; all are
+// fixed:
 //
-//	BOOKFLOW_REVIEW=1 go test -count=1 -run 'TestReview34' ./db/
-
-// review34Defect skips a test of a defect found by the review unless BOOKFLOW_REVIEW=1.
-func review34Defect(t *testing.T, defect string) {
-	t.Helper()
-	if os.Getenv("BOOKFLOW_REVIEW") != "1" {
-		t.Skip("defect: " + defect + "; see issue 34 review")
-	}
-}
+//	go test -count=1 -run 'TestReview34' ./db/
 
 // review34PendingGoodwill is g1's two nights paid by card, with a goodwill refund of amount under
 // the key gw whose first attempt the provider left pending (its refund re_gw).
