@@ -63,31 +63,26 @@ func (s *Store) RefundStep(ctx context.Context, bookingID, step string) (RefundS
 // givenAttempt returns the id of an attempt that succeeded of attempt a's step, for a's payment:
 // "" when none did (or a's id is not an attempt's).
 func givenAttempt(ctx context.Context, q querier, a RefundAttempt) (string, error) {
-	i := strings.LastIndexByte(a.ID, '/')
-	if i < 0 || strings.Trim(a.ID[i+1:], "0123456789") != "" || i == len(a.ID)-1 {
-		return "", nil
-	}
-	var id string
-	err := q.QueryRow(ctx, `SELECT id FROM refunds WHERE booking_id = $1 AND payment_id = $2 AND status = 'succeeded'
-		AND starts_with(id, $3) AND substr(id, length($3) + 1) ~ '^[0-9]+$' ORDER BY id LIMIT 1`,
-		a.BookingID, a.PaymentID, a.ID[:i+1]).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return id, err
+	return attemptOfStep(ctx, q, a, "succeeded")
 }
 
 // attemptInFlight returns the id of an attempt of attempt a's step, for a's payment, that is
 // requested or pending at the provider: "" when none is (or a's id is not an attempt's).
 func attemptInFlight(ctx context.Context, q querier, a RefundAttempt) (string, error) {
+	return attemptOfStep(ctx, q, a, "requested", "pending")
+}
+
+// attemptOfStep returns the id of the first attempt of attempt a's step, for a's payment, in one
+// of statuses: "" when none is (or a's id is not an attempt's, <step>/<n>).
+func attemptOfStep(ctx context.Context, q querier, a RefundAttempt, statuses ...string) (string, error) {
 	i := strings.LastIndexByte(a.ID, '/')
-	if i < 0 {
+	if i < 0 || strings.Trim(a.ID[i+1:], "0123456789") != "" || i == len(a.ID)-1 {
 		return "", nil
 	}
 	var id string
-	err := q.QueryRow(ctx, `SELECT id FROM refunds WHERE booking_id = $1 AND payment_id = $2
-		AND status IN ('requested', 'pending') AND starts_with(id, $3) AND substr(id, length($3) + 1) ~ '^[0-9]+$'
-		ORDER BY id LIMIT 1`, a.BookingID, a.PaymentID, a.ID[:i+1]).Scan(&id)
+	err := q.QueryRow(ctx, `SELECT id FROM refunds WHERE booking_id = $1 AND payment_id = $2 AND status = ANY($4)
+		AND starts_with(id, $3) AND substr(id, length($3) + 1) ~ '^[0-9]+$' ORDER BY id LIMIT 1`,
+		a.BookingID, a.PaymentID, a.ID[:i+1], statuses).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
