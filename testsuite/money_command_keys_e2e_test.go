@@ -141,3 +141,49 @@ func TestADeskPaymentsKeyIsNotARefundsKey(t *testing.T) {
 	assert.Zero(t, refundedRows(t, sys, id))
 	checkInvariants(t, sys)
 }
+
+// TestAGoodwillRefundAndAReversalSentAgainUnderTheirKeysWithAnotherAmountAreRefused: the same key
+// with another body is 422 on every money route, through the API (the store's own tests hold the
+// rest): a goodwill refund of 50.00 under G sent again for 70.00, and a reversal of 10.00 of a
+// desk payment under R sent again for 20.00. Each retried as it was answers 200 and moves
+// nothing again.
+func TestAGoodwillRefundAndAReversalSentAgainUnderTheirKeysWithAnotherAmountAreRefused(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	id, total, finance := paidStay(t, sys, "h-samekey")
+	refunds := "/api/v1/staff/bookings/" + id + "/refunds"
+	goodwill := func(amount int64) map[string]any {
+		return map[string]any{"amount": amount, "currency": "EUR", "reason": "the lift was out of order"}
+	}
+	res := finance.Do(t, http.MethodPost, refunds, keyed("G"), goodwill(5000))
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitRefunded(t, sys, id, 5000)
+	res = finance.Do(t, http.MethodPost, refunds, keyed("G"), goodwill(7000))
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Status, "the goodwill refund's key with another amount: %s", res.Raw)
+	res = finance.Do(t, http.MethodPost, refunds, keyed("G"), goodwill(5000))
+	assert.Equal(t, http.StatusOK, res.Status, "the goodwill refund retried as it was: %s", res.Raw)
+	time.Sleep(time.Second) // a refund the refused request started would be recorded by now
+	assert.Equal(t, 5000, refundedRows(t, sys, id), "given once")
+	assert.Equal(t, float64(total-5000), staffView(t, sys, id).Body["paid"])
+
+	stay := stayFromNow(20, 2)
+	openRooms(t, sys, "h-samekey-desk", "double", stay, 2)
+	desked, price := holdRoom(t, sys, "h-samekey-desk", "k2", stay, 1)
+	desk := deskOf(t, sys, []string{"h-samekey-desk"}, nil)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+desked+"/desk-payments", keyed("D"),
+		map[string]any{"amount": price, "currency": "EUR", "method": "cash"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	reversal := func(amount int64) map[string]any {
+		return map[string]any{"amount": amount, "currency": "EUR", "reason": "entered twice",
+			"reverses": domain.DeskPaymentID(desked, "D")}
+	}
+	reverses := "/api/v1/staff/bookings/" + desked + "/refunds"
+	res = desk.Do(t, http.MethodPost, reverses, keyed("R"), reversal(1000))
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = desk.Do(t, http.MethodPost, reverses, keyed("R"), reversal(2000))
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Status, "the reversal's key with another amount: %s", res.Raw)
+	res = desk.Do(t, http.MethodPost, reverses, keyed("R"), reversal(1000))
+	assert.Equal(t, http.StatusOK, res.Status, "the reversal retried as it was: %s", res.Raw)
+	assert.Equal(t, float64(price-1000), staffView(t, sys, desked).Body["paid"], "reversed once")
+	checkInvariants(t, sys)
+}
