@@ -98,6 +98,10 @@ var docsRunBlocks = map[string]docsRun{
 		statuses: []int{200, 200, 200, 200},
 		shows:    []string{`"totalRooms":12`, `"nightsUpdated":2`, `"feePercent":20`, `"available":12`},
 	},
+	"docs/rates-and-restrictions.md#Writing plans": {
+		statuses: []int{200, 200, 200, 400},
+		shows:    []string{`"code":"BAR"`, `"percent":"-10"`, `"board":"breakfast"`, `cycle`},
+	},
 	"docs/hotels.md#The front desk": {
 		statuses: []int{201, 200, 200},
 		shows:    []string{`"status":"CONFIRMED"`, `"action":"confirm"`},
