@@ -144,7 +144,7 @@ func TestARatePlanThatDoesNotFitItsHotelIsRefusedWhole(t *testing.T) {
 
 // TestTwoPlansWrittenAtOnceCannotMakeACycle: A from B and B from A, written at the same moment:
 // the hotel's sale lock makes the second see the first, and one of them is refused. The control
-// (TWO_PLANS_CONTROL, by hand: PutRatePlan without lockSaleRules) stores both, a cycle.
+// (by hand: PutRatePlan without lockSaleRules) stored both in round 1, a cycle.
 func TestTwoPlansWrittenAtOnceCannotMakeACycle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

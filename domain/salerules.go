@@ -12,14 +12,22 @@ type RuleKind string
 
 // The kinds of sale rule.
 const (
-	RuleStopSell      RuleKind = "stop_sell"      // closes nights [From, To)
-	RuleSaleRange     RuleKind = "sale_range"     // sells only stays within [From, To], inclusive
-	RuleBookingWindow RuleKind = "booking_window" // check-in MinAdvance..MaxAdvance days ahead
-	RuleLengthOfStay  RuleKind = "length_of_stay" // MinLOS..MaxLOS nights, with a discount
+	RuleStopSell          RuleKind = "stop_sell"           // closes nights [From, To)
+	RuleClosedToArrival   RuleKind = "closed_to_arrival"   // no check-in on the dates [From, To)
+	RuleClosedToDeparture RuleKind = "closed_to_departure" // no check-out on the dates [From, To)
+	RuleStayThrough       RuleKind = "stay_through"        // a stay with a night in [From, To): MinLOS..MaxLOS nights
+	RuleSaleRange         RuleKind = "sale_range"          // sells only stays within [From, To], inclusive
+	RuleBookingWindow     RuleKind = "booking_window"      // check-in MinAdvance..MaxAdvance days ahead
+	RuleLengthOfStay      RuleKind = "length_of_stay"      // MinLOS..MaxLOS nights on arrival, with a discount
 )
 
 // RuleKinds lists every kind, in the order rules are evaluated.
-var RuleKinds = []RuleKind{RuleStopSell, RuleSaleRange, RuleBookingWindow, RuleLengthOfStay}
+var RuleKinds = []RuleKind{RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough, RuleSaleRange,
+	RuleBookingWindow, RuleLengthOfStay}
+
+// dateRestrictions are the kinds of which every rule covering the sale applies (none is chosen
+// over another): each closes or bounds the stays that meet its dates.
+var dateRestrictions = []RuleKind{RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough}
 
 // StopSellReasons are the reasons a stop-sell may give.
 var StopSellReasons = []string{"maintenance", "full", "event", "seasonal", "other"}
@@ -107,6 +115,21 @@ func (r SaleRule) Validate() error {
 		case r.AgentID != "":
 			return bad("a stop-sell closes a hotel, a room type or one channel, not one agent")
 		}
+	case RuleClosedToArrival, RuleClosedToDeparture:
+		if r.From.IsZero() || r.To.IsZero() || !r.To.After(r.From) {
+			return bad("from and to are required, to after from (the dates [from, to) are closed)")
+		}
+	case RuleStayThrough:
+		switch {
+		case r.From.IsZero() || r.To.IsZero() || !r.To.After(r.From):
+			return bad("from and to are required, to after from (a stay with a night in [from, to) is bounded)")
+		case r.MinLOS == nil || *r.MinLOS < 1 || *r.MinLOS > 365:
+			return bad("minLos is required, between 1 and 365 (1: no minimum)")
+		case r.MaxLOS != nil && (*r.MaxLOS < *r.MinLOS || *r.MaxLOS > 365):
+			return bad("maxLos must be between minLos and 365")
+		case r.DiscountFrom != nil || r.DiscountPercent != nil || r.DiscountAmount != nil:
+			return bad("only a length-of-stay rule gives a discount")
+		}
 	case RuleSaleRange:
 		if r.From.IsZero() || r.To.IsZero() {
 			return bad("from and to (the first and last nights on sale) are required")
@@ -146,12 +169,9 @@ func (r SaleRule) Validate() error {
 	if r.Kind != RuleBookingWindow && (r.MinAdvance != nil || r.MaxAdvance != nil) {
 		return bad("only a booking window has minAdvance and maxAdvance")
 	}
-	if r.Kind != RuleLengthOfStay && (r.MinLOS != nil || r.MaxLOS != nil || r.DiscountFrom != nil ||
-		r.DiscountPercent != nil || r.DiscountAmount != nil) {
-		return bad("only a length-of-stay rule has minLos, maxLos and a discount")
-	}
-	if r.Kind == RuleBookingWindow && (!r.From.IsZero() || !r.To.IsZero()) {
-		return bad("a booking window has no from and to: it counts days from today")
+	if r.Kind != RuleLengthOfStay && r.Kind != RuleStayThrough && (r.MinLOS != nil || r.MaxLOS != nil ||
+		r.DiscountFrom != nil || r.DiscountPercent != nil || r.DiscountAmount != nil) {
+		return bad("only a length-of-stay or stay-through rule has minLos and maxLos, and only the first a discount")
 	}
 	return nil
 }
@@ -232,8 +252,8 @@ func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
 		}
 	}
 	for _, r := range covering {
-		if r.Kind == RuleStopSell && r.From.Before(c.Stay.CheckOut) && c.Stay.CheckIn.Before(r.To) {
-			add(RuleFinding{Rule: r, Why: fmt.Sprintf("stop-sell (%s) closes the nights [%s, %s)", r.Reason, r.From, r.To)})
+		if f, met := r.meetDates(c.Stay); met {
+			add(f)
 		}
 	}
 	for _, kind := range []RuleKind{RuleSaleRange, RuleBookingWindow, RuleLengthOfStay} {
@@ -265,7 +285,7 @@ func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
 }
 
 // covers reports whether the rule applies to the sale's hotel, room type, channel and agent, and,
-// for a length-of-stay rule, to its check-in date.
+// for a length-of-stay rule or a booking window with dates, to its check-in date.
 func (r SaleRule) covers(c SaleContext) bool {
 	switch {
 	case r.HotelID != c.HotelID,
@@ -273,10 +293,39 @@ func (r SaleRule) covers(c SaleContext) bool {
 		r.ChannelID != "" && r.ChannelID != c.ChannelID,
 		r.AgentID != "" && r.AgentID != c.AgentID:
 		return false
-	case r.Kind == RuleLengthOfStay:
+	case r.Kind == RuleLengthOfStay, r.Kind == RuleBookingWindow:
 		return (r.From.IsZero() || !c.Stay.CheckIn.Before(r.From)) && (r.To.IsZero() || c.Stay.CheckIn.Before(r.To))
 	}
 	return true
+}
+
+// meetDates says what a rule of the date restrictions makes of a stay that meets its dates: a
+// stop-sell closing one of its nights, a closed arrival or departure on its check-in or check-out,
+// a stay-through rule bounding a stay with a night in its range. met is false for a stay that
+// does not meet them, and for every other kind.
+func (r SaleRule) meetDates(stay Stay) (f RuleFinding, met bool) {
+	in := func(d Date) bool { return !d.Before(r.From) && d.Before(r.To) }
+	overlaps := r.From.Before(stay.CheckOut) && stay.CheckIn.Before(r.To)
+	f = RuleFinding{Rule: r}
+	switch {
+	case r.Kind == RuleStopSell && overlaps:
+		f.Why = fmt.Sprintf("stop-sell (%s) closes the nights [%s, %s)", r.Reason, r.From, r.To)
+	case r.Kind == RuleClosedToArrival && in(stay.CheckIn):
+		f.Why = fmt.Sprintf("closed to arrival on %s (the dates [%s, %s))", stay.CheckIn, r.From, r.To)
+	case r.Kind == RuleClosedToDeparture && in(stay.CheckOut):
+		f.Why = fmt.Sprintf("closed to departure on %s (the dates [%s, %s))", stay.CheckOut, r.From, r.To)
+	case r.Kind == RuleStayThrough && overlaps:
+		n := stay.Nights()
+		f.Allows = n >= *r.MinLOS && (r.MaxLOS == nil || n <= *r.MaxLOS)
+		night := stay.CheckIn // the stay's first night in the rule's range
+		if night.Before(r.From) {
+			night = r.From
+		}
+		f.Why = fmt.Sprintf("stays through the night of %s are of %s (this one has %d)", night, r.nightsText(), n)
+	default:
+		return f, false
+	}
+	return f, true
 }
 
 // level ranks how specific a rule is: a channel's (4) over an agent's (2) over a global one (0),
@@ -341,16 +390,20 @@ func (r SaleRule) judge(c SaleContext) RuleFinding {
 	case RuleLengthOfStay:
 		n := c.Stay.Nights()
 		f.Allows = n >= *r.MinLOS && (r.MaxLOS == nil || n <= *r.MaxLOS)
-		if r.MaxLOS != nil {
-			f.Why = fmt.Sprintf("stays of %d to %d nights (this one has %d)", *r.MinLOS, *r.MaxLOS, n)
-		} else {
-			f.Why = fmt.Sprintf("stays of at least %d nights (this one has %d)", *r.MinLOS, n)
-		}
+		f.Why = fmt.Sprintf("stays of %s (this one has %d)", r.nightsText(), n)
 		if r.discounts(n) {
 			f.Why += "; " + r.discountText()
 		}
 	}
 	return f
+}
+
+// nightsText is a length rule's bounds: "2 to 5 nights", "at least 2 nights".
+func (r SaleRule) nightsText() string {
+	if r.MaxLOS != nil {
+		return fmt.Sprintf("%d to %d nights", *r.MinLOS, *r.MaxLOS)
+	}
+	return fmt.Sprintf("at least %d nights", *r.MinLOS)
 }
 
 // discounts reports whether a stay of nights nights earns the rule's discount.

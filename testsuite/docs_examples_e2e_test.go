@@ -102,6 +102,10 @@ var docsRunBlocks = map[string]docsRun{
 		statuses: []int{200, 200, 200, 400},
 		shows:    []string{`"code":"BAR"`, `"percent":"-10"`, `"board":"breakfast"`, `cycle`},
 	},
+	"docs/rates-and-restrictions.md#Restrictions": {
+		statuses: []int{201, 201, 200},
+		shows:    []string{`"kind":"closed_to_arrival"`, `"kind":"stay_through"`, `"refusedBy":.*closed to arrival on`},
+	},
 	"docs/hotels.md#The front desk": {
 		statuses: []int{201, 200, 200},
 		shows:    []string{`"status":"CONFIRMED"`, `"action":"confirm"`},
