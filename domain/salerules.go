@@ -25,10 +25,6 @@ const (
 var RuleKinds = []RuleKind{RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough, RuleSaleRange,
 	RuleBookingWindow, RuleLengthOfStay}
 
-// dateRestrictions are the kinds of which every rule covering the sale applies (none is chosen
-// over another): each closes or bounds the stays that meet its dates.
-var dateRestrictions = []RuleKind{RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough}
-
 // StopSellReasons are the reasons a stop-sell may give.
 var StopSellReasons = []string{"maintenance", "full", "event", "seasonal", "other"}
 
