@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -181,29 +182,57 @@ func checkRatePlanScope(ctx context.Context, tx pgx.Tx, p domain.RatePlan) error
 
 // checkDerivationChains walks the chain of parents from every derived plan of the hotel, as
 // written in this transaction, and refuses a cycle or a chain too deep (domain.DerivationChain):
-// a plan given a new parent deepens its children's chains too. The caller rolls back.
+// a plan given a new parent deepens its children's chains too. It refuses a derived plan selling a
+// room type its parent does not (no parent price to derive from), also when the parent is the
+// plan written. The caller rolls back.
 func checkDerivationChains(ctx context.Context, tx pgx.Tx, hotelID string) error {
-	rows, err := tx.Query(ctx, `SELECT code, parent FROM rate_plans WHERE hotel_id = $1 AND parent IS NOT NULL`, hotelID)
+	rows, err := tx.Query(ctx, `SELECT code, parent, room_types FROM rate_plans WHERE hotel_id = $1`, hotelID)
 	if err != nil {
 		return err
 	}
-	parents := map[string]string{}
-	var child, parent string
-	if _, err := pgx.ForEachRow(rows, []any{&child, &parent}, func() error {
-		parents[child] = parent
+	parents, roomTypes := map[string]string{}, map[string][]string{}
+	var code string
+	var parent *string
+	var types []string
+	if _, err := pgx.ForEachRow(rows, []any{&code, &parent, &types}, func() error {
+		if parent != nil {
+			parents[code] = *parent
+		}
+		roomTypes[code] = types
 		return nil
 	}); err != nil {
 		return err
 	}
-	for code := range parents {
+	for code, parent := range parents {
 		if _, err := domain.DerivationChain(code, func(c string) (domain.Derivation, bool) {
 			p, ok := parents[c]
 			return domain.Derivation{Parent: p}, ok
 		}); err != nil {
 			return err
 		}
+		if missing := notSoldBy(roomTypes[code], roomTypes[parent]); missing != "" {
+			return fmt.Errorf("%w: rate plan %s sells %s, which its parent %s does not sell", domain.ErrInvalid, code, missing,
+				parent)
+		}
 	}
 	return nil
+}
+
+// notSoldBy names what a child plan's room types hold that its parent's do not (an empty list
+// is every room type), or "".
+func notSoldBy(child, parent []string) string {
+	switch {
+	case len(parent) == 0:
+		return ""
+	case len(child) == 0:
+		return "every room type"
+	}
+	for _, t := range child {
+		if !slices.Contains(parent, t) {
+			return "room type " + t
+		}
+	}
+	return ""
 }
 
 // nonNil is s, or an empty slice for nil (the columns are NOT NULL arrays).

@@ -110,6 +110,16 @@ func TestARatePlanThatDoesNotFitItsHotelIsRefusedWhole(t *testing.T) {
 	suite.RoomTypes = []string{"double", "suite"}
 	assert.ErrorContains(t, put(suite), "suite", "an unknown room type")
 	assert.ErrorContains(t, put(flexible("A", "B")), "cycle", "A from B from A")
+	doubles := flexible("D", "")
+	doubles.RoomTypes = []string{"double"}
+	require.NoError(t, put(doubles))
+	everything := flexible("E", "D")
+	assert.ErrorContains(t, put(everything), "every room type", "a child selling what its parent does not")
+	doubles.RoomTypes = nil
+	require.NoError(t, put(doubles))
+	require.NoError(t, put(everything))
+	doubles.RoomTypes = []string{"double"}
+	assert.ErrorContains(t, put(doubles), "which its parent D does not sell", "a parent narrowed under its child")
 	other := flexible("A", "")
 	other.HotelID = "h2"
 	assert.ErrorIs(t, put(other), domain.ErrNotFound, "an unknown hotel")
@@ -125,7 +135,7 @@ func TestARatePlanThatDoesNotFitItsHotelIsRefusedWhole(t *testing.T) {
 
 	after, err := d.Store.RatePlans(ctx, "h1")
 	require.NoError(t, err)
-	assert.Len(t, after, len(before)+7, "only the seven chain plans were added")
+	assert.Len(t, after, len(before)+9, "only D, E and the seven chain plans were added")
 	l1, err := d.Store.GetRatePlan(ctx, "h1", "L1")
 	require.NoError(t, err)
 	assert.Equal(t, domain.DefaultRatePlan, l1.DerivedFrom.Parent, "L1 as it was")

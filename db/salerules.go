@@ -195,13 +195,15 @@ func (s *Store) EndSaleRule(ctx context.Context, id int64) error {
 	})
 }
 
-// ExpireStopSells marks the stop-sells whose last night is over at their hotel expired, and
-// returns how many it marked.
+// ExpireStopSells marks the stop-sells, and the other dated restrictions (closed to arrival or
+// departure, stay through, arrival advance), whose last date is over at their hotel expired, and
+// returns how many it marked: none of them can meet a stay sold from then on, and every hold
+// reads the rules in force.
 func (s *Store) ExpireStopSells(ctx context.Context) (int, error) {
 	var n int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT DISTINCT r.hotel_id FROM sale_rules r JOIN hotels h ON h.id = r.hotel_id
-			WHERE `+stopSellOverSQL)
+			WHERE `+datedRuleOverSQL)
 		if err != nil {
 			return err
 		}
@@ -213,15 +215,18 @@ func (s *Store) ExpireStopSells(ctx context.Context) (int, error) {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `UPDATE sale_rules r SET expired_at = now(), updated_at = now()
-			FROM hotels h WHERE h.id = r.hotel_id AND `+stopSellOverSQL)
+			FROM hotels h WHERE h.id = r.hotel_id AND `+datedRuleOverSQL)
 		n = int(tag.RowsAffected())
 		return err
 	})
 	return n, err
 }
 
-// stopSellOverSQL selects the active stop-sells r whose last night is over at their hotel h.
-const stopSellOverSQL = `r.kind = 'stop_sell' AND r.cancelled_at IS NULL AND r.expired_at IS NULL
+// datedRuleOverSQL selects the active dated restrictions r whose last date ([from, to)) is over
+// at their hotel h.
+const datedRuleOverSQL = `r.kind IN ('stop_sell', 'closed_to_arrival', 'closed_to_departure', 'stay_through',
+		'arrival_advance')
+	AND r.cancelled_at IS NULL AND r.expired_at IS NULL
 	AND r.to_date <= (now() AT TIME ZONE h.time_zone)::date`
 
 // lockSaleRules takes the sale lock of hotels for a rule write, in its transaction before it

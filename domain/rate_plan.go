@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultRatePlan is the code of every hotel's default plan: its price is the room type's rate
@@ -89,13 +90,13 @@ func (p RatePlan) Validate() error {
 	if err := ValidateID("code", p.Code); err != nil {
 		return err
 	}
-	if len(p.Name) == 0 || len(p.Name) > 200 || strings.ContainsFunc(p.Name, unicode.IsControl) {
+	if n := utf8.RuneCountInString(p.Name); n == 0 || n > 200 || strings.ContainsFunc(p.Name, unicode.IsControl) {
 		return bad("name must be 1-200 characters, none of them a control character")
 	}
 	if !slices.Contains([]Board{BoardRoomOnly, BoardBreakfast, BoardHalf, BoardFull}, p.Board) {
 		return bad("board is room_only, breakfast, half_board or full_board")
 	}
-	if len(p.Includes) > 500 || strings.ContainsRune(p.Includes, 0) {
+	if utf8.RuneCountInString(p.Includes) > 500 || strings.ContainsRune(p.Includes, 0) {
 		return bad("includes is at most 500 characters, without NUL")
 	}
 	if err := validateDistinctIDs("roomTypes", p.RoomTypes, false); err != nil {

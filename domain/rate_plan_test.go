@@ -30,9 +30,10 @@ func TestARatePlansShapeIsCheckedBeforeItIsStored(t *testing.T) {
 		"non-refundable, a no-show keeping 50%": func(p *domain.RatePlan) {
 			p.Policy = &domain.RatePlanPolicy{NonRefundable: true, NoShow: domain.NoShowKeepsPercent, NoShowPercent: 50}
 		},
-		"every channel":   func(p *domain.RatePlan) { p.Channels = []string{domain.AnyChannel} },
-		"derived":         func(p *domain.RatePlan) { p.DerivedFrom = &domain.Derivation{Parent: "BAR", Percent: "-10"} },
-		"a 200-char name": func(p *domain.RatePlan) { p.Name = strings.Repeat("a", 200) },
+		"every channel":           func(p *domain.RatePlan) { p.Channels = []string{domain.AnyChannel} },
+		"derived":                 func(p *domain.RatePlan) { p.DerivedFrom = &domain.Derivation{Parent: "BAR", Percent: "-10"} },
+		"a 200-char name":         func(p *domain.RatePlan) { p.Name = strings.Repeat("a", 200) },
+		"200 two-byte characters": func(p *domain.RatePlan) { p.Name = strings.Repeat("é", 200) },
 	} {
 		p := valid()
 		change(&p)

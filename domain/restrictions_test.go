@@ -28,7 +28,7 @@ func TestEachRestrictionAtItsEdges(t *testing.T) {
 	// stays with a night from 10 to 11 June take 3 to 5 nights
 	through := SaleRule{ID: 3, Kind: RuleStayThrough, HotelID: "h1", From: june, To: june.AddDays(2), MinLOS: ptr(3), MaxLOS: ptr(5)}
 	// arrivals on 10 and 11 June book 40 to 60 days ahead (these stays are booked 30 ahead, or 29, 31)
-	advance := SaleRule{ID: 4, Kind: RuleBookingWindow, HotelID: "h1", From: june, To: june.AddDays(2),
+	advance := SaleRule{ID: 4, Kind: RuleArrivalAdvance, HotelID: "h1", From: june, To: june.AddDays(2),
 		MinAdvance: ptr(40), MaxAdvance: ptr(60)}
 	cases := []struct {
 		name    string
@@ -52,7 +52,8 @@ func TestEachRestrictionAtItsEdges(t *testing.T) {
 		{"two nights ending before the range", through, stayOf(june.AddDays(-2), 2), false},
 		{"one night starting after the range", through, stayOf(june.AddDays(2), 1), false},
 		{"one night on the range's last night", through, stayOf(june.AddDays(1), 1), true},
-		{"arriving on a dated window's first date, 30 days ahead", advance, stayOf(june, 1), true},
+		{"arriving on an arrival_advance rule's first date, 30 days ahead", advance, stayOf(june, 1), true},
+		{"arriving on its last date, 31 days ahead", advance, stayOf(june.AddDays(1), 1), true},
 		{"arriving the day before it, 29 days ahead", advance, stayOf(june.AddDays(-1), 1), false},
 		{"arriving on the day after its last date, 32 days ahead", advance, stayOf(june.AddDays(2), 1), false},
 	}
@@ -79,6 +80,11 @@ func TestARefusalNamesTheRestrictionAndItsDate(t *testing.T) {
 	v = sold([]SaleRule{through}, stayOf(june.AddDays(-1), 2))
 	assert.Equal(t, "sale rule 9 (stay_through): stays through the night of 2030-06-10 are of at least 3 nights (this one has 2)",
 		v.Refusal.Named())
+	advance := SaleRule{ID: 10, Kind: RuleArrivalAdvance, HotelID: "h1", From: june, To: june.AddDays(7), MinAdvance: ptr(40),
+		MaxAdvance: ptr(90)}
+	v = sold([]SaleRule{advance}, stayOf(june, 1))
+	assert.Equal(t, "sale rule 10 (arrival_advance): check-in on 2030-06-10 40 to 90 days ahead (this one is 30 days ahead)",
+		v.Refusal.Named())
 }
 
 // TestRestrictionsNarrowedToAChannelOrRoomTypeAndAddedUp: every restriction covering a sale
@@ -99,6 +105,21 @@ func TestRestrictionsNarrowedToAChannelOrRoomTypeAndAddedUp(t *testing.T) {
 	assert.Equal(t, int64(2), suite.Refusal.Rule.ID)
 }
 
+// TestAnEverydayBookingWindowWrittenLaterLeavesTheArrivalDatesOwn: an arrival_advance rule is a
+// dated restriction, applied beside the booking window, never hidden by a newer one.
+func TestAnEverydayBookingWindowWrittenLaterLeavesTheArrivalDatesOwn(t *testing.T) {
+	dated := SaleRule{ID: 1, Kind: RuleArrivalAdvance, HotelID: "h1", From: june, To: june.AddDays(30), MinAdvance: ptr(30),
+		MaxAdvance: ptr(365)}
+	everyday := SaleRule{ID: 2, Kind: RuleBookingWindow, HotelID: "h1", MinAdvance: ptr(0), MaxAdvance: ptr(365)}
+	v := EvaluateSale([]SaleRule{dated, everyday}, SaleContext{HotelID: "h1", RoomTypeID: "dbl", Stay: stayOf(june, 1),
+		Today: june.AddDays(-5)})
+	assert.False(t, v.Allowed)
+	assert.Equal(t, int64(1), v.Refusal.Rule.ID)
+	v = EvaluateSale([]SaleRule{dated, everyday}, SaleContext{HotelID: "h1", RoomTypeID: "dbl", Stay: stayOf(june.AddDays(30), 1),
+		Today: june.AddDays(25)})
+	assert.True(t, v.Allowed, "an arrival after its dates: the everyday window alone")
+}
+
 func TestRestrictionsAreValidated(t *testing.T) {
 	for _, r := range []SaleRule{
 		{Kind: RuleClosedToArrival, HotelID: "h1", From: june},
@@ -110,13 +131,16 @@ func TestRestrictionsAreValidated(t *testing.T) {
 		{Kind: RuleStayThrough, HotelID: "h1", From: june, To: june.AddDays(1), MinLOS: ptr(1), DiscountFrom: ptr(2), DiscountPercent: ptr(5)},
 		{Kind: RuleStayThrough, HotelID: "h1", MinLOS: ptr(2)},
 		{Kind: RuleClosedToArrival, HotelID: "h1", From: june, To: june.AddDays(1), Reason: "full"},
+		{Kind: RuleArrivalAdvance, HotelID: "h1", From: june, MinAdvance: ptr(0), MaxAdvance: ptr(7)},
+		{Kind: RuleArrivalAdvance, HotelID: "h1", From: june, To: june.AddDays(1), MinAdvance: ptr(8), MaxAdvance: ptr(7)},
+		{Kind: RuleBookingWindow, HotelID: "h1", From: june, To: june.AddDays(1), MinAdvance: ptr(0), MaxAdvance: ptr(7)},
 	} {
 		assert.ErrorIs(t, r.Validate(), ErrInvalid, "%+v", r)
 	}
 	for _, r := range []SaleRule{
 		{Kind: RuleClosedToArrival, HotelID: "h1", AgentID: "ag", From: june, To: june.AddDays(1)},
 		{Kind: RuleStayThrough, HotelID: "h1", From: june, To: june.AddDays(1), MinLOS: ptr(1), MaxLOS: ptr(7)},
-		{Kind: RuleBookingWindow, HotelID: "h1", From: june, MinAdvance: ptr(0), MaxAdvance: ptr(7)},
+		{Kind: RuleArrivalAdvance, HotelID: "h1", From: june, To: june.AddDays(1), MinAdvance: ptr(0), MaxAdvance: ptr(7)},
 	} {
 		assert.NoError(t, r.Validate(), "%+v", r)
 	}

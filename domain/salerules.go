@@ -16,14 +16,15 @@ const (
 	RuleClosedToArrival   RuleKind = "closed_to_arrival"   // no check-in on the dates [From, To)
 	RuleClosedToDeparture RuleKind = "closed_to_departure" // no check-out on the dates [From, To)
 	RuleStayThrough       RuleKind = "stay_through"        // a stay with a night in [From, To): MinLOS..MaxLOS nights
+	RuleArrivalAdvance    RuleKind = "arrival_advance"     // check-in on the dates [From, To): MinAdvance..MaxAdvance days ahead
 	RuleSaleRange         RuleKind = "sale_range"          // sells only stays within [From, To], inclusive
 	RuleBookingWindow     RuleKind = "booking_window"      // check-in MinAdvance..MaxAdvance days ahead
 	RuleLengthOfStay      RuleKind = "length_of_stay"      // MinLOS..MaxLOS nights on arrival, with a discount
 )
 
 // RuleKinds lists every kind, in the order rules are evaluated.
-var RuleKinds = []RuleKind{RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough, RuleSaleRange,
-	RuleBookingWindow, RuleLengthOfStay}
+var RuleKinds = []RuleKind{RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough, RuleArrivalAdvance,
+	RuleSaleRange, RuleBookingWindow, RuleLengthOfStay}
 
 // StopSellReasons are the reasons a stop-sell may give.
 var StopSellReasons = []string{"maintenance", "full", "event", "seasonal", "other"}
@@ -130,8 +131,12 @@ func (r SaleRule) Validate() error {
 		if r.From.IsZero() || r.To.IsZero() {
 			return bad("from and to (the first and last nights on sale) are required")
 		}
-	case RuleBookingWindow:
+	case RuleBookingWindow, RuleArrivalAdvance:
 		switch {
+		case r.Kind == RuleArrivalAdvance && (r.From.IsZero() || r.To.IsZero() || !r.To.After(r.From)):
+			return bad("from and to are required, to after from (the check-in dates [from, to))")
+		case r.Kind == RuleBookingWindow && (!r.From.IsZero() || !r.To.IsZero()):
+			return bad("a booking window has no from and to: for some arrival dates, use an arrival_advance rule")
 		case r.MinAdvance == nil || r.MaxAdvance == nil:
 			return bad("minAdvance and maxAdvance are required")
 		case nonNeg("minAdvance", r.MinAdvance) != nil || nonNeg("maxAdvance", r.MaxAdvance) != nil:
@@ -162,8 +167,8 @@ func (r SaleRule) Validate() error {
 	if r.Kind != RuleStopSell && r.Reason != "" {
 		return bad("only a stop-sell has a reason")
 	}
-	if r.Kind != RuleBookingWindow && (r.MinAdvance != nil || r.MaxAdvance != nil) {
-		return bad("only a booking window has minAdvance and maxAdvance")
+	if r.Kind != RuleBookingWindow && r.Kind != RuleArrivalAdvance && (r.MinAdvance != nil || r.MaxAdvance != nil) {
+		return bad("only a booking window or an arrival_advance rule has minAdvance and maxAdvance")
 	}
 	if r.Kind != RuleLengthOfStay && r.Kind != RuleStayThrough && (r.MinLOS != nil || r.MaxLOS != nil ||
 		r.DiscountFrom != nil || r.DiscountPercent != nil || r.DiscountAmount != nil) {
@@ -248,7 +253,7 @@ func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
 		}
 	}
 	for _, r := range covering {
-		if f, met := r.meetDates(c.Stay); met {
+		if f, met := r.meetDates(c.Stay, c.Today); met {
 			add(f)
 		}
 	}
@@ -281,7 +286,7 @@ func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
 }
 
 // covers reports whether the rule applies to the sale's hotel, room type, channel and agent, and,
-// for a length-of-stay rule or a booking window with dates, to its check-in date.
+// for a length-of-stay rule, to its check-in date.
 func (r SaleRule) covers(c SaleContext) bool {
 	switch {
 	case r.HotelID != c.HotelID,
@@ -289,17 +294,18 @@ func (r SaleRule) covers(c SaleContext) bool {
 		r.ChannelID != "" && r.ChannelID != c.ChannelID,
 		r.AgentID != "" && r.AgentID != c.AgentID:
 		return false
-	case r.Kind == RuleLengthOfStay, r.Kind == RuleBookingWindow:
+	case r.Kind == RuleLengthOfStay:
 		return (r.From.IsZero() || !c.Stay.CheckIn.Before(r.From)) && (r.To.IsZero() || c.Stay.CheckIn.Before(r.To))
 	}
 	return true
 }
 
-// meetDates says what a rule of the date restrictions makes of a stay that meets its dates: a
-// stop-sell closing one of its nights, a closed arrival or departure on its check-in or check-out,
-// a stay-through rule bounding a stay with a night in its range. met is false for a stay that
-// does not meet them, and for every other kind.
-func (r SaleRule) meetDates(stay Stay) (f RuleFinding, met bool) {
+// meetDates says what a dated restriction makes of a stay that meets its dates: a stop-sell
+// closing one of its nights, a closed arrival or departure on its check-in or check-out, a
+// stay-through rule bounding a stay with a night in its range, an arrival_advance rule bounding
+// how far ahead its check-ins are booked (today, at the hotel). met is false for a stay that does
+// not meet them, and for every other kind: those are chosen one per kind (choose).
+func (r SaleRule) meetDates(stay Stay, today Date) (f RuleFinding, met bool) {
 	in := func(d Date) bool { return !d.Before(r.From) && d.Before(r.To) }
 	overlaps := r.From.Before(stay.CheckOut) && stay.CheckIn.Before(r.To)
 	f = RuleFinding{Rule: r}
@@ -310,6 +316,11 @@ func (r SaleRule) meetDates(stay Stay) (f RuleFinding, met bool) {
 		f.Why = fmt.Sprintf("closed to arrival on %s (the dates [%s, %s))", stay.CheckIn, r.From, r.To)
 	case r.Kind == RuleClosedToDeparture && in(stay.CheckOut):
 		f.Why = fmt.Sprintf("closed to departure on %s (the dates [%s, %s))", stay.CheckOut, r.From, r.To)
+	case r.Kind == RuleArrivalAdvance && in(stay.CheckIn):
+		ahead := today.DaysUntil(stay.CheckIn)
+		f.Allows = ahead >= *r.MinAdvance && ahead <= *r.MaxAdvance
+		f.Why = fmt.Sprintf("check-in on %s %d to %d days ahead (this one is %d days ahead)", stay.CheckIn, *r.MinAdvance,
+			*r.MaxAdvance, ahead)
 	case r.Kind == RuleStayThrough && overlaps:
 		n := stay.Nights()
 		f.Allows = n >= *r.MinLOS && (r.MaxLOS == nil || n <= *r.MaxLOS)

@@ -73,9 +73,9 @@ func NewReconciliation(c client.Client, store *db.Store, provider payments.Provi
 
 // EnsureSchedules makes the schedules the worker keeps: the invariant checker, with repairs,
 // every CheckInterval, the payment reconciliation every ReconcileInterval, and the expiry of
-// past stop-sells hourly, on taskQueue, each named by ids (the deployment's prefix). It
-// creates them, or brings existing ones up to date (a newer worker may run another interval or
-// task queue); a paused schedule stays paused.
+// past stop-sells and dated restrictions hourly, on taskQueue, each named by ids (the
+// deployment's prefix). It creates them, or brings existing ones up to date (a newer worker may
+// run another interval or task queue); a paused schedule stays paused.
 func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string, ids workflows.ScheduleIDs) error {
 	if taskQueue == "" {
 		taskQueue = workflows.TaskQueue

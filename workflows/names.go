@@ -63,8 +63,8 @@ const (
 	// SupplierSyncScheduleIDPrefix starts the id of a supplier's stock sync schedule; the
 	// supplier id follows.
 	SupplierSyncScheduleIDPrefix = "bookflow-supplier-sync-"
-	// ExpireStopSellsWorkflowName marks past stop-sells expired; ExpireStopSellsScheduleID starts
-	// it hourly, as workflows ExpireStopSellsWorkflowID.
+	// ExpireStopSellsWorkflowName marks past stop-sells and dated restrictions expired;
+	// ExpireStopSellsScheduleID starts it hourly, as workflows ExpireStopSellsWorkflowID.
 	ExpireStopSellsWorkflowName = "ExpireStopSells"
 	ExpireStopSellsScheduleID   = "bookflow-expire-stop-sells"
 	ExpireStopSellsWorkflowID   = "expire-stop-sells"
