@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -83,4 +84,68 @@ func (s *Server) ratePlan(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, p)
+}
+
+// maxPriceRangeNights bounds one read of a plan's nightly prices: a year and a day.
+const maxPriceRangeNights = 367
+
+// setPlanRates sets a root plan's nightly rate for a room type over the nights of [from, to) on
+// sale, as setRates does for the room type's own (the default plan's) rates. Audited.
+func (s *Server) setPlanRates(c echo.Context) error {
+	hotelID, code, roomTypeID := c.Param("hotelId"), c.Param("code"), c.Param("roomTypeId")
+	var req ratesRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	for _, id := range []struct{ field, v string }{{"hotelId", hotelID}, {"code", code}, {"roomTypeId", roomTypeID}} {
+		if err := domain.ValidateID(id.field, id.v); err != nil {
+			return err
+		}
+	}
+	if err := validateRange(domain.Stay{CheckIn: req.From, CheckOut: req.To}); err != nil {
+		return err
+	}
+	rate, err := validateRate(req.Rate, req.Currency, req.Free)
+	if err != nil {
+		return err
+	}
+	n, err := s.store.SetPlanRates(c.Request().Context(), hotelID, code, roomTypeID, req.From, req.To, rate)
+	if err != nil {
+		return err
+	}
+	if err := s.audit(c, "set-plan-rates", "", "", map[string]any{"hotelId": hotelID, "ratePlan": code,
+		"roomTypeId": roomTypeID, "request": req, "nightsUpdated": n}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "ratePlan": code, "roomTypeId": roomTypeID,
+		"from": req.From, "to": req.To, "rate": rate.Amount, "currency": rate.Currency, "nightsUpdated": n})
+}
+
+// planPrices answers a room type's nights [from, to) on sale as a plan sells them: each night's
+// price through the plan's chain of derivations, or why it has none.
+func (s *Server) planPrices(c echo.Context) error {
+	hotelID, code, roomTypeID := c.Param("hotelId"), c.Param("code"), c.Param("roomTypeId")
+	for _, id := range []struct{ field, v string }{{"hotelId", hotelID}, {"code", code}, {"roomTypeId", roomTypeID}} {
+		if err := domain.ValidateID(id.field, id.v); err != nil {
+			return err
+		}
+	}
+	from, err := domain.ParseDate(c.QueryParam("from"))
+	if err != nil {
+		return fmt.Errorf("from: %w", err)
+	}
+	to, err := domain.ParseDate(c.QueryParam("to"))
+	if err != nil {
+		return fmt.Errorf("to: %w", err)
+	}
+	span := domain.Stay{CheckIn: from, CheckOut: to}
+	if !to.After(from) || span.Nights() > maxPriceRangeNights {
+		return fmt.Errorf("%w: to must be after from, at most %d nights on", domain.ErrInvalid, maxPriceRangeNights)
+	}
+	nights, err := s.store.PlanNightlyPrices(c.Request().Context(), hotelID, code, roomTypeID, from, to)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": hotelID, "ratePlan": code, "roomTypeId": roomTypeID,
+		"from": from, "to": to, "nights": nights})
 }

@@ -267,6 +267,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodPut, "/hotels/:hotelId/rate-plans/:code", s.putRatePlan)
 	admin.add(http.MethodGet, "/hotels/:hotelId/rate-plans", s.ratePlans)
 	admin.add(http.MethodGet, "/hotels/:hotelId/rate-plans/:code", s.ratePlan)
+	admin.add(http.MethodPut, "/hotels/:hotelId/rate-plans/:code/room-types/:roomTypeId/rates", s.setPlanRates)
+	admin.add(http.MethodGet, "/hotels/:hotelId/rate-plans/:code/room-types/:roomTypeId/prices", s.planPrices)
 	admin.add(http.MethodGet, "/checks/latest", s.latestCheck)
 	admin.add(http.MethodPut, "/venues/:venueId", s.putVenue)
 	admin.add(http.MethodGet, "/venues/:venueId", s.getVenue)

@@ -75,7 +75,12 @@ func (s *Store) RatePlans(ctx context.Context, hotelID string) ([]domain.RatePla
 
 // GetRatePlan loads one plan of a hotel.
 func (s *Store) GetRatePlan(ctx context.Context, hotelID, code string) (domain.RatePlan, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+ratePlanColumns+` FROM rate_plans WHERE hotel_id = $1 AND code = $2`,
+	return getRatePlan(ctx, s.pool, hotelID, code)
+}
+
+// getRatePlan reads one plan through q (the pool, or a transaction that wrote it), or ErrNotFound.
+func getRatePlan(ctx context.Context, q querier, hotelID, code string) (domain.RatePlan, error) {
+	rows, err := q.Query(ctx, `SELECT `+ratePlanColumns+` FROM rate_plans WHERE hotel_id = $1 AND code = $2`,
 		hotelID, code)
 	if err != nil {
 		return domain.RatePlan{}, err
@@ -91,7 +96,8 @@ func (s *Store) GetRatePlan(ctx context.Context, hotelID, code string) (domain.R
 // lock (lockSaleRules): a plan answered 2xx is what every sale from then on sees. Its room types
 // must be the hotel's, its parent one of its plans, and its chain of parents free of cycles and at
 // most domain.MaxDerivationDepth deep; the default plan keeps the hotel's price, policy and
-// channels (domain.RatePlan.Validate). It answers the plan as stored.
+// channels (domain.RatePlan.Validate). A plan made derived drops its own rates (plan_rates). It
+// answers the plan as stored.
 func (s *Store) PutRatePlan(ctx context.Context, p domain.RatePlan) (domain.RatePlan, error) {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockSaleRules(ctx, tx, p.HotelID); err != nil {
@@ -139,6 +145,13 @@ func (s *Store) PutRatePlan(ctx context.Context, p domain.RatePlan) (domain.Rate
 			depositPercent, p.Payment.BalanceDueDays, nonNil(p.Channels), parent, percentBP, amount, mode, step, p.UpdatedBy)
 		if err != nil {
 			return err
+		}
+		if p.DerivedFrom != nil {
+			// a plan made derived drops the rates it had as a root: its price follows its parent's
+			if _, err := tx.Exec(ctx, `DELETE FROM plan_rates WHERE hotel_id = $1 AND plan_code = $2`, p.HotelID,
+				p.Code); err != nil {
+				return err
+			}
 		}
 		return checkDerivationChains(ctx, tx, p.HotelID)
 	})

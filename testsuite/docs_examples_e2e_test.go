@@ -99,8 +99,8 @@ var docsRunBlocks = map[string]docsRun{
 		shows:    []string{`"totalRooms":12`, `"nightsUpdated":2`, `"feePercent":20`, `"available":12`},
 	},
 	"docs/rates-and-restrictions.md#Writing plans": {
-		statuses: []int{200, 200, 200, 400},
-		shows:    []string{`"code":"BAR"`, `"percent":"-10"`, `"board":"breakfast"`, `cycle`},
+		statuses: []int{200, 200, 200, 400, 200},
+		shows:    []string{`"code":"BAR"`, `"percent":"-10"`, `"board":"breakfast"`, `cycle`, `"nights":\[\{"date":"[0-9-]+","amount":[0-9]+`},
 	},
 	"docs/rates-and-restrictions.md#Restrictions": {
 		statuses: []int{201, 201, 200},

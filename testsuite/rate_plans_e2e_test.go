@@ -57,6 +57,27 @@ func TestAnAdminWritesAHotelsRatePlans(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, []any{"*"}, res.Body["channels"])
 
+	// a root plan's own rates, and its nights as priced
+	stay := stayFromNow(20, 2)
+	res = sys.Admin(t, http.MethodPut, plans+"/CORP", map[string]any{"name": "Corporate", "policy": map[string]any{}})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = sys.Admin(t, http.MethodPut, plans+"/CORP/room-types/double/rates", map[string]any{"from": stay.CheckIn,
+		"to": stay.CheckOut, "rate": 9999, "currency": testsuite.TestRate.Currency})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, float64(2), res.Body["nightsUpdated"])
+	res = sys.Admin(t, http.MethodPut, plans+"/NR/room-types/double/rates", map[string]any{"from": stay.CheckIn,
+		"to": stay.CheckOut, "rate": 9999, "currency": testsuite.TestRate.Currency})
+	assert.Equal(t, http.StatusBadRequest, res.Status, "a derived plan's price follows its parent: %s", res.Raw)
+	res = sys.Admin(t, http.MethodGet, plans+"/CORP/room-types/double/prices?from="+stay.CheckIn.String()+"&to="+
+		stay.CheckOut.String(), nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	nights := res.Body["nights"].([]any)
+	require.Len(t, nights, 2)
+	assert.Equal(t, float64(9999), nights[0].(map[string]any)["amount"])
+	res = sys.Admin(t, http.MethodGet, plans+"/CORP/room-types/double/prices?from="+stay.CheckOut.String()+"&to="+
+		stay.CheckIn.String(), nil)
+	assert.Equal(t, http.StatusBadRequest, res.Status, "to before from: %s", res.Raw)
+
 	desk := deskOf(t, sys, []string{"h-plans"}, nil)
 	res = desk.Do(t, http.MethodPut, plans+"/DESK", nil, map[string]any{"name": "Desk special", "policy": map[string]any{}})
 	assert.Equal(t, http.StatusForbidden, res.Status, res.Raw)

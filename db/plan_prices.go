@@ -1,0 +1,154 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// PlanNight is one night of a room type as a rate plan sells it: its price, or why the plan has
+// none that night.
+type PlanNight struct {
+	Date     domain.Date `json:"date"`
+	Amount   *int64      `json:"amount"`
+	Currency string      `json:"currency,omitempty"`
+	// Why the night has no price: no rate set for the chain's root, or a derived price below zero.
+	Why string `json:"why,omitempty"`
+}
+
+// SetPlanRates sets a root plan's nightly rate for a room type over the nights [from, to) that are
+// on sale, under the hotel's sale lock, and answers how many nights it set. The default plan's
+// rates are the room type's own (SetRates) and a derived plan's follow its parent: both are 400,
+// as a room type the plan does not sell; an unknown plan or room type is 404; a currency other
+// than the one the room type's nights are priced in is a conflict.
+func (s *Store) SetPlanRates(ctx context.Context, hotelID, planCode, roomTypeID string, from, to domain.Date,
+	rate domain.Money) (int, error) {
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := lockSaleRules(ctx, tx, hotelID); err != nil {
+			return err
+		}
+		plan, err := getRatePlan(ctx, tx, hotelID, planCode)
+		if err != nil {
+			return err
+		}
+		switch {
+		case plan.Default:
+			return fmt.Errorf("%w: the default plan's rates are the room type's own: PUT .../room-types/%s/rates",
+				domain.ErrInvalid, roomTypeID)
+		case plan.DerivedFrom != nil:
+			return fmt.Errorf("%w: rate plan %s is derived from %s: its price follows its parent's", domain.ErrInvalid,
+				planCode, plan.DerivedFrom.Parent)
+		case len(plan.RoomTypes) > 0 && !slices.Contains(plan.RoomTypes, roomTypeID):
+			return fmt.Errorf("%w: rate plan %s does not sell room type %s", domain.ErrInvalid, planCode, roomTypeID)
+		}
+		var resource int64
+		var otherCurrency bool
+		err = tx.QueryRow(ctx, `SELECT r.id, EXISTS (SELECT 1 FROM inventory i WHERE i.resource_id = r.id
+				AND i.unit_start >= $3 AND i.unit_start < $4 AND i.currency <> $5)
+			FROM resources r WHERE r.hotel_id = $1 AND r.code = $2`,
+			hotelID, roomTypeID, from.Time(), to.Time(), rate.Currency).Scan(&resource, &otherCurrency)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return fmt.Errorf("%w: hotel %s has no room type %s", domain.ErrNotFound, hotelID, roomTypeID)
+		case err != nil:
+			return err
+		case otherCurrency:
+			return fmt.Errorf("%w: room type %s has nights priced in another currency than %s", domain.ErrConflict,
+				roomTypeID, rate.Currency)
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO plan_rates (hotel_id, plan_code, resource_id, unit_start, rate, currency)
+			SELECT $1, $2, i.resource_id, i.unit_start, $6, $7 FROM inventory i
+			WHERE i.resource_id = $3 AND i.unit_start >= $4 AND i.unit_start < $5
+			ON CONFLICT (resource_id, plan_code, unit_start) DO UPDATE SET rate = EXCLUDED.rate, currency = EXCLUDED.currency`,
+			hotelID, planCode, resource, from.Time(), to.Time(), rate.Amount, rate.Currency)
+		n = int(tag.RowsAffected())
+		return err
+	})
+	return n, err
+}
+
+// PlanNightlyPrices answers the nights [from, to) of a room type as a plan sells them: the rates
+// of its chain's root (the room type's own for the default plan, a free night at 0 only when
+// marked free; the plan's rates for another root), run through each derivation of the chain,
+// each level rounding (domain.DerivedPrice). A night without a root rate, or whose derived
+// price is below zero, has no price and says why. A plan that does not sell the room type is
+// 400; an unknown plan or room type 404.
+func (s *Store) PlanNightlyPrices(ctx context.Context, hotelID, planCode, roomTypeID string, from, to domain.Date) ([]PlanNight, error) {
+	plans, err := s.RatePlans(ctx, hotelID)
+	if err != nil {
+		return nil, err
+	}
+	byCode := map[string]domain.RatePlan{}
+	for _, p := range plans {
+		byCode[p.Code] = p
+	}
+	plan, ok := byCode[planCode]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%w: rate plan %s of hotel %s", domain.ErrNotFound, planCode, hotelID)
+	case len(plan.RoomTypes) > 0 && !slices.Contains(plan.RoomTypes, roomTypeID):
+		return nil, fmt.Errorf("%w: rate plan %s does not sell room type %s", domain.ErrInvalid, planCode, roomTypeID)
+	}
+	chain, err := domain.DerivationChain(planCode, func(c string) (domain.Derivation, bool) {
+		if d := byCode[c].DerivedFrom; d != nil {
+			return *d, true
+		}
+		return domain.Derivation{}, false
+	})
+	if err != nil {
+		return nil, err
+	}
+	var derivations []domain.Derivation
+	for _, c := range chain[1:] {
+		derivations = append(derivations, *byCode[c].DerivedFrom)
+	}
+	root := byCode[chain[0]]
+	rows, err := s.pool.Query(ctx, `SELECT i.unit_start,
+			CASE WHEN $5 THEN CASE WHEN i.rate > 0 OR i.free THEN i.rate END ELSE p.rate END,
+			CASE WHEN $5 THEN i.currency ELSE p.currency END
+		FROM resources r JOIN inventory i ON i.resource_id = r.id
+			LEFT JOIN plan_rates p ON p.resource_id = i.resource_id AND p.unit_start = i.unit_start AND p.plan_code = $6
+		WHERE r.hotel_id = $1 AND r.code = $2 AND i.unit_start >= $3 AND i.unit_start < $4
+		ORDER BY i.unit_start`, hotelID, roomTypeID, from.Time(), to.Time(), root.Default, root.Code)
+	if err != nil {
+		return nil, err
+	}
+	var out []PlanNight
+	var night time.Time
+	var rate *int64
+	var currency *string
+	if _, err := pgx.ForEachRow(rows, []any{&night, &rate, &currency}, func() error {
+		n := PlanNight{Date: domain.DateOf(night, time.UTC)}
+		switch {
+		case rate == nil:
+			n.Why = fmt.Sprintf("no rate is set for %s on this night", root.Code)
+		default:
+			price, err := domain.DerivedPrice(*rate, derivations)
+			if err != nil {
+				n.Why = err.Error()
+			} else {
+				n.Amount, n.Currency = &price, *currency
+			}
+		}
+		out = append(out, n)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		if ok, err := s.RoomTypeExists(ctx, hotelID, roomTypeID); err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: hotel %s has no room type %s", domain.ErrNotFound, hotelID, roomTypeID)
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
