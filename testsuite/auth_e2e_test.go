@@ -108,6 +108,11 @@ var routeRoles = []struct {
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/rates", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
 	{"GET", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/rate-plans/:code", adminOnly},
+	{"GET", "/api/v1/admin/hotels/:hotelId/rate-plans", adminOnly},
+	{"GET", "/api/v1/admin/hotels/:hotelId/rate-plans/:code", adminOnly},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/rate-plans/:code/room-types/:roomTypeId/rates", adminOnly},
+	{"GET", "/api/v1/admin/hotels/:hotelId/rate-plans/:code/room-types/:roomTypeId/prices", adminOnly},
 	{"GET", "/api/v1/admin/checks/latest", adminOnly},
 	{"PUT", "/api/v1/admin/venues/:venueId", adminOnly},
 	{"GET", "/api/v1/admin/venues/:venueId", adminOnly},
@@ -152,7 +157,7 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 	param := strings.NewReplacer(":hotelId", "{hotelId}", ":roomTypeId", "{roomTypeId}", ":id", "{id}",
 		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
 		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
-		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}")
+		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}")
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
 		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)
@@ -205,7 +210,7 @@ func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
 
 	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id, ":venueId", "v-auth",
 		":resourceId", "court-1", ":supplierId", "acme-auth", ":channelId", "ota-auth", ":agentId", "agent-auth",
-		":ruleId", "1", ":alertId", "1").Replace
+		":ruleId", "1", ":alertId", "1", ":code", "BAR").Replace
 	// The agent and supplier callers act for an agent and a supplier that exist.
 	for _, r := range []struct {
 		path string
