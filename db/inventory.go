@@ -284,11 +284,32 @@ const unitsLeft = `CASE WHEN i.unit_start IS NULL OR i.closed_at IS NOT NULL THE
 // sale and returns how many nights it changed. free says a rate of 0 is meant: a night at 0
 // without it is not sold. Bookings keep the price they were held at.
 func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date, rate domain.Money, free bool) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE inventory i SET rate = $5, currency = $6, free = $7
-		FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.code = $2
-			AND i.unit_start >= $3 AND i.unit_start < $4`,
-		hotelID, roomTypeID, from.Time(), to.Time(), rate.Amount, rate.Currency, free)
-	return int(tag.RowsAffected()), err
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE inventory i SET rate = $5, currency = $6, free = $7
+			FROM resources r WHERE r.id = i.resource_id AND r.hotel_id = $1 AND r.code = $2
+				AND i.unit_start >= $3 AND i.unit_start < $4`,
+			hotelID, roomTypeID, from.Time(), to.Time(), rate.Amount, rate.Currency, free)
+		if err != nil {
+			return err
+		}
+		n = int(tag.RowsAffected())
+		// A rate plan's own rates on these nights are in the nights' currency (SetPlanRates reads
+		// the rows this updated FOR SHARE, so one of the two sees the other).
+		var plan string
+		err = tx.QueryRow(ctx, `SELECT p.plan_code FROM plan_rates p JOIN resources r ON r.id = p.resource_id
+			WHERE r.hotel_id = $1 AND r.code = $2 AND p.unit_start >= $3 AND p.unit_start < $4 AND p.currency <> $5
+			LIMIT 1`, hotelID, roomTypeID, from.Time(), to.Time(), rate.Currency).Scan(&plan)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil
+		case err != nil:
+			return err
+		}
+		return fmt.Errorf("%w: rate plan %s has rates of its own in another currency than %s on these nights",
+			domain.ErrConflict, plan, rate.Currency)
+	})
+	return n, err
 }
 
 // policyJSON is a hotel h's cancellation policy as a domain.CancellationPolicy in JSON: read

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,8 +51,11 @@ func (s *Store) SetPlanRates(ctx context.Context, hotelID, planCode, roomTypeID 
 		}
 		var resource int64
 		var otherCurrency bool
-		err = tx.QueryRow(ctx, `SELECT r.id, EXISTS (SELECT 1 FROM inventory i WHERE i.resource_id = r.id
-				AND i.unit_start >= $3 AND i.unit_start < $4 AND i.currency <> $5)
+		// The nights' rows are read FOR SHARE: a change of their currency (SetRates) waits for this
+		// write, or this write sees it, and the one after refuses (409) what would disagree.
+		err = tx.QueryRow(ctx, `SELECT r.id, EXISTS (SELECT 1 FROM (SELECT i.currency FROM inventory i
+					WHERE i.resource_id = r.id AND i.unit_start >= $3 AND i.unit_start < $4 FOR SHARE) n
+				WHERE n.currency <> $5)
 			FROM resources r WHERE r.hotel_id = $1 AND r.code = $2`,
 			hotelID, roomTypeID, from.Time(), to.Time(), rate.Currency).Scan(&resource, &otherCurrency)
 		switch {
@@ -81,7 +85,19 @@ func (s *Store) SetPlanRates(ctx context.Context, hotelID, planCode, roomTypeID 
 // price is below zero, has no price and says why. A plan that does not sell the room type is
 // 400; an unknown plan or room type 404.
 func (s *Store) PlanNightlyPrices(ctx context.Context, hotelID, planCode, roomTypeID string, from, to domain.Date) ([]PlanNight, error) {
-	plans, err := s.RatePlans(ctx, hotelID)
+	var out []PlanNight
+	// The plans and the rates are read in one snapshot: a plan made derived, its rates dropped, in
+	// between two reads would look like a root without rates.
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) (err error) {
+			out, err = planNightlyPrices(ctx, tx, hotelID, planCode, roomTypeID, from, to)
+			return err
+		})
+	return out, err
+}
+
+func planNightlyPrices(ctx context.Context, tx pgx.Tx, hotelID, planCode, roomTypeID string, from, to domain.Date) ([]PlanNight, error) {
+	plans, err := ratePlans(ctx, tx, hotelID)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +126,7 @@ func (s *Store) PlanNightlyPrices(ctx context.Context, hotelID, planCode, roomTy
 		derivations = append(derivations, *byCode[c].DerivedFrom)
 	}
 	root := byCode[chain[0]]
-	rows, err := s.pool.Query(ctx, `SELECT i.unit_start,
+	rows, err := tx.Query(ctx, `SELECT i.unit_start,
 			CASE WHEN $5 THEN CASE WHEN i.rate > 0 OR i.free THEN i.rate END ELSE p.rate END,
 			CASE WHEN $5 THEN i.currency ELSE p.currency END
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
@@ -120,7 +136,7 @@ func (s *Store) PlanNightlyPrices(ctx context.Context, hotelID, planCode, roomTy
 	if err != nil {
 		return nil, err
 	}
-	var out []PlanNight
+	out := []PlanNight{}
 	var night time.Time
 	var rate *int64
 	var currency *string
@@ -132,7 +148,7 @@ func (s *Store) PlanNightlyPrices(ctx context.Context, hotelID, planCode, roomTy
 		default:
 			price, err := domain.DerivedPrice(*rate, derivations)
 			if err != nil {
-				n.Why = err.Error()
+				n.Why = strings.TrimPrefix(err.Error(), domain.ErrInvalid.Error()+": ")
 			} else {
 				n.Amount, n.Currency = &price, *currency
 			}
@@ -142,12 +158,14 @@ func (s *Store) PlanNightlyPrices(ctx context.Context, hotelID, planCode, roomTy
 	}); err != nil {
 		return nil, err
 	}
-	if out == nil {
-		if ok, err := s.RoomTypeExists(ctx, hotelID, roomTypeID); err != nil || !ok {
-			if err == nil {
-				err = fmt.Errorf("%w: hotel %s has no room type %s", domain.ErrNotFound, hotelID, roomTypeID)
-			}
+	if len(out) == 0 {
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2)`, hotelID,
+			roomTypeID).Scan(&exists); err != nil {
 			return nil, err
+		}
+		if !exists {
+			return nil, fmt.Errorf("%w: hotel %s has no room type %s", domain.ErrNotFound, hotelID, roomTypeID)
 		}
 	}
 	return out, nil

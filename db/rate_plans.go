@@ -61,7 +61,12 @@ func formatBasisPoints(bp int) string {
 
 // RatePlans lists a hotel's plans by code; ErrNotFound for an unknown hotel.
 func (s *Store) RatePlans(ctx context.Context, hotelID string) ([]domain.RatePlan, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+ratePlanColumns+` FROM rate_plans WHERE hotel_id = $1 ORDER BY code`, hotelID)
+	return ratePlans(ctx, s.pool, hotelID)
+}
+
+// ratePlans reads a hotel's plans through q (the pool, or a transaction reading more beside them).
+func ratePlans(ctx context.Context, q querier, hotelID string) ([]domain.RatePlan, error) {
+	rows, err := q.Query(ctx, `SELECT `+ratePlanColumns+` FROM rate_plans WHERE hotel_id = $1 ORDER BY code`, hotelID)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +101,8 @@ func getRatePlan(ctx context.Context, q querier, hotelID, code string) (domain.R
 // lock (lockSaleRules): a plan answered 2xx is what every sale from then on sees. Its room types
 // must be the hotel's, its parent one of its plans, and its chain of parents free of cycles and at
 // most domain.MaxDerivationDepth deep; the default plan keeps the hotel's price, policy and
-// channels (domain.RatePlan.Validate). A plan made derived drops its own rates (plan_rates). It
-// answers the plan as stored.
+// channels (domain.RatePlan.Validate). A plan made derived drops its own rates (plan_rates), a
+// plan narrowed those of the room types it no longer sells. It answers the plan as stored.
 func (s *Store) PutRatePlan(ctx context.Context, p domain.RatePlan) (domain.RatePlan, error) {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockSaleRules(ctx, tx, p.HotelID); err != nil {
@@ -146,12 +151,13 @@ func (s *Store) PutRatePlan(ctx context.Context, p domain.RatePlan) (domain.Rate
 		if err != nil {
 			return err
 		}
-		if p.DerivedFrom != nil {
-			// a plan made derived drops the rates it had as a root: its price follows its parent's
-			if _, err := tx.Exec(ctx, `DELETE FROM plan_rates WHERE hotel_id = $1 AND plan_code = $2`, p.HotelID,
-				p.Code); err != nil {
-				return err
-			}
+		// A plan made derived drops the rates it had as a root (its price follows its parent's), and
+		// a plan narrowed drops those of the room types it no longer sells: none comes back later.
+		if _, err := tx.Exec(ctx, `DELETE FROM plan_rates p USING resources r
+			WHERE p.hotel_id = $1 AND p.plan_code = $2 AND r.id = p.resource_id
+				AND ($3 OR cardinality($4::text[]) > 0 AND r.code <> ALL ($4))`,
+			p.HotelID, p.Code, p.DerivedFrom != nil, nonNil(p.RoomTypes)); err != nil {
+			return err
 		}
 		return checkDerivationChains(ctx, tx, p.HotelID)
 	})

@@ -14,6 +14,8 @@ CREATE TABLE plan_rates (
     PRIMARY KEY (resource_id, plan_code, unit_start),
     FOREIGN KEY (hotel_id, plan_code) REFERENCES rate_plans (hotel_id, code)
 );
+-- a plan's rates, dropped under the hotel's sale lock when it is made derived or narrowed
+CREATE INDEX plan_rates_plan ON plan_rates (hotel_id, plan_code);
 
 -- +goose Down
 DROP TABLE plan_rates;
