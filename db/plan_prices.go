@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ func (s *Store) SetPlanRates(ctx context.Context, hotelID, planCode, roomTypeID 
 		case plan.DerivedFrom != nil:
 			return fmt.Errorf("%w: rate plan %s is derived from %s: its price follows its parent's", domain.ErrInvalid,
 				planCode, plan.DerivedFrom.Parent)
-		case len(plan.RoomTypes) > 0 && !slices.Contains(plan.RoomTypes, roomTypeID):
+		case !plan.Sells(roomTypeID):
 			return fmt.Errorf("%w: rate plan %s does not sell room type %s", domain.ErrInvalid, planCode, roomTypeID)
 		}
 		var resource int64
@@ -109,7 +108,7 @@ func planNightlyPrices(ctx context.Context, tx pgx.Tx, hotelID, planCode, roomTy
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("%w: rate plan %s of hotel %s", domain.ErrNotFound, planCode, hotelID)
-	case len(plan.RoomTypes) > 0 && !slices.Contains(plan.RoomTypes, roomTypeID):
+	case !plan.Sells(roomTypeID):
 		return nil, fmt.Errorf("%w: rate plan %s does not sell room type %s", domain.ErrInvalid, planCode, roomTypeID)
 	}
 	chain, err := domain.DerivationChain(planCode, func(c string) (domain.Derivation, bool) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -209,7 +208,7 @@ func checkDerivationChains(ctx context.Context, tx pgx.Tx, hotelID string) error
 	if err != nil {
 		return err
 	}
-	parents, roomTypes := map[string]string{}, map[string][]string{}
+	parents, plans := map[string]string{}, map[string]domain.RatePlan{}
 	var code string
 	var parent *string
 	var types []string
@@ -217,7 +216,7 @@ func checkDerivationChains(ctx context.Context, tx pgx.Tx, hotelID string) error
 		if parent != nil {
 			parents[code] = *parent
 		}
-		roomTypes[code] = types
+		plans[code] = domain.RatePlan{Code: code, RoomTypes: types}
 		return nil
 	}); err != nil {
 		return err
@@ -229,7 +228,7 @@ func checkDerivationChains(ctx context.Context, tx pgx.Tx, hotelID string) error
 		}); err != nil {
 			return err
 		}
-		if missing := notSoldBy(roomTypes[code], roomTypes[parent]); missing != "" {
+		if missing := notSoldBy(plans[code], plans[parent]); missing != "" {
 			return fmt.Errorf("%w: rate plan %s sells %s, which its parent %s does not sell", domain.ErrInvalid, code, missing,
 				parent)
 		}
@@ -237,17 +236,13 @@ func checkDerivationChains(ctx context.Context, tx pgx.Tx, hotelID string) error
 	return nil
 }
 
-// notSoldBy names what a child plan's room types hold that its parent's do not (an empty list
-// is every room type), or "".
-func notSoldBy(child, parent []string) string {
-	switch {
-	case len(parent) == 0:
-		return ""
-	case len(child) == 0:
+// notSoldBy names what a child plan sells that its parent does not, or "".
+func notSoldBy(child, parent domain.RatePlan) string {
+	if len(child.RoomTypes) == 0 && len(parent.RoomTypes) > 0 {
 		return "every room type"
 	}
-	for _, t := range child {
-		if !slices.Contains(parent, t) {
+	for _, t := range child.RoomTypes {
+		if !parent.Sells(t) {
 			return "room type " + t
 		}
 	}

@@ -78,6 +78,11 @@ type RatePlan struct {
 	UpdatedAt   time.Time       `json:"updatedAt"`
 }
 
+// Sells reports whether the plan sells a room type (no room types named: every one).
+func (p RatePlan) Sells(roomType string) bool {
+	return len(p.RoomTypes) == 0 || slices.Contains(p.RoomTypes, roomType)
+}
+
 // Validate checks a plan's shape: what the store then checks is that its hotel, room types and
 // parent exist and that its chain has no cycle.
 func (p RatePlan) Validate() error {
