@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -19,6 +20,7 @@ type party struct {
 	channel, agent string
 }
 
+// sale is the party's sale of the default plan (explainAvailability names another).
 func (p party) sale(hotelID, roomTypeID string, stay domain.Stay, today domain.Date) domain.SaleContext {
 	return domain.SaleContext{HotelID: hotelID, RoomTypeID: roomTypeID, ChannelID: p.channel, AgentID: p.agent,
 		Stay: stay, Today: today}
@@ -108,6 +110,7 @@ type explainView struct {
 	CheckIn    domain.Date `json:"checkIn"`
 	CheckOut   domain.Date `json:"checkOut"`
 	Quantity   int         `json:"quantity"`
+	RatePlan   string      `json:"ratePlan"`
 	ChannelID  string      `json:"channelId,omitempty"`
 	AgentID    string      `json:"agentId,omitempty"`
 	Available  bool        `json:"available"`
@@ -119,9 +122,10 @@ type explainView struct {
 	Supplier  string                   `json:"supplier,omitempty"` // the supplier and its mode
 }
 
-// explainAvailability answers, for a stay, room type and quantity (?quantity=, 1 by default),
-// every sale rule that applies to the caller's channel and agent and which one makes the stay
-// unavailable; when no rule does, the stock (or the supplier) decides.
+// explainAvailability answers, for a stay, room type, quantity (?quantity=, 1 by default) and rate
+// plan (?ratePlan=, the default plan by default), every sale rule that applies to the caller's
+// channel and agent and which one makes the stay unavailable; when no rule does, the stock (or the
+// supplier) decides.
 func (s *Server) explainAvailability(c echo.Context) error {
 	hotelID, roomTypeID := c.Param("hotelId"), c.QueryParam("roomTypeId")
 	for _, f := range []struct{ name, v string }{{"hotelId", hotelID}, {"roomTypeId", roomTypeID}} {
@@ -139,6 +143,10 @@ func (s *Server) explainAvailability(c echo.Context) error {
 			return fmt.Errorf("%w: quantity must be between 1 and %d", domain.ErrInvalid, s.cfg.Limits.MaxQuantity)
 		}
 	}
+	plan := cmp.Or(c.QueryParam("ratePlan"), domain.DefaultRatePlan)
+	if err := domain.ValidateID("ratePlan", plan); err != nil {
+		return err
+	}
 	pty, err := s.saleParty(c, hotelID)
 	if err != nil {
 		return err
@@ -148,13 +156,20 @@ func (s *Server) explainAvailability(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if plan != domain.DefaultRatePlan { // every hotel has its default plan
+		if _, err := s.store.GetRatePlan(ctx, hotelID, plan); err != nil {
+			return err
+		}
+	}
 	rules, err := s.store.SaleRulesInForce(ctx, hotelID)
 	if err != nil {
 		return err
 	}
-	v := domain.EvaluateSale(rules, pty.sale(hotelID, roomTypeID, stay, domain.DateOf(s.cfg.Now(), hotel.Location)))
+	sale := pty.sale(hotelID, roomTypeID, stay, domain.DateOf(s.cfg.Now(), hotel.Location))
+	sale.RatePlan = plan
+	v := domain.EvaluateSale(rules, sale)
 	out := explainView{HotelID: hotelID, RoomTypeID: roomTypeID, CheckIn: stay.CheckIn, CheckOut: stay.CheckOut,
-		Quantity: qty, ChannelID: pty.channel, AgentID: pty.agent, Rules: v.Findings, RefusedBy: v.Refusal}
+		Quantity: qty, RatePlan: plan, ChannelID: pty.channel, AgentID: pty.agent, Rules: v.Findings, RefusedBy: v.Refusal}
 	if out.Rules == nil {
 		out.Rules = []domain.RuleFinding{}
 	}

@@ -158,6 +158,9 @@ func (s *Store) PutRatePlan(ctx context.Context, p domain.RatePlan) (domain.Rate
 			p.HotelID, p.Code, p.DerivedFrom != nil, nonNil(p.RoomTypes)); err != nil {
 			return err
 		}
+		if err := checkPlanRules(ctx, tx, p); err != nil {
+			return err
+		}
 		return checkDerivationChains(ctx, tx, p.HotelID)
 	})
 	if err != nil {
@@ -196,6 +199,28 @@ func checkRatePlanScope(ctx context.Context, tx pgx.Tx, p domain.RatePlan) error
 		return fmt.Errorf("%w: rate plan %s: hotel %s has no room type %v", domain.ErrInvalid, p.Code, p.HotelID, missing)
 	}
 	return nil
+}
+
+// checkPlanRules refuses (ErrConflict, naming the rule) a plan narrowed so that it no longer sells
+// a room type an active sale rule of the plan names: the rule would restrict sales that cannot be
+// made. End or change the rule first.
+func checkPlanRules(ctx context.Context, tx pgx.Tx, p domain.RatePlan) error {
+	if len(p.RoomTypes) == 0 {
+		return nil
+	}
+	var id int64
+	var roomType string
+	err := tx.QueryRow(ctx, `SELECT id, room_type FROM sale_rules
+		WHERE hotel_id = $1 AND rate_plan = $2 AND room_type <> ALL ($3) AND cancelled_at IS NULL AND expired_at IS NULL
+		ORDER BY id LIMIT 1`, p.HotelID, p.Code, p.RoomTypes).Scan(&id, &roomType)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("%w: rate plan %s would no longer sell room type %s, which its sale rule %d names: end or change the rule first",
+		domain.ErrConflict, p.Code, roomType, id)
 }
 
 // checkDerivationChains walks the chain of parents from every derived plan of the hotel, as

@@ -11,14 +11,15 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-const saleRuleColumns = `id, kind, hotel_id, COALESCE(room_type, ''), COALESCE(channel_id, ''), COALESCE(agent_id, ''),
+const saleRuleColumns = `id, kind, hotel_id, COALESCE(room_type, ''), COALESCE(rate_plan, ''), COALESCE(channel_id, ''),
+	COALESCE(agent_id, ''),
 	from_date, to_date, min_advance, max_advance, min_los, max_los, discount_from, discount_percent, discount_amount,
 	overrides_global, COALESCE(reason, ''), note, set_by`
 
 func scanSaleRule(row pgx.CollectableRow) (domain.SaleRule, error) {
 	var r domain.SaleRule
 	var from, to *time.Time
-	err := row.Scan(&r.ID, &r.Kind, &r.HotelID, &r.RoomTypeID, &r.ChannelID, &r.AgentID, &from, &to,
+	err := row.Scan(&r.ID, &r.Kind, &r.HotelID, &r.RoomTypeID, &r.RatePlan, &r.ChannelID, &r.AgentID, &from, &to,
 		&r.MinAdvance, &r.MaxAdvance, &r.MinLOS, &r.MaxLOS, &r.DiscountFrom, &r.DiscountPercent, &r.DiscountAmount,
 		&r.OverridesGlobal, &r.Reason, &r.Note, &r.SetBy)
 	if from != nil {
@@ -64,8 +65,8 @@ func (s *Store) CreateSaleRules(ctx context.Context, rules []domain.SaleRule) ([
 			}
 			rows, err := tx.Query(ctx, `INSERT INTO sale_rules (kind, hotel_id, room_type, channel_id, agent_id, from_date,
 					to_date, min_advance, max_advance, min_los, max_los, discount_from, discount_percent, discount_amount,
-					overrides_global, reason, note, set_by)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+					overrides_global, reason, note, set_by, rate_plan)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 				RETURNING `+saleRuleColumns, ruleArgs(r)...)
 			if err != nil {
 				return err
@@ -84,18 +85,21 @@ func (s *Store) CreateSaleRules(ctx context.Context, rules []domain.SaleRule) ([
 func ruleArgs(r domain.SaleRule) []any {
 	return []any{r.Kind, r.HotelID, nullable(r.RoomTypeID), nullable(r.ChannelID), nullable(r.AgentID),
 		dateArg(r.From), dateArg(r.To), r.MinAdvance, r.MaxAdvance, r.MinLOS, r.MaxLOS, r.DiscountFrom,
-		r.DiscountPercent, r.DiscountAmount, r.OverridesGlobal, nullable(r.Reason), r.Note, r.SetBy}
+		r.DiscountPercent, r.DiscountAmount, r.OverridesGlobal, nullable(r.Reason), r.Note, r.SetBy, nullable(r.RatePlan)}
 }
 
-// checkRuleScope answers ErrNotFound for a rule naming a hotel, room type, channel or agent that
-// does not exist.
+// checkRuleScope answers ErrNotFound for a rule naming a hotel, room type, rate plan, channel or
+// agent that does not exist, and ErrInvalid for one naming a plan that does not sell its room type.
+// Under the sale lock a plan's room types do not change (PutRatePlan takes it too).
 func checkRuleScope(ctx context.Context, q querier, r domain.SaleRule) error {
 	var hotel, roomType, channel, agent bool
+	var planTypes *[]string
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM hotels WHERE id = $1),
 			$2 = '' OR EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2),
 			$3 = '' OR EXISTS (SELECT 1 FROM channels WHERE id = $3),
-			$4 = '' OR EXISTS (SELECT 1 FROM agents WHERE id = $4)`,
-		r.HotelID, r.RoomTypeID, r.ChannelID, r.AgentID).Scan(&hotel, &roomType, &channel, &agent)
+			$4 = '' OR EXISTS (SELECT 1 FROM agents WHERE id = $4),
+			(SELECT room_types FROM rate_plans WHERE hotel_id = $1 AND code = $5)`,
+		r.HotelID, r.RoomTypeID, r.ChannelID, r.AgentID, r.RatePlan).Scan(&hotel, &roomType, &channel, &agent, &planTypes)
 	switch {
 	case err != nil:
 		return err
@@ -107,6 +111,11 @@ func checkRuleScope(ctx context.Context, q querier, r domain.SaleRule) error {
 		return fmt.Errorf("%w: no channel %q", domain.ErrNotFound, r.ChannelID)
 	case !agent:
 		return fmt.Errorf("%w: no agent %q", domain.ErrNotFound, r.AgentID)
+	case r.RatePlan != "" && planTypes == nil:
+		return fmt.Errorf("%w: hotel %s has no rate plan %q", domain.ErrNotFound, r.HotelID, r.RatePlan)
+	case r.RatePlan != "" && r.RoomTypeID != "" && !(domain.RatePlan{RoomTypes: *planTypes}).Sells(r.RoomTypeID):
+		return fmt.Errorf("%w: rate plan %s of hotel %s does not sell room type %s", domain.ErrInvalid, r.RatePlan,
+			r.HotelID, r.RoomTypeID)
 	}
 	return nil
 }
@@ -156,8 +165,8 @@ func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule
 		rows, err := tx.Query(ctx, `UPDATE sale_rules SET room_type = $3, channel_id = $4, agent_id = $5, from_date = $6,
 				to_date = $7, min_advance = $8, max_advance = $9, min_los = $10, max_los = $11, discount_from = $12,
 				discount_percent = $13, discount_amount = $14, overrides_global = $15, reason = $16, note = $17,
-				set_by = $18, updated_at = now()
-			WHERE id = $19 AND kind = $1 AND hotel_id = $2 AND cancelled_at IS NULL AND expired_at IS NULL
+				set_by = $18, rate_plan = $19, updated_at = now()
+			WHERE id = $20 AND kind = $1 AND hotel_id = $2 AND cancelled_at IS NULL AND expired_at IS NULL
 			RETURNING `+saleRuleColumns, append(ruleArgs(r), id)...)
 		if err != nil {
 			return err

@@ -35,13 +35,15 @@ const (
 	DefaultMaxAdvance = 365
 )
 
-// SaleRule is one rule as stored. It applies to a hotel, optionally narrowed to one room type and
-// to one channel or one agent (never both); empty fields cover everything.
+// SaleRule is one rule as stored. It applies to a hotel, optionally narrowed to one room type, to
+// one rate plan (a rule naming none applies to every plan) and to one channel or one agent (never
+// both); empty fields cover everything.
 type SaleRule struct {
 	ID         int64    `json:"id"`
 	Kind       RuleKind `json:"kind"`
 	HotelID    string   `json:"hotelId"`
 	RoomTypeID string   `json:"roomTypeId,omitempty"`
+	RatePlan   string   `json:"ratePlan,omitempty"` // a plan code of the hotel
 	ChannelID  string   `json:"channelId,omitempty"`
 	AgentID    string   `json:"agentId,omitempty"`
 	// From and To: the nights a stop-sell closes [From, To); a sale range's first and last
@@ -77,7 +79,8 @@ func (r SaleRule) Validate() error {
 	if err := ValidateID("hotelId", r.HotelID); err != nil {
 		return err
 	}
-	for _, f := range []struct{ name, v string }{{"roomTypeId", r.RoomTypeID}, {"channelId", r.ChannelID}, {"agentId", r.AgentID}} {
+	for _, f := range []struct{ name, v string }{{"roomTypeId", r.RoomTypeID}, {"ratePlan", r.RatePlan},
+		{"channelId", r.ChannelID}, {"agentId", r.AgentID}} {
 		if f.v != "" {
 			if err := ValidateID(f.name, f.v); err != nil {
 				return err
@@ -177,15 +180,24 @@ func (r SaleRule) Validate() error {
 	return nil
 }
 
-// SaleContext is what a sale is judged on: who sells which stay of which room type, and today's
-// date at the hotel.
+// SaleContext is what a sale is judged on: who sells which stay of which room type under which
+// plan, and today's date at the hotel.
 type SaleContext struct {
 	HotelID    string
 	RoomTypeID string
+	RatePlan   string // empty: the hotel's default plan, DefaultRatePlan
 	ChannelID  string // empty: a direct sale
 	AgentID    string
 	Stay       Stay
 	Today      Date
+}
+
+// plan is the code of the plan sold: the default plan when the sale names none.
+func (c SaleContext) plan() string {
+	if c.RatePlan == "" {
+		return DefaultRatePlan
+	}
+	return c.RatePlan
 }
 
 // throughChannel reports whether the sale is made by a channel or one of its agents.
@@ -211,11 +223,12 @@ func (f RuleFinding) Named() string {
 }
 
 // StopSold returns the stop-sell that closes a room type's night for every sale (one naming no
-// channel or agent, for the whole hotel or that room type), or nil.
+// channel, agent or rate plan, for the whole hotel or that room type), or nil. A plan's stop-sell
+// closes that plan only: the restriction calendar shows it (RestrictionCalendar).
 func StopSold(rules []SaleRule, hotelID, roomTypeID string, night Date) *SaleRule {
 	c := SaleContext{HotelID: hotelID, RoomTypeID: roomTypeID}
 	for i, r := range rules {
-		if r.Kind == RuleStopSell && r.ChannelID == "" && r.AgentID == "" && r.covers(c) &&
+		if r.Kind == RuleStopSell && r.ChannelID == "" && r.AgentID == "" && r.RatePlan == "" && r.covers(c) &&
 			!night.Before(r.From) && night.Before(r.To) {
 			return &rules[i]
 		}
@@ -235,10 +248,10 @@ type SaleVerdict struct {
 	Discount *SaleRule `json:"-"`
 }
 
-// EvaluateSale judges a sale by the rules of its hotel (rules of other hotels are ignored):
-// every stop-sell covering a night of the stay closes it; for each other kind one rule applies,
-// the most specific: a channel's over an agent's over the hotel's global one, and within each a
-// room type's over the whole hotel's. A channel's or agent's rule narrows the global rule of its
+// EvaluateSale judges a sale by the rules of its hotel (rules of other hotels, and of other rate
+// plans, are ignored): every stop-sell covering a night of the stay closes it; for each other kind
+// one rule applies, the most specific: a channel's over an agent's over the hotel's global one,
+// within each a plan's over one for every plan, and then a room type's over the whole hotel's. A channel's or agent's rule narrows the global rule of its
 // kind (both must allow the stay) unless it overrides it. Sales through a channel or agent get
 // the default booking window (1 to 365 days ahead) when no rule sets one.
 func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
@@ -285,12 +298,13 @@ func EvaluateSale(rules []SaleRule, c SaleContext) SaleVerdict {
 	return v
 }
 
-// covers reports whether the rule applies to the sale's hotel, room type, channel and agent, and,
-// for a length-of-stay rule, to its check-in date.
+// covers reports whether the rule applies to the sale's hotel, room type, plan, channel and agent,
+// and, for a length-of-stay rule, to its check-in date.
 func (r SaleRule) covers(c SaleContext) bool {
 	switch {
 	case r.HotelID != c.HotelID,
 		r.RoomTypeID != "" && r.RoomTypeID != c.RoomTypeID,
+		r.RatePlan != "" && r.RatePlan != c.plan(),
 		r.ChannelID != "" && r.ChannelID != c.ChannelID,
 		r.AgentID != "" && r.AgentID != c.AgentID:
 		return false
@@ -335,15 +349,18 @@ func (r SaleRule) meetDates(stay Stay, today Date) (f RuleFinding, met bool) {
 	return f, true
 }
 
-// level ranks how specific a rule is: a channel's (4) over an agent's (2) over a global one (0),
-// plus one for naming a room type.
+// level ranks how specific a rule is: a channel's (8) over an agent's (4) over a global one (0),
+// plus two for naming a rate plan and one for naming a room type.
 func (r SaleRule) level() int {
 	l := 0
 	switch {
 	case r.ChannelID != "":
-		l = 4
+		l = 8
 	case r.AgentID != "":
-		l = 2
+		l = 4
+	}
+	if r.RatePlan != "" {
+		l += 2
 	}
 	if r.RoomTypeID != "" {
 		l++
