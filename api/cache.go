@@ -17,8 +17,8 @@ import (
 // night is short and no change of those nights is still on its way to the cache.
 
 // metaTTL is how long a process keeps a hotel's terms (time zone, supplier, sale rules, room
-// types): a search may show a rule up to this late; a reservation always judges the rules as
-// they stand.
+// types, rate plans): a search may show a rule or a plan up to this late; a reservation always
+// judges the rules and prices the plan as they stand.
 const metaTTL = 2 * time.Second
 
 // hotelMeta is a hotel's terms as a search reads them.
@@ -27,6 +27,7 @@ type hotelMeta struct {
 	supplier db.Supplier
 	rules    []domain.SaleRule
 	rooms    []db.RoomTypeRef
+	plans    domain.PlanPricer
 	loaded   time.Time
 }
 
@@ -65,7 +66,8 @@ func (s *Server) hotelMeta(ctx context.Context, hotelID string) (hotelMeta, erro
 	if err != nil {
 		return m, err
 	}
-	m = hotelMeta{hotel: t.Hotel, supplier: t.Supplier, rules: t.Rules, rooms: t.Rooms, loaded: time.Now()}
+	m = hotelMeta{hotel: t.Hotel, supplier: t.Supplier, rules: t.Rules, rooms: t.Rooms, plans: domain.NewPlanPricer(t.Plans),
+		loaded: time.Now()}
 	s.meta.mu.Lock()
 	if s.meta.hotels == nil || len(s.meta.hotels) > 10_000 {
 		s.meta.hotels = map[string]hotelMeta{}
@@ -99,7 +101,7 @@ func (s *Server) cachedAvailability(ctx context.Context, m hotelMeta, stay domai
 	for _, r := range m.rooms {
 		keys = append(keys, unitKeys(r.ResourceID, stay)...)
 	}
-	states, found, err := s.cfg.Cache.Get(ctx, keys)
+	states, found, err := s.cfg.Cache.GetPriced(ctx, keys)
 	if err != nil {
 		s.cfg.Logger.WarnContext(ctx, "availability cache unreachable: searching the database", "err", err)
 		return nil, false
@@ -115,13 +117,15 @@ func (s *Server) cachedAvailability(ctx context.Context, m hotelMeta, stay domai
 	out := make([]db.RoomTypeAvailability, 0, len(m.rooms))
 	per := stay.Nights()
 	for i, r := range m.rooms {
-		room := db.RoomTypeAvailability{RoomTypeID: r.Code, Unlimited: true, Nights: make([]db.NightAvailability, per)}
+		room := db.RoomTypeAvailability{RoomTypeID: r.Code, Unlimited: true, Nights: make([]db.NightAvailability, per),
+			NightRates: make([]domain.NightRates, per)}
 		for j, st := range states[i*per : (i+1)*per] {
 			if st.Split {
 				return nil, false // a channel's share of a night is the database's to say
 			}
 			unlimited := st.Left >= unlimitedLeft
 			room.Nights[j] = db.NightAvailability{Date: domain.DateOf(st.Start, time.UTC), Available: st.Left, Unlimited: unlimited}
+			room.NightRates[j] = st.Prices
 			if j == 0 || st.Left < room.Available {
 				room.Available = st.Left
 			}

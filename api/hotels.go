@@ -28,8 +28,10 @@ type availabilityView struct {
 }
 
 // availability answers, per room type, the rooms left for the whole stay (the minimum over its
-// nights) and for each night, as the caller's channel and agent may sell them: a stay a sale rule
-// refuses shows 0 and the rule. At a direct_connect supplier's hotel the supplier is asked.
+// nights) and for each night, as the caller's channel and agent may sell them under the default
+// plan: a stay a sale rule refuses shows 0 and the rule. Each room type's offers price every plan
+// the caller may sell. At a direct_connect supplier's hotel the supplier is asked (no offers:
+// the supplier prices the stay).
 func (s *Server) availability(c echo.Context) error {
 	hotelID := c.Param("hotelId")
 	if err := domain.ValidateID("hotelId", hotelID); err != nil {
@@ -58,9 +60,13 @@ func (s *Server) availability(c echo.Context) error {
 			return err
 		}
 	}
+	today := domain.DateOf(s.cfg.Now(), m.hotel.Location)
 	for i := range rooms {
 		room := &rooms[i]
-		v := domain.EvaluateSale(m.rules, party.sale(hotelID, room.RoomTypeID, stay, domain.DateOf(s.cfg.Now(), m.hotel.Location)))
+		if sup.Mode != db.ModeDirectConnect {
+			room.Offers = offers(m, party, *room, stay, today)
+		}
+		v := domain.EvaluateSale(m.rules, party.sale(hotelID, room.RoomTypeID, stay, today))
 		switch {
 		case !v.Allowed:
 			room.Available, room.UnavailableBecause = 0, v.Refusal.Why

@@ -50,6 +50,7 @@ func (s *Server) putRatePlan(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.meta.forget() // this process's next search offers the plan as written
 	if err := s.audit(c, "put-rate-plan", "", "", map[string]any{"hotelId": p.HotelID, "code": p.Code,
 		"plan": stored}); err != nil {
 		return err

@@ -118,6 +118,7 @@ func (u *Units) Apply(ctx context.Context, states []db.CachedUnit) error {
 	for _, st := range states {
 		// Eval, not Run: a pipeline learns of a missing cached script only when it is too late.
 		setNewer.Eval(ctx, pipe, []string{u.key(st.UnitKey)}, st.Version, encode(st), u.ttl().Milliseconds())
+		setNewer.Eval(ctx, pipe, []string{u.priceKey(st.UnitKey)}, st.Version, encodePrices(st), u.ttl().Milliseconds())
 	}
 	_, err := pipe.Exec(ctx)
 	if errors.Is(err, redis.Nil) {
@@ -133,6 +134,7 @@ func (u *Units) Fill(ctx context.Context, states []db.CachedUnit) error {
 	for _, st := range states {
 		st.Version = 0
 		pipe.SetNX(ctx, u.key(st.UnitKey), encode(st), u.ttl())
+		pipe.SetNX(ctx, u.priceKey(st.UnitKey), encodePrices(st), u.ttl())
 	}
 	_, err := pipe.Exec(ctx)
 	return err

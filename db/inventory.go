@@ -227,6 +227,12 @@ type RoomTypeAvailability struct {
 	UnavailableBecause string `json:"unavailableBecause,omitempty"`
 	// SupplierPrice is a direct_connect supplier's quote for one room over the stay.
 	SupplierPrice *domain.Price `json:"supplierPrice,omitempty"`
+	// Offers are the rate plans the search's party may sell of the room type over the stay (the
+	// hotel availability endpoint fills them in).
+	Offers []domain.Offer `json:"offers,omitempty"`
+	// NightRates are the nights' rates, one per night (zero where a night has no inventory row),
+	// from which the offers are priced.
+	NightRates []domain.NightRates `json:"-"`
 }
 
 // Availability returns, for every room type of the hotel, the rooms left over the stay for a
@@ -235,7 +241,7 @@ type RoomTypeAvailability struct {
 func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay domain.Stay) ([]RoomTypeAvailability, error) {
 	rows, err := s.reads(ctx).Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0), i.unit_start IS NOT NULL AND i.total IS NULL
 			AND i.closed_at IS NULL, a.allotted IS NOT NULL AND i.total IS NOT NULL,
-			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - i.blocked - (i.reserved - a.used), 0)
+			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - i.blocked - (i.reserved - a.used), 0), `+nightRatesColumns+`
 		FROM resources r
 		CROSS JOIN generate_series($2::timestamp, $3::timestamp - interval '1 day', interval '1 day') d
 		-- One primary-key lookup per night (LIMIT 1 keeps the planner from flattening it): a
@@ -257,7 +263,8 @@ func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay 
 		var night time.Time
 		var left, own, pool int
 		var unlimited, split bool
-		if err := rows.Scan(&roomType, &night, &left, &unlimited, &split, &own, &pool); err != nil {
+		var rates nightRatesScan
+		if err := rows.Scan(append([]any{&roomType, &night, &left, &unlimited, &split, &own, &pool}, rates.targets()...)...); err != nil {
 			return nil, err
 		}
 		if split {
@@ -268,7 +275,9 @@ func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay 
 		}
 		cur := &out[len(out)-1]
 		cur.Available, cur.Unlimited = min(cur.Available, left), cur.Unlimited && unlimited
-		cur.Nights = append(cur.Nights, NightAvailability{Date: domain.DateOf(night, time.UTC), Available: left, Unlimited: unlimited})
+		date := domain.DateOf(night, time.UTC)
+		cur.Nights = append(cur.Nights, NightAvailability{Date: date, Available: left, Unlimited: unlimited})
+		cur.NightRates = append(cur.NightRates, rates.rates(date))
 	}
 	return out, rows.Err()
 }
@@ -355,12 +364,13 @@ type RoomTypeRef struct {
 const roomTypesSQL = `SELECT code, id FROM resources WHERE hotel_id = $1 ORDER BY code`
 
 // HotelTerms is what searches and holds read of a hotel: its zone and policy, its supplier
-// (none: zero), the sale rules in force and its room types.
+// (none: zero), the sale rules in force, its room types and its rate plans.
 type HotelTerms struct {
 	Hotel    Hotel
 	Supplier Supplier
 	Rules    []domain.SaleRule
 	Rooms    []RoomTypeRef
+	Plans    []domain.RatePlan
 }
 
 // HotelTerms reads a hotel's terms in one round trip (a pipelined batch): ErrNotFound for an
@@ -384,5 +394,10 @@ func (s *Store) HotelTerms(ctx context.Context, hotelID string) (HotelTerms, err
 		t.Rooms, err = pgx.CollectRows(rows, pgx.RowToStructByPos[RoomTypeRef])
 		return err
 	})
+	b.Queue(`SELECT `+ratePlanColumns+` FROM rate_plans WHERE hotel_id = $1 ORDER BY code`, hotelID).Query(
+		func(rows pgx.Rows) (err error) {
+			t.Plans, err = pgx.CollectRows(rows, scanRatePlan)
+			return err
+		})
 	return t, s.pool.SendBatch(ctx, b).Close()
 }

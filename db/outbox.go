@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
 )
 
 // UnitKey names one unit of a resource: a night, or a venue's slot.
@@ -24,11 +26,15 @@ type CachedUnit struct {
 	Version int64
 	// Changed is when the oldest change the state carries was made (relayed states only).
 	Changed time.Time
+	// Prices are the unit's rates as the database holds them (a night's: nil for a venue's slot
+	// is never asked), from which a search prices every plan.
+	Prices domain.NightRates
 }
 
 // unitStateColumns read a unit's state from inventory i and its allocations, for key k.
 const unitStateColumns = `COALESCE(` + unitsLeft + `, 0),
-	EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = k.resource_id AND a.unit_start = k.unit_start)`
+	EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = k.resource_id AND a.unit_start = k.unit_start), ` +
+	nightRatesColumns
 
 // DrainOutbox claims up to limit outbox rows (skipping those another relay holds), reads the
 // units they name as they stand, and hands them to apply, one state per unit, versioned by its
@@ -54,10 +60,13 @@ func (s *Store) DrainOutbox(ctx context.Context, limit int, apply func([]CachedU
 		for rows.Next() {
 			var st CachedUnit
 			var count int
-			if err := rows.Scan(&st.ResourceID, &st.Start, &st.Version, &st.Changed, &count, &st.Left, &st.Split); err != nil {
+			var prices nightRatesScan
+			if err := rows.Scan(append([]any{&st.ResourceID, &st.Start, &st.Version, &st.Changed, &count, &st.Left,
+				&st.Split}, prices.targets()...)...); err != nil {
 				rows.Close()
 				return err
 			}
+			st.Prices = prices.rates(domain.DateOf(st.Start, time.UTC))
 			n += count
 			states = append(states, st)
 		}
@@ -100,7 +109,9 @@ func (s *Store) UnitStates(ctx context.Context, keys []UnitKey) ([]CachedUnit, e
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (CachedUnit, error) {
 		var st CachedUnit
-		err := r.Scan(&st.ResourceID, &st.Start, &st.Left, &st.Split)
+		var prices nightRatesScan
+		err := r.Scan(append([]any{&st.ResourceID, &st.Start, &st.Left, &st.Split}, prices.targets()...)...)
+		st.Prices = prices.rates(domain.DateOf(st.Start, time.UTC))
 		return st, err
 	})
 }

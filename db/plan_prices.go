@@ -4,23 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bookflow/bookflow/domain"
 )
 
-// PlanNight is one night of a room type as a rate plan sells it: its price, or why the plan has
-// none that night.
-type PlanNight struct {
-	Date     domain.Date `json:"date"`
-	Amount   *int64      `json:"amount"`
-	Currency string      `json:"currency,omitempty"`
-	// Why the night has no price: no rate set for the chain's root, or a derived price below zero.
-	Why string `json:"why,omitempty"`
-}
+// PlanNight is one night of a room type as a rate plan sells it (domain.PlanNight).
+type PlanNight = domain.PlanNight
 
 // SetPlanRates sets a root plan's nightly rate for a room type over the nights [from, to) that are
 // on sale, under the hotel's sale lock, and answers how many nights it set. The default plan's
@@ -100,64 +91,19 @@ func planNightlyPrices(ctx context.Context, tx pgx.Tx, hotelID, planCode, roomTy
 	if err != nil {
 		return nil, err
 	}
-	byCode := map[string]domain.RatePlan{}
-	for _, p := range plans {
-		byCode[p.Code] = p
-	}
-	plan, ok := byCode[planCode]
+	pricer := domain.NewPlanPricer(plans)
+	plan, ok := pricer.Plan(planCode)
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("%w: rate plan %s of hotel %s", domain.ErrNotFound, planCode, hotelID)
 	case !plan.Sells(roomTypeID):
 		return nil, fmt.Errorf("%w: rate plan %s does not sell room type %s", domain.ErrInvalid, planCode, roomTypeID)
 	}
-	chain, err := domain.DerivationChain(planCode, func(c string) (domain.Derivation, bool) {
-		if d := byCode[c].DerivedFrom; d != nil {
-			return *d, true
-		}
-		return domain.Derivation{}, false
-	})
+	nights, err := roomNightRates(ctx, tx, hotelID, roomTypeID, from, to)
 	if err != nil {
 		return nil, err
 	}
-	var derivations []domain.Derivation
-	for _, c := range chain[1:] {
-		derivations = append(derivations, *byCode[c].DerivedFrom)
-	}
-	root := byCode[chain[0]]
-	rows, err := tx.Query(ctx, `SELECT i.unit_start,
-			CASE WHEN $5 THEN CASE WHEN i.rate > 0 OR i.free THEN i.rate END ELSE p.rate END,
-			CASE WHEN $5 THEN i.currency ELSE p.currency END
-		FROM resources r JOIN inventory i ON i.resource_id = r.id
-			LEFT JOIN plan_rates p ON p.resource_id = i.resource_id AND p.unit_start = i.unit_start AND p.plan_code = $6
-		WHERE r.hotel_id = $1 AND r.code = $2 AND i.unit_start >= $3 AND i.unit_start < $4
-		ORDER BY i.unit_start`, hotelID, roomTypeID, from.Time(), to.Time(), root.Default, root.Code)
-	if err != nil {
-		return nil, err
-	}
-	out := []PlanNight{}
-	var night time.Time
-	var rate *int64
-	var currency *string
-	if _, err := pgx.ForEachRow(rows, []any{&night, &rate, &currency}, func() error {
-		n := PlanNight{Date: domain.DateOf(night, time.UTC)}
-		switch {
-		case rate == nil:
-			n.Why = fmt.Sprintf("no rate is set for %s on this night", root.Code)
-		default:
-			price, err := domain.DerivedPrice(*rate, derivations)
-			if err != nil {
-				n.Why = strings.TrimPrefix(err.Error(), domain.ErrInvalid.Error()+": ")
-			} else {
-				n.Amount, n.Currency = &price, *currency
-			}
-		}
-		out = append(out, n)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
+	if len(nights[roomTypeID]) == 0 {
 		var exists bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resources WHERE hotel_id = $1 AND code = $2)`, hotelID,
 			roomTypeID).Scan(&exists); err != nil {
@@ -167,5 +113,5 @@ func planNightlyPrices(ctx context.Context, tx pgx.Tx, hotelID, planCode, roomTy
 			return nil, fmt.Errorf("%w: hotel %s has no room type %s", domain.ErrNotFound, hotelID, roomTypeID)
 		}
 	}
-	return out, nil
+	return pricer.Nightly(planCode, nights[roomTypeID])
 }

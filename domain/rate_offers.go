@@ -1,0 +1,188 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// NightRates is what one night of a room type holds for pricing: the room type's own rate (the
+// default plan's price: a night at 0 is sold only when marked free) and the own rates of the
+// root plans that have one on it, by plan code.
+type NightRates struct {
+	Date     Date             `json:"date"`
+	Rate     int64            `json:"rate"`
+	Currency string           `json:"currency,omitempty"`
+	Free     bool             `json:"free,omitempty"`
+	Plans    map[string]Money `json:"plans,omitempty"`
+}
+
+// PlanNight is one night of a room type as a rate plan sells it: its price, or why the plan has
+// none that night.
+type PlanNight struct {
+	Date     Date   `json:"date"`
+	Amount   *int64 `json:"amount"`
+	Currency string `json:"currency,omitempty"`
+	// Why the night has no price: no rate set for the chain's root, or a derived price below zero.
+	Why string `json:"why,omitempty"`
+}
+
+// PlanPricer prices a hotel's plans from nights' rates: a plan's chain is walked once, when the
+// pricer is made, and every night of it is priced from its root's rate (DerivedPrice).
+type PlanPricer struct {
+	plans  map[string]RatePlan
+	chains map[string][]string // root first; absent when the plan's chain is broken
+	broken map[string]error
+}
+
+// NewPlanPricer makes a pricer of a hotel's plans.
+func NewPlanPricer(plans []RatePlan) PlanPricer {
+	p := PlanPricer{plans: map[string]RatePlan{}, chains: map[string][]string{}, broken: map[string]error{}}
+	for _, plan := range plans {
+		p.plans[plan.Code] = plan
+	}
+	for _, plan := range plans {
+		chain, err := DerivationChain(plan.Code, func(c string) (Derivation, bool) {
+			if d := p.plans[c].DerivedFrom; d != nil {
+				return *d, true
+			}
+			return Derivation{}, false
+		})
+		switch _, rootKnown := p.plans[chainRoot(chain)]; {
+		case err != nil:
+			p.broken[plan.Code] = err
+		case !rootKnown:
+			p.broken[plan.Code] = fmt.Errorf("%w: rate plan %s derives from %s, which does not exist", ErrInvalid,
+				plan.Code, chainRoot(chain))
+		default:
+			p.chains[plan.Code] = chain
+		}
+	}
+	return p
+}
+
+func chainRoot(chain []string) string {
+	if len(chain) == 0 {
+		return ""
+	}
+	return chain[0]
+}
+
+// Plan returns a plan by its code.
+func (p PlanPricer) Plan(code string) (RatePlan, bool) {
+	plan, ok := p.plans[code]
+	return plan, ok
+}
+
+// Plans returns the plans in code order, the default plan first.
+func (p PlanPricer) Plans() []RatePlan {
+	out := make([]RatePlan, 0, len(p.plans))
+	for _, plan := range p.plans {
+		out = append(out, plan)
+	}
+	slices.SortFunc(out, func(a, b RatePlan) int {
+		switch {
+		case a.Default != b.Default:
+			if a.Default {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Code, b.Code)
+	})
+	return out
+}
+
+// Nightly prices the nights of a room type as plan sells them. An unknown plan is ErrNotFound,
+// a broken chain (which the store never lets be written) ErrInvalid; a night without its root's
+// rate, or whose derived price is below zero, has no price and says why.
+func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, error) {
+	if _, ok := p.plans[code]; !ok {
+		return nil, fmt.Errorf("%w: rate plan %s", ErrNotFound, code)
+	}
+	if err := p.broken[code]; err != nil {
+		return nil, err
+	}
+	chain := p.chains[code]
+	root := p.plans[chain[0]]
+	derivations := make([]Derivation, 0, len(chain)-1)
+	for _, c := range chain[1:] {
+		derivations = append(derivations, *p.plans[c].DerivedFrom)
+	}
+	out := make([]PlanNight, len(nights))
+	for i, n := range nights {
+		out[i] = PlanNight{Date: n.Date}
+		rate, currency, ok := n.Rate, n.Currency, n.Rate > 0 || n.Free
+		if !root.Default {
+			own, has := n.Plans[root.Code]
+			rate, currency, ok = own.Amount, own.Currency, has
+		}
+		if !ok {
+			out[i].Why = fmt.Sprintf("no rate is set for %s on this night", root.Code)
+			continue
+		}
+		price, err := DerivedPrice(rate, derivations)
+		if err != nil {
+			out[i].Why = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
+			continue
+		}
+		out[i].Amount, out[i].Currency = &price, currency
+	}
+	return out, nil
+}
+
+// StayPrice is the price of one unit over nights priced by Nightly: nil and the first night's
+// reason when a night has no price or the nights disagree on the currency.
+func StayPrice(nights []PlanNight) (*Price, string) {
+	if len(nights) == 0 {
+		return nil, "no night of the stay is on sale"
+	}
+	price := &Price{Currency: nights[0].Currency, Nights: make([]NightRate, len(nights))}
+	for i, n := range nights {
+		switch {
+		case n.Amount == nil:
+			return nil, fmt.Sprintf("%s: %s", n.Date, n.Why)
+		case n.Currency != price.Currency:
+			return nil, fmt.Sprintf("%s: priced in %s, the stay's first night in %s", n.Date, n.Currency, price.Currency)
+		}
+		price.Nights[i] = NightRate{Date: n.Date, Amount: *n.Amount}
+		price.Total += *n.Amount
+	}
+	return price, ""
+}
+
+// SoldThrough reports whether a sale through channel (empty: a direct sale, by the hotel's own
+// site or desk) may sell the plan. A plan naming no channel is sold direct only.
+func (p RatePlan) SoldThrough(channel string) bool {
+	return channel == "" || slices.Contains(p.Channels, AnyChannel) || slices.Contains(p.Channels, channel)
+}
+
+// Offer is one way a search may sell a room type over a stay: a rate plan with its terms and the
+// price of one unit, or why the plan cannot sell the stay.
+type Offer struct {
+	RatePlan string         `json:"ratePlan"`
+	Name     string         `json:"name"`
+	Board    Board          `json:"board"`
+	Includes string         `json:"includes,omitempty"`
+	Policy   RatePlanPolicy `json:"policy"`
+	Payment  PaymentRule    `json:"payment"`
+	// Price is one unit over the stay, with any length-of-stay discount taken off; nil when a
+	// night has no price.
+	Price             *Price `json:"price,omitempty"`
+	Sellable          bool   `json:"sellable"`
+	UnsellableBecause string `json:"unsellableBecause,omitempty"`
+}
+
+// OfferTerms is a plan's offer without its price: its terms, the default plan's policy being the
+// hotel's (a no-show keeps everything).
+func (p RatePlan) OfferTerms(hotelPolicy CancellationPolicy) Offer {
+	o := Offer{RatePlan: p.Code, Name: p.Name, Board: p.Board, Includes: p.Includes, Payment: p.Payment,
+		Policy: RatePlanPolicy{CancellationPolicy: hotelPolicy, NoShow: NoShowKeepsAll}}
+	if p.Policy != nil {
+		o.Policy = *p.Policy
+		if o.Policy.NoShow == "" {
+			o.Policy.NoShow = NoShowKeepsAll
+		}
+	}
+	return o
+}
