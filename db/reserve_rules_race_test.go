@@ -76,17 +76,29 @@ func TestAStopSellAnsweredWhileAHoldIsInFlightIsNotOvertakenByIt(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	twinHotels(t, d, func(h string) { d.SetInventory(t, h, "double", dec10, dec13, 5) })
-	ctx := context.Background()
-	for _, hotel := range []string{"fast", "full"} {
-		release, held := inFlight(t, d, hotel, "c-"+hotel)
+	writeWaitsForTheHoldInFlight(t, d, "stop-sell (event)", func(hotel string) chan time.Time {
 		answered := make(chan time.Time, 1)
 		go func() {
 			rule := stopSellDec11
 			rule.HotelID = hotel
-			_, err := d.Store.CreateSaleRules(ctx, []domain.SaleRule{rule})
+			_, err := d.Store.CreateSaleRules(context.Background(), []domain.SaleRule{rule})
 			assert.NoError(t, err)
 			answered <- time.Now()
 		}()
+		return answered
+	})
+}
+
+// writeWaitsForTheHoldInFlight starts a hold of stay3 at "fast" and "full" while their nights are
+// locked, then write, which closes Dec 11 in the background and sends when it was answered: the
+// write must not be answered while the hold is in flight if the hold then commits on the closed
+// night, and a hold after the answer is refused with refusal.
+func writeWaitsForTheHoldInFlight(t *testing.T, d *testsuite.Database, refusal string, write func(hotel string) chan time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	for _, hotel := range []string{"fast", "full"} {
+		release, held := inFlight(t, d, hotel, "c-"+hotel)
+		answered := write(hotel)
 		// The rule write either answers (the race) or waits behind the hold.
 		var early bool
 		require.Eventually(t, func() bool {
@@ -105,7 +117,7 @@ func TestAStopSellAnsweredWhileAHoldIsInFlightIsNotOvertakenByIt(t *testing.T) {
 		release()
 		b := <-held
 		assert.False(t, early && b.Status == domain.StatusHold,
-			"%s: the stop-sell was answered while the hold was in flight, and the hold then committed on its nights", hotel)
+			"%s: the write was answered while the hold was in flight, and the hold then committed on its nights", hotel)
 		if !early {
 			assert.True(t, (<-answered).After(releasedAt), "%s: answered after the hold went on", hotel)
 		}
@@ -115,7 +127,7 @@ func TestAStopSellAnsweredWhileAHoldIsInFlightIsNotOvertakenByIt(t *testing.T) {
 		after, err := d.Store.Reserve(ctx, p)
 		require.NoError(t, err)
 		assert.Equal(t, domain.StatusRejected, after.Status, "%s: a hold after the answer is refused", hotel)
-		assert.Contains(t, after.Refusal, "stop-sell (event)")
+		assert.Contains(t, after.Refusal, refusal)
 	}
 	d.AssertInventoryMatchesBookings(t)
 }

@@ -135,6 +135,8 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/admin/sale-rules/batch", ruleMaker},
 	{"PUT", "/api/v1/admin/sale-rules/:ruleId", ruleMaker},
 	{"DELETE", "/api/v1/admin/sale-rules/:ruleId", ruleMaker},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/restrictions", ruleMaker},
+	{"GET", "/api/v1/admin/hotels/:hotelId/restrictions", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"DELETE", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},

@@ -106,6 +106,10 @@ var docsRunBlocks = map[string]docsRun{
 		statuses: []int{201, 201, 200},
 		shows:    []string{`"kind":"closed_to_arrival"`, `"kind":"stay_through"`, `"refusedBy":.*closed to arrival on`},
 	},
+	"docs/rates-and-restrictions.md#The bulk write and the calendar": {
+		statuses: []int{200, 200},
+		shows:    []string{`"rules":\{"written":[1-9]`, `"closed":true`, `"minStay":2`},
+	},
 	"docs/hotels.md#The front desk": {
 		statuses: []int{201, 200, 200},
 		shows:    []string{`"status":"CONFIRMED"`, `"action":"confirm"`},
