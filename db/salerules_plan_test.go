@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
@@ -117,4 +118,25 @@ func TestARuleNamesAPlanOfItsHotelThatSellsItsRoomType(t *testing.T) {
 	nr.RoomTypes = []string{"single"}
 	_, err = d.Store.PutRatePlan(ctx, nr)
 	assert.NoError(t, err, "an ended rule holds nothing")
+}
+
+// TestARollbackOfRulesPlansKeepsThemForEveryPlan: migration 00043 undone and done again keeps a
+// plan's rule, now for every plan (stricter, as a previous release reads it), and the plans'
+// foreign key comes back.
+func TestARollbackOfRulesPlansKeepsThemForEveryPlan(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	_, err := d.Store.PutRatePlan(ctx, flexible("NR", ""))
+	require.NoError(t, err)
+	r := createRule(t, d, domain.SaleRule{Kind: domain.RuleClosedToArrival, HotelID: "h1", RatePlan: "NR", From: dec10,
+		To: dec10.AddDays(1)})
+	require.NoError(t, db.RedoMigration(ctx, d.Pool, 43))
+	var plan *string
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT rate_plan FROM sale_rules WHERE id = $1 AND cancelled_at IS NULL`,
+		r.ID).Scan(&plan))
+	assert.Nil(t, plan, "kept, for every plan")
+	_, err = d.Pool.Exec(ctx, `UPDATE sale_rules SET rate_plan = 'NOPE' WHERE id = $1`, r.ID)
+	assert.Error(t, err, "the foreign key is back")
 }
