@@ -56,7 +56,7 @@ func staffView(b domain.Booking, reason string) bookingView {
 // view shows a stay with its nights, and a venue order by its lines (price.lines) alone.
 func view(b domain.Booking, reason string) bookingView {
 	if b.VenueID != "" {
-		b.RoomTypeID, b.Stay = "", domain.Stay{}
+		b.RoomTypeID, b.Stay, b.RatePlan = "", domain.Stay{}, ""
 		return bookingView{Booking: b, Reason: reason}
 	}
 	return bookingView{Booking: b, Nights: b.Nights(), Reason: reason}
@@ -180,6 +180,9 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		}
 	}
 	if err := req.ValidateWindow(domain.DateOf(s.cfg.Now(), m.hotel.Location), s.cfg.Limits.SaleHorizonDays); err != nil {
+		return err
+	}
+	if err := s.checkPlan(ctx, m, req, pty); err != nil {
 		return err
 	}
 	hotel := m.hotel

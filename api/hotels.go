@@ -307,6 +307,9 @@ func (s *Server) setCancellationPolicy(c echo.Context) error {
 	if err := decodeJSON(c, &p); err != nil {
 		return err
 	}
+	if p.NonRefundable {
+		return fmt.Errorf("%w: a hotel's policy is never non-refundable: sell a non-refundable rate plan", domain.ErrInvalid)
+	}
 	if err := p.Validate(); err != nil {
 		return err
 	}

@@ -18,7 +18,8 @@ const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, 
 	COALESCE(b.channel_id, ''), COALESCE(b.agent_id, ''), b.discount, COALESCE(b.refusal, ''), COALESCE(b.supplier_id, ''),
 	COALESCE(b.supplier_ref, ''),
 	COALESCE((SELECT m.difference FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'), 0),
-	(SELECT m.due_by FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE')`
+	(SELECT m.due_by FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'),
+	b.rate_plan, b.plan_terms`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
@@ -28,7 +29,7 @@ func scanBooking(row pgx.Row) (domain.Booking, error) {
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
 		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef,
-		&b.BalanceDue, &dueBy)
+		&b.BalanceDue, &dueBy, &b.RatePlan, &b.PlanTerms)
 	if dueBy != nil {
 		b.BalanceDueBy = dueBy.UTC()
 	}

@@ -11,6 +11,19 @@ func MigrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	return migrateTo(ctx, pool, version)
 }
 
+// MigrateToForTodaysStore is MigrateTo, then the columns this release's store reads that later
+// migrations add, as those migrations add them (each with IF NOT EXISTS): the rows of an old
+// database written by today's store, for tests of an upgrade.
+func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version int64) error {
+	if err := migrateTo(ctx, pool, version); err != nil {
+		return err
+	}
+	_, err := pool.Exec(ctx, `ALTER TABLE sale_rules ADD COLUMN IF NOT EXISTS rate_plan text; -- 00043
+		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS rate_plan text NOT NULL DEFAULT 'BAR',
+			ADD COLUMN IF NOT EXISTS plan_terms jsonb -- 00045`)
+	return err
+}
+
 // FunctionFiles is the text of each file of db/functions, by file name.
 func FunctionFiles() (map[string]string, error) {
 	files, err := functionFiles()

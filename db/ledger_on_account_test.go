@@ -92,7 +92,7 @@ func TestTheBackfillPostsTheSalesOnAccountOfAnOldDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := testsuite.NewEmptyDatabase(t)
-	require.NoError(t, db.MigrateTo(ctx, d.Pool, 34))
+	require.NoError(t, db.MigrateToForTodaysStore(ctx, d.Pool, 34))
 	splitStock(t, d)
 	sell := func(customer string) domain.Booking {
 		b, err := d.Store.Reserve(ctx, channelHold(customer, "A", "agent-a", nights(soon, 2), 1))

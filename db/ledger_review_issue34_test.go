@@ -116,7 +116,7 @@ func TestReview34TheBackfillDrawsTheRefundOfABookingAlreadyRefunded(t *testing.T
 	t.Parallel()
 	ctx := context.Background()
 	d := testsuite.NewEmptyDatabase(t)
-	require.NoError(t, db.MigrateTo(ctx, d.Pool, 34))
+	require.NoError(t, db.MigrateToForTodaysStore(ctx, d.Pool, 34))
 	d.SetInventory(t, "h1", "double", dec10, dec14, 20)
 	refunded := func(customer, payment string, attempts ...string) domain.Booking {
 		b := hold(t, d, customer, nights(dec10, 2), 1)

@@ -43,7 +43,7 @@ type ReserveParams struct {
 // exists for a different request, and ErrTooManyHolds when the customer is at
 // p.MaxActiveHolds.
 func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, error) {
-	if p.ChannelID == "" && p.AgentID == "" {
+	if p.ChannelID == "" && p.AgentID == "" && p.Request.Plan() == domain.DefaultRatePlan { // one round trip
 		direct := s.reserveDirect
 		if s.Batching() {
 			direct = s.reserveBatched
@@ -173,12 +173,22 @@ const (
 func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup) (domain.Booking, error) {
 	req := p.Request
 	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
-		ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay})
+		ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay, RatePlan: req.RatePlan})
 	if err != nil {
 		return domain.Booking{}, err
 	}
 	if !v.Allowed {
 		return reject(ctx, tx, p.BookingID, v.Refusal.Named())
+	}
+	var planned *plannedSale
+	if req.Plan() != domain.DefaultRatePlan {
+		var refusal string
+		if planned, refusal, err = planSale(ctx, tx, p); err != nil || refusal != "" {
+			if err != nil {
+				return domain.Booking{}, err
+			}
+			return reject(ctx, tx, p.BookingID, refusal)
+		}
 	}
 	price, refusal, err := takeUnits(ctx, tx, p.BookingID, sale.resourceID, req.Stay, req.Quantity, p.ChannelID)
 	if err != nil {
@@ -186,6 +196,13 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 	}
 	if price == nil {
 		return reject(ctx, tx, p.BookingID, refusal)
+	}
+	if planned != nil {
+		*price = planned.price(req.Quantity)
+	}
+	plan, terms, policy, err := planned.keep()
+	if err != nil {
+		return domain.Booking{}, err
 	}
 	var off int64
 	if v.Discount != nil {
@@ -196,9 +213,10 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 			return domain.Booking{}, err
 		}
 	}
-	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4, discount = $5
+	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4, discount = $5,
+			rate_plan = COALESCE($6, rate_plan), plan_terms = $7, policy = COALESCE($8, policy)
 		FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
-		p.BookingID, price.Currency, price.Total, price.Nights, off))
+		p.BookingID, price.Currency, price.Total, price.Nights, off, plan, terms, policy))
 }
 
 // reject stores a new booking REJECTED with its refusal (empty: stock refused it, which needs

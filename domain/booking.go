@@ -83,6 +83,16 @@ type HoldRequest struct {
 	VenueID string `json:"venueId,omitempty"`
 	Stay
 	Quantity int `json:"quantity"`
+	// RatePlan is the plan sold (empty: the hotel's default plan, DefaultRatePlan).
+	RatePlan string `json:"ratePlan,omitempty"`
+}
+
+// Plan is the plan the request names, the default plan when it names none.
+func (r HoldRequest) Plan() string {
+	if r.RatePlan == "" {
+		return DefaultRatePlan
+	}
+	return r.RatePlan
 }
 
 // Validate checks the request's shape against the limits; the calendar window needs the
@@ -91,7 +101,7 @@ func (r HoldRequest) Validate(l Limits) error {
 	if err := ValidateSubject("customerId", r.CustomerID); err != nil {
 		return err
 	}
-	for _, f := range []struct{ name, v string }{{"hotelId", r.HotelID}, {"roomTypeId", r.RoomTypeID}} {
+	for _, f := range []struct{ name, v string }{{"hotelId", r.HotelID}, {"roomTypeId", r.RoomTypeID}, {"ratePlan", r.Plan()}} {
 		if err := ValidateID(f.name, f.v); err != nil {
 			return err
 		}
@@ -105,8 +115,11 @@ func (r HoldRequest) Validate(l Limits) error {
 // Fingerprint identifies the request's content, so an idempotency key reused with a different
 // body can be told from a plain retry.
 func (r HoldRequest) Fingerprint() string {
-	canon := strings.Join([]string{r.CustomerID, r.HotelID, r.RoomTypeID,
-		r.CheckIn.String(), r.CheckOut.String(), strconv.Itoa(r.Quantity)}, "\x1f")
+	parts := []string{r.CustomerID, r.HotelID, r.RoomTypeID, r.CheckIn.String(), r.CheckOut.String(), strconv.Itoa(r.Quantity)}
+	if r.Plan() != DefaultRatePlan { // the default plan's requests keep the fingerprints they always had
+		parts = append(parts, r.RatePlan)
+	}
+	canon := strings.Join(parts, "\x1f")
 	sum := sha256.Sum256([]byte(canon))
 	return hex.EncodeToString(sum[:])
 }
@@ -134,6 +147,10 @@ type Booking struct {
 	// CancellationPolicy and TimeZone are the hotel's, as they were when the booking was held: a
 	// cancellation is judged by them, on the hotel's clock.
 	CancellationPolicy CancellationPolicy `json:"cancellationPolicy"`
+	// RatePlan is the plan the booking was sold under, PlanTerms the plan's terms it keeps (nil
+	// for the default plan's bookings: the hotel's terms, paid in full).
+	RatePlan  string     `json:"ratePlan,omitempty"`
+	PlanTerms *PlanTerms `json:"planTerms,omitempty"`
 	TimeZone           string             `json:"timeZone,omitempty"`
 	// Abandoned: the reservation did not complete within the time the API waits, and nothing
 	// is held for it.

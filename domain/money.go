@@ -58,6 +58,9 @@ type CancellationPolicy struct {
 	FeeCurrency    string `json:"feeCurrency,omitempty"`
 	NoRefundHours  int    `json:"noRefundHours"`
 	EarlyDeparture string `json:"earlyDeparture,omitempty"` // an EarlyDeparture* value; empty is none
+	// NonRefundable: a cancel gives nothing back, whenever it comes (a rate plan's; a hotel's own
+	// policy is never non-refundable).
+	NonRefundable bool `json:"nonRefundable,omitempty"`
 }
 
 // What an early departure gives back of the nights not stayed: nothing, all of them, or all but
@@ -86,6 +89,8 @@ func (p CancellationPolicy) Validate() error {
 	case p.EarlyDeparture != "" && p.EarlyDeparture != EarlyDepartureNone && p.EarlyDeparture != EarlyDepartureAll &&
 		p.EarlyDeparture != EarlyDepartureAllButFirst:
 		return fmt.Errorf("%w: earlyDeparture is none, all or all_but_first", ErrInvalid)
+	case p.NonRefundable && (p.FreeUntilHours != 0 || p.FeePercent != 0 || p.FeeFixed != 0 || p.NoRefundHours != 0):
+		return fmt.Errorf("%w: a non-refundable policy has no free window, fee or no-refund hours", ErrInvalid)
 	}
 	return nil
 }
@@ -109,6 +114,8 @@ func (p CancellationPolicy) RefundBefore(paid int64, currency string, start, now
 // that many hours before the start.
 func (p CancellationPolicy) refund(paid int64, currency string, now time.Time, before func(hours int) time.Time) int64 {
 	switch {
+	case p.NonRefundable:
+		return 0
 	case !now.Before(before(p.NoRefundHours)): // within the last hours before check-in, or later
 		return 0
 	case now.Before(before(p.FreeUntilHours)):

@@ -186,3 +186,37 @@ func (p RatePlan) OfferTerms(hotelPolicy CancellationPolicy) Offer {
 	}
 	return o
 }
+
+// PlanTerms are what a booking keeps of the plan it was sold under, besides its price and its
+// cancellation policy (kept as every booking's is): the plan's name, what it includes, its
+// payment rule and what a no-show keeps.
+type PlanTerms struct {
+	Name          string      `json:"name"`
+	Board         Board       `json:"board"`
+	Includes      string      `json:"includes,omitempty"`
+	Payment       PaymentRule `json:"payment"`
+	NoShow        string      `json:"noShow"`
+	NoShowPercent int         `json:"noShowPercent,omitempty"`
+}
+
+// Terms are the plan's terms a booking keeps; its policy, the hotel's for the default plan.
+func (p RatePlan) Terms(hotelPolicy CancellationPolicy) (PlanTerms, CancellationPolicy) {
+	o := p.OfferTerms(hotelPolicy)
+	return PlanTerms{Name: o.Name, Board: o.Board, Includes: o.Includes, Payment: o.Payment, NoShow: o.Policy.NoShow,
+		NoShowPercent: o.Policy.NoShowPercent}, o.Policy.CancellationPolicy
+}
+
+// NotYetBookable says what of a plan bookings cannot follow yet (empty: they can follow all of
+// it): a deposit or pay-at-hotel payment rule, and a no-show that keeps less than everything.
+// Such a plan is offered as not sellable and refused at booking, never sold as if paid in full.
+func (p RatePlan) NotYetBookable() string {
+	switch {
+	case p.Payment.Kind != PayInFull:
+		return fmt.Sprintf("rate plan %s is paid %s: bookings of that payment rule are not taken yet", p.Code,
+			map[PaymentRuleKind]string{PayDeposit: "by a deposit", PayAtHotel: "at the hotel"}[p.Payment.Kind])
+	case p.Policy != nil && p.Policy.NoShow != "" && p.Policy.NoShow != NoShowKeepsAll:
+		return fmt.Sprintf("rate plan %s keeps %s of a no-show: bookings of that no-show policy are not taken yet", p.Code,
+			p.Policy.NoShow)
+	}
+	return ""
+}

@@ -51,11 +51,11 @@ const (
 	NoShowKeepsPercent    = "percent"
 )
 
-// RatePlanPolicy is a plan's own policy: the cancellation and early-departure fields a hotel has,
-// or NonRefundable (a cancel gives nothing back, whenever it comes), and what a no-show keeps.
+// RatePlanPolicy is a plan's own policy: the cancellation and early-departure fields a hotel has
+// (NonRefundable among them: a cancel gives nothing back, whenever it comes), and what a no-show
+// keeps.
 type RatePlanPolicy struct {
 	CancellationPolicy
-	NonRefundable bool   `json:"nonRefundable,omitempty"`
 	NoShow        string `json:"noShow,omitempty"`
 	NoShowPercent int    `json:"noShowPercent,omitempty"`
 }
@@ -173,10 +173,6 @@ func (r PaymentRule) validate() error {
 func (p RatePlanPolicy) validate() error {
 	if err := p.CancellationPolicy.Validate(); err != nil {
 		return err
-	}
-	c := p.CancellationPolicy
-	if p.NonRefundable && (c.FreeUntilHours != 0 || c.FeePercent != 0 || c.FeeFixed != 0 || c.NoRefundHours != 0) {
-		return fmt.Errorf("%w: a non-refundable plan has no free window, fee or no-refund hours", ErrInvalid)
 	}
 	switch p.NoShow {
 	case "", NoShowKeepsAll, NoShowKeepsFirstNight:

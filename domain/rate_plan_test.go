@@ -28,7 +28,8 @@ func TestARatePlansShapeIsCheckedBeforeItIsStored(t *testing.T) {
 		},
 		"at the hotel": func(p *domain.RatePlan) { p.Payment = domain.PaymentRule{Kind: domain.PayAtHotel} },
 		"non-refundable, a no-show keeping 50%": func(p *domain.RatePlan) {
-			p.Policy = &domain.RatePlanPolicy{NonRefundable: true, NoShow: domain.NoShowKeepsPercent, NoShowPercent: 50}
+			p.Policy = &domain.RatePlanPolicy{CancellationPolicy: domain.CancellationPolicy{NonRefundable: true},
+				NoShow: domain.NoShowKeepsPercent, NoShowPercent: 50}
 		},
 		"every channel":           func(p *domain.RatePlan) { p.Channels = []string{domain.AnyChannel} },
 		"derived":                 func(p *domain.RatePlan) { p.DerivedFrom = &domain.Derivation{Parent: "BAR", Percent: "-10"} },
@@ -61,7 +62,7 @@ func TestARatePlansShapeIsCheckedBeforeItIsStored(t *testing.T) {
 		},
 		"made the default": func(p *domain.RatePlan) { p.Default = true },
 		"non-refundable with a fee": func(p *domain.RatePlan) {
-			p.Policy = &domain.RatePlanPolicy{NonRefundable: true, CancellationPolicy: domain.CancellationPolicy{FeePercent: 20}}
+			p.Policy = &domain.RatePlanPolicy{CancellationPolicy: domain.CancellationPolicy{NonRefundable: true, FeePercent: 20}}
 		},
 		"a no-show percent of 0":  func(p *domain.RatePlan) { p.Policy.NoShow = domain.NoShowKeepsPercent },
 		"a no-show percent alone": func(p *domain.RatePlan) { p.Policy.NoShowPercent = 20 },

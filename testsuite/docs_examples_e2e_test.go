@@ -106,6 +106,10 @@ var docsRunBlocks = map[string]docsRun{
 		statuses: []int{201, 201, 200},
 		shows:    []string{`"kind":"closed_to_arrival"`, `"kind":"stay_through"`, `"refusedBy":.*closed to arrival on`},
 	},
+	"docs/rates-and-restrictions.md#What search answers": {
+		statuses: []int{200, 200, 201},
+		shows:    []string{`"offers":\[\{"ratePlan":"BAR"`, `"ratePlan":"NR","name":"Non-refundable"`, `"ratePlan":"NR"`, `"nonRefundable":true`},
+	},
 	"docs/rates-and-restrictions.md#The bulk write and the calendar": {
 		statuses: []int{200, 200},
 		shows:    []string{`"rules":\{"written":[1-9]`, `"closed":true`, `"minStay":2`},

@@ -54,22 +54,18 @@ func TestASearchAnswersAnOfferPerPlan(t *testing.T) {
 			sys := testsuite.NewSystem(t, testsuite.SystemOptions{Cache: cached})
 			hotel, stay := "h-offers", stayFromNow(30, 2)
 			openRooms(t, sys, hotel, "double", stay, 3)
-			plans := "/api/v1/admin/hotels/" + hotel + "/rate-plans"
-			rates := "/api/v1/admin/hotels/" + hotel + "/room-types/double/rates"
+					rates := "/api/v1/admin/hotels/" + hotel + "/room-types/double/rates"
 			res := sys.Admin(t, http.MethodPut, rates, map[string]any{"from": stay.CheckIn, "to": stay.CheckIn.AddDays(1),
 				"rate": 12345, "currency": "EUR"})
 			require.Equal(t, http.StatusOK, res.Status, res.Raw)
-			for code, plan := range map[string]map[string]any{
-				"NR": {"name": "Non-refundable", "policy": map[string]any{"nonRefundable": true}, "channels": []string{"*"},
-					"derivedFrom": map[string]any{"parent": "BAR", "percent": "-10", "rounding": map[string]any{"mode": "nearest", "step": 100}}},
-				"NR-BB": {"name": "Non-refundable with breakfast", "board": "breakfast", "policy": map[string]any{"nonRefundable": true},
-					"derivedFrom": map[string]any{"parent": "NR", "amount": 1500}},
-				"CORP": {"name": "Corporate", "policy": map[string]any{"freeUntilHours": 24}, "channels": []string{"*"},
-					"payment": map[string]any{"kind": "deposit", "depositPercent": 30, "balanceDueDays": 7}},
-			} {
-				res := sys.Admin(t, http.MethodPut, plans+"/"+code, plan)
-				require.Equal(t, http.StatusOK, res.Status, res.Raw)
-			}
+			putPlans(t, sys, hotel,
+				planDef{"NR", map[string]any{"name": "Non-refundable", "policy": map[string]any{"nonRefundable": true},
+					"channels": []string{"*"}, "derivedFrom": map[string]any{"parent": "BAR", "percent": "-10",
+						"rounding": map[string]any{"mode": "nearest", "step": 100}}}},
+				planDef{"NR-BB", map[string]any{"name": "Non-refundable with breakfast", "board": "breakfast",
+					"policy": map[string]any{"nonRefundable": true}, "derivedFrom": map[string]any{"parent": "NR", "amount": 1500}}},
+				planDef{"CORP", map[string]any{"name": "Corporate", "policy": map[string]any{"freeUntilHours": 24},
+					"channels": []string{"*"}, "payment": map[string]any{"kind": "deposit", "depositPercent": 30, "balanceDueDays": 7}}})
 
 			guest := sys.Guest(t, "searcher")
 			var offers map[string]map[string]any
