@@ -239,7 +239,13 @@ type RoomTypeAvailability struct {
 // sale through channel (empty: a direct sale): on a night split between channels, what the
 // channel's allocation and the shared pool have left (the pool alone for a direct sale).
 func (s *Store) Availability(ctx context.Context, hotelID, channel string, stay domain.Stay) ([]RoomTypeAvailability, error) {
-	rows, err := s.reads(ctx).Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0), i.unit_start IS NOT NULL AND i.total IS NULL
+	return availability(ctx, s.reads(ctx), hotelID, channel, stay)
+}
+
+// availability is Availability read through q: a pool, or a transaction whose snapshot it
+// shares with other reads (the ARI export's).
+func availability(ctx context.Context, q reader, hotelID, channel string, stay domain.Stay) ([]RoomTypeAvailability, error) {
+	rows, err := q.Query(ctx, `SELECT r.code, d, COALESCE(`+unitsLeft+`, 0), i.unit_start IS NOT NULL AND i.total IS NULL
 			AND i.closed_at IS NULL, a.allotted IS NOT NULL AND i.total IS NOT NULL,
 			COALESCE(a.own, 0), COALESCE(i.total - a.allotted - i.blocked - (i.reserved - a.used), 0), `+nightRatesColumns+`
 		FROM resources r
