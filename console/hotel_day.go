@@ -17,6 +17,7 @@ type hotelDayView struct {
 	Arrivals, Staying, Departing []domain.Booking
 	Desk                         bool
 	WalkInKey                    string
+	Plans                        []domain.Offer // the plans the desk may sell, the default plan first
 }
 
 // hotelDay shows a hotel's arrivals, stays and departures of a date (today by default; the
@@ -42,6 +43,10 @@ func (c *Console) hotelDay(r *request) error {
 	bookings, err := r.dayBookings("hotelId", site.ID, v.Date)
 	if err != nil {
 		return r.fail(err)
+	}
+	if v.Desk && !v.Date.Before(v.Today) {
+		// The picker is a convenience: a search that fails leaves the form with the default plan.
+		v.Plans, _ = c.deskPlans(r, site.ID, v.Date)
 	}
 	for _, b := range bookings {
 		switch {
@@ -74,8 +79,11 @@ func (c *Console) hotelWalkIn(r *request) error {
 	}
 	body := map[string]any{"hotelId": hotel, "roomTypeId": r.FormValue("roomTypeId"), "checkIn": checkIn,
 		"checkOut": checkIn.AddDays(nights), "quantity": qty, "phone": r.FormValue("phone"), "name": r.FormValue("name")}
+	if plan := r.FormValue("ratePlan"); plan != "" {
+		body["ratePlan"] = plan
+	}
 	var b domain.Booking
-	intent := "walk-in:" + hotel + ":" + r.FormValue("roomTypeId") + ":" + checkIn.String() + ":" +
+	intent := "walk-in:" + hotel + ":" + r.FormValue("roomTypeId") + ":" + r.FormValue("ratePlan") + ":" + checkIn.String() + ":" +
 		strconv.Itoa(nights) + "x" + strconv.Itoa(qty) + ":" + strings.TrimSpace(r.FormValue("phone"))
 	key := r.keyFor(intent)
 	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings", body, key, &b)
@@ -84,4 +92,29 @@ func (c *Console) hotelWalkIn(r *request) error {
 	}
 	r.flash(r.text.T("walkin.booked", b.ID))
 	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(b.ID))
+}
+
+// deskPlans are the rate plans the desk may sell at a hotel, as a search of one night from day
+// offers them (every plan, the default plan first), each once.
+func (c *Console) deskPlans(r *request, hotel string, day domain.Date) ([]domain.Offer, error) {
+	var search struct {
+		RoomTypes []struct {
+			Offers []domain.Offer `json:"offers"`
+		} `json:"roomTypes"`
+	}
+	path := "/hotels/" + seg(hotel) + "/availability?checkIn=" + day.String() + "&checkOut=" + day.AddDays(1).String()
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, path, nil, "", &search); err != nil {
+		return nil, err
+	}
+	var plans []domain.Offer
+	seen := map[string]bool{}
+	for _, rt := range search.RoomTypes {
+		for _, o := range rt.Offers {
+			if !seen[o.RatePlan] {
+				seen[o.RatePlan] = true
+				plans = append(plans, o)
+			}
+		}
+	}
+	return plans, nil
 }

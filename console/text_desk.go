@@ -24,7 +24,7 @@ var deskText = texts{
 		"walkin.booked": "Booked: %s. Take the payment below.",
 
 		"hotel.title": "%s on %s", "hotel.arrivals": "Arriving", "hotel.staying": "Staying", "hotel.departing": "Leaving",
-		"hotel.walkIn": "Walk-in booking", "hotel.roomType": "Room type", "hotel.checkIn": "Check-in",
+		"hotel.walkIn": "Walk-in booking", "hotel.ratePlan": "Rate plan", "hotel.roomType": "Room type", "hotel.checkIn": "Check-in",
 		"hotel.nights": "Nights", "hotel.rooms": "Rooms", "hotel.stay": "Stay", "hotel.none": "Nobody.",
 
 		"status.HOLD": "Held", "status.CONFIRMED": "Paid", "status.COMPLETED": "Checked in", "status.EXPIRED": "Expired",
@@ -55,7 +55,7 @@ var deskText = texts{
 		"walkin.booked": "已预订：%s。请在下方收款。",
 
 		"hotel.title": "%s · %s", "hotel.arrivals": "到店", "hotel.staying": "在住", "hotel.departing": "离店",
-		"hotel.walkIn": "现场预订", "hotel.roomType": "房型", "hotel.checkIn": "入住日期",
+		"hotel.walkIn": "现场预订", "hotel.ratePlan": "价格方案", "hotel.roomType": "房型", "hotel.checkIn": "入住日期",
 		"hotel.nights": "晚数", "hotel.rooms": "房间数", "hotel.stay": "住宿", "hotel.none": "无。",
 
 		"status.HOLD": "保留中", "status.CONFIRMED": "已付款", "status.COMPLETED": "已签到", "status.EXPIRED": "已过期",
