@@ -16,23 +16,32 @@ type RestrictionDay struct {
 // tightest bounds show; the length of stay on arrival is the one rule EvaluateSale chooses for a
 // check-in that day. Channels' and agents' rules are not in it, nor the booking window and sale range.
 func RestrictionCalendar(rules []SaleRule, hotelID, roomTypeID, plan string, from, to Date) []RestrictionDay {
-	var direct []SaleRule
-	for _, r := range rules {
-		if r.global() && (r.RatePlan == "" || plan != "" && r.RatePlan == plan) {
-			direct = append(direct, r)
-		}
-	}
 	c := SaleContext{HotelID: hotelID, RoomTypeID: roomTypeID, RatePlan: plan}
 	if plan == "" {
 		c.RatePlan = "\x00" // no plan's own rule covers it
 	}
-	var days []RestrictionDay
+	// The rules are sorted out once, not on every date (the ARI export asks for 200 room types
+	// and plans of 365 dates): the dated ones of this room type and plan that meet [from, to),
+	// and the lengths of stay on arrival, chosen per date by its check-in.
+	var dated, arrival []SaleRule
+	for _, r := range rules {
+		if !r.global() || r.RatePlan != "" && (plan == "" || r.RatePlan != plan) {
+			continue
+		}
+		switch r.Kind {
+		case RuleLengthOfStay:
+			arrival = append(arrival, r)
+		case RuleStopSell, RuleClosedToArrival, RuleClosedToDeparture, RuleStayThrough, RuleArrivalAdvance:
+			if r.covers(c) && r.From.Before(to) && from.Before(r.To) {
+				dated = append(dated, r)
+			}
+		}
+	}
+	days := make([]RestrictionDay, 0, from.DaysUntil(to))
 	for d := from; d.Before(to); d = d.AddDays(1) {
 		day := RestrictionDay{Date: d}
-		c.Stay = Stay{CheckIn: d, CheckOut: d.AddDays(1)}
-		in := func(r SaleRule) bool { return !d.Before(r.From) && d.Before(r.To) }
-		for _, r := range direct {
-			if !r.covers(c) || (r.Kind != RuleLengthOfStay && !in(r)) {
+		for _, r := range dated {
+			if d.Before(r.From) || !d.Before(r.To) {
 				continue
 			}
 			switch r.Kind {
@@ -49,8 +58,11 @@ func RestrictionCalendar(rules []SaleRule, hotelID, roomTypeID, plan string, fro
 				day.MaxAdvance = tighter(day.MaxAdvance, r.MaxAdvance, false)
 			}
 		}
-		if chosen := choose(coveringOf(direct, c), RuleLengthOfStay, c); len(chosen) > 0 {
-			day.MinStayArrival, day.MaxStayArrival = chosen[0].MinLOS, chosen[0].MaxLOS
+		if len(arrival) > 0 {
+			c.Stay = Stay{CheckIn: d, CheckOut: d.AddDays(1)}
+			if chosen := choose(coveringOf(arrival, c), RuleLengthOfStay, c); len(chosen) > 0 {
+				day.MinStayArrival, day.MaxStayArrival = chosen[0].MinLOS, chosen[0].MaxLOS
+			}
 		}
 		days = append(days, day)
 	}
