@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
@@ -15,14 +16,24 @@ import (
 func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay, today domain.Date) []domain.Offer {
 	nights := alignedRates(room, stay)
 	out := []domain.Offer{}
+	// Where no rule names a plan, every plan's verdict is the same: judged once.
+	var shared *domain.SaleVerdict
+	if !slices.ContainsFunc(m.rules, func(r domain.SaleRule) bool { return r.RatePlan != "" }) {
+		v := domain.EvaluateSale(m.rules, p.sale(m.hotel.ID, room.RoomTypeID, stay, today))
+		shared = &v
+	}
 	for _, plan := range m.plans.Plans() {
 		if !plan.Sells(room.RoomTypeID) || !plan.SoldThrough(p.channel) {
 			continue
 		}
 		o := plan.OfferTerms(m.hotel.Policy)
-		sale := p.sale(m.hotel.ID, room.RoomTypeID, stay, today)
-		sale.RatePlan = plan.Code
-		v := domain.EvaluateSale(m.rules, sale)
+		v := shared
+		if v == nil {
+			sale := p.sale(m.hotel.ID, room.RoomTypeID, stay, today)
+			sale.RatePlan = plan.Code
+			judged := domain.EvaluateSale(m.rules, sale)
+			v = &judged
+		}
 		priced, err := m.plans.Nightly(plan.Code, nights)
 		var why string
 		if err != nil {

@@ -91,6 +91,8 @@ func (p CancellationPolicy) Validate() error {
 		return fmt.Errorf("%w: earlyDeparture is none, all or all_but_first", ErrInvalid)
 	case p.NonRefundable && (p.FreeUntilHours != 0 || p.FeePercent != 0 || p.FeeFixed != 0 || p.NoRefundHours != 0):
 		return fmt.Errorf("%w: a non-refundable policy has no free window, fee or no-refund hours", ErrInvalid)
+	case p.NonRefundable && p.EarlyDeparture != "" && p.EarlyDeparture != EarlyDepartureNone:
+		return fmt.Errorf("%w: a non-refundable policy gives nothing back for an early departure either", ErrInvalid)
 	}
 	return nil
 }

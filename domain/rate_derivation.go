@@ -138,6 +138,13 @@ func (d Derivation) Apply(parent int64) (int64, error) {
 	if err := d.Validate(); err != nil {
 		return 0, err
 	}
+	bp, _ := ParsePercent(d.Percent) // Validate parsed it (0 for an amount)
+	return d.derive(parent, bp)
+}
+
+// derive is Apply of a valid derivation whose percent is bp basis points (parsed once by a
+// caller pricing many nights).
+func (d Derivation) derive(parent, bp int64) (int64, error) {
 	if parent < 0 || parent > MaxRatePrice {
 		return 0, fmt.Errorf("%w: a parent price must be between 0 and %d minor units", ErrInvalid, int64(MaxRatePrice))
 	}
@@ -148,7 +155,6 @@ func (d Derivation) Apply(parent int64) (int64, error) {
 		}
 		return d.Rounding.round(price, 1), nil
 	}
-	bp, _ := ParsePercent(d.Percent) // Validate parsed it
 	// bp >= -10,000, so the product is >= 0; <= 10^13 * 110,000 fits int64 (see MaxRatePrice).
 	return d.Rounding.round(parent*(10_000+bp), 10_000), nil
 }

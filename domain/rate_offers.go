@@ -31,13 +31,22 @@ type PlanNight struct {
 // pricer is made, and every night of it is priced from its root's rate (DerivedPrice).
 type PlanPricer struct {
 	plans  map[string]RatePlan
-	chains map[string][]string // root first; absent when the plan's chain is broken
+	sorted []RatePlan              // the default plan first, then by code
+	chains map[string]pricingChain // absent when the plan's chain is broken
 	broken map[string]error
+}
+
+// pricingChain is a plan's chain as priced: its root, and each derivation down to the plan with
+// its percent parsed (basis points).
+type pricingChain struct {
+	root  RatePlan
+	steps []Derivation
+	bps   []int64
 }
 
 // NewPlanPricer makes a pricer of a hotel's plans.
 func NewPlanPricer(plans []RatePlan) PlanPricer {
-	p := PlanPricer{plans: map[string]RatePlan{}, chains: map[string][]string{}, broken: map[string]error{}}
+	p := PlanPricer{plans: map[string]RatePlan{}, chains: map[string]pricingChain{}, broken: map[string]error{}}
 	for _, plan := range plans {
 		p.plans[plan.Code] = plan
 	}
@@ -55,10 +64,40 @@ func NewPlanPricer(plans []RatePlan) PlanPricer {
 			p.broken[plan.Code] = fmt.Errorf("%w: rate plan %s derives from %s, which does not exist", ErrInvalid,
 				plan.Code, chainRoot(chain))
 		default:
-			p.chains[plan.Code] = chain
+			p.chains[plan.Code], p.broken[plan.Code] = p.pricingChain(chain)
+			if p.broken[plan.Code] == nil {
+				delete(p.broken, plan.Code)
+			}
 		}
 	}
+	p.sorted = make([]RatePlan, 0, len(p.plans))
+	for _, plan := range p.plans {
+		p.sorted = append(p.sorted, plan)
+	}
+	slices.SortFunc(p.sorted, func(a, b RatePlan) int {
+		if a.Default != b.Default {
+			if a.Default {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Code, b.Code)
+	})
 	return p
+}
+
+// pricingChain validates a chain's derivations once, for Nightly to apply night after night.
+func (p PlanPricer) pricingChain(chain []string) (pricingChain, error) {
+	out := pricingChain{root: p.plans[chain[0]]}
+	for _, c := range chain[1:] {
+		d := *p.plans[c].DerivedFrom
+		if err := d.Validate(); err != nil {
+			return out, err
+		}
+		bp, _ := ParsePercent(d.Percent)
+		out.steps, out.bps = append(out.steps, d), append(out.bps, bp)
+	}
+	return out, nil
 }
 
 func chainRoot(chain []string) string {
@@ -74,28 +113,13 @@ func (p PlanPricer) Plan(code string) (RatePlan, bool) {
 	return plan, ok
 }
 
-// Plans returns the plans in code order, the default plan first.
-func (p PlanPricer) Plans() []RatePlan {
-	out := make([]RatePlan, 0, len(p.plans))
-	for _, plan := range p.plans {
-		out = append(out, plan)
-	}
-	slices.SortFunc(out, func(a, b RatePlan) int {
-		switch {
-		case a.Default != b.Default:
-			if a.Default {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Code, b.Code)
-	})
-	return out
-}
+// Plans returns the plans in code order, the default plan first (not to be changed).
+func (p PlanPricer) Plans() []RatePlan { return p.sorted }
 
 // Nightly prices the nights of a room type as plan sells them. An unknown plan is ErrNotFound,
 // a broken chain (which the store never lets be written) ErrInvalid; a night without its root's
-// rate, or whose derived price is below zero, has no price and says why.
+// rate, or without the room type's own (which every plan needs: it puts the night on sale), or
+// whose derived price is below zero, has no price and says why.
 func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, error) {
 	if _, ok := p.plans[code]; !ok {
 		return nil, fmt.Errorf("%w: rate plan %s", ErrNotFound, code)
@@ -104,15 +128,18 @@ func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, erro
 		return nil, err
 	}
 	chain := p.chains[code]
-	root := p.plans[chain[0]]
-	derivations := make([]Derivation, 0, len(chain)-1)
-	for _, c := range chain[1:] {
-		derivations = append(derivations, *p.plans[c].DerivedFrom)
-	}
+	root := chain.root
 	out := make([]PlanNight, len(nights))
 	for i, n := range nights {
 		out[i] = PlanNight{Date: n.Date}
 		rate, currency, ok := n.Rate, n.Currency, n.Rate > 0 || n.Free
+		if !ok && !root.Default {
+			// A night is on sale only with the room type's own rate, under any plan: the
+			// reservation's stock check (takeUnits) requires it, so a price here would be offered
+			// and then refused.
+			out[i].Why = fmt.Sprintf("no rate is set for %s on this night: the room type is not on sale then", DefaultRatePlan)
+			continue
+		}
 		if !root.Default {
 			own, has := n.Plans[root.Code]
 			rate, currency, ok = own.Amount, own.Currency, has
@@ -121,7 +148,7 @@ func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, erro
 			out[i].Why = fmt.Sprintf("no rate is set for %s on this night", root.Code)
 			continue
 		}
-		price, err := DerivedPrice(rate, derivations)
+		price, err := chain.price(rate)
 		if err != nil {
 			out[i].Why = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
 			continue
@@ -199,11 +226,21 @@ type PlanTerms struct {
 	NoShowPercent int         `json:"noShowPercent,omitempty"`
 }
 
+// NonRefundableHours is the free window and the no-refund hours a non-refundable booking keeps
+// with its NonRefundable mark (ten years): a release that does not know the mark (a worker of
+// the previous release during a deploy, or after a rollback) reads the policy as refunding
+// nothing before check-in either.
+const NonRefundableHours = 10 * 365 * 24
+
 // Terms are the plan's terms a booking keeps; its policy, the hotel's for the default plan.
 func (p RatePlan) Terms(hotelPolicy CancellationPolicy) (PlanTerms, CancellationPolicy) {
 	o := p.OfferTerms(hotelPolicy)
+	policy := o.Policy.CancellationPolicy
+	if policy.NonRefundable {
+		policy.FreeUntilHours, policy.NoRefundHours = NonRefundableHours, NonRefundableHours
+	}
 	return PlanTerms{Name: o.Name, Board: o.Board, Includes: o.Includes, Payment: o.Payment, NoShow: o.Policy.NoShow,
-		NoShowPercent: o.Policy.NoShowPercent}, o.Policy.CancellationPolicy
+		NoShowPercent: o.Policy.NoShowPercent}, policy
 }
 
 // NotYetBookable says what of a plan bookings cannot follow yet (empty: they can follow all of
@@ -219,4 +256,16 @@ func (p RatePlan) NotYetBookable() string {
 			p.Policy.NoShow)
 	}
 	return ""
+}
+
+// price is DerivedPrice of a root price through the chain's validated derivations.
+func (c pricingChain) price(root int64) (int64, error) {
+	price := root
+	for i, d := range c.steps {
+		var err error
+		if price, err = d.derive(price, c.bps[i]); err != nil {
+			return 0, fmt.Errorf("%w (deriving from %s)", err, d.Parent)
+		}
+	}
+	return price, nil
 }

@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,8 @@ func TestAPricerPricesEveryPlanFromItsRootsNights(t *testing.T) {
 	nights := []domain.NightRates{
 		{Date: d, Rate: 10000, Currency: "EUR", Plans: map[string]domain.Money{"CORP": {Amount: 9999, Currency: "EUR"}}},
 		{Date: d.AddDays(1), Rate: 0, Free: true, Currency: "EUR"},
-		{Date: d.AddDays(2), Rate: 0, Currency: "EUR", Plans: map[string]domain.Money{"CORP": {Amount: 5000, Currency: "USD"}}},
+		{Date: d.AddDays(2), Rate: 8000, Currency: "EUR", Plans: map[string]domain.Money{"CORP": {Amount: 5000, Currency: "USD"}}},
+		{Date: d.AddDays(3), Rate: 0, Currency: "EUR", Plans: map[string]domain.Money{"CORP": {Amount: 5000, Currency: "EUR"}}},
 	}
 	amounts := func(code string) []any {
 		t.Helper()
@@ -43,13 +45,16 @@ func TestAPricerPricesEveryPlanFromItsRootsNights(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []any{int64(10000), int64(0), "no rate is set for BAR on this night"}, amounts("BAR"))
-	assert.Equal(t, []any{int64(9999), "no rate is set for CORP on this night", int64(5000)}, amounts("CORP"))
+	closed := "no rate is set for BAR on this night: the room type is not on sale then"
+	assert.Equal(t, []any{int64(10000), int64(0), int64(8000), "no rate is set for BAR on this night"}, amounts("BAR"))
+	assert.Equal(t, []any{int64(9999), "no rate is set for CORP on this night", int64(5000), closed}, amounts("CORP"),
+		"a plan's own rate sells no night without the room type's")
 	// 9999 * 0.9 = 8999.1, up to a step of 50: 9000; 5000 * 0.9 = 4500.
-	assert.Equal(t, []any{int64(9000), "no rate is set for CORP on this night", int64(4500)}, amounts("CORP-10"))
+	assert.Equal(t, []any{int64(9000), "no rate is set for CORP on this night", int64(4500), closed}, amounts("CORP-10"))
 	cheap := amounts("CHEAP")
 	assert.Equal(t, int64(8000), cheap[0])
 	assert.Contains(t, cheap[1], "below zero")
+	assert.Equal(t, int64(6000), cheap[2])
 
 	_, err = pricer.Nightly("ORPHAN", nights)
 	assert.ErrorIs(t, err, domain.ErrInvalid)
@@ -93,4 +98,22 @@ func TestAPlanIsSoldDirectAndThroughTheChannelsItNames(t *testing.T) {
 	terms := domain.RatePlan{Code: "BAR", Default: true}.OfferTerms(domain.CancellationPolicy{FreeUntilHours: 48})
 	assert.Equal(t, 48, terms.Policy.FreeUntilHours, "the default plan's policy is the hotel's")
 	assert.Equal(t, domain.NoShowKeepsAll, terms.Policy.NoShow)
+}
+
+// TestANonRefundableBookingsPolicyRefundsNothingEvenReadWithoutItsMark: the policy a
+// non-refundable plan's booking keeps gives nothing back with its mark, and also read as a
+// release that does not know the mark reads it (a worker of the previous release during a
+// deploy, or after a rollback); the hotel's own policy, so read, would give everything back.
+func TestANonRefundableBookingsPolicyRefundsNothingEvenReadWithoutItsMark(t *testing.T) {
+	plan := domain.RatePlan{Code: "NR", Policy: &domain.RatePlanPolicy{CancellationPolicy: domain.CancellationPolicy{NonRefundable: true}}}
+	_, kept := plan.Terms(domain.CancellationPolicy{FreeUntilHours: 48})
+	checkIn, err := domain.ParseDate("2031-06-10")
+	require.NoError(t, err)
+	early := checkIn.Time().AddDate(0, 0, -300)
+	assert.Equal(t, int64(0), kept.Refund(30000, "EUR", checkIn, time.UTC, early))
+	unmarked := kept
+	unmarked.NonRefundable = false
+	assert.Equal(t, int64(0), unmarked.Refund(30000, "EUR", checkIn, time.UTC, early), "read without its mark")
+	control := domain.CancellationPolicy{}
+	assert.Equal(t, int64(30000), control.Refund(30000, "EUR", checkIn, time.UTC, early), "a policy of no hours refunds all")
 }

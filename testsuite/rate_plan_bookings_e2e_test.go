@@ -48,6 +48,8 @@ func TestANonRefundableBookingKeepsItsPlanAndRefundsNothing(t *testing.T) {
 	assert.Equal(t, "NR", res.Body["ratePlan"])
 	assert.Equal(t, float64(2*8500), res.Body["price"].(map[string]any)["total"], "15% off 100.00 a night")
 	assert.Equal(t, true, res.Body["cancellationPolicy"].(map[string]any)["nonRefundable"])
+	assert.Equal(t, float64(domain.NonRefundableHours), res.Body["cancellationPolicy"].(map[string]any)["noRefundHours"],
+		"read as refunding nothing by a release that does not know nonRefundable")
 	terms := res.Body["planTerms"].(map[string]any)
 	assert.Equal(t, "breakfast", terms["board"])
 	assert.Equal(t, map[string]any{"kind": "full"}, terms["payment"])

@@ -99,6 +99,9 @@ func resumeInput(ctx context.Context, store *db.Store, b domain.Booking, why str
 	} else {
 		in.Request = domain.HoldRequest{CustomerID: b.CustomerID, HotelID: b.HotelID, RoomTypeID: b.RoomTypeID,
 			Stay: b.Stay, Quantity: b.Quantity}
+		if b.RatePlan != domain.DefaultRatePlan {
+			in.Request.RatePlan = b.RatePlan // the request's fingerprint names the plan it named
+		}
 		h, err := store.GetHotel(ctx, b.HotelID)
 		if err != nil {
 			return in, err
