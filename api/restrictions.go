@@ -51,23 +51,9 @@ func (s *Server) setRestrictions(c echo.Context) error {
 // over ?from=&to= (at most domain.MaxRestrictionNights dates), optionally of one ?roomTypeId= and
 // one ?ratePlan=: the grid a console shows and a channel manager exports.
 func (s *Server) restrictionCalendar(c echo.Context) error {
-	hotelID, roomTypeID, plan := c.Param("hotelId"), c.QueryParam("roomTypeId"), c.QueryParam("ratePlan")
-	for _, f := range []struct{ name, v string }{{"hotelId", hotelID}, {"roomTypeId", roomTypeID}, {"ratePlan", plan}} {
-		if f.v != "" || f.name == "hotelId" {
-			if err := domain.ValidateID(f.name, f.v); err != nil {
-				return err
-			}
-		}
-	}
-	if err := s.mayManageRules(c, hotelID); err != nil {
-		return err
-	}
-	span, err := queryRange(c)
+	hotelID, roomTypeID, plan, span, err := s.calendarRequest(c)
 	if err != nil {
 		return err
-	}
-	if span.Nights() > domain.MaxRestrictionNights {
-		return fmt.Errorf("%w: at most %d dates", domain.ErrInvalid, domain.MaxRestrictionNights)
 	}
 	rows, err := s.store.RestrictionCalendar(c.Request().Context(), hotelID, roomTypeID, plan, span.CheckIn, span.CheckOut)
 	if err != nil {

@@ -303,6 +303,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	rules.add(http.MethodDelete, "/sale-rules/:ruleId", s.endSaleRule)
 	rules.add(http.MethodPut, "/hotels/:hotelId/restrictions", s.setRestrictions)
 	rules.add(http.MethodGet, "/hotels/:hotelId/restrictions", s.restrictionCalendar)
+	rules.add(http.MethodGet, "/hotels/:hotelId/ari", s.ariExport)
+	rules.add(http.MethodGet, "/hotels/:hotelId/ari/changes", s.ariChanges)
 	rules.add(http.MethodGet, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.listAllocations)
 	rules.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.setAllocation)
 	rules.add(http.MethodDelete, "/hotels/:hotelId/room-types/:roomTypeId/allocations", s.deleteAllocation)

@@ -137,6 +137,8 @@ var routeRoles = []struct {
 	{"DELETE", "/api/v1/admin/sale-rules/:ruleId", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/restrictions", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/restrictions", ruleMaker},
+	{"GET", "/api/v1/admin/hotels/:hotelId/ari", ruleMaker},
+	{"GET", "/api/v1/admin/hotels/:hotelId/ari/changes", ruleMaker},
 	{"GET", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},
 	{"DELETE", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/allocations", ruleMaker},

@@ -71,6 +71,8 @@ type Config struct {
 	// EVENT_FIRST_BACKOFF); EventRetention how long a delivered or parked one is kept
 	// (EVENT_RETENTION).
 	EventRetryFor, EventFirstBackoff, EventRetention time.Duration
+	// ARIRetention is how long the ARI change feed keeps a change (ARI_RETENTION).
+	ARIRetention time.Duration
 
 	SupplierSyncInterval time.Duration
 	SupplierSyncDays     int
@@ -149,6 +151,7 @@ func LoadConfig() (Config, error) {
 		{"EVENT_RETRY_FOR", worker.DefaultEventRetryFor, &c.EventRetryFor},
 		{"EVENT_FIRST_BACKOFF", worker.DefaultEventFirstBackoff, &c.EventFirstBackoff},
 		{"EVENT_RETENTION", worker.DefaultEventRetention, &c.EventRetention},
+		{"ARI_RETENTION", worker.DefaultARIRetention, &c.ARIRetention},
 		{"LATE_WINDOW", workflows.DefaultLateWindow, &c.LateWindow},
 		{"LOCK_TIMEOUT", 2 * time.Second, &c.LockTimeout},
 		{"DATABASE_READ_MAX_LAG", db.DefaultMaxReplicaLag, &c.DatabaseReadMaxLag},

@@ -73,6 +73,8 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps, polling *atomic.Bo
 	events := &worker.EventSender{Store: d.store, RetryFor: cfg.EventRetryFor, FirstBackoff: cfg.EventFirstBackoff,
 		Retention: cfg.EventRetention}
 	go events.Run(ctx)
+	// The worker deletes the ARI change feed's old changes.
+	go (&worker.ARIPruner{Store: d.store, Retention: cfg.ARIRetention}).Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays),
 		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff), worker.WithBookingIDKey([]byte(cfg.BookingIDKey)))
 	if err := w.Start(); err != nil {
