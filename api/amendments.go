@@ -108,9 +108,6 @@ func (s *Server) amendBooking(who amender) echo.HandlerFunc {
 		if err := who.check(b, change); err != nil {
 			return err
 		}
-		if err := planAmendable(b); err != nil {
-			return err
-		}
 		answer, err := s.askAmend(c, b.ID, workflows.AmendRequest{IdempotencyKey: key, Change: change, Actor: principal(c).Subject})
 		if err != nil {
 			// A retry that raced its first attempt (refused as changing nothing, now that the
@@ -136,9 +133,6 @@ func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
 			return err
 		}
 		if err := who.check(b, change); err != nil {
-			return err
-		}
-		if err := planAmendable(b); err != nil {
 			return err
 		}
 		quote, err := activities.QuoteAtSupplier(c.Request().Context(), s.store, suppliers.Client{}, b.ID, change)
@@ -289,16 +283,4 @@ func quoteRefusal(err error) error {
 		}
 	}
 	return err
-}
-
-// planAmendable refuses an amendment of a booking sold under a plan other than the default one:
-// amendments price added nights at the room type's rates and refund by the booking's policy, and
-// do not yet price them by the booking's plan (docs/rates-and-restrictions.md).
-func planAmendable(b domain.Booking) error {
-	if b.RatePlan == "" || b.RatePlan == domain.DefaultRatePlan {
-		return nil
-	}
-	return newError(http.StatusConflict, "plan_not_amendable", "booking %s was sold under rate plan %s: amending a "+
-		"booking of a plan other than %s is not built yet; cancel it, or refund and rebook it at the desk", b.ID,
-		b.RatePlan, domain.DefaultRatePlan)
 }

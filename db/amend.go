@@ -164,7 +164,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
-		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay()})
+		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay(), RatePlan: b.RatePlan})
 	if err != nil {
 		return a, nil, err
 	}
@@ -200,6 +200,16 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 			return a, nil, err
 		}
 		return refused(a, "the night of "+refusal.at.Format(time.DateOnly)+" is not available"), nil, nil
+	}
+	// Added rooms are priced by the booking's plan (its rules were judged above).
+	if why, err := planRates(ctx, sp, b, to, resource, r.rates); err != nil || why != "" {
+		if err != nil {
+			return a, nil, err
+		}
+		if err := sp.Rollback(ctx); err != nil {
+			return a, nil, err
+		}
+		return refused(a, why), nil, nil
 	}
 	a.PriceAfter, a.Discount, err = stayPrice(b, current, want, to, r.rates, v.Discount)
 	if err != nil {
