@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -116,4 +117,21 @@ func TestANonRefundableBookingsPolicyRefundsNothingEvenReadWithoutItsMark(t *tes
 	assert.Equal(t, int64(0), unmarked.Refund(30000, "EUR", checkIn, time.UTC, early), "read without its mark")
 	control := domain.CancellationPolicy{}
 	assert.Equal(t, int64(30000), control.Refund(30000, "EUR", checkIn, time.UTC, early), "a policy of no hours refunds all")
+}
+
+// TestADateIsWrittenAsItAlwaysWas: the hand-written JSON of a date is json.Marshal of its
+// string, for every day of a few years (leap days included) and the zero Date.
+func TestADateIsWrittenAsItAlwaysWas(t *testing.T) {
+	for d := domain.NewDate(1999, 12, 25); d.Before(domain.NewDate(2033, 1, 5)); d = d.AddDays(1) {
+		got, err := json.Marshal(d)
+		require.NoError(t, err)
+		want, _ := json.Marshal(d.String())
+		require.Equal(t, string(want), string(got))
+	}
+	got, err := json.Marshal(domain.Date{})
+	require.NoError(t, err)
+	assert.Equal(t, `""`, string(got))
+	got, err = json.Marshal(map[domain.Date]int{domain.NewDate(2031, 2, 3): 1})
+	require.NoError(t, err)
+	assert.Equal(t, `{"2031-02-03":1}`, string(got), "as a map key too")
 }

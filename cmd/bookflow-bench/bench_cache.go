@@ -128,6 +128,15 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 	measure(ctx, "search through the API, uncached", o.clients, 0, o.duration, func(ctx context.Context, _ int) error {
 		return ok200(get(ctx, uncachedRoot+"/api/v1"+searchPath(searchHotel()), true))
 	}).print(&raw, &health)
+	if err := benchPlanSearch(ctx, d, o, run, func(ctx context.Context, cached bool, path string) error {
+		base := uncachedRoot
+		if cached {
+			base = root
+		}
+		return ok200(get(ctx, base+"/api/v1"+path, true))
+	}); err != nil {
+		return err
+	}
 
 	// Flash sale: 1,000 buyers at once for 10 rooms, each retrying on 429 as told, until each
 	// has a hold or a sold-out.
