@@ -77,15 +77,25 @@ func (s *Store) ARIChanges(ctx context.Context, hotelID, since string, limit int
 	}
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
-			var hotel, gone bool
+			var hotel, gone, future bool
+			// A cursor past every transaction this database has begun (pg_snapshot_xmax) is not
+			// one of its own: it came before a restore into another cluster, or from a primary
+			// whose last transactions a failover lost. Served as it is, it would sort after every
+			// new change and skip them all: it is gone. Pruned positions past it are ignored alike.
 			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM hotels WHERE id = $1),
-				EXISTS (SELECT 1 FROM ari_changes_pruned WHERE hotel_id = $1 AND (xid, id) > ($2::text::xid8, $3))`,
-				hotelID, from.xid, from.id).Scan(&hotel, &gone)
+				EXISTS (SELECT 1 FROM ari_changes_pruned WHERE hotel_id = $1 AND (xid, id) > ($2::text::xid8, $3)
+					AND xid < pg_snapshot_xmax(pg_current_snapshot())),
+				$2::text::xid8 > pg_snapshot_xmax(pg_current_snapshot())`,
+				hotelID, from.xid, from.id).Scan(&hotel, &gone, &future)
 			switch {
 			case err != nil:
 				return err
 			case !hotel:
 				return fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, hotelID)
+			case future:
+				return fmt.Errorf("%w: cursor %s is past every transaction of this database (restored, or failed "+
+					"over?): export again (GET /admin/hotels/%s/ari) and follow the feed from its cursor", ErrCursorGone,
+					since, hotelID)
 			case gone:
 				return fmt.Errorf("%w: changes after cursor %s are older than the feed keeps: export again "+
 					"(GET /admin/hotels/%s/ari) and follow the feed from its cursor", ErrCursorGone, since, hotelID)
@@ -122,14 +132,19 @@ func dateOrNil(t *time.Time) *domain.Date {
 	return &d
 }
 
-// PruneARIChanges deletes up to batch feed entries written more than retention ago and says how
-// many it deleted (the caller repeats while a whole batch goes). Each hotel's newest deleted
+// PruneARIChanges deletes up to batch feed entries written more than retention ago, and already
+// below the feed's horizon, and says how many it deleted (the caller repeats while a whole batch
+// goes). Each hotel's newest deleted
 // position is kept, so a cursor before it answers ErrCursorGone rather than skip what went.
 func (s *Store) PruneARIChanges(ctx context.Context, retention time.Duration, batch int) (int64, error) {
 	var deleted int64
 	err := s.pool.QueryRow(ctx, `WITH gone AS (
 			DELETE FROM ari_changes WHERE id IN (SELECT id FROM ari_changes
-				WHERE created_at < now() - $1 * interval '1 microsecond' ORDER BY created_at LIMIT $2)
+				WHERE created_at < now() - $1 * interval '1 microsecond'
+					-- never what the feed has not served yet: a transaction open for longer than the
+					-- retention holds the horizon, and the changes after it wait, kept
+					AND xid < pg_snapshot_xmin(pg_current_snapshot())
+				ORDER BY created_at LIMIT $2)
 			RETURNING hotel_id, xid, id),
 		newest AS (SELECT DISTINCT ON (hotel_id) hotel_id, xid, id FROM gone ORDER BY hotel_id, xid DESC, id DESC),
 		kept AS (INSERT INTO ari_changes_pruned AS p (hotel_id, xid, id) SELECT hotel_id, xid, id FROM newest

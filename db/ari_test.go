@@ -235,3 +235,32 @@ func TestTheARIFeedNeverPassesOverAChangeCommittedLate(t *testing.T) {
 		})
 	}
 }
+
+// TestTheARIRetentionKeepsWhatTheFeedHasNotServed (review of issue 35): A writes a rate and stays
+// open; B writes one and commits. B's change is past the feed's horizon until A ends, so a
+// retention run (of no time at all) must leave it: else the cursor before it would be gone, and
+// a re-export's cursor too, for as long as A stays open. A cursor past every transaction of the
+// database (from before a restore into another cluster) is gone, not a feed of nothing.
+func TestTheARIRetentionKeepsWhatTheFeedHasNotServed(t *testing.T) {
+	t.Parallel()
+	d := ariHotel(t)
+	ctx := context.Background()
+	since := feedSettled(t, d)
+	a, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = a.Rollback(ctx) }()
+	_, err = a.Exec(ctx, `UPDATE inventory SET rate = 11000 WHERE unit_start = $1
+		AND resource_id = (SELECT id FROM resources WHERE code = 'double')`, dec10.Time())
+	require.NoError(t, err)
+	_, err = d.Store.SetRates(ctx, "h1", "double", day(2), day(3), domain.Money{Amount: 12000, Currency: "EUR"}, false)
+	require.NoError(t, err)
+
+	_, err = d.Store.PruneARIChanges(ctx, 0, 1000)
+	require.NoError(t, err)
+	require.NoError(t, a.Commit(ctx))
+	_, seen := feedUntil(t, d, since, "rate double/ 2..3")
+	assert.Equal(t, []string{"rate double/ 0..1", "rate double/ 2..3"}, seen, "nothing unserved was pruned")
+
+	_, err = d.Store.ARIChanges(ctx, "h1", "9000000000000000-1", 10)
+	assert.ErrorIs(t, err, db.ErrCursorGone, "a cursor from the future of this database")
+}
