@@ -151,7 +151,7 @@ type Booking struct {
 	// for the default plan's bookings: the hotel's terms, paid in full).
 	RatePlan  string     `json:"ratePlan,omitempty"`
 	PlanTerms *PlanTerms `json:"planTerms,omitempty"`
-	TimeZone           string             `json:"timeZone,omitempty"`
+	TimeZone  string     `json:"timeZone,omitempty"`
 	// Abandoned: the reservation did not complete within the time the API waits, and nothing
 	// is held for it.
 	Abandoned bool `json:"abandoned,omitempty"`

@@ -54,7 +54,7 @@ func TestASearchAnswersAnOfferPerPlan(t *testing.T) {
 			sys := testsuite.NewSystem(t, testsuite.SystemOptions{Cache: cached})
 			hotel, stay := "h-offers", stayFromNow(30, 2)
 			openRooms(t, sys, hotel, "double", stay, 3)
-					rates := "/api/v1/admin/hotels/" + hotel + "/room-types/double/rates"
+			rates := "/api/v1/admin/hotels/" + hotel + "/room-types/double/rates"
 			res := sys.Admin(t, http.MethodPut, rates, map[string]any{"from": stay.CheckIn, "to": stay.CheckIn.AddDays(1),
 				"rate": 12345, "currency": "EUR"})
 			require.Equal(t, http.StatusOK, res.Status, res.Raw)
