@@ -244,16 +244,13 @@ func (p RatePlan) Terms(hotelPolicy CancellationPolicy) (PlanTerms, Cancellation
 }
 
 // NotYetBookable says what of a plan bookings cannot follow yet (empty: they can follow all of
-// it): a deposit or pay-at-hotel payment rule, and a no-show that keeps less than everything.
-// Such a plan is offered as not sellable and refused at booking, never sold as if paid in full.
+// it): a deposit or pay-at-hotel payment rule. Such a plan is offered as not sellable and refused
+// at booking, never sold as if paid in full. Every no-show policy is followed (PlanTerms.NoShowKeeps).
 func (p RatePlan) NotYetBookable() string {
 	switch {
 	case p.Payment.Kind != PayInFull:
 		return fmt.Sprintf("rate plan %s is paid %s: bookings of that payment rule are not taken yet", p.Code,
 			map[PaymentRuleKind]string{PayDeposit: "by a deposit", PayAtHotel: "at the hotel"}[p.Payment.Kind])
-	case p.Policy != nil && p.Policy.NoShow != "" && p.Policy.NoShow != NoShowKeepsAll:
-		return fmt.Sprintf("rate plan %s keeps %s of a no-show: bookings of that no-show policy are not taken yet", p.Code,
-			p.Policy.NoShow)
 	}
 	return ""
 }
