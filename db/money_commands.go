@@ -12,15 +12,15 @@ import (
 )
 
 // One key space for the commands that move a booking's money (issue 34): a desk payment, a
-// refund that keeps the units (goodwill, a reversal, an early departure's), a cancel with the
-// refund staff decide, an amendment. Each claims its idempotency key in money_commands in the
-// transaction that moves its money, so a command and its key are written together or not at
-// all. A key is the booking's once: the same command again is answered by its first outcome and
+// refund that keeps the units (goodwill, a reversal, an early departure's, a no-show's), a
+// cancel with the refund staff decide, an amendment. Each claims its idempotency key in
+// money_commands in the transaction that moves its money, so a command and its key are written
+// together or not at all. A key is the booking's once: the same command again is answered by its first outcome and
 // moves nothing, and any other command under it (another amount, another kind) is refused with
 // domain.ErrIdempotencyMismatch, whatever route either came by.
 
 // Kinds of money command besides a staff refund's, whose kind is its own (RefundGoodwill,
-// RefundReversal, RefundEarlyDeparture).
+// RefundReversal, RefundEarlyDeparture, RefundNoShow).
 const (
 	CommandDeskPayment  = "desk_payment"
 	CommandCancelRefund = "cancel_refund" // a cancel with the refund staff decide (releaseUnits)

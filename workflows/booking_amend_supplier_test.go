@@ -74,14 +74,14 @@ func (s *BookingSuite) resumedWithSupplierBalanceDue(noShowAfter time.Duration) 
 }
 
 // TestANoShowCancelsTheNewHoldOfTheSupplierAmendmentItLapses: as above, the no-show deadline
-// passes before the balance is due: NoShow gives the booking's units back and lapses the
+// passes before the balance is due: MarkNoShow gives the booking's units back and lapses the
 // amendment (lapsePending), the workflow drops it (publish), and a no-show tells the supplier
 // nothing: its new hold stays.
 func (s *BookingSuite) TestANoShowCancelsTheNewHoldOfTheSupplierAmendmentItLapses() {
 	in, b, ref, cancelled := s.resumedWithSupplierBalanceDue(5 * time.Minute)
 	noShow := b
 	noShow.Status, noShow.BalanceDue = domain.StatusNoShow, 0
-	s.env.OnActivity(s.acts.NoShow, mock.Anything, b.ID).Return(noShow, nil).Once()
+	s.env.OnActivity(s.acts.MarkNoShow, mock.Anything, b.ID).Return(activities.NoShowOutput{Booking: noShow}, nil).Once()
 	s.env.OnActivity(s.acts.LapseAmendment, mock.Anything, mock.Anything).Return(
 		activities.AmendOutcome{Booking: noShow}, nil).Maybe()
 	after := s.queryState(6 * time.Minute)

@@ -156,7 +156,8 @@ func (b *booking) changePrice(ctx workflow.Context, req MoneyRequest) error {
 // payments newest first, each part through the refund saga (a desk payment's at the desk).
 func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, key string) error {
 	retry := false // the same request again: the database answers it with the first one's refund
-	if kind != db.RefundEarlyDeparture && keysInDatabase(ctx) {
+	// A derived key (an early departure's, a no-show's) is no client's: it holds no other command.
+	if kind != db.RefundEarlyDeparture && kind != db.RefundNoShow && keysInDatabase(ctx) {
 		var err error
 		if retry, err = b.keySpent(ctx, req); err != nil {
 			return err

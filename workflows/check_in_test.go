@@ -19,9 +19,9 @@ func (s *BookingSuite) TestNobodyCheckedInIsANoShowAtTheDeadline() {
 	s.expectHold()
 	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(s.stored(domain.StatusConfirmed), nil).Once()
 	var noShowAt time.Duration
-	s.env.OnActivity(s.acts.NoShow, mock.Anything, s.input.BookingID).Return(func(_ context.Context, _ string) (domain.Booking, error) {
+	s.env.OnActivity(s.acts.MarkNoShow, mock.Anything, s.input.BookingID).Return(func(_ context.Context, _ string) (activities.NoShowOutput, error) {
 		noShowAt = s.env.Now().Sub(s.start)
-		return s.stored(domain.StatusNoShow), nil
+		return activities.NoShowOutput{Booking: s.stored(domain.StatusNoShow)}, nil
 	}).Once()
 	var confirmed workflows.BookingState
 	var err error

@@ -1,6 +1,6 @@
 -- ledger_on_staff_refund: asks back each part of a refund staff gave on a booking that keeps its
 -- units, on the payment the part draws on (kept to owed; cause its kind: goodwill,
--- early_departure or reversal). Called by its trigger (ledger_after_staff_refund) and by the
+-- early_departure, no_show or reversal). Called by its trigger (ledger_after_staff_refund) and by the
 -- backfill.
 CREATE OR REPLACE FUNCTION ledger_on_staff_refund(r staff_refunds)
 RETURNS void LANGUAGE plpgsql AS $$
