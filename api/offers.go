@@ -15,7 +15,7 @@ import (
 // room left, a night without its price).
 func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay, today domain.Date) []domain.Offer {
 	nights := alignedRates(room, stay)
-	out := []domain.Offer{}
+	out := make([]domain.Offer, 0, len(m.plans.Plans()))
 	// Where no rule names a plan, every plan's verdict is the same: judged once.
 	var shared *domain.SaleVerdict
 	if !slices.ContainsFunc(m.rules, func(r domain.SaleRule) bool { return r.RatePlan != "" }) {
@@ -34,13 +34,11 @@ func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay
 			judged := domain.EvaluateSale(m.rules, sale)
 			v = &judged
 		}
-		priced, err := m.plans.Nightly(plan.Code, nights)
-		var why string
+		price, why, err := m.plans.PriceStay(plan.Code, nights)
 		if err != nil {
 			why = err.Error()
-		} else {
-			o.Price, why = domain.StayPrice(priced)
 		}
+		o.Price = price
 		if o.Price != nil && v.Discount != nil {
 			*o.Price, _ = v.Discount.Apply(*o.Price, 1)
 		}

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -43,13 +42,17 @@ func BenchmarkOffers(b *testing.B) {
 			rooms = append(rooms, room)
 		}
 		b.Run(fmt.Sprintf("plans=%d", n), func(b *testing.B) {
+			var buf []byte
 			for b.Loop() {
 				out := make([]db.RoomTypeAvailability, len(rooms))
 				for i, r := range rooms {
 					r.Offers = offers(m, party{}, r, stay, stay.CheckIn.AddDays(-10))
 					out[i] = r
 				}
-				if _, err := json.Marshal(out); err != nil {
+				var w answerWriter // as writeAvailability, whose buffers are pooled
+				var err error
+				if buf, err = w.appendAvailability(buf[:0], availabilityView{HotelID: "h", CheckIn: stay.CheckIn,
+					CheckOut: stay.CheckOut, Nights: stay.Nights(), RoomTypes: out}); err != nil {
 					b.Fatal(err)
 				}
 			}

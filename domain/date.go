@@ -98,16 +98,20 @@ func (d Date) String() string {
 // MarshalText writes d as YYYY-MM-DD (the zero Date as nothing), which JSON quotes: by hand, and
 // as text rather than JSON (which encoding/json would compact again), as a search's answer holds
 // thousands of dates and json.Marshal of d.String() was a third of its encoding.
-func (d Date) MarshalText() ([]byte, error) {
+func (d Date) MarshalText() ([]byte, error) { return d.AppendText(make([]byte, 0, 10)) }
+
+// AppendText appends MarshalText's bytes to b: a search's answer, encoded by hand, writes
+// thousands of dates into one buffer.
+func (d Date) AppendText(b []byte) ([]byte, error) {
 	if d.IsZero() {
-		return []byte{}, nil
+		return b, nil
 	}
 	y, m, day := d.t.Date()
 	if y < 0 || y > 9999 {
-		return []byte(d.String()), nil
+		return append(b, d.String()...), nil
 	}
-	return []byte{byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10), '-',
-		byte('0' + int(m)/10), byte('0' + int(m)%10), '-', byte('0' + day/10), byte('0' + day%10)}, nil
+	return append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(m)/10), byte('0'+int(m)%10), '-', byte('0'+day/10), byte('0'+day%10)), nil
 }
 
 // UnmarshalJSON reads "YYYY-MM-DD"; an empty string gives the zero Date.

@@ -121,41 +121,78 @@ func (p PlanPricer) Plans() []RatePlan { return p.sorted }
 // rate, or without the room type's own (which every plan needs: it puts the night on sale), or
 // whose derived price is below zero, has no price and says why.
 func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, error) {
-	if _, ok := p.plans[code]; !ok {
-		return nil, fmt.Errorf("%w: rate plan %s", ErrNotFound, code)
-	}
-	if err := p.broken[code]; err != nil {
+	chain, err := p.chain(code)
+	if err != nil {
 		return nil, err
 	}
-	chain := p.chains[code]
-	root := chain.root
 	out := make([]PlanNight, len(nights))
 	for i, n := range nights {
 		out[i] = PlanNight{Date: n.Date}
-		rate, currency, ok := n.Rate, n.Currency, n.Rate > 0 || n.Free
-		if !ok && !root.Default {
-			// A night is on sale only with the room type's own rate, under any plan: the
-			// reservation's stock check (takeUnits) requires it, so a price here would be offered
-			// and then refused.
-			out[i].Why = fmt.Sprintf("no rate is set for %s on this night: the room type is not on sale then", DefaultRatePlan)
-			continue
+		if amount, currency, why := chain.night(n); why != "" {
+			out[i].Why = why
+		} else {
+			out[i].Amount, out[i].Currency = &amount, currency
 		}
-		if !root.Default {
-			own, has := n.Plans[root.Code]
-			rate, currency, ok = own.Amount, own.Currency, has
-		}
-		if !ok {
-			out[i].Why = fmt.Sprintf("no rate is set for %s on this night", root.Code)
-			continue
-		}
-		price, err := chain.price(rate)
-		if err != nil {
-			out[i].Why = strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
-			continue
-		}
-		out[i].Amount, out[i].Currency = &price, currency
 	}
 	return out, nil
+}
+
+// PriceStay is StayPrice of Nightly's nights, without them: a search prices every plan of every
+// room type, and each night's PlanNight was an allocation (its amount's pointer) to drop.
+func (p PlanPricer) PriceStay(code string, nights []NightRates) (*Price, string, error) {
+	chain, err := p.chain(code)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case len(nights) == 0:
+		return nil, "no night of the stay is on sale", nil
+	}
+	var price *Price
+	for i, n := range nights {
+		amount, currency, why := chain.night(n)
+		switch {
+		case why != "":
+			return nil, fmt.Sprintf("%s: %s", n.Date, why), nil
+		case i == 0:
+			price = &Price{Currency: currency, Nights: make([]NightRate, len(nights))}
+		case currency != price.Currency:
+			return nil, fmt.Sprintf("%s: priced in %s, the stay's first night in %s", n.Date, currency, price.Currency), nil
+		}
+		price.Nights[i] = NightRate{Date: n.Date, Amount: amount}
+		price.Total += amount
+	}
+	return price, "", nil
+}
+
+// chain is a plan's pricing chain: an unknown plan is ErrNotFound, a broken chain its error.
+func (p PlanPricer) chain(code string) (pricingChain, error) {
+	if _, ok := p.plans[code]; !ok {
+		return pricingChain{}, fmt.Errorf("%w: rate plan %s", ErrNotFound, code)
+	}
+	return p.chains[code], p.broken[code]
+}
+
+// night prices one night through the chain: its amount and currency, or why it has none (never
+// empty then). A night is on sale only with the room type's own rate, under any plan: the
+// reservation's stock check (takeUnits) requires it, so a price without it would be offered and
+// then refused.
+func (c pricingChain) night(n NightRates) (amount int64, currency, why string) {
+	rate, currency, ok := n.Rate, n.Currency, n.Rate > 0 || n.Free
+	if !ok && !c.root.Default {
+		return 0, "", fmt.Sprintf("no rate is set for %s on this night: the room type is not on sale then", DefaultRatePlan)
+	}
+	if !c.root.Default {
+		own, has := n.Plans[c.root.Code]
+		rate, currency, ok = own.Amount, own.Currency, has
+	}
+	if !ok {
+		return 0, "", fmt.Sprintf("no rate is set for %s on this night", c.root.Code)
+	}
+	price, err := c.price(rate)
+	if err != nil {
+		return 0, "", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
+	}
+	return price, currency, ""
 }
 
 // StayPrice is the price of one unit over nights priced by Nightly: nil and the first night's

@@ -76,6 +76,22 @@ func TestAPricerPricesEveryPlanFromItsRootsNights(t *testing.T) {
 	assert.NotEmpty(t, why)
 
 	assert.Equal(t, []string{"BAR", "CHEAP", "CORP", "CORP-10", "ORPHAN"}, codes(pricer.Plans()), "the default plan first")
+
+	// PriceStay, the search's pricing, is StayPrice of Nightly's nights, for every plan and stay.
+	for _, code := range append(codes(pricer.Plans()), "NOPE") {
+		for from := range nights {
+			for to := from; to <= len(nights); to++ {
+				priced, err := pricer.Nightly(code, nights[from:to])
+				price, why, err2 := pricer.PriceStay(code, nights[from:to])
+				assert.Equal(t, err, err2, code)
+				if err == nil {
+					want, wantWhy := domain.StayPrice(priced)
+					assert.Equal(t, want, price, "%s [%d, %d)", code, from, to)
+					assert.Equal(t, wantWhy, why, "%s [%d, %d)", code, from, to)
+				}
+			}
+		}
+	}
 }
 
 func codes(plans []domain.RatePlan) []string {
