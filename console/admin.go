@@ -10,14 +10,15 @@ import (
 )
 
 // adminRoutes are admins' pages: every site, a venue's terms, resources and schedules, a
-// hotel's room types, inventory, rates and cancellation policy. HTML forms only GET and POST,
-// so each form POSTs here and the console makes the API's PUT or POST.
+// hotel's room types, inventory, rates, cancellation policy, rate plans and restrictions. HTML
+// forms only GET and POST, so each form POSTs here and the console makes the API's PUT or POST.
 func (c *Console) adminRoutes(page func(method, path string, h handler, roles []domain.Role), admin []domain.Role) {
 	page(http.MethodGet, "/admin", c.adminHome, admin)
 	page(http.MethodPost, "/admin/venues", c.adminCreateVenue, admin)
 	page(http.MethodPost, "/admin/hotels", c.adminCreateHotel, admin)
 	c.adminVenueRoutes(page, admin)
 	c.adminHotelRoutes(page, admin)
+	c.adminRatesRoutes(page, admin)
 }
 
 // adminHomeView is the admin home: every site, and the forms that make new ones.
