@@ -92,6 +92,10 @@ func planFormOf(p domain.RatePlan, currency string) planForm {
 // hotel lacks) is the API's to refuse: see refusal.
 func (f *planForm) body(t catalogue) map[string]any {
 	f.Errors = map[string]string{}
+	if f.Code == "" { // the code is the address written to: none is no plan
+		f.Errors["code"] = t.T("rates.err.code")
+		return nil
+	}
 	body := map[string]any{"name": f.Name, "board": f.Board, "includes": f.Includes}
 	if f.Default() {
 		return body

@@ -107,6 +107,10 @@ func TestThePlanFormIsReadIntoThePlan(t *testing.T) {
 	assert.Nil(t, f.body(en), "an amount needs its currency")
 	assert.NotEmpty(t, f.Errors["currency"])
 
+	f = planForm{Name: "No code"}
+	assert.Nil(t, f.body(en))
+	assert.Equal(t, en.T("rates.err.code"), f.Errors["code"], "a plan is written at its code")
+
 	bar := planForm{Code: "BAR", Name: "Best available", Board: "breakfast", Percent: "-10", Channels: "A"}
 	assert.Equal(t, map[string]any{"name": "Best available", "board": "breakfast", "includes": ""}, bar.body(en),
 		"BAR's price, policy and channels are the hotel's: only its name, board and inclusions are sent")
