@@ -9,17 +9,13 @@ import (
 )
 
 // TestAPlanKeepingLessOfANoShowIsBookable: a no-show keeping the first night or a percent no
-// longer makes a plan unsellable; a deposit still does, whatever its no-show keeps.
+// longer makes a plan paid in full unsellable (what a payment rule allows is its own case).
 func TestAPlanKeepingLessOfANoShowIsBookable(t *testing.T) {
 	for _, p := range []domain.RatePlanPolicy{{NoShow: domain.NoShowKeepsFirstNight},
 		{NoShow: domain.NoShowKeepsPercent, NoShowPercent: 30}, {NoShow: domain.NoShowKeepsAll}, {}} {
 		plan := domain.RatePlan{Code: "FLEX", Policy: &p, Payment: domain.PaymentRule{Kind: domain.PayInFull}}
 		assert.Empty(t, plan.NotYetBookable(), "no-show %q", p.NoShow)
 	}
-	days := 3
-	deposit := domain.RatePlan{Code: "DEP", Policy: &domain.RatePlanPolicy{NoShow: domain.NoShowKeepsFirstNight},
-		Payment: domain.PaymentRule{Kind: domain.PayDeposit, DepositPercent: 20, BalanceDueDays: &days}}
-	assert.Contains(t, deposit.NotYetBookable(), "by a deposit")
 }
 
 // TestANoShowKeepsWhatItsTermsSay: three nights of different prices (the first by date is the
