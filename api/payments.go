@@ -123,6 +123,9 @@ func (s *Server) createPayment(c echo.Context) error {
 	if b.Status.Used() && b.BalanceDue > 0 {
 		return s.payBalance(c, b)
 	}
+	if b.PlanBalance() > 0 {
+		return s.payPlanBalance(c, b)
+	}
 	switch {
 	case b.Status != domain.StatusHold:
 		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a booking on hold is paid", b.ID, b.Status)
@@ -160,8 +163,28 @@ func (s *Server) createPayment(c echo.Context) error {
 	if b.Paid > 0 {
 		key += fmt.Sprintf("/rest-%d", b.Price.Total-b.Paid)
 	}
-	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: b.Price.Total - b.Paid, Currency: b.Price.Currency,
+	amount := b.Price.Total - b.Paid
+	if b.Deposit > 0 { // a deposit plan's hold is confirmed by its deposit
+		amount = b.Deposit
+		key += fmt.Sprintf("/deposit-%d", amount)
+	}
+	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: amount, Currency: b.Price.Currency,
 		IdempotencyKey: key}, b.ExpiresAt)
+}
+
+// payPlanBalance creates the payment of the rest of the price of a booking confirmed by its
+// deposit, until its balance date.
+func (s *Server) payPlanBalance(c echo.Context, b domain.Booking) error {
+	switch {
+	case !b.BalanceDueAt.After(s.cfg.Now()):
+		return newError(http.StatusConflict, "wrong_state", "the balance of booking %s was due by %s", b.ID,
+			b.BalanceDueAt.Format(time.RFC3339))
+	case s.cfg.Checkouts == nil:
+		return newError(http.StatusServiceUnavailable, "payments_not_configured", "this API takes no payments: ask the operator")
+	}
+	owed := b.PlanBalance()
+	return s.checkout(c, b, payments.PaymentRequest{BookingID: b.ID, Amount: owed, Currency: b.Price.Currency,
+		IdempotencyKey: fmt.Sprintf("%s/plan-balance-%d", payments.CheckoutKey(b.ID, 0), owed)}, b.BalanceDueAt)
 }
 
 // payBalance creates the payment of a confirmed booking's balance: what its pending amendment

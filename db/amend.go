@@ -151,6 +151,10 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 			b.Paid, b.Price.Currency, b.ID)
 	case pending > 0:
 		return a, nil, ErrBalanceDue
+	case b.PlanBalance() > 0:
+		// Its price and its deposit plan's balance would move together: one balance at a time.
+		return a, nil, fmt.Errorf("%w: booking %s owes the rest of its price, %d %s, by %s: pay it first", ErrNotAmendable,
+			b.ID, b.PlanBalance(), b.Price.Currency, b.BalanceDueAt.Format(time.RFC3339))
 	}
 	if err := checkBegunStay(from, to, domain.DateOf(today, time.UTC)); err != nil {
 		return a, nil, err

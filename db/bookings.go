@@ -19,25 +19,29 @@ const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, 
 	COALESCE(b.supplier_ref, ''),
 	COALESCE((SELECT m.difference FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'), 0),
 	(SELECT m.due_by FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'),
-	b.rate_plan, b.plan_terms`
+	b.rate_plan, b.plan_terms, b.balance_due_at`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
-	var dueBy *time.Time
+	var dueBy, planDueAt *time.Time
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
 		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef,
-		&b.BalanceDue, &dueBy, &b.RatePlan, &b.PlanTerms)
+		&b.BalanceDue, &dueBy, &b.RatePlan, &b.PlanTerms, &planDueAt)
 	if dueBy != nil {
 		b.BalanceDueBy = dueBy.UTC()
+	}
+	if planDueAt != nil {
+		b.BalanceDueAt = planDueAt.UTC()
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)
 	}
 	b.CheckIn = domain.DateOf(from, time.UTC)
 	b.CheckOut = domain.DateOf(to, time.UTC)
+	b.Deposit = b.DepositDue()
 	return b, err
 }
 
@@ -152,8 +156,9 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	// A payment after a desk deposit pays the rest: the booking keeps both (the deposit by its
 	// method, see received).
 	// One statement answers the confirmed booking: a confirmation is on every booking's path.
+	// A booking confirmed by its whole price, or by a person without money, owes no plan balance.
 	booking, err := scanBooking(s.pool.QueryRow(ctx, `UPDATE bookings b SET status = 'CONFIRMED',
-			payment_id = COALESCE($2, b.payment_id), paid = b.paid + $3, updated_at = now()
+			payment_id = COALESCE($2, b.payment_id), paid = b.paid + $3, updated_at = now(), balance_due_at = NULL
 		FROM resources r, (SELECT set_config('bookflow.actor', $4, true)) AS actor
 		WHERE b.id = $1 AND r.id = b.resource_id AND b.status = 'HOLD' AND b.expires_at > now()
 			AND ($2::text IS NULL OR (b.total = b.paid + $3 AND b.currency = $5))
@@ -164,6 +169,9 @@ func (s *Store) Confirm(ctx context.Context, bookingID string, pay *domain.Payme
 	booking, err = s.GetBooking(ctx, bookingID)
 	if err != nil || (booking.Status == domain.StatusConfirmed && (pay == nil || booking.PaymentID == pay.ID)) {
 		return booking, err
+	}
+	if booking.Status == domain.StatusHold && pay != nil && booking.PaysDeposit(pay.Amount, pay.Currency) {
+		return s.confirmByDeposit(ctx, booking, *pay)
 	}
 	if booking.Status == domain.StatusHold && pay != nil && (pay.Currency != booking.Price.Currency ||
 		pay.Amount != booking.Price.Total-booking.Paid) {

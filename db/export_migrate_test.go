@@ -20,7 +20,9 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 	}
 	_, err := pool.Exec(ctx, `ALTER TABLE sale_rules ADD COLUMN IF NOT EXISTS rate_plan text; -- 00043
 		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS rate_plan text NOT NULL DEFAULT 'BAR',
-			ADD COLUMN IF NOT EXISTS plan_terms jsonb -- 00045`)
+			ADD COLUMN IF NOT EXISTS plan_terms jsonb; -- 00045
+		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS balance_due_at timestamptz,
+			ADD COLUMN IF NOT EXISTS balance_payment_id text -- 00047`)
 	return err
 }
 

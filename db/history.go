@@ -36,6 +36,7 @@ const (
 	ActorOnAccount          = domain.SystemActorPrefix + "on-account"          // a channel's sale confirmed on its account
 	ActorSupplier           = domain.SystemActorPrefix + "supplier"            // the supplier refused it or did not answer
 	ActorOperator           = domain.SystemActorPrefix + "operator"            // its workflow was cancelled from the Temporal UI
+	ActorPlanBalance        = domain.SystemActorPrefix + "plan-balance"        // a deposit plan's balance not paid by its date
 )
 
 type actorKey struct{}

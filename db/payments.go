@@ -280,13 +280,14 @@ func (s *Store) SettleRefund(ctx context.Context, providerRefundID string, succe
 }
 
 // PaymentAccountedFor reports whether a payment already has a home: a booking kept it (or an
-// amendment's balance), or a
+// amendment's balance, or a deposit plan's), or a
 // refund of it was requested (and not declined). A late redelivery of its event must then not
 // refund it again.
 func (s *Store) PaymentAccountedFor(ctx context.Context, paymentID string) (bool, error) {
 	var ok bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bookings WHERE payment_id = $1)
 		OR EXISTS (SELECT 1 FROM booking_amendments WHERE balance_payment_id = $1)
+		OR EXISTS (SELECT 1 FROM bookings WHERE balance_payment_id = $1)
 		OR EXISTS (SELECT 1 FROM refunds WHERE payment_id = $1 AND status <> 'failed')`, paymentID).Scan(&ok)
 	return ok, err
 }

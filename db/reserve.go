@@ -200,7 +200,7 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 	if planned != nil {
 		*price = planned.price(req.Quantity)
 	}
-	plan, terms, policy, err := planned.keep()
+	plan, terms, policy, balanceDueAt, err := planned.keep()
 	if err != nil {
 		return domain.Booking{}, err
 	}
@@ -214,9 +214,10 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 		}
 	}
 	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4, discount = $5,
-			rate_plan = COALESCE($6, rate_plan), plan_terms = $7, policy = COALESCE($8, policy)
+			rate_plan = COALESCE($6, rate_plan), plan_terms = $7, policy = COALESCE($8, policy),
+			balance_due_at = CASE WHEN $9::timestamptz > now() THEN $9::timestamptz END
 		FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
-		p.BookingID, price.Currency, price.Total, price.Nights, off, plan, terms, policy))
+		p.BookingID, price.Currency, price.Total, price.Nights, off, plan, terms, policy, balanceDueAt))
 }
 
 // reject stores a new booking REJECTED with its refusal (empty: stock refused it, which needs

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -16,6 +17,9 @@ type plannedSale struct {
 	unit   domain.Price
 	terms  domain.PlanTerms
 	policy domain.CancellationPolicy
+	// balanceDueAt is when a deposit plan's balance is due (nil: the plan takes no deposit); the
+	// reservation keeps it only while it is ahead by the database's clock.
+	balanceDueAt *time.Time
 }
 
 // planSale reads the plan a reservation names, as it stands in the reservation's transaction,
@@ -56,7 +60,20 @@ func planSale(ctx context.Context, tx pgx.Tx, p ReserveParams) (sale *plannedSal
 		return nil, "rate plan " + plan.Code + ": not every night of the stay is on sale", nil
 	}
 	terms, policy := plan.Terms(domain.CancellationPolicy{})
-	return &plannedSale{code: plan.Code, unit: *unit, terms: terms, policy: policy}, "", nil
+	sale = &plannedSale{code: plan.Code, unit: *unit, terms: terms, policy: policy}
+	if plan.Payment.Kind == domain.PayDeposit {
+		var zone string
+		if err := tx.QueryRow(ctx, `SELECT time_zone FROM hotels WHERE id = $1`, req.HotelID).Scan(&zone); err != nil {
+			return nil, "", err
+		}
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			return nil, "", err
+		}
+		due := plan.Payment.BalanceDueAt(req.CheckIn, loc)
+		sale.balanceDueAt = &due
+	}
+	return sale, "", nil
 }
 
 // price is the sale's price of qty units.
@@ -69,15 +86,16 @@ func (s *plannedSale) price(qty int) domain.Price {
 	return out
 }
 
-// keep is what the booking row keeps of the sale: the plan's code, terms and policy as JSON
-// (all nil for the default plan, whose booking keeps the hotel's policy and no terms).
-func (s *plannedSale) keep() (code *string, terms, policy []byte, err error) {
+// keep is what the booking row keeps of the sale: the plan's code, terms and policy as JSON, and
+// when its balance is due (all nil for the default plan, whose booking keeps the hotel's policy
+// and no terms, and is paid in full).
+func (s *plannedSale) keep() (code *string, terms, policy []byte, balanceDueAt *time.Time, err error) {
 	if s == nil {
-		return nil, nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	if terms, err = json.Marshal(s.terms); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	policy, err = json.Marshal(s.policy)
-	return &s.code, terms, policy, err
+	return &s.code, terms, policy, s.balanceDueAt, err
 }

@@ -31,10 +31,10 @@ const received = `(SELECT COALESCE(sum(p.amount), 0) FROM payments p WHERE p.boo
 	AND p.payment_id IN ` + keptPaymentIDs + `)`
 
 // keptPaymentIDs are the ids of booking b's kept payments: its payment, the desk's, its
-// amendments' balances.
+// amendments' balances, a deposit plan's balance.
 const keptPaymentIDs = `(SELECT b.payment_id UNION SELECT p.payment_id FROM payments p WHERE p.booking_id = b.id
 	AND p.method <> 'provider' UNION SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id
-	AND m.balance_payment_id IS NOT NULL)`
+	AND m.balance_payment_id IS NOT NULL UNION SELECT b.balance_payment_id)`
 
 // owedUnrecorded is what booking b gave up of its kept payments (refunds that kept its units, a
 // lower price, its refund due) that no refund made or under way covers: for a REFUNDED booking, a
@@ -68,7 +68,8 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 }
 
 // TakeDeskPayment records money the desk took for a held or confirmed booking, and confirms a
-// hold (not expired by the database's clock) once its payments cover the price, in one
+// hold (not expired by the database's clock) once its payments cover the price (or a deposit
+// plan's deposit, see domain/plan_balance.go), in one
 // transaction: two payments racing for the same balance confirm it once, and the second is
 // refused. A payment is never above what is due. Its key is claimed in the booking's key space
 // (claimMoneyCommand): the same key again with the same payment changes nothing; with another
@@ -110,10 +111,14 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 			id, b.ID, p.Amount, p.Currency, p.Method, p.TakenBy, p.Note); err != nil {
 			return err
 		}
-		// The first payment names the booking's payment; a hold is confirmed once it is paid.
+		// The first payment names the booking's payment; a hold is confirmed once it is paid, or,
+		// sold under a deposit plan, once its deposit is while its balance date is ahead: it then
+		// owes the rest by that date. A hold paid whole owes nothing more.
+		deposit := b.PlanTerms != nil && b.PlanTerms.Payment.Deposit(b.Price.Total) <= m.got+p.Amount
 		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2, payment_id = COALESCE(payment_id, $3),
-				status = CASE WHEN status = 'HOLD' AND $4 THEN 'CONFIRMED' ELSE status END, updated_at = now()
-			WHERE id = $1`, b.ID, p.Amount, id, p.Amount == due); err != nil {
+				status = CASE WHEN status = 'HOLD' AND ($4 OR ($5 AND balance_due_at > now())) THEN 'CONFIRMED' ELSE status END,
+				balance_due_at = CASE WHEN status = 'HOLD' AND $4 THEN NULL ELSE balance_due_at END, updated_at = now()
+			WHERE id = $1`, b.ID, p.Amount, id, p.Amount == due, deposit); err != nil {
 			return err
 		}
 		booking, err = getBooking(ctx, tx, b.ID)

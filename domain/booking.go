@@ -169,6 +169,11 @@ type Booking struct {
 	// BalanceDueBy; 0 when none waits.
 	BalanceDue   int64     `json:"balanceDue,omitempty"`
 	BalanceDueBy time.Time `json:"balanceDueBy,omitzero"`
+	// BalanceDueAt, for a booking sold under a deposit plan, is when the rest of its price is
+	// due (PlanBalance); zero when it pays in full. Deposit is what confirms it while on hold
+	// (DepositDue), shown to clients.
+	BalanceDueAt time.Time `json:"planBalanceDueAt,omitzero"`
+	Deposit      int64     `json:"depositDue,omitempty"`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
 	Fingerprint  string    `json:"-"`

@@ -36,12 +36,13 @@ type PlanPricer struct {
 	broken map[string]error
 }
 
-// pricingChain is a plan's chain as priced: its root, and each derivation down to the plan with
-// its percent parsed (basis points).
+// pricingChain is a plan's chain as priced: its root (its code, and whether it is the default
+// plan), and each derivation down to the plan with its percent parsed (basis points).
 type pricingChain struct {
-	root  RatePlan
-	steps []Derivation
-	bps   []int64
+	root        string
+	rootDefault bool
+	steps       []Derivation
+	bps         []int64
 }
 
 // NewPlanPricer makes a pricer of a hotel's plans.
@@ -88,7 +89,7 @@ func NewPlanPricer(plans []RatePlan) PlanPricer {
 
 // pricingChain validates a chain's derivations once, for Nightly to apply night after night.
 func (p PlanPricer) pricingChain(chain []string) (pricingChain, error) {
-	out := pricingChain{root: p.plans[chain[0]]}
+	out := pricingChain{root: chain[0], rootDefault: p.plans[chain[0]].Default}
 	for _, c := range chain[1:] {
 		d := *p.plans[c].DerivedFrom
 		if err := d.Validate(); err != nil {
@@ -126,9 +127,9 @@ func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, erro
 		return nil, err
 	}
 	out := make([]PlanNight, len(nights))
-	for i, n := range nights {
-		out[i] = PlanNight{Date: n.Date}
-		if amount, currency, why := chain.night(n); why != "" {
+	for i := range nights {
+		out[i] = PlanNight{Date: nights[i].Date}
+		if amount, currency, why := chain.night(&nights[i]); why != "" {
 			out[i].Why = why
 		} else {
 			out[i].Amount, out[i].Currency = &amount, currency
@@ -137,31 +138,34 @@ func (p PlanPricer) Nightly(code string, nights []NightRates) ([]PlanNight, erro
 	return out, nil
 }
 
-// PriceStay is StayPrice of Nightly's nights, without them: a search prices every plan of every
-// room type, and each night's PlanNight was an allocation (its amount's pointer) to drop.
-func (p PlanPricer) PriceStay(code string, nights []NightRates) (*Price, string, error) {
+// PriceStay prices one unit over nights into price, as StayPrice of Nightly's nights would,
+// without them: a search prices every plan of every room type, and each night's PlanNight was an
+// allocation. The nights are appended to price.Nights[:0] (a search's offers share one slab);
+// why, when not empty, says why the stay has no price (price is then not to be used).
+func (p PlanPricer) PriceStay(code string, nights []NightRates, price *Price) (why string, err error) {
 	chain, err := p.chain(code)
 	switch {
 	case err != nil:
-		return nil, "", err
+		return "", err
 	case len(nights) == 0:
-		return nil, "no night of the stay is on sale", nil
+		return "no night of the stay is on sale", nil
 	}
-	var price *Price
-	for i, n := range nights {
+	*price = Price{Nights: price.Nights[:0]}
+	for i := range nights {
+		n := &nights[i]
 		amount, currency, why := chain.night(n)
 		switch {
 		case why != "":
-			return nil, fmt.Sprintf("%s: %s", n.Date, why), nil
+			return fmt.Sprintf("%s: %s", n.Date, why), nil
 		case i == 0:
-			price = &Price{Currency: currency, Nights: make([]NightRate, len(nights))}
+			price.Currency = currency
 		case currency != price.Currency:
-			return nil, fmt.Sprintf("%s: priced in %s, the stay's first night in %s", n.Date, currency, price.Currency), nil
+			return fmt.Sprintf("%s: priced in %s, the stay's first night in %s", n.Date, currency, price.Currency), nil
 		}
-		price.Nights[i] = NightRate{Date: n.Date, Amount: amount}
+		price.Nights = append(price.Nights, NightRate{Date: n.Date, Amount: amount})
 		price.Total += amount
 	}
-	return price, "", nil
+	return "", nil
 }
 
 // chain is a plan's pricing chain: an unknown plan is ErrNotFound, a broken chain its error.
@@ -176,17 +180,17 @@ func (p PlanPricer) chain(code string) (pricingChain, error) {
 // empty then). A night is on sale only with the room type's own rate, under any plan: the
 // reservation's stock check (takeUnits) requires it, so a price without it would be offered and
 // then refused.
-func (c pricingChain) night(n NightRates) (amount int64, currency, why string) {
+func (c *pricingChain) night(n *NightRates) (amount int64, currency, why string) {
 	rate, currency, ok := n.Rate, n.Currency, n.Rate > 0 || n.Free
-	if !ok && !c.root.Default {
+	if !ok && !c.rootDefault {
 		return 0, "", fmt.Sprintf("no rate is set for %s on this night: the room type is not on sale then", DefaultRatePlan)
 	}
-	if !c.root.Default {
-		own, has := n.Plans[c.root.Code]
+	if !c.rootDefault {
+		own, has := n.Plans[c.root]
 		rate, currency, ok = own.Amount, own.Currency, has
 	}
 	if !ok {
-		return 0, "", fmt.Sprintf("no rate is set for %s on this night", c.root.Code)
+		return 0, "", fmt.Sprintf("no rate is set for %s on this night", c.root)
 	}
 	price, err := c.price(rate)
 	if err != nil {
@@ -281,13 +285,12 @@ func (p RatePlan) Terms(hotelPolicy CancellationPolicy) (PlanTerms, Cancellation
 }
 
 // NotYetBookable says what of a plan bookings cannot follow yet (empty: they can follow all of
-// it): a deposit or pay-at-hotel payment rule. Such a plan is offered as not sellable and refused
-// at booking, never sold as if paid in full. Every no-show policy is followed (PlanTerms.NoShowKeeps).
+// it): a pay-at-hotel payment rule. Such a plan is offered as not sellable and refused at booking,
+// never sold as if paid in full. Every no-show policy is followed (PlanTerms.NoShowKeeps), and a
+// deposit (domain/plan_balance.go).
 func (p RatePlan) NotYetBookable() string {
-	switch {
-	case p.Payment.Kind != PayInFull:
-		return fmt.Sprintf("rate plan %s is paid %s: bookings of that payment rule are not taken yet", p.Code,
-			map[PaymentRuleKind]string{PayDeposit: "by a deposit", PayAtHotel: "at the hotel"}[p.Payment.Kind])
+	if p.Payment.Kind == PayAtHotel {
+		return fmt.Sprintf("rate plan %s is paid at the hotel: bookings of that payment rule are not taken yet", p.Code)
 	}
 	return ""
 }

@@ -68,6 +68,9 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 	case st == domain.StatusHold && matches:
 		counted("pays_hold")
 		return b.confirm(ctx, &pay, "")
+	case b.paysDeposit(ctx, pay):
+		counted("pays_deposit")
+		return b.confirm(ctx, &pay, "")
 	case st == domain.StatusHold:
 		counted("amount_mismatch")
 		return b.refundExtra(ctx, pay, IssueAmountMismatch, fmt.Sprintf("paid %d %s for a booking priced %d %s",
@@ -75,6 +78,9 @@ func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error 
 	case b.pendingBalance(ev):
 		counted("pays_balance")
 		return b.payBalance(ctx, pay)
+	case b.paysPlanBalance(ctx, ev):
+		counted("pays_plan_balance")
+		return b.payPlanBalance(ctx, pay)
 	case st == domain.StatusExpired && unpaid && matches:
 		counted("late")
 		return b.latePayment(ctx, pay)

@@ -77,6 +77,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 	if p := b.state.Pending; p != nil {
 		balanceDue = workflow.NewTimer(timerCtx, until(ctx, p.DueBy))
 	}
+	planDue := b.planBalanceTimer(ctx, timerCtx) // a deposit plan's balance date
 	b.replan = false
 	phase, stayOver, active := b.status(), b.stayOver, b.active()
 	var err error
@@ -93,6 +94,12 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 			sel.AddFuture(balanceDue, func(workflow.Future) {
 				b.busy = true
 				err = b.lapseBalance(ctx)
+			})
+		}
+		if planDue != nil {
+			sel.AddFuture(planDue, func(workflow.Future) {
+				planDue, b.busy = nil, true
+				err = b.lapsePlanBalance(ctx)
 			})
 		}
 		sel.AddReceive(b.wake, func(c workflow.ReceiveChannel, _ bool) {

@@ -22,7 +22,7 @@ BEGIN
     DROP TRIGGER IF EXISTS ledger_refund ON refunds;
     CREATE OR REPLACE TRIGGER _ledger_payment AFTER INSERT OR UPDATE OF status ON payments
         FOR EACH ROW EXECUTE FUNCTION ledger_after_payment();
-    CREATE OR REPLACE TRIGGER _ledger_booking AFTER UPDATE OF payment_id, status ON bookings
+    CREATE OR REPLACE TRIGGER _ledger_booking AFTER UPDATE OF payment_id, status, paid ON bookings
         FOR EACH ROW EXECUTE FUNCTION ledger_after_booking();
     CREATE OR REPLACE TRIGGER _ledger_amendment AFTER INSERT OR UPDATE OF status, balance_payment_id ON booking_amendments
         FOR EACH ROW EXECUTE FUNCTION ledger_after_amendment();
