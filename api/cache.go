@@ -28,6 +28,7 @@ type hotelMeta struct {
 	rules    []domain.SaleRule
 	rooms    []db.RoomTypeRef
 	plans    domain.PlanPricer
+	terms    map[string]encodedTerms // each plan's offer terms as a search writes them (planTerms)
 	loaded   time.Time
 }
 
@@ -68,6 +69,9 @@ func (s *Server) hotelMeta(ctx context.Context, hotelID string) (hotelMeta, erro
 	}
 	m = hotelMeta{hotel: t.Hotel, supplier: t.Supplier, rules: t.Rules, rooms: t.Rooms, plans: domain.NewPlanPricer(t.Plans),
 		loaded: time.Now()}
+	if m.terms, err = planTerms(m); err != nil {
+		return m, err
+	}
 	s.meta.mu.Lock()
 	if s.meta.hotels == nil || len(s.meta.hotels) > 10_000 {
 		s.meta.hotels = map[string]hotelMeta{}

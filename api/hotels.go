@@ -76,7 +76,7 @@ func (s *Server) availability(c echo.Context) error {
 			}
 		}
 	}
-	return writeAvailability(c, availabilityView{HotelID: hotelID, CheckIn: stay.CheckIn, CheckOut: stay.CheckOut,
+	return writeAvailability(c, m, availabilityView{HotelID: hotelID, CheckIn: stay.CheckIn, CheckOut: stay.CheckOut,
 		Nights: stay.Nights(), ChannelID: party.channel, AgentID: party.agent, RoomTypes: rooms})
 }
 

@@ -16,13 +16,16 @@ import (
 func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay, today domain.Date) []domain.Offer {
 	nights := alignedRates(room, stay)
 	out := make([]domain.Offer, 0, len(m.plans.Plans()))
+	// Every plan's price in two allocations: each its Price, and its place for the nights.
+	prices := make([]domain.Price, len(m.plans.Plans()))
+	slab := make([]domain.NightRate, len(m.plans.Plans())*len(nights))
 	// Where no rule names a plan, every plan's verdict is the same: judged once.
 	var shared *domain.SaleVerdict
 	if !slices.ContainsFunc(m.rules, func(r domain.SaleRule) bool { return r.RatePlan != "" }) {
 		v := domain.EvaluateSale(m.rules, p.sale(m.hotel.ID, room.RoomTypeID, stay, today))
 		shared = &v
 	}
-	for _, plan := range m.plans.Plans() {
+	for k, plan := range m.plans.Plans() {
 		if !plan.Sells(room.RoomTypeID) || !plan.SoldThrough(p.channel) {
 			continue
 		}
@@ -34,11 +37,15 @@ func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay
 			judged := domain.EvaluateSale(m.rules, sale)
 			v = &judged
 		}
-		price, why, err := m.plans.PriceStay(plan.Code, nights)
-		if err != nil {
+		price := &prices[k]
+		price.Nights = slab[k*len(nights) : k*len(nights) : (k+1)*len(nights)]
+		why, err := m.plans.PriceStay(plan.Code, nights, price)
+		switch {
+		case err != nil:
 			why = err.Error()
+		case why == "":
+			o.Price = price
 		}
-		o.Price = price
 		if o.Price != nil && v.Discount != nil {
 			*o.Price, _ = v.Discount.Apply(*o.Price, 1)
 		}

@@ -26,6 +26,10 @@ func BenchmarkOffers(b *testing.B) {
 			plans = append(plans, p)
 		}
 		m := hotelMeta{hotel: db.Hotel{ID: "h", Location: time.UTC}, plans: domain.NewPlanPricer(plans)}
+		var err error
+		if m.terms, err = planTerms(m); err != nil { // as the hotel's terms are read
+			b.Fatal(err)
+		}
 		var rooms []db.RoomTypeAvailability
 		for r := range 10 {
 			room := db.RoomTypeAvailability{RoomTypeID: fmt.Sprintf("room-%d", r), Available: 5}
@@ -49,8 +53,7 @@ func BenchmarkOffers(b *testing.B) {
 					r.Offers = offers(m, party{}, r, stay, stay.CheckIn.AddDays(-10))
 					out[i] = r
 				}
-				var w answerWriter // as writeAvailability, whose buffers are pooled
-				var err error
+				w := answerWriter{shared: m.terms} // as writeAvailability, whose buffers are pooled
 				if buf, err = w.appendAvailability(buf[:0], availabilityView{HotelID: "h", CheckIn: stay.CheckIn,
 					CheckOut: stay.CheckOut, Nights: stay.Nights(), RoomTypes: out}); err != nil {
 					b.Fatal(err)

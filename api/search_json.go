@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -35,9 +36,11 @@ func termsOf(o domain.Offer) offerTerms {
 		payment: o.Payment}
 }
 
-// answerWriter appends an answer, keeping each plan's encoded terms.
+// answerWriter appends an answer, keeping each plan's encoded terms: the hotel's, encoded when
+// its terms were read (hotelMeta.terms, shared), and its own.
 type answerWriter struct {
-	terms map[string]encodedTerms // by plan code
+	shared, terms map[string]encodedTerms // by plan code
+	dates         []encodedDate
 }
 
 // encodedTerms are an offer's JSON up to its price: {"ratePlan":...,"payment":{...}.
@@ -50,8 +53,8 @@ type encodedTerms struct {
 func (w *answerWriter) appendAvailability(b []byte, v availabilityView) ([]byte, error) {
 	b = append(b, `{"hotelId":`...)
 	b = appendString(b, v.HotelID)
-	b = appendDate(append(b, `,"checkIn":`...), v.CheckIn)
-	b = appendDate(append(b, `,"checkOut":`...), v.CheckOut)
+	b = w.appendDate(append(b, `,"checkIn":`...), v.CheckIn)
+	b = w.appendDate(append(b, `,"checkOut":`...), v.CheckOut)
 	b = strconv.AppendInt(append(b, `,"nights":`...), int64(v.Nights), 10)
 	if v.ChannelID != "" {
 		b = appendString(append(b, `,"channelId":`...), v.ChannelID)
@@ -91,7 +94,7 @@ func (w *answerWriter) appendRoomType(b []byte, r db.RoomTypeAvailability) ([]by
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendDate(append(b, `{"date":`...), n.Date)
+			b = w.appendDate(append(b, `{"date":`...), n.Date)
 			b = strconv.AppendInt(append(b, `,"available":`...), int64(n.Available), 10)
 			if n.Unlimited {
 				b = append(b, `,"unlimited":true`...)
@@ -131,14 +134,15 @@ const sellableSuffix = `,"sellable":false}`
 
 func (w *answerWriter) appendOffer(b []byte, o domain.Offer) ([]byte, error) {
 	terms := termsOf(o)
-	enc, ok := w.terms[o.RatePlan]
+	enc, ok := w.shared[o.RatePlan]
 	if !ok || enc.terms != terms {
-		full, err := json.Marshal(domain.Offer{RatePlan: o.RatePlan, Name: o.Name, Board: o.Board, Includes: o.Includes,
-			Policy: o.Policy, Payment: o.Payment})
-		if err != nil {
+		enc, ok = w.terms[o.RatePlan]
+	}
+	if !ok || enc.terms != terms {
+		var err error
+		if enc, err = encodeTerms(o); err != nil {
 			return nil, err
 		}
-		enc = encodedTerms{terms: terms, json: bytes.TrimSuffix(full, []byte(sellableSuffix))}
 		if w.terms == nil {
 			w.terms = map[string]encodedTerms{}
 		}
@@ -147,7 +151,7 @@ func (w *answerWriter) appendOffer(b []byte, o domain.Offer) ([]byte, error) {
 	b = append(b, enc.json...)
 	if o.Price != nil {
 		var err error
-		if b, err = appendPrice(append(b, `,"price":`...), *o.Price); err != nil {
+		if b, err = w.appendPrice(append(b, `,"price":`...), *o.Price); err != nil {
 			return nil, err
 		}
 	}
@@ -158,7 +162,27 @@ func (w *answerWriter) appendOffer(b []byte, o domain.Offer) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendPrice(b []byte, p domain.Price) ([]byte, error) {
+// encodeTerms encodes an offer's terms by encoding/json.
+func encodeTerms(o domain.Offer) (encodedTerms, error) {
+	full, err := json.Marshal(domain.Offer{RatePlan: o.RatePlan, Name: o.Name, Board: o.Board, Includes: o.Includes,
+		Policy: o.Policy, Payment: o.Payment})
+	return encodedTerms{terms: termsOf(o), json: bytes.TrimSuffix(full, []byte(sellableSuffix))}, err
+}
+
+// planTerms are the encoded terms of a hotel's plans, as its offers carry them (OfferTerms).
+func planTerms(m hotelMeta) (map[string]encodedTerms, error) {
+	out := make(map[string]encodedTerms, len(m.plans.Plans()))
+	for _, plan := range m.plans.Plans() {
+		enc, err := encodeTerms(plan.OfferTerms(m.hotel.Policy))
+		if err != nil {
+			return nil, err
+		}
+		out[plan.Code] = enc
+	}
+	return out, nil
+}
+
+func (w *answerWriter) appendPrice(b []byte, p domain.Price) ([]byte, error) {
 	b = appendString(append(b, `{"currency":`...), p.Currency)
 	b = strconv.AppendInt(append(b, `,"total":`...), p.Total, 10)
 	b = append(b, `,"nights":`...)
@@ -170,7 +194,7 @@ func appendPrice(b []byte, p domain.Price) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendDate(append(b, `{"date":`...), n.Date)
+			b = w.appendDate(append(b, `{"date":`...), n.Date)
 			b = append(strconv.AppendInt(append(b, `,"amount":`...), n.Amount, 10), '}')
 		}
 		b = append(b, ']')
@@ -185,11 +209,30 @@ func appendPrice(b []byte, p domain.Price) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendDate appends a date as encoding/json writes its MarshalText: quoted digits and dashes.
-func appendDate(b []byte, d domain.Date) []byte {
+// appendDate appends a date as encoding/json writes its MarshalText: quoted digits and dashes. An
+// answer writes the stay's few dates again and again: each is kept as written.
+func (w *answerWriter) appendDate(b []byte, d domain.Date) []byte {
+	for _, e := range w.dates {
+		if e.date == d {
+			return append(b, e.json...)
+		}
+	}
+	start := len(b)
 	b = append(b, '"')
 	b, _ = d.AppendText(b) // never fails
-	return append(b, '"')
+	b = append(b, '"')
+	if len(w.dates) < maxKeptDates {
+		w.dates = append(w.dates, encodedDate{date: d, json: slices.Clone(b[start:])})
+	}
+	return b
+}
+
+// maxKeptDates bounds the dates an answer keeps as written (a stay is at most a few weeks).
+const maxKeptDates = 64
+
+type encodedDate struct {
+	date domain.Date
+	json []byte
 }
 
 // appendString appends s quoted as encoding/json writes it: printable ASCII other than the quote,
@@ -209,10 +252,10 @@ func appendString(b []byte, s string) []byte {
 
 // writeAvailability answers v as c.JSON would (indented with ?pretty or in debug mode, a newline
 // at the end), encoded by hand.
-func writeAvailability(c echo.Context, v availabilityView) error {
+func writeAvailability(c echo.Context, m hotelMeta, v availabilityView) error {
 	buf := answerBuffers.Get().(*[]byte)
 	defer answerBuffers.Put(buf)
-	var w answerWriter
+	w := answerWriter{shared: m.terms}
 	b, err := w.appendAvailability((*buf)[:0], v)
 	if err != nil {
 		return err

@@ -72,6 +72,16 @@ func TestASearchAnswerIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 		}
 		rooms = append(rooms, room)
 	}
+	// Each plan's terms as the hotel's were read, and as they were before its policy changed (the
+	// answer writes its own then).
+	written := m
+	var err error
+	written.terms, err = planTerms(m)
+	require.NoError(t, err)
+	stale := m
+	stale.hotel.Policy.FreeUntilHours = 72
+	stale.terms, err = planTerms(stale)
+	require.NoError(t, err)
 	for _, p := range []party{{}, {channel: "wholesale"}, {channel: "retail", agent: "agent-7"}} {
 		view := availabilityView{HotelID: "h", CheckIn: stay.CheckIn, CheckOut: stay.CheckOut, Nights: stay.Nights(),
 			ChannelID: p.channel, AgentID: p.agent}
@@ -79,7 +89,9 @@ func TestASearchAnswerIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 			r.Offers = offers(m, p, r, stay, stay.CheckIn.AddDays(-10))
 			view.RoomTypes = append(view.RoomTypes, r)
 		}
-		assertWrittenAsJSON(t, view)
+		for _, with := range []hotelMeta{m, written, stale} {
+			assertWrittenAsJSON(t, with, view)
+		}
 		sellable, unsellable := 0, 0
 		for _, r := range view.RoomTypes {
 			for _, o := range r.Offers {
@@ -101,19 +113,20 @@ func TestASearchAnswerIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 			Lines: []domain.LinePrice{{}}}},
 		{RoomTypeID: "c", Nights: []db.NightAvailability{}, Offers: []domain.Offer{{RatePlan: "X", Price: &domain.Price{}}}},
 	}}
-	assertWrittenAsJSON(t, odd)
-	assertWrittenAsJSON(t, availabilityView{HotelID: "h"})
-	assertWrittenAsJSON(t, availabilityView{HotelID: "h", RoomTypes: []db.RoomTypeAvailability{}})
+	assertWrittenAsJSON(t, m, odd)
+	assertWrittenAsJSON(t, m, availabilityView{HotelID: "h"})
+	assertWrittenAsJSON(t, m, availabilityView{HotelID: "h", RoomTypes: []db.RoomTypeAvailability{}})
 }
 
-// assertWrittenAsJSON compares writeAvailability's response with c.JSON's, plain and ?pretty.
-func assertWrittenAsJSON(t *testing.T, v availabilityView) {
+// assertWrittenAsJSON compares writeAvailability's response with c.JSON's, plain and ?pretty, with
+// m's terms.
+func assertWrittenAsJSON(t *testing.T, m hotelMeta, v availabilityView) {
 	t.Helper()
 	e := echo.New()
 	for _, target := range []string{"/", "/?pretty"} {
 		want, got := httptest.NewRecorder(), httptest.NewRecorder()
 		require.NoError(t, e.NewContext(httptest.NewRequest(http.MethodGet, target, nil), want).JSON(http.StatusOK, v))
-		require.NoError(t, writeAvailability(e.NewContext(httptest.NewRequest(http.MethodGet, target, nil), got), v))
+		require.NoError(t, writeAvailability(e.NewContext(httptest.NewRequest(http.MethodGet, target, nil), got), m, v))
 		assert.Equal(t, want.Code, got.Code)
 		assert.Equal(t, want.Header(), got.Header())
 		if !assert.Equal(t, want.Body.String(), got.Body.String(), target) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,13 +32,8 @@ func encodePrices(st db.CachedUnit) string {
 	if p.Free {
 		free = "1"
 	}
-	plans := make([]string, 0, len(p.Plans))
-	for code, m := range p.Plans {
-		plans = append(plans, code+"="+strconv.FormatInt(m.Amount, 10)+":"+m.Currency)
-	}
-	slices.Sort(plans)
 	return strconv.FormatInt(st.Version, 10) + "|" + strconv.FormatInt(p.Rate, 10) + "|" + p.Currency + "|" + free + "|" +
-		strings.Join(plans, ",")
+		domain.PlanRatesText(p.Plans)
 }
 
 func decodePrices(k db.UnitKey, v string) (domain.NightRates, error) {
@@ -53,18 +47,8 @@ func decodePrices(k db.UnitKey, v string) (domain.NightRates, error) {
 		return out, fmt.Errorf("malformed cached price %q: %w", v, err)
 	}
 	out.Currency, out.Free = parts[2], parts[3] == "1"
-	if parts[4] == "" {
-		return out, nil
-	}
-	out.Plans = map[string]domain.Money{}
-	for _, plan := range strings.Split(parts[4], ",") {
-		code, money, ok1 := strings.Cut(plan, "=")
-		amount, currency, ok2 := strings.Cut(money, ":")
-		n, err := strconv.ParseInt(amount, 10, 64)
-		if !ok1 || !ok2 || err != nil {
-			return out, fmt.Errorf("malformed cached price %q", v)
-		}
-		out.Plans[code] = domain.Money{Amount: n, Currency: currency}
+	if out.Plans, err = domain.ParsePlanRates(parts[4]); err != nil {
+		return out, fmt.Errorf("malformed cached price %q: %w", v, err)
 	}
 	return out, nil
 }

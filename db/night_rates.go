@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,21 +11,37 @@ import (
 )
 
 // The price columns of an inventory row i: its rate, currency and free mark, and its root plans'
-// own rates as a JSON object {code: {amount, currency}} (empty when none). Searches, the cache's
-// unit states and plan prices read them alike and price with domain.PlanPricer.
+// own rates as text, "code=amount:currency,..." (domain.PlanRatesText; empty when none): cheaper
+// for the database to build, and for the search to read, than the JSON object a night they were.
+// Searches, the cache's unit states and plan prices read them alike and price with
+// domain.PlanPricer.
 const nightRatesColumns = `i.rate, i.currency, COALESCE(i.free, false),
-	COALESCE((SELECT jsonb_object_agg(p.plan_code, jsonb_build_object('amount', p.rate, 'currency', p.currency))
-		FROM plan_rates p WHERE p.resource_id = i.resource_id AND p.unit_start = i.unit_start), '{}'::jsonb)`
+	COALESCE((SELECT string_agg(p.plan_code || '=' || p.rate || ':' || p.currency, ',')
+		FROM plan_rates p WHERE p.resource_id = i.resource_id AND p.unit_start = i.unit_start), '')`
 
 // nightRatesScan holds one row's nightRatesColumns while it is scanned.
 type nightRatesScan struct {
 	rate     *int64
 	currency *string
 	free     bool
-	plans    map[string]domain.Money
+	plans    planRatesText
 }
 
 func (n *nightRatesScan) targets() []any { return []any{&n.rate, &n.currency, &n.free, &n.plans} }
+
+// planRatesText scans the plans' rates column.
+type planRatesText map[string]domain.Money
+
+// Scan implements sql.Scanner.
+func (p *planRatesText) Scan(src any) error {
+	s, ok := src.(string)
+	if !ok {
+		return fmt.Errorf("plan rates: want text, got %T", src)
+	}
+	plans, err := domain.ParsePlanRates(s)
+	*p = plans
+	return err
+}
 
 // rates is the scanned row as the night of date.
 func (n *nightRatesScan) rates(date domain.Date) domain.NightRates {

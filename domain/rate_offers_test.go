@@ -82,12 +82,15 @@ func TestAPricerPricesEveryPlanFromItsRootsNights(t *testing.T) {
 		for from := range nights {
 			for to := from; to <= len(nights); to++ {
 				priced, err := pricer.Nightly(code, nights[from:to])
-				price, why, err2 := pricer.PriceStay(code, nights[from:to])
+				price := domain.Price{Nights: make([]domain.NightRate, 1, 4)} // a slab's part, used before
+				why, err2 := pricer.PriceStay(code, nights[from:to], &price)
 				assert.Equal(t, err, err2, code)
 				if err == nil {
 					want, wantWhy := domain.StayPrice(priced)
-					assert.Equal(t, want, price, "%s [%d, %d)", code, from, to)
 					assert.Equal(t, wantWhy, why, "%s [%d, %d)", code, from, to)
+					if want != nil {
+						assert.Equal(t, *want, price, "%s [%d, %d)", code, from, to)
+					}
 				}
 			}
 		}
