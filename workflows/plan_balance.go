@@ -25,9 +25,12 @@ func planDeposits(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, versionPlanDeposit, workflow.DefaultVersion, 1) == 1
 }
 
-// paysDeposit reports whether pay confirms the booking, on hold, by its deposit.
+// paysDeposit reports whether pay confirms the booking, on hold, by its deposit: only before its
+// balance date (after it, a deposit is given back as a wrong amount and the hold waits for its
+// whole price; the database judges the date again by its own clock).
 func (b *booking) paysDeposit(ctx workflow.Context, pay domain.Payment) bool {
-	return b.status() == domain.StatusHold && b.state.Booking.PaysDeposit(pay.Amount, pay.Currency) && planDeposits(ctx)
+	return b.status() == domain.StatusHold && b.state.Booking.PaysDeposit(pay.Amount, pay.Currency) &&
+		workflow.Now(ctx).Before(b.state.Booking.BalanceDueAt) && planDeposits(ctx)
 }
 
 // paysPlanBalance reports whether pay, not an amendment's, is exactly the rest a booking
