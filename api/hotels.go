@@ -61,10 +61,12 @@ func (s *Server) availability(c echo.Context) error {
 		}
 	}
 	today := domain.DateOf(s.cfg.Now(), m.hotel.Location)
+	slabs := takeOfferSlabs()
+	defer slabs.release() // once the answer is written
 	for i := range rooms {
 		room := &rooms[i]
 		if sup.Mode != db.ModeDirectConnect {
-			room.Offers = offers(m, party, *room, stay, today)
+			room.Offers = offers(m, party, *room, stay, today, slabs)
 		}
 		v := domain.EvaluateSale(m.rules, party.sale(hotelID, room.RoomTypeID, stay, today))
 		switch {

@@ -12,13 +12,15 @@ import (
 // offers answers each rate plan the party may sell of a room over a stay, priced from the
 // nights' rates the search read with its availability (from the cache or the database): a plan
 // a channel may not sell is left out; one that cannot sell this stay says why (a sale rule, no
-// room left, a night without its price).
-func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay, today domain.Date) []domain.Offer {
+// room left, a night without its price). The offers, their prices and nights are carved from
+// slabs, valid until they are released.
+func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay, today domain.Date,
+	slabs *offerSlabs) []domain.Offer {
 	nights := alignedRates(room, stay)
-	out := make([]domain.Offer, 0, len(m.plans.Plans()))
-	// Every plan's price in two allocations: each its Price, and its place for the nights.
-	prices := make([]domain.Price, len(m.plans.Plans()))
-	slab := make([]domain.NightRate, len(m.plans.Plans())*len(nights))
+	plans := len(m.plans.Plans())
+	out := carve(&slabs.offers, plans, true)
+	prices := carve(&slabs.prices, plans, false)
+	slab := carve(&slabs.nights, plans*len(nights), true)
 	// Where no rule names a plan, every plan's verdict is the same: judged once.
 	var shared *domain.SaleVerdict
 	if !slices.ContainsFunc(m.rules, func(r domain.SaleRule) bool { return r.RatePlan != "" }) {

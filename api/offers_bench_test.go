@@ -48,9 +48,10 @@ func BenchmarkOffers(b *testing.B) {
 		b.Run(fmt.Sprintf("plans=%d", n), func(b *testing.B) {
 			var buf []byte
 			for b.Loop() {
+				slabs := takeOfferSlabs()
 				out := make([]db.RoomTypeAvailability, len(rooms))
 				for i, r := range rooms {
-					r.Offers = offers(m, party{}, r, stay, stay.CheckIn.AddDays(-10))
+					r.Offers = offers(m, party{}, r, stay, stay.CheckIn.AddDays(-10), slabs)
 					out[i] = r
 				}
 				w := answerWriter{shared: m.terms} // as writeAvailability, whose buffers are pooled
@@ -58,6 +59,7 @@ func BenchmarkOffers(b *testing.B) {
 					CheckOut: stay.CheckOut, Nights: stay.Nights(), RoomTypes: out}); err != nil {
 					b.Fatal(err)
 				}
+				slabs.release()
 			}
 		})
 	}

@@ -83,10 +83,11 @@ func TestASearchAnswerIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 	stale.terms, err = planTerms(stale)
 	require.NoError(t, err)
 	for _, p := range []party{{}, {channel: "wholesale"}, {channel: "retail", agent: "agent-7"}} {
+		slabs := takeOfferSlabs()
 		view := availabilityView{HotelID: "h", CheckIn: stay.CheckIn, CheckOut: stay.CheckOut, Nights: stay.Nights(),
 			ChannelID: p.channel, AgentID: p.agent}
 		for _, r := range rooms {
-			r.Offers = offers(m, p, r, stay, stay.CheckIn.AddDays(-10))
+			r.Offers = offers(m, p, r, stay, stay.CheckIn.AddDays(-10), slabs)
 			view.RoomTypes = append(view.RoomTypes, r)
 		}
 		for _, with := range []hotelMeta{m, written, stale} {
@@ -105,6 +106,7 @@ func TestASearchAnswerIsWrittenAsEncodingJSONWritesIt(t *testing.T) {
 		}
 		assert.Positive(t, sellable, "party %+v", p)
 		assert.Positive(t, unsellable, "party %+v", p)
+		slabs.release()
 	}
 
 	// Odd values: a supplier's price with lines, nil nights, a zero date, no room types at all.
