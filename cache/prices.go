@@ -36,7 +36,14 @@ func encodePrices(st db.CachedUnit) string {
 		domain.PlanRatesText(p.Plans)
 }
 
-func decodePrices(k db.UnitKey, v string) (domain.NightRates, error) {
+// planMemo is the last plan rates a read decoded: rates are set over ranges of nights, so a
+// stay's nights often carry the same, and their nights share one map (never written to).
+type planMemo struct {
+	text  string
+	plans map[string]domain.Money
+}
+
+func decodePrices(k db.UnitKey, v string, memo *planMemo) (domain.NightRates, error) {
 	out := domain.NightRates{Date: domain.DateOf(k.Start, time.UTC)}
 	parts := strings.Split(v, "|")
 	if len(parts) != 5 {
@@ -47,9 +54,14 @@ func decodePrices(k db.UnitKey, v string) (domain.NightRates, error) {
 		return out, fmt.Errorf("malformed cached price %q: %w", v, err)
 	}
 	out.Currency, out.Free = parts[2], parts[3] == "1"
+	if parts[4] == memo.text {
+		out.Plans = memo.plans
+		return out, nil
+	}
 	if out.Plans, err = domain.ParsePlanRates(parts[4]); err != nil {
 		return out, fmt.Errorf("malformed cached price %q: %w", v, err)
 	}
+	*memo = planMemo{text: parts[4], plans: out.Plans}
 	return out, nil
 }
 
@@ -69,6 +81,7 @@ func (u *Units) GetPriced(ctx context.Context, keys []db.UnitKey) (states []db.C
 		return nil, false, err
 	}
 	states = make([]db.CachedUnit, len(keys))
+	var memo planMemo
 	for i := range keys {
 		unit, ok1 := unitVals.Val()[i].(string)
 		price, ok2 := priceVals.Val()[i].(string)
@@ -78,7 +91,7 @@ func (u *Units) GetPriced(ctx context.Context, keys []db.UnitKey) (states []db.C
 		if states[i], err = decode(keys[i], unit); err != nil {
 			return nil, false, err
 		}
-		if states[i].Prices, err = decodePrices(keys[i], price); err != nil {
+		if states[i].Prices, err = decodePrices(keys[i], price, &memo); err != nil {
 			return nil, false, err
 		}
 	}

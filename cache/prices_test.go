@@ -56,3 +56,28 @@ func TestPricesAreCachedBesideTheirUnits(t *testing.T) {
 	assert.Equal(t, 2, st.Left)
 	assert.True(t, st.Prices.Free, "an older version, arriving late, is ignored")
 }
+
+// TestNightsOfTheSamePlanRatesReadAsTheirOwn: a priced read decodes each night's plan rates once
+// per run of nights carrying the same (they share a map); a night of other rates, or of none,
+// between them reads as its own.
+func TestNightsOfTheSamePlanRatesReadAsTheirOwn(t *testing.T) {
+	c := testsuite.NewCache(t, testsuite.RedisURL())
+	ctx := context.Background()
+	corp := map[string]domain.Money{"CORP": {Amount: 9999, Currency: "EUR"}, "NR": {Amount: 8000, Currency: "EUR"}}
+	other := map[string]domain.Money{"CORP": {Amount: 9000, Currency: "EUR"}}
+	var units []db.CachedUnit
+	var keys []db.UnitKey
+	for i, plans := range []map[string]domain.Money{corp, corp, other, nil, corp, nil} {
+		k := db.UnitKey{ResourceID: 11, Start: time.Date(2031, 3, 1+i, 0, 0, 0, 0, time.UTC)}
+		units = append(units, db.CachedUnit{UnitKey: k, Left: 3, Prices: domain.NightRates{Date: domain.DateOf(k.Start, time.UTC),
+			Rate: 10000, Currency: "EUR", Plans: plans}})
+		keys = append(keys, k)
+	}
+	require.NoError(t, c.Fill(ctx, units))
+	states, found, err := c.GetPriced(ctx, keys)
+	require.NoError(t, err)
+	require.True(t, found)
+	for i, st := range states {
+		assert.Equal(t, units[i].Prices, st.Prices, "night %d", i)
+	}
+}
