@@ -19,22 +19,29 @@ const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, 
 	COALESCE(b.supplier_ref, ''),
 	COALESCE((SELECT m.difference FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'), 0),
 	(SELECT m.due_by FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'),
-	b.rate_plan, b.plan_terms, b.balance_due_at`
+	b.rate_plan, b.plan_terms, b.balance_due_at, ` + planOwed
+
+// planOwed is what a booking confirmed by a deposit plan's deposit still owes of its price: the
+// price less what its kept payments brought (a refund given since is not owed back), while it
+// has a balance date (0 otherwise, and for any other status).
+const planOwed = `CASE WHEN b.balance_due_at IS NOT NULL AND b.status = 'CONFIRMED'
+	THEN GREATEST(COALESCE(b.total, 0) - ` + received + ` + ` + reversed + `, 0) ELSE 0 END`
 
 func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var b domain.Booking
 	var from, to time.Time
 	var dueBy, planDueAt *time.Time
+	var owed int64
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
 		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef,
-		&b.BalanceDue, &dueBy, &b.RatePlan, &b.PlanTerms, &planDueAt)
+		&b.BalanceDue, &dueBy, &b.RatePlan, &b.PlanTerms, &planDueAt, &owed)
 	if dueBy != nil {
 		b.BalanceDueBy = dueBy.UTC()
 	}
 	if planDueAt != nil {
-		b.BalanceDueAt = planDueAt.UTC()
+		b.BalanceDueAt, b.PlanOwed = planDueAt.UTC(), &owed
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("%w: no such booking", domain.ErrNotFound)

@@ -174,9 +174,13 @@ type Booking struct {
 	// (DepositDue), shown to clients.
 	BalanceDueAt time.Time `json:"planBalanceDueAt,omitzero"`
 	Deposit      int64     `json:"depositDue,omitempty"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
-	Fingerprint  string    `json:"-"`
+	// PlanOwed is what a booking confirmed by its deposit still owes of its price, by
+	// BalanceDueAt: its price less what its payments brought, as the database read it (nil for
+	// a booking without a balance date, and in results recorded before it was read).
+	PlanOwed    *int64    `json:"planBalance,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Fingerprint string    `json:"-"`
 }
 
 // HotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the

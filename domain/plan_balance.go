@@ -55,10 +55,15 @@ func (b Booking) PaysDeposit(amount int64, currency string) bool {
 }
 
 // PlanBalance is what a booking confirmed by its deposit still owes of its price, due by
-// BalanceDueAt; 0 when it owes nothing, or is not confirmed by a deposit.
+// BalanceDueAt; 0 when it owes nothing, or is not confirmed by a deposit. It is its price less
+// what its payments brought (PlanOwed, read by the database), never less its paid: a refund that
+// keeps the units (goodwill) is money given, not owed back.
 func (b Booking) PlanBalance() int64 {
-	if b.Status != StatusConfirmed || b.BalanceDueAt.IsZero() {
+	switch {
+	case b.Status != StatusConfirmed || b.BalanceDueAt.IsZero():
 		return 0
+	case b.PlanOwed == nil: // a workflow's result recorded before PlanOwed was read replays as it ran
+		return max(b.Price.Total-b.Paid, 0)
 	}
-	return max(b.Price.Total-b.Paid, 0)
+	return *b.PlanOwed
 }
