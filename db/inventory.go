@@ -264,12 +264,12 @@ func availability(ctx context.Context, q reader, hotelID, channel string, stay d
 	}
 	defer rows.Close()
 	out := []RoomTypeAvailability{}
+	var rates nightRatesScan // every row sets each of its fields; kept for its plan rates' memo
 	for rows.Next() {
 		var roomType string
 		var night time.Time
 		var left, own, pool int
 		var unlimited, split bool
-		var rates nightRatesScan
 		if err := rows.Scan(append([]any{&roomType, &night, &left, &unlimited, &split, &own, &pool}, rates.targets()...)...); err != nil {
 			return nil, err
 		}

@@ -19,7 +19,9 @@ const nightRatesColumns = `i.rate, i.currency, COALESCE(i.free, false),
 	COALESCE((SELECT string_agg(p.plan_code || '=' || p.rate || ':' || p.currency, ',')
 		FROM plan_rates p WHERE p.resource_id = i.resource_id AND p.unit_start = i.unit_start), '')`
 
-// nightRatesScan holds one row's nightRatesColumns while it is scanned.
+// nightRatesScan holds one row's nightRatesColumns while it is scanned. Kept over a query's
+// rows, it decodes a run of nights carrying the same plan rates once (they share the map, which
+// nothing writes to): rates are set over ranges of nights.
 type nightRatesScan struct {
 	rate     *int64
 	currency *string
@@ -29,17 +31,23 @@ type nightRatesScan struct {
 
 func (n *nightRatesScan) targets() []any { return []any{&n.rate, &n.currency, &n.free, &n.plans} }
 
-// planRatesText scans the plans' rates column.
-type planRatesText map[string]domain.Money
+// planRatesText scans the plans' rates column, keeping the last text it decoded.
+type planRatesText struct {
+	text  string
+	plans map[string]domain.Money
+}
 
 // Scan implements sql.Scanner.
 func (p *planRatesText) Scan(src any) error {
 	s, ok := src.(string)
-	if !ok {
+	switch {
+	case !ok:
 		return fmt.Errorf("plan rates: want text, got %T", src)
+	case s == p.text && (s == "" || p.plans != nil):
+		return nil
 	}
 	plans, err := domain.ParsePlanRates(s)
-	*p = plans
+	*p = planRatesText{text: s, plans: plans}
 	return err
 }
 
@@ -52,8 +60,8 @@ func (n *nightRatesScan) rates(date domain.Date) domain.NightRates {
 	if n.currency != nil {
 		out.Currency = *n.currency
 	}
-	if len(n.plans) > 0 {
-		out.Plans = n.plans
+	if len(n.plans.plans) > 0 {
+		out.Plans = n.plans.plans
 	}
 	return out
 }
@@ -74,7 +82,6 @@ func roomNightRates(ctx context.Context, q querier, hotelID, roomTypeID string, 
 	var n nightRatesScan
 	_, err = pgx.ForEachRow(rows, append([]any{&code, &night}, n.targets()...), func() error {
 		out[code] = append(out[code], n.rates(domain.DateOf(night, time.UTC)))
-		n = nightRatesScan{}
 		return nil
 	})
 	return out, err
