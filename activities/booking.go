@@ -18,6 +18,9 @@ const (
 	ErrTypeUnavailable = "Unavailable"
 	ErrTypeInvalid     = "Invalid"
 	ErrTypeConflict    = "Conflict"
+	// ErrTypeBalanceDatePassed: a deposit confirmed nothing, its balance date having passed
+	// (db.ErrBalanceDatePassed); the hold is still live.
+	ErrTypeBalanceDatePassed = "BalanceDatePassed"
 	// ErrTypeTooManyHolds: the customer is at the active-hold limit; nothing was written, and
 	// the same request may succeed later.
 	ErrTypeTooManyHolds = "TooManyHolds"
@@ -144,6 +147,9 @@ func (a *Bookings) Confirm(ctx context.Context, in ConfirmInput) (domain.Booking
 		actor = db.ActorPayment
 	}
 	b, err := a.Store.Confirm(db.WithActor(ctx, actor), in.BookingID, in.Payment)
+	if errors.Is(err, db.ErrBalanceDatePassed) {
+		return b, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeBalanceDatePassed, err)
+	}
 	return b, classify(err)
 }
 

@@ -235,7 +235,10 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	a.Status = domain.AmendmentApplied
-	return a, nil, applyStay(ctx, tx, b.ID, want, a)
+	if err := applyStay(ctx, tx, b.ID, want, a); err != nil {
+		return a, nil, err
+	}
+	return a, nil, refreshBalanceDate(ctx, tx, b.ID) // a deposit hold moved owes by its new arrival
 }
 
 // refundOfFall is what goes back of paid booking b's fall in price by amendment a: what its

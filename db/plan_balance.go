@@ -16,9 +16,14 @@ import (
 // the rest is kept as bookings.balance_payment_id. The rules are domain.PaymentRule's
 // (domain/plan_balance.go).
 
+// ErrBalanceDatePassed: a deposit reached the database after the booking's balance date; its
+// hold, still live, waits for its whole price.
+var ErrBalanceDatePassed = fmt.Errorf("%w: the balance date passed: the hold is paid in full", domain.ErrConflict)
+
 // confirmByDeposit confirms booking b, on hold, by pay, its deposit, while its hold and its
 // balance date are ahead by the database's clock and its price and what it was paid are still
-// what b says (a price set by hand, a desk payment meanwhile: a conflict, judged again).
+// what b says (a price set by hand, a desk payment meanwhile: a conflict, judged again). A
+// deposit after the balance date of a live hold is ErrBalanceDatePassed.
 func (s *Store) confirmByDeposit(ctx context.Context, b domain.Booking, pay domain.Payment) (domain.Booking, error) {
 	booking, err := scanBooking(s.pool.QueryRow(ctx, `UPDATE bookings b SET status = 'CONFIRMED',
 			payment_id = $2, paid = b.paid + $3, updated_at = now()
@@ -29,13 +34,17 @@ func (s *Store) confirmByDeposit(ctx context.Context, b domain.Booking, pay doma
 	if !errors.Is(err, domain.ErrNotFound) {
 		return booking, err
 	}
-	var holding bool
-	if err := s.pool.QueryRow(ctx, `SELECT expires_at > now() FROM bookings WHERE id = $1`, b.ID).Scan(&holding); err != nil {
+	var holding, due bool
+	if err := s.pool.QueryRow(ctx, `SELECT expires_at > now(), balance_due_at <= now() FROM bookings WHERE id = $1`,
+		b.ID).Scan(&holding, &due); err != nil {
 		return b, err
 	}
-	if !holding {
+	switch {
+	case !holding:
 		return b, fmt.Errorf("%w: the hold on booking %s expired at %s", domain.ErrConflict, b.ID,
 			b.ExpiresAt.UTC().Format(time.RFC3339))
+	case due:
+		return b, fmt.Errorf("%w: booking %s's was %s", ErrBalanceDatePassed, b.ID, b.BalanceDueAt.Format(time.RFC3339))
 	}
 	return b, fmt.Errorf("%w: booking %s changed while its deposit of %d %s was taken (its price, what was paid, "+
 		"or its balance date %s passed)", domain.ErrConflict, b.ID, pay.Amount, pay.Currency,
@@ -82,4 +91,29 @@ func (s *Store) PayPlanBalance(ctx context.Context, bookingID string, pay domain
 		return err
 	})
 	return booking, err
+}
+
+// refreshBalanceDate sets the balance date of booking bookingID, a deposit plan's hold whose stay
+// an amendment moved, from its new check-in, as the reservation set it: only while it is ahead
+// (a hold moved within the plan's days is paid in full). Any other booking keeps its own.
+func refreshBalanceDate(ctx context.Context, tx pgx.Tx, bookingID string) error {
+	var terms *domain.PlanTerms
+	var from time.Time
+	var zone string
+	var status domain.Status
+	if err := tx.QueryRow(ctx, `SELECT plan_terms, unit_from, COALESCE(time_zone, 'UTC'), status FROM bookings WHERE id = $1`,
+		bookingID).Scan(&terms, &from, &zone, &status); err != nil {
+		return err
+	}
+	if status != domain.StatusHold || terms == nil || terms.Payment.Kind != domain.PayDeposit {
+		return nil
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return err
+	}
+	due := terms.Payment.BalanceDueAt(domain.DateOf(from, time.UTC), loc)
+	_, err = tx.Exec(ctx, `UPDATE bookings SET balance_due_at = CASE WHEN $2::timestamptz > now() THEN $2::timestamptz END
+		WHERE id = $1`, bookingID, due)
+	return err
 }

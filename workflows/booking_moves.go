@@ -168,8 +168,16 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Confirm, activities.ConfirmInput{
 		BookingID: b.in.BookingID, Payment: pay, Actor: actor}).Get(ctx, &stored)
 	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeBalanceDatePassed && pay != nil {
+		// The deposit reached the database after the balance date: the hold, live, waits for its price.
+		return b.refundExtra(ctx, *pay, IssueAmountMismatch, appErr.Message())
+	}
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeConflict {
 		b.logger.Info("Confirmation refused", "reason", appErr.Message())
+		if b.state.Booking.Paid > 0 && pay != nil && pay.Amount+b.state.Booking.Paid < b.state.Booking.Price.Total &&
+			planDeposits(ctx) {
+			return b.depositExpired(ctx, pay) // part of a deposit, late: its nights are not taken again
+		}
 		if b.state.Booking.Paid > 0 && pay != nil && depositPaidLate(ctx) {
 			return b.depositLate(ctx, *pay)
 		}
