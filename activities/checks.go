@@ -76,6 +76,7 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 		if err := errors.Join(
 			add(a.Store.InventoryMismatches(ctx)),
 			add(a.orphanedHolds(ctx, in)),
+			add(a.Store.BalancesPastDue(ctx, in.HoldGrace)),
 			add(a.orphanedRefunds(ctx, in)),
 			add(a.orphanedBookings(ctx, in)),
 			add(a.suppliersNotTold(ctx, in)),

@@ -157,3 +157,31 @@ func TestABookingOwingItsBalanceIsNotAmended(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestABalanceLongPastItsDateIsReportedByTheChecker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
+	depositPlan(t, d)
+	owing := depositHold(t, d, "c1", stay3)
+	owing, err := d.Store.Confirm(ctx, owing.ID, ptr(captured(t, d, owing, "pi_owing", 8100)))
+	require.NoError(t, err)
+	paid := depositHold(t, d, "c2", stay3)
+	paid, err = d.Store.Confirm(ctx, paid.ID, ptr(captured(t, d, paid, "pi_paid", 8100)))
+	require.NoError(t, err)
+	_, err = d.Store.PayPlanBalance(ctx, paid.ID, captured(t, d, paid, "pi_rest", 18900))
+	require.NoError(t, err)
+	_, err = d.Pool.Exec(ctx, `UPDATE bookings SET balance_due_at = now() - interval '1 hour' WHERE id IN ($1, $2)`, owing.ID, paid.ID)
+	require.NoError(t, err)
+
+	found, err := d.Store.BalancesPastDue(ctx, 5*time.Minute)
+	require.NoError(t, err)
+	require.Len(t, found, 1, "the booking paid in full owes nothing")
+	assert.Equal(t, domain.CheckBalancePastDue, found[0].Check)
+	assert.Equal(t, owing.ID, found[0].BookingID)
+	assert.Contains(t, found[0].Detail, "owes 18900 EUR")
+	found, err = d.Store.BalancesPastDue(ctx, 2*time.Hour)
+	require.NoError(t, err)
+	assert.Empty(t, found, "within the grace")
+}

@@ -22,6 +22,9 @@ const (
 	// CheckLedger: the money ledger disagrees with the rows it is posted from, or moved money
 	// that was not there (an account below zero).
 	CheckLedger = "ledger_mismatch"
+	// CheckBalancePastDue: a booking confirmed by a deposit plan's deposit still owing part of its
+	// price long after its balance date (its workflow should have cancelled it).
+	CheckBalancePastDue = "balance_past_due"
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.
