@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -102,6 +103,7 @@ func (s *Server) amendBooking(who amender) echo.HandlerFunc {
 		} else if !errors.Is(err, domain.ErrNotFound) {
 			return err
 		}
+		change = change.Against(domain.UnitsOf(b)) // naming the booking's plan is naming none
 		if err := s.validateAmendment(c, b, change); err != nil {
 			return err
 		}
@@ -129,6 +131,7 @@ func (s *Server) quoteAmendment(who amender) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		change = change.Against(domain.UnitsOf(b))
 		if err := s.validateAmendment(c, b, change); err != nil {
 			return err
 		}
@@ -175,7 +178,7 @@ func (s *Server) readAmendment(c echo.Context, who amender) (domain.Booking, dom
 
 // validateAmendment checks the change against the booking as it is: a stay, a change that
 // changes something, a stay a new booking could have, an existing room type, a check-in in the
-// window on sale, and nothing before today once the stay has begun.
+// window on sale, nothing before today once the stay has begun, and a plan it may move to.
 func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change domain.Change) error {
 	if err := change.Validate(domain.UnitsOf(b), s.cfg.Limits); err != nil {
 		return err
@@ -184,6 +187,11 @@ func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change doma
 		return s.checkOrderLines(c, b, change.Lines)
 	}
 	to := change.Apply(domain.UnitsOf(b))
+	if change.RatePlan != "" {
+		if err := s.checkNewPlan(c.Request().Context(), b, to); err != nil {
+			return err
+		}
+	}
 	switch {
 	case b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
 		if to.CheckIn != b.CheckIn || to.RoomTypeID != b.RoomTypeID || to.Quantity != b.Quantity {
@@ -194,6 +202,24 @@ func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change doma
 		// An unknown room type answers 404, a check-in outside the window on sale 400.
 		_, err := s.checkRoomType(c.Request().Context(), b.HotelID, to.RoomTypeID, to.Stay())
 		return err
+	}
+	return nil
+}
+
+// checkNewPlan refuses, before the workflow is asked, a move to a plan a hold of the new stay
+// naming it would be refused (404 an unknown plan, 400 one that cannot sell it) and one no stay
+// of the booking may make (409 not_amendable: a supplier's booking, a deposit plan's, or into a
+// deposit plan). The database judges it again as the plan stands then.
+func (s *Server) checkNewPlan(ctx context.Context, b domain.Booking, to domain.Units) error {
+	plan, err := s.store.GetRatePlan(ctx, b.HotelID, to.RatePlan)
+	if err != nil {
+		return err
+	}
+	if why := b.PlanChangeLimit(plan); why != "" {
+		return newError(http.StatusConflict, "not_amendable", "%s", why)
+	}
+	if why := plan.CannotSell(to.RoomTypeID, b.ChannelID); why != "" {
+		return fmt.Errorf("%w: %s", domain.ErrInvalid, why)
 	}
 	return nil
 }
@@ -209,7 +235,8 @@ func (s *Server) checkOrderLines(c echo.Context, b domain.Booking, lines []domai
 
 // answerAmendment answers with an amendment's outcome: 409 unavailable when it was refused.
 func (s *Server) answerAmendment(c echo.Context, who amender, a domain.Amendment, asked domain.Change) error {
-	if a.Fingerprint != "" && a.Fingerprint != asked.Fingerprint() {
+	// A retry may name the plan the booking had before the amendment: that is naming none.
+	if a.Fingerprint != "" && a.Fingerprint != asked.Fingerprint() && a.Fingerprint != asked.Against(a.Before).Fingerprint() {
 		return domain.ErrIdempotencyMismatch
 	}
 	if a.Status == domain.AmendmentRefused {

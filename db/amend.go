@@ -168,12 +168,19 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
-		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay(), RatePlan: b.RatePlan})
+		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay(), RatePlan: to.RatePlan})
 	if err != nil {
 		return a, nil, err
 	}
 	if !v.Allowed {
 		return refused(a, v.Refusal.Named()), nil, nil
+	}
+	var sale *plannedSale // a change of plan: the new plan's, read under the same lock
+	if to.RatePlan != from.RatePlan {
+		var why string
+		if sale, why, err = replanSale(ctx, tx, b, to); err != nil || why != "" {
+			return refused(a, why), nil, err
+		}
 	}
 	current, err := bookingLines(ctx, tx, b.ID)
 	if err != nil {
@@ -205,19 +212,22 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		}
 		return refused(a, "the night of "+refusal.at.Format(time.DateOnly)+" is not available"), nil, nil
 	}
-	// Added rooms are priced by the booking's plan (its rules were judged above).
-	if why, err := planRates(ctx, sp, b, to, resource, r.rates); err != nil || why != "" {
-		if err != nil {
+	if sale != nil {
+		replan(&a, sale, to, v.Discount) // every night at the new plan's price
+	} else {
+		// Added rooms are priced by the booking's plan (its rules were judged above).
+		if why, err := planRates(ctx, sp, b, to, resource, r.rates); err != nil || why != "" {
+			if err != nil {
+				return a, nil, err
+			}
+			if err := sp.Rollback(ctx); err != nil {
+				return a, nil, err
+			}
+			return refused(a, why), nil, nil
+		}
+		if a.PriceAfter, a.Discount, err = stayPrice(b, current, want, to, r.rates, v.Discount); err != nil {
 			return a, nil, err
 		}
-		if err := sp.Rollback(ctx); err != nil {
-			return a, nil, err
-		}
-		return refused(a, why), nil, nil
-	}
-	a.PriceAfter, a.Discount, err = stayPrice(b, current, want, to, r.rates, v.Discount)
-	if err != nil {
-		return a, nil, err
 	}
 	a.Difference = a.PriceAfter.Total - b.Price.Total
 	switch {
@@ -311,11 +321,19 @@ func stayPrice(b domain.Booking, current []line, want line, to domain.Units, rat
 
 // applyStay writes the amended stay onto the booking row: its room type, dates, quantity and
 // price and the discount taken off the rooms added (a paid booking no longer counts as paid what
-// it gives back).
+// it gives back). A change of plan writes the plan, its terms and policy, as a reservation
+// keeps them, and the discount of the stay priced afresh.
 func applyStay(ctx context.Context, tx pgx.Tx, bookingID string, want line, a domain.Amendment) error {
+	var plan *string
+	if a.Policy != nil {
+		plan = &a.After.RatePlan
+	}
 	_, err := tx.Exec(ctx, `UPDATE bookings SET resource_id = $2, unit_from = $3, unit_to = $4, quantity = $5,
-			total = $6, nightly_rates = $7, paid = paid - $8, discount = discount + $9, updated_at = now()
+			total = $6, nightly_rates = $7, paid = paid - $8,
+			discount = CASE WHEN $10::text IS NULL THEN discount + $9 ELSE $9 END,
+			rate_plan = COALESCE($10, rate_plan), plan_terms = CASE WHEN $10::text IS NULL THEN plan_terms ELSE $11 END,
+			policy = COALESCE($12, policy), updated_at = now()
 		WHERE id = $1`, bookingID, want.resourceID, want.from, want.to, want.quantity, a.PriceAfter.Total, a.PriceAfter.Nights,
-		a.Refund, a.Discount)
+		a.Refund, a.Discount, plan, a.PlanTerms, a.Policy)
 	return err
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -59,4 +60,50 @@ func planRates(ctx context.Context, tx pgx.Tx, b domain.Booking, to domain.Units
 		rates[k] = *n.Amount
 	}
 	return "", nil
+}
+
+// replanSale judges the move of booking b, locked, to the plan of to, the stay it asks for, as
+// the plan stands in tx (the new stay's sale rules, narrowed to the plan, were judged under its
+// room type's sale lock before): the plan's price of one unit over every night of the new stay,
+// and the terms and policy the booking takes with it (the default plan's booking keeps no terms
+// and takes the hotel's policy as it stands). refusal says why the plan cannot sell the stay, as
+// a reservation's would. A supplier's booking keeps its plan, and a booking moves neither into
+// nor out of a deposit plan (its deposit and balance date would have to move): ErrNotAmendable.
+func replanSale(ctx context.Context, tx pgx.Tx, b domain.Booking, to domain.Units) (sale *plannedSale, refusal string, err error) {
+	plan, err := getRatePlan(ctx, tx, b.HotelID, to.RatePlan)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return nil, "hotel " + b.HotelID + " has no rate plan " + to.RatePlan, nil
+	case err != nil:
+		return nil, "", err
+	case b.PlanChangeLimit(plan) != "":
+		return nil, "", fmt.Errorf("%w: %s", ErrNotAmendable, b.PlanChangeLimit(plan))
+	}
+	sale, refusal, err = planSale(ctx, tx, ReserveParams{ChannelID: b.ChannelID, Request: domain.HoldRequest{HotelID: b.HotelID,
+		RoomTypeID: to.RoomTypeID, Stay: to.Stay(), RatePlan: to.RatePlan}})
+	switch {
+	case err != nil || refusal != "":
+		return nil, refusal, err
+	case sale.unit.Currency != b.Price.Currency:
+		return nil, fmt.Sprintf("rate plan %s prices the stay in %s, the booking is in %s", sale.code, sale.unit.Currency,
+			b.Price.Currency), nil
+	}
+	if to.RatePlan == domain.DefaultRatePlan {
+		sale.policy = domain.CancellationPolicy{}
+		err = tx.QueryRow(ctx, `SELECT `+policyJSON+` FROM hotels h WHERE h.id = $1`, b.HotelID).Scan(&sale.policy)
+	}
+	return sale, "", err
+}
+
+// replan prices amendment a's stay to afresh by the new plan's sale, with the discount the new
+// stay earns, and records what the booking takes of the plan.
+func replan(a *domain.Amendment, sale *plannedSale, to domain.Units, discount *domain.SaleRule) {
+	a.PriceAfter, a.Discount = sale.price(to.Quantity), 0
+	if discount != nil {
+		a.PriceAfter, a.Discount = discount.Apply(a.PriceAfter, to.Quantity)
+	}
+	a.Policy = &sale.policy
+	if to.RatePlan != domain.DefaultRatePlan {
+		a.PlanTerms = &sale.terms
+	}
 }

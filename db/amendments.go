@@ -16,6 +16,9 @@ import (
 type amendmentSide struct {
 	Units domain.Units `json:"units"`
 	Price domain.Price `json:"price"`
+	// PlanTerms and Policy: after an amendment that changes the plan, what the booking takes of it.
+	PlanTerms *domain.PlanTerms          `json:"planTerms,omitempty"`
+	Policy    *domain.CancellationPolicy `json:"policy,omitempty"`
 }
 
 const amendmentColumns = `id, booking_id, idempotency_key, fingerprint, actor, requested, before, after, difference, currency,
@@ -33,6 +36,7 @@ func scanAmendment(row pgx.Row) (domain.Amendment, error) {
 		return a, fmt.Errorf("%w: no such amendment", domain.ErrNotFound)
 	}
 	a.Before, a.PriceBefore, a.After, a.PriceAfter = before.Units, before.Price, after.Units, after.Price
+	a.PlanTerms, a.Policy = after.PlanTerms, after.Policy
 	if dueBy != nil {
 		a.DueBy = dueBy.UTC()
 	}
@@ -56,8 +60,8 @@ func insertAmendment(ctx context.Context, tx pgx.Tx, a domain.Amendment, window 
 			CASE WHEN $11 = 'BALANCE_DUE' THEN now() + $13 * interval '1 microsecond' END,
 			CASE WHEN $11 NOT IN ('BALANCE_DUE', 'SUPPLIER_PENDING') THEN now() END, $14, NULLIF($15, ''))
 		RETURNING `+amendmentColumns,
-		a.BookingID, a.IdempotencyKey, a.Fingerprint, a.Actor, requested, amendmentSide{a.Before, a.PriceBefore},
-		amendmentSide{a.After, a.PriceAfter}, a.Difference, a.Currency, a.Refund, a.Status, a.Reason, window.Microseconds(),
+		a.BookingID, a.IdempotencyKey, a.Fingerprint, a.Actor, requested, amendmentSide{Units: a.Before, Price: a.PriceBefore},
+		amendmentSide{Units: a.After, Price: a.PriceAfter, PlanTerms: a.PlanTerms, Policy: a.Policy}, a.Difference, a.Currency, a.Refund, a.Status, a.Reason, window.Microseconds(),
 		a.Discount, a.SupplierHoldRef))
 	if err != nil {
 		return a, err

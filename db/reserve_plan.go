@@ -37,12 +37,8 @@ func planSale(ctx context.Context, tx pgx.Tx, p ReserveParams) (sale *plannedSal
 	switch {
 	case !ok:
 		return nil, "hotel " + req.HotelID + " has no rate plan " + req.Plan(), nil
-	case !plan.Sells(req.RoomTypeID):
-		return nil, "rate plan " + plan.Code + " does not sell room type " + req.RoomTypeID, nil
-	case !plan.SoldThrough(p.ChannelID):
-		return nil, "rate plan " + plan.Code + " is not sold through channel " + p.ChannelID, nil
-	case plan.NotYetBookable() != "":
-		return nil, plan.NotYetBookable(), nil
+	case plan.CannotSell(req.RoomTypeID, p.ChannelID) != "":
+		return nil, plan.CannotSell(req.RoomTypeID, p.ChannelID), nil
 	}
 	nights, err := roomNightRates(ctx, tx, req.HotelID, req.RoomTypeID, req.CheckIn, req.CheckOut)
 	if err != nil {

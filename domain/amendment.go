@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,21 +11,34 @@ import (
 	"time"
 )
 
-// Change is what an amendment asks for. Of a stay: the room type, dates and quantity the booking
-// should have afterwards, a field left out keeping the booking's. Of a venue order: every line
-// it should have afterwards (Lines), each kept, moved, resized, added or left out.
+// Change is what an amendment asks for. Of a stay: the room type, dates, quantity and rate plan
+// the booking should have afterwards, a field left out keeping the booking's. Of a venue order:
+// every line it should have afterwards (Lines), each kept, moved, resized, added or left out.
 type Change struct {
 	RoomTypeID string      `json:"roomTypeId,omitempty"`
 	CheckIn    Date        `json:"checkIn,omitzero"`
 	CheckOut   Date        `json:"checkOut,omitzero"`
 	Quantity   int         `json:"quantity,omitempty"`
+	RatePlan   string      `json:"ratePlan,omitempty"`
 	Lines      []OrderLine `json:"lines,omitempty"`
+}
+
+// Against is the change as asked of a booking holding u: naming the plan u has is naming none,
+// so such a request is the one without it (its fingerprint too).
+func (c Change) Against(u Units) Change {
+	if c.RatePlan == u.RatePlan {
+		c.RatePlan = ""
+	}
+	return c
 }
 
 // Fingerprint identifies the change asked for, so an idempotency key reused for another change
 // can be told from a retry.
 func (c Change) Fingerprint() string {
 	parts := []string{c.RoomTypeID, c.CheckIn.String(), c.CheckOut.String(), strconv.Itoa(c.Quantity)}
+	if c.RatePlan != "" { // a change naming no plan keeps the fingerprint it always had
+		parts = append(parts, "plan="+c.RatePlan)
+	}
 	for _, l := range c.Lines {
 		parts = append(parts, l.ResourceID, l.Start.UTC().Format(time.RFC3339Nano), l.End.UTC().Format(time.RFC3339Nano),
 			strconv.Itoa(l.Quantity))
@@ -33,13 +47,15 @@ func (c Change) Fingerprint() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Units is what a booking holds: a quantity of one room type for a stay, or a venue order's
-// lines.
+// Units is what a booking holds: a quantity of one room type for a stay under a rate plan, or a
+// venue order's lines. RatePlan is empty in the records of amendments made before amendments
+// could change it.
 type Units struct {
 	RoomTypeID string      `json:"roomTypeId,omitempty"`
 	CheckIn    Date        `json:"checkIn,omitzero"`
 	CheckOut   Date        `json:"checkOut,omitzero"`
 	Quantity   int         `json:"quantity,omitempty"`
+	RatePlan   string      `json:"ratePlan,omitempty"`
 	Lines      []OrderLine `json:"lines,omitempty"`
 }
 
@@ -49,7 +65,7 @@ func (u Units) Stay() Stay { return Stay{CheckIn: u.CheckIn, CheckOut: u.CheckOu
 // Equal reports whether u and o hold the same units.
 func (u Units) Equal(o Units) bool {
 	return u.RoomTypeID == o.RoomTypeID && u.CheckIn == o.CheckIn && u.CheckOut == o.CheckOut && u.Quantity == o.Quantity &&
-		slices.EqualFunc(u.Lines, o.Lines, OrderLine.Equal)
+		u.RatePlan == o.RatePlan && slices.EqualFunc(u.Lines, o.Lines, OrderLine.Equal)
 }
 
 // UnitsOf is what b holds.
@@ -61,7 +77,8 @@ func UnitsOf(b Booking) Units {
 		}
 		return Units{Lines: lines}
 	}
-	return Units{RoomTypeID: b.RoomTypeID, CheckIn: b.CheckIn, CheckOut: b.CheckOut, Quantity: b.Quantity}
+	return Units{RoomTypeID: b.RoomTypeID, CheckIn: b.CheckIn, CheckOut: b.CheckOut, Quantity: b.Quantity,
+		RatePlan: cmp.Or(b.RatePlan, DefaultRatePlan)}
 }
 
 // Apply is what a booking holding u would hold after the change c.
@@ -84,6 +101,9 @@ func (c Change) Apply(u Units) Units {
 	if c.Quantity != 0 {
 		u.Quantity = c.Quantity
 	}
+	if c.RatePlan != "" {
+		u.RatePlan = c.RatePlan
+	}
 	return u
 }
 
@@ -91,14 +111,14 @@ func (c Change) Apply(u Units) Units {
 // of an order its lines, and what it leads to from u is what a new booking could have, and not
 // what u already holds.
 func (c Change) Validate(u Units, l Limits) error {
-	stay := c.RoomTypeID != "" || !c.CheckIn.IsZero() || !c.CheckOut.IsZero() || c.Quantity != 0
+	stay := c.RoomTypeID != "" || !c.CheckIn.IsZero() || !c.CheckOut.IsZero() || c.Quantity != 0 || c.RatePlan != ""
 	switch {
 	case u.Lines != nil && (stay || c.Lines == nil):
 		return fmt.Errorf("%w: an amendment of a venue order gives its lines (all of them, as they should be)", ErrInvalid)
 	case u.Lines == nil && c.Lines != nil:
-		return fmt.Errorf("%w: a stay is amended by roomTypeId, checkIn, checkOut or quantity, not lines", ErrInvalid)
+		return fmt.Errorf("%w: a stay is amended by roomTypeId, checkIn, checkOut, quantity or ratePlan, not lines", ErrInvalid)
 	case u.Lines == nil && !stay:
-		return fmt.Errorf("%w: an amendment names at least one of roomTypeId, checkIn, checkOut, quantity", ErrInvalid)
+		return fmt.Errorf("%w: an amendment names at least one of roomTypeId, checkIn, checkOut, quantity, ratePlan", ErrInvalid)
 	}
 	to := c.Apply(u)
 	if to.Equal(u) {
@@ -107,9 +127,11 @@ func (c Change) Validate(u Units, l Limits) error {
 	if u.Lines != nil {
 		return validateLines(c.Lines, l)
 	}
-	if c.RoomTypeID != "" {
-		if err := ValidateID("roomTypeId", c.RoomTypeID); err != nil {
-			return err
+	for _, f := range [][2]string{{"roomTypeId", c.RoomTypeID}, {"ratePlan", c.RatePlan}} {
+		if f[1] != "" {
+			if err := ValidateID(f[0], f[1]); err != nil {
+				return err
+			}
 		}
 	}
 	if to.Quantity < 1 || to.Quantity > l.MaxQuantity {
@@ -152,8 +174,14 @@ type Amendment struct {
 	// due when positive on a paid booking, given back by the cancellation policy when negative.
 	Difference int64  `json:"difference"`
 	Currency   string `json:"currency"`
-	// Discount is what a length-of-stay rule took off the rooms the amendment adds.
+	// Discount is what a length-of-stay rule took off the rooms the amendment adds (of one that
+	// changes the plan, off the whole stay, priced afresh).
 	Discount int64 `json:"discount,omitempty"`
+	// PlanTerms and Policy, of an amendment that changes the plan (After.RatePlan), are the new
+	// plan's terms and cancellation policy as they stood when it was asked: the booking takes them
+	// when it is applied (the default plan's booking keeps no terms and takes the hotel's policy).
+	PlanTerms *PlanTerms          `json:"planTerms,omitempty"`
+	Policy    *CancellationPolicy `json:"policy,omitempty"`
 	// Refund is what is given back of a paid booking's negative difference, by its policy.
 	Refund int64           `json:"refund"`
 	Status AmendmentStatus `json:"status"`
