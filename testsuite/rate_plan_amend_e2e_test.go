@@ -15,7 +15,8 @@ import (
 // customer to a plan at 10% off with breakfast, through the booking's workflow on the real
 // Temporal server: every night re-priced, the fall given back by BAR's policy (all of it, far
 // ahead), and the booking shows the plan, its terms and its policy; the amendment records both
-// plans, and a retry naming the plan is the same amendment. Naming the plan the booking has is
+// plans, and a retry naming the plan is the same amendment, as is a retry that adds the plan the
+// booking had to a request that named none. Naming the plan the booking has is
 // naming none (a change of nothing), an unknown plan is 404, and a deposit plan 409.
 func TestACustomerMovesTheirBookingToAnotherPlan(t *testing.T) {
 	t.Parallel()
@@ -70,5 +71,12 @@ func TestACustomerMovesTheirBookingToAnotherPlan(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND amount = 2000 AND status = 'succeeded'`, id) == 1
 	}, 20*time.Second, 50*time.Millisecond, "the fall is given back")
+
+	// A second room waits for its balance; its retry naming the plan the booking had is the same.
+	second := amendment(t, move("rp-two", map[string]any{"quantity": 2}))
+	assert.Equal(t, "BALANCE_DUE", second["status"])
+	assert.EqualValues(t, 2*9000, second["difference"], "the room added at the plan's price")
+	retry := amendment(t, move("rp-two", map[string]any{"quantity": 2, "ratePlan": "BB"}))
+	assert.Equal(t, second["id"], retry["id"])
 	checkInvariants(t, sys)
 }
