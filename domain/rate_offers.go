@@ -285,13 +285,12 @@ func (p RatePlan) Terms(hotelPolicy CancellationPolicy) (PlanTerms, Cancellation
 }
 
 // NotYetBookable says what of a plan bookings cannot follow yet (empty: they can follow all of
-// it): a deposit or pay-at-hotel payment rule. Such a plan is offered as not sellable and refused
-// at booking, never sold as if paid in full. Every no-show policy is followed (PlanTerms.NoShowKeeps).
+// it): a pay-at-hotel payment rule. Such a plan is offered as not sellable and refused at booking,
+// never sold as if paid in full. Every no-show policy is followed (PlanTerms.NoShowKeeps), and a
+// deposit (domain/plan_balance.go).
 func (p RatePlan) NotYetBookable() string {
-	switch {
-	case p.Payment.Kind != PayInFull:
-		return fmt.Sprintf("rate plan %s is paid %s: bookings of that payment rule are not taken yet", p.Code,
-			map[PaymentRuleKind]string{PayDeposit: "by a deposit", PayAtHotel: "at the hotel"}[p.Payment.Kind])
+	if p.Payment.Kind == PayAtHotel {
+		return fmt.Sprintf("rate plan %s is paid at the hotel: bookings of that payment rule are not taken yet", p.Code)
 	}
 	return ""
 }
