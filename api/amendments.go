@@ -76,9 +76,14 @@ func (s *Server) staffAmenderReading() amender {
 // agentAmender: agents amend the bookings they sold before the stay begins; it stays on their
 // channel, taking from its allocation first.
 func (s *Server) agentAmender() amender {
-	return amender{load: s.agentBooking, view: staffView, check: func(b domain.Booking, _ domain.Change) error {
-		if b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory() {
+	return amender{load: s.agentBooking, view: staffView, check: func(b domain.Booking, c domain.Change) error {
+		switch {
+		case b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
 			return newError(http.StatusConflict, "stay_started", "the stay has begun: the front desk can still change it")
+		case c.RatePlan != "" && b.CancellationPolicy.NonRefundable:
+			// Moved to a flexible plan, it could be cancelled for a refund its sale never offered.
+			return newError(http.StatusConflict, "amendment_closed", "a non-refundable booking keeps its plan; "+
+				"the front desk can still move it")
 		}
 		return nil
 	}}
@@ -194,7 +199,8 @@ func (s *Server) validateAmendment(c echo.Context, b domain.Booking, change doma
 	}
 	switch {
 	case b.StayBegun(s.cfg.Now()) && b.Status.HoldsInventory():
-		if to.CheckIn != b.CheckIn || to.RoomTypeID != b.RoomTypeID || to.Quantity != b.Quantity {
+		if to.CheckIn != b.CheckIn || to.RoomTypeID != b.RoomTypeID || to.Quantity != b.Quantity ||
+			to.RatePlan != domain.UnitsOf(b).RatePlan {
 			return newError(http.StatusConflict, "stay_started",
 				"the stay has begun: only its check-out can move (the nights before today are used)")
 		}

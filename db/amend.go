@@ -265,13 +265,14 @@ func refused(a domain.Amendment, why string) domain.Amendment {
 
 // checkBegunStay refuses a change of a stay that has begun (today at the hotel is on or after
 // its check-in) that touches nights before today: only its check-out may move, to tomorrow or
-// later.
+// later. A change of plan would price the nights used again.
 func checkBegunStay(from, to domain.Units, today domain.Date) error {
 	if today.Before(from.CheckIn) {
 		return nil
 	}
 	switch {
-	case to.CheckIn != from.CheckIn || to.RoomTypeID != from.RoomTypeID || to.Quantity != from.Quantity:
+	case to.CheckIn != from.CheckIn || to.RoomTypeID != from.RoomTypeID || to.Quantity != from.Quantity ||
+		to.RatePlan != from.RatePlan:
 		return fmt.Errorf("%w: only its check-out can move once the stay has begun (the nights before today are used)", ErrStayStarted)
 	case !to.CheckOut.After(today):
 		return fmt.Errorf("%w: the check-out cannot move before tomorrow (%s) at the hotel", ErrStayStarted, today.AddDays(1))
