@@ -35,7 +35,7 @@ func (s *Store) confirmByDeposit(ctx context.Context, b domain.Booking, pay doma
 		return booking, err
 	}
 	var holding, due bool
-	if err := s.pool.QueryRow(ctx, `SELECT expires_at > now(), balance_due_at <= now() FROM bookings WHERE id = $1`,
+	if err := s.pool.QueryRow(ctx, `SELECT expires_at > now(), COALESCE(balance_due_at <= now(), false) FROM bookings WHERE id = $1`,
 		b.ID).Scan(&holding, &due); err != nil {
 		return b, err
 	}
