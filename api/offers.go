@@ -28,7 +28,7 @@ func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay
 		shared = &v
 	}
 	for k, plan := range m.plans.Plans() {
-		if !plan.Sells(room.RoomTypeID) || !plan.SoldThrough(p.channel) {
+		if plan.CannotSell(room.RoomTypeID, p.channel) != "" {
 			continue
 		}
 		o := plan.OfferTerms(m.hotel.Policy)
@@ -58,8 +58,6 @@ func offers(m hotelMeta, p party, room db.RoomTypeAvailability, stay domain.Stay
 			o.UnsellableBecause = "no room is left for the whole stay"
 		case o.Price == nil:
 			o.UnsellableBecause = why
-		case plan.NotYetBookable() != "":
-			o.UnsellableBecause = plan.NotYetBookable()
 		default:
 			o.Sellable = true
 		}
@@ -84,8 +82,8 @@ func alignedRates(room db.RoomTypeAvailability, stay domain.Stay) []domain.Night
 }
 
 // checkPlan refuses, before any workflow starts, a hold naming a plan that cannot sell it: an
-// unknown plan (404), one that does not sell the room type, is not sold through the party's
-// channel, or whose terms bookings cannot follow yet (400). A plan the process's copy of the
+// unknown plan (404), or one that does not sell the room type or is not sold through the
+// party's channel (400). A plan the process's copy of the
 // hotel's terms does not know yet is read as it stands.
 func (s *Server) checkPlan(ctx context.Context, m hotelMeta, req domain.HoldRequest, p party) error {
 	if req.Plan() == domain.DefaultRatePlan {
@@ -102,12 +100,8 @@ func (s *Server) checkPlan(ctx context.Context, m hotelMeta, req domain.HoldRequ
 	case m.supplier.Mode == db.ModeDirectConnect:
 		return fmt.Errorf("%w: hotel %s is sold at its supplier's price: it has no rate plans but %s", domain.ErrInvalid,
 			req.HotelID, domain.DefaultRatePlan)
-	case !plan.Sells(req.RoomTypeID):
-		return fmt.Errorf("%w: rate plan %s does not sell room type %s", domain.ErrInvalid, plan.Code, req.RoomTypeID)
-	case !plan.SoldThrough(p.channel):
-		return fmt.Errorf("%w: rate plan %s is not sold through channel %s", domain.ErrInvalid, plan.Code, p.channel)
-	case plan.NotYetBookable() != "":
-		return fmt.Errorf("%w: %s", domain.ErrInvalid, plan.NotYetBookable())
+	case plan.CannotSell(req.RoomTypeID, p.channel) != "":
+		return fmt.Errorf("%w: %s", domain.ErrInvalid, plan.CannotSell(req.RoomTypeID, p.channel))
 	}
 	return nil
 }

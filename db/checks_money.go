@@ -25,7 +25,10 @@ import (
 //     money before or since and reversed it);
 //   - it ended (EXPIRED, CANCELLED, REJECTED, REFUNDED) with money left after its refunds
 //     (given back or under way) and no reason to keep it: only a REFUNDED booking keeps the fee
-//     its policy kept (paid less refund due).
+//     its policy kept (paid less refund due), and a guaranteed one CANCELLED the fee its card paid
+//     (its paid).
+//
+// A pay-at-hotel booking confirmed by its guarantee card is paid at the hotel: never unpaid.
 //
 // What a booking says it keeps, its status and price, and who confirmed it are the
 // booking's row and history: the ledger holds money, not a booking's life (ledger_mismatch holds
@@ -61,6 +64,7 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 			WHERE kind = 'refund_asked' AND cause = 'reversal' GROUP BY booking_id),
 		money AS (
 			SELECT b.id, b.payment_id, b.status, b.currency, b.total, b.paid, b.refund_due,
+				b.card_guarantee IS NOT NULL AS guaranteed,
 				COALESCE(k.brought, 0) AS brought, COALESCE(k.refunded, 0) AS refunded, COALESCE(k.given, 0) AS given,
 				COALESCE(k.payment_over, false) AS payment_over, COALESCE(r.amount, 0) AS reversed
 			FROM bookings b LEFT JOIN kept k ON k.booking_id = b.id LEFT JOIN reversed r ON r.booking_id = b.id),
@@ -68,6 +72,8 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 			SELECT money.*, refunded > brought AS over_refunded,
 				-- what reversals of desk payments asked back is due again
 				status IN ('CONFIRMED', 'COMPLETED') AND total > 0 AND brought <= reversed
+					-- a pay-at-hotel booking's card guarantees it: its price is paid at the hotel
+					AND NOT guaranteed
 					-- a channel's sale is on account while the ledger says its channel owes for it
 					AND ledger_channel_owes(money.id) <= 0
 					-- confirmed by a person without taking money: on the desk's account, whatever the desk
@@ -78,7 +84,9 @@ func (s *Store) MoneyMismatches(ctx context.Context) ([]domain.Finding, error) {
 						AND NOT EXISTS (SELECT 1 FROM money_ledger p WHERE p.booking_id = c.booking_id AND p.kind = 'captured'
 							AND p.method <> 'provider' AND p.at = c.at)) AS unpaid,
 				status IN ('EXPIRED', 'CANCELLED', 'REJECTED', 'REFUNDED')
-					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0) ELSE 0 END AS left_over,
+					AND brought - given > CASE WHEN status = 'REFUNDED' THEN greatest(paid - refund_due, 0)
+						-- a guaranteed booking cancelled unpaid keeps the fee its card paid
+						WHEN status = 'CANCELLED' AND guaranteed THEN paid ELSE 0 END AS left_over,
 				-- given back more than it gave up: what it keeps is below what it says it keeps
 				brought - given < CASE WHEN status IN ('EXPIRED', 'CANCELLED', 'REJECTED') THEN 0
 					WHEN status IN ('REFUNDING', 'REFUNDED') THEN greatest(paid - refund_due, 0) ELSE paid END AS over_given

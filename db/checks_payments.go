@@ -17,7 +17,8 @@ import (
 // one outcome entry, which no later change of a row can take back.
 
 // keepingStatuses are the statuses of a booking that keeps money: any other (EXPIRED, CANCELLED,
-// REJECTED) keeps none, whatever its ledger holds.
+// REJECTED) keeps none, whatever its ledger holds, but for the fee a guaranteed booking
+// cancelled late was charged (its guarantee_fee names the payment).
 const keepingStatuses = `('HOLD', 'CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDING', 'REFUNDED')`
 
 // UnmatchedPayments finds money captured over age ago that no booking keeps and that is not
@@ -40,7 +41,8 @@ func (s *Store) UnmatchedPayments(ctx context.Context, age time.Duration) ([]dom
 		FROM (SELECT c.* FROM money_ledger c
 			WHERE c.kind = 'captured' AND c.at < now() - $1 * interval '1 microsecond'
 				AND NOT EXISTS (SELECT 1 FROM money_ledger k JOIN bookings b ON b.id = k.booking_id
-					WHERE k.kind = 'kept' AND k.ref = c.payment_id AND b.status IN `+keepingStatuses+`)
+					WHERE k.kind = 'kept' AND k.ref = c.payment_id AND (b.status IN `+keepingStatuses+`
+						OR b.status = 'CANCELLED' AND b.guarantee_fee->>'paymentId' = c.payment_id))
 			OFFSET 0) c
 		CROSS JOIN LATERAL (SELECT COALESCE(sum(m.balance), 0) AS left FROM money_balances m
 			WHERE m.payment_id = c.payment_id AND m.account IN ('received', 'kept', 'owed')) l

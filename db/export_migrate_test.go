@@ -22,7 +22,9 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS rate_plan text NOT NULL DEFAULT 'BAR',
 			ADD COLUMN IF NOT EXISTS plan_terms jsonb; -- 00045
 		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS balance_due_at timestamptz,
-			ADD COLUMN IF NOT EXISTS balance_payment_id text -- 00047`)
+			ADD COLUMN IF NOT EXISTS balance_payment_id text; -- 00047
+		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS card_guarantee jsonb,
+			ADD COLUMN IF NOT EXISTS guarantee_fee jsonb -- 00049`)
 	return err
 }
 

@@ -280,7 +280,7 @@ func (s *Store) SettleRefund(ctx context.Context, providerRefundID string, succe
 }
 
 // PaymentAccountedFor reports whether a payment already has a home: a booking kept it (or an
-// amendment's balance, or a deposit plan's), or a
+// amendment's balance, a deposit plan's, or a guarantee card's fee), or a
 // refund of it was requested (and not declined). A late redelivery of its event must then not
 // refund it again.
 func (s *Store) PaymentAccountedFor(ctx context.Context, paymentID string) (bool, error) {
@@ -288,6 +288,8 @@ func (s *Store) PaymentAccountedFor(ctx context.Context, paymentID string) (bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bookings WHERE payment_id = $1)
 		OR EXISTS (SELECT 1 FROM booking_amendments WHERE balance_payment_id = $1)
 		OR EXISTS (SELECT 1 FROM bookings WHERE balance_payment_id = $1)
+		OR EXISTS (SELECT 1 FROM payments p JOIN bookings b ON b.id = p.booking_id
+			WHERE p.payment_id = $1 AND b.guarantee_fee->>'paymentId' = $1)
 		OR EXISTS (SELECT 1 FROM refunds WHERE payment_id = $1 AND status <> 'failed')`, paymentID).Scan(&ok)
 	return ok, err
 }

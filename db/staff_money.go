@@ -31,10 +31,10 @@ const received = `(SELECT COALESCE(sum(p.amount), 0) FROM payments p WHERE p.boo
 	AND p.payment_id IN ` + keptPaymentIDs + `)`
 
 // keptPaymentIDs are the ids of booking b's kept payments: its payment, the desk's, its
-// amendments' balances, a deposit plan's balance.
+// amendments' balances, a deposit plan's balance, the fee charged to its guarantee card.
 const keptPaymentIDs = `(SELECT b.payment_id UNION SELECT p.payment_id FROM payments p WHERE p.booking_id = b.id
 	AND p.method <> 'provider' UNION SELECT m.balance_payment_id FROM booking_amendments m WHERE m.booking_id = b.id
-	AND m.balance_payment_id IS NOT NULL UNION SELECT b.balance_payment_id)`
+	AND m.balance_payment_id IS NOT NULL UNION SELECT b.balance_payment_id UNION SELECT b.guarantee_fee->>'paymentId')`
 
 // owedUnrecorded is what booking b gave up of its kept payments (refunds that kept its units, a
 // lower price, its refund due) that no refund made or under way covers: for a REFUNDED booking, a

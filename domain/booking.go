@@ -177,10 +177,15 @@ type Booking struct {
 	// PlanOwed is what a booking confirmed by its deposit still owes of its price, by
 	// BalanceDueAt: its price less what its payments brought, as the database read it (nil for
 	// a booking without a balance date, and in results recorded before it was read).
-	PlanOwed    *int64    `json:"planBalance,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	Fingerprint string    `json:"-"`
+	PlanOwed *int64 `json:"planBalance,omitempty"`
+	// Guaranteed: a pay-at-hotel booking confirmed by the card its guest left (CardGuarantee):
+	// its price is paid at the hotel, and a no-show or a late cancel is charged to the card.
+	Guaranteed bool `json:"guaranteed,omitempty"`
+	// Fee is the fee its card was asked for, once a no-show or a late cancel asked one.
+	Fee         *GuaranteeFee `json:"guaranteeFee,omitempty"`
+	CreatedAt   time.Time     `json:"createdAt"`
+	UpdatedAt   time.Time     `json:"updatedAt"`
+	Fingerprint string        `json:"-"`
 }
 
 // HotelNoShowAt is a hotel's check-in cut-off: a confirmed guest not checked in by noon of the

@@ -8,16 +8,6 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// TestAPlanKeepingLessOfANoShowIsBookable: a no-show keeping the first night or a percent no
-// longer makes a plan paid in full unsellable (what a payment rule allows is its own case).
-func TestAPlanKeepingLessOfANoShowIsBookable(t *testing.T) {
-	for _, p := range []domain.RatePlanPolicy{{NoShow: domain.NoShowKeepsFirstNight},
-		{NoShow: domain.NoShowKeepsPercent, NoShowPercent: 30}, {NoShow: domain.NoShowKeepsAll}, {}} {
-		plan := domain.RatePlan{Code: "FLEX", Policy: &p, Payment: domain.PaymentRule{Kind: domain.PayInFull}}
-		assert.Empty(t, plan.NotYetBookable(), "no-show %q", p.NoShow)
-	}
-}
-
 // TestANoShowKeepsWhatItsTermsSay: three nights of different prices (the first by date is the
 // 10th's, whatever the order they are stored in). first_night keeps that night's price as held,
 // scaled like every night when the total was set by hand apart from them; percent keeps N% of the

@@ -16,6 +16,12 @@ type PaymentEvent struct {
 	// AmendmentID names the amendment whose balance a payment pays (from its metadata, as
 	// bookflow's checkout of a balance creates it); 0 otherwise.
 	AmendmentID int64 `json:"amendmentId,omitempty"`
+	// Guarantee, on a setup_intent.succeeded event, is the card a pay-at-hotel booking's guest
+	// left as its guarantee (Succeeded, no amount).
+	Guarantee *CardGuarantee `json:"guarantee,omitempty"`
+	// FeeKey, on a payment bookflow charged to a guarantee card (from its metadata "feeKey"),
+	// is the fee's key: the payment is that fee, never a payment of the price.
+	FeeKey string `json:"feeKey,omitempty"`
 }
 
 // Payment is a provider's successful payment for a booking.

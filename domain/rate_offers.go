@@ -284,17 +284,6 @@ func (p RatePlan) Terms(hotelPolicy CancellationPolicy) (PlanTerms, Cancellation
 		NoShowPercent: o.Policy.NoShowPercent}, policy
 }
 
-// NotYetBookable says what of a plan bookings cannot follow yet (empty: they can follow all of
-// it): a pay-at-hotel payment rule. Such a plan is offered as not sellable and refused at booking,
-// never sold as if paid in full. Every no-show policy is followed (PlanTerms.NoShowKeeps), and a
-// deposit (domain/plan_balance.go).
-func (p RatePlan) NotYetBookable() string {
-	if p.Payment.Kind == PayAtHotel {
-		return fmt.Sprintf("rate plan %s is paid at the hotel: bookings of that payment rule are not taken yet", p.Code)
-	}
-	return ""
-}
-
 // price is DerivedPrice of a root price through the chain's validated derivations.
 func (c pricingChain) price(root int64) (int64, error) {
 	price := root
