@@ -158,7 +158,8 @@ func (a *Reconciliation) list(ctx context.Context, since time.Time) ([]payments.
 func (a *Reconciliation) reconcile(ctx context.Context, p payments.PaymentRecord, settle time.Duration, report *ReconcileReport) error {
 	payload, _ := json.Marshal(map[string]any{"source": "reconciliation", "payment": p})
 	ev := domain.PaymentEvent{EventID: db.ReconcileEventID(p.ID), Type: "payment_intent.succeeded", BookingID: p.BookingID,
-		PaymentID: p.ID, Succeeded: true, Amount: p.Amount, Currency: p.Currency, AmendmentID: p.AmendmentID}
+		PaymentID: p.ID, Succeeded: true, Amount: p.Amount, Currency: p.Currency, AmendmentID: p.AmendmentID,
+		FeeKey: p.FeeKey} // a fee's payment is delivered as that fee, never as a payment of the price
 	if problem := unprocessable(p); problem != "" {
 		kept, err := a.Store.UnprocessablePaymentKept(ctx, p.ID)
 		if err != nil || kept {

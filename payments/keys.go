@@ -16,3 +16,9 @@ func CheckoutKey(bookingID string, amendment int64) string {
 func BalanceKey(bookingID string, amendment int64) string {
 	return fmt.Sprintf("%s/balance/%d", bookingID, amendment)
 }
+
+// GuaranteeKey is the idempotency key of the card a pay-at-hotel booking's checkout saves: one
+// per booking (a card is no price, so an amended hold keeps it).
+func GuaranteeKey(bookingID string) string {
+	return bookingID + "/guarantee"
+}

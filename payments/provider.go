@@ -83,7 +83,8 @@ type PaymentRecord struct {
 	Amount      int64  // what was received
 	Currency    string // upper case
 	SucceededAt time.Time
-	AmendmentID int64 // the amendment whose balance it pays, from its metadata (0: none)
+	AmendmentID int64  // the amendment whose balance it pays, from its metadata (0: none)
+	FeeKey      string // a fee charged to a guarantee card: its key, from its metadata ("": none)
 }
 
 // PaymentLister lists the provider's payments, for the daily reconciliation.
@@ -224,18 +225,23 @@ func (s *Stripe) SucceededPayments(ctx context.Context, since time.Time) ([]Paym
 		seen[pi.ID] = true
 		amendment, _ := strconv.ParseInt(pi.Metadata["amendmentId"], 10, 64)
 		out = append(out, PaymentRecord{ID: pi.ID, BookingID: pi.Metadata["bookingId"], Amount: pi.AmountReceived,
-			Currency: strings.ToUpper(pi.Currency), SucceededAt: time.Unix(ev.Created, 0), AmendmentID: amendment})
+			Currency: strings.ToUpper(pi.Currency), SucceededAt: time.Unix(ev.Created, 0), AmendmentID: amendment,
+			FeeKey: pi.Metadata["feeKey"]})
 	}
 	return out, nil
 }
 
+// declined reports whether the provider refused a refund request itself.
 func declined(se *stripe.Error) bool {
-	switch {
-	case se.Type == stripe.ErrorTypeIdempotency, se.HTTPStatusCode == http.StatusConflict,
-		se.HTTPStatusCode == http.StatusTooManyRequests, se.HTTPStatusCode >= 500:
-		return false
-	}
-	return se.Type == stripe.ErrorTypeCard || se.Type == stripe.ErrorTypeInvalidRequest
+	return !outcomeUnknown(se) && (se.Type == stripe.ErrorTypeCard || se.Type == stripe.ErrorTypeInvalidRequest)
+}
+
+// outcomeUnknown reports whether an error leaves the request's outcome unknown (the same key
+// still in flight, a rate limit, a server error): it is retried with the same key, never read
+// as a refusal.
+func outcomeUnknown(se *stripe.Error) bool {
+	return se.Type == stripe.ErrorTypeIdempotency || se.HTTPStatusCode == http.StatusConflict ||
+		se.HTTPStatusCode == http.StatusTooManyRequests || se.HTTPStatusCode >= 500
 }
 
 // Fake is a Provider for local development without an account: every refund succeeds at once,
@@ -244,9 +250,14 @@ type Fake struct{}
 
 // CreatePayment answers with a payment whose id derives from the idempotency key.
 func (Fake) CreatePayment(_ context.Context, r PaymentRequest) (Checkout, error) {
-	sum := sha256.Sum256([]byte(r.IdempotencyKey))
-	id := "pi_fake_" + hex.EncodeToString(sum[:8])
+	id := "pi_fake_" + fakeID(r.IdempotencyKey)
 	return Checkout{PaymentID: id, ClientSecret: id + "_secret_fake", Status: "requires_payment_method"}, nil
+}
+
+// fakeID is the fake's id for what an idempotency key creates.
+func fakeID(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:8])
 }
 
 // SucceededPayments has nothing to list: the fake keeps no record of payments (`bookflow pay`
@@ -279,14 +290,19 @@ var ErrUnsupportedEvent = errors.New("event type not handled")
 var ErrUnprocessable = errors.New("event cannot be processed")
 
 // ParseWebhook verifies a webhook's Stripe-Signature header against secret and tolerance, and
-// reads the event. Supported: payment_intent.succeeded, payment_intent.payment_failed,
-// refund.updated / refund.failed / charge.refund.updated (the refund's status says succeeded
-// or failed). The booking id travels in the object's metadata under "bookingId".
+// reads the event. Supported: payment_intent.succeeded, payment_intent.payment_failed (FeeKey
+// set for a fee ChargeFee charged), refund.updated / refund.failed / charge.refund.updated (the
+// refund's status says succeeded or failed), and setup_intent.succeeded: a pay-at-hotel
+// booking's card saved (Guarantee; no payment, no amount; one without its customer or payment
+// method is ErrUnprocessable). The booking id travels in the object's metadata under "bookingId".
 func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration) (domain.PaymentEvent, error) {
 	ev, err := webhook.ConstructEventWithOptions(payload, header, secret, webhook.ConstructEventOptions{
 		Tolerance: tolerance, IgnoreAPIVersionMismatch: true})
 	if err != nil {
 		return domain.PaymentEvent{}, fmt.Errorf("%w: webhook signature: %s", domain.ErrInvalid, err.Error())
+	}
+	if ev.ID == "" { // bookflow records each event once by its id
+		return domain.PaymentEvent{}, fmt.Errorf("%w: the event has no id", domain.ErrInvalid)
 	}
 	out := domain.PaymentEvent{EventID: ev.ID, Type: string(ev.Type)}
 	var obj struct {
@@ -307,7 +323,7 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 	out.Amount, out.Currency = obj.Amount, strings.ToUpper(obj.Currency)
 	switch ev.Type {
 	case "payment_intent.succeeded", "payment_intent.payment_failed":
-		out.PaymentID = obj.ID
+		out.PaymentID, out.FeeKey = obj.ID, obj.Metadata["feeKey"]
 		out.Succeeded = ev.Type == "payment_intent.succeeded"
 		if obj.LastPaymentError != nil {
 			out.Reason = obj.LastPaymentError.Message
@@ -320,13 +336,23 @@ func ParseWebhook(payload []byte, header, secret string, tolerance time.Duration
 		out.IsRefund, out.RefundID, out.PaymentID = true, obj.ID, obj.PaymentIntent
 		out.Succeeded = status == RefundSucceeded
 		out.Reason = obj.FailureReason
+	case "setup_intent.succeeded":
+		var si struct {
+			Customer      string `json:"customer"`
+			PaymentMethod string `json:"payment_method"`
+		}
+		if json.Unmarshal(ev.Data.Raw, &si) != nil || si.Customer == "" || si.PaymentMethod == "" {
+			return out, fmt.Errorf("%w: event %s saved no card bookflow can charge: no customer or payment method id", ErrUnprocessable, ev.ID)
+		}
+		out.Succeeded, out.Amount, out.Currency = true, 0, ""
+		out.Guarantee = &domain.CardGuarantee{SetupIntentID: obj.ID, CustomerID: si.Customer, PaymentMethodID: si.PaymentMethod}
 	default:
 		return out, ErrUnsupportedEvent
 	}
 	if out.BookingID == "" {
 		return out, fmt.Errorf("%w: event %s has no bookingId in its metadata", ErrUnprocessable, ev.ID)
 	}
-	if out.Succeeded && (out.Amount <= 0 || domain.ValidateCurrency(out.Currency) != nil) {
+	if out.Succeeded && out.Guarantee == nil && (out.Amount <= 0 || domain.ValidateCurrency(out.Currency) != nil) {
 		return out, fmt.Errorf("%w: event %s reports a payment without a positive amount and a currency", ErrUnprocessable, ev.ID)
 	}
 	return out, nil
@@ -353,6 +379,21 @@ func EventPayload(eventID, eventType string, object any, created time.Time) []by
 func PaymentIntentObject(paymentID, bookingID string, amount int64, currency string) map[string]any {
 	return map[string]any{"id": paymentID, "object": "payment_intent", "amount": amount,
 		"currency": strings.ToLower(currency), "status": "succeeded", "metadata": map[string]string{"bookingId": bookingID}}
+}
+
+// SetupIntentObject is the data.object of a setup_intent.succeeded event: a pay-at-hotel
+// booking's card saved under its customer.
+func SetupIntentObject(setupID, bookingID, customerID, paymentMethodID string) map[string]any {
+	return map[string]any{"id": setupID, "object": "setup_intent", "status": "succeeded", "usage": "off_session",
+		"customer": customerID, "payment_method": paymentMethodID, "metadata": map[string]string{"bookingId": bookingID}}
+}
+
+// FeeIntentObject is PaymentIntentObject for a fee charged to a guarantee card, as ChargeFee
+// creates it: its metadata carries the fee's key.
+func FeeIntentObject(paymentID, bookingID, feeKey string, amount int64, currency string) map[string]any {
+	obj := PaymentIntentObject(paymentID, bookingID, amount, currency)
+	obj["metadata"].(map[string]string)["feeKey"] = feeKey
+	return obj
 }
 
 // BalanceIntentObject is PaymentIntentObject for the payment of an amendment's balance, as

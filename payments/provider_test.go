@@ -69,6 +69,10 @@ func TestParseRefusesWhatItCannotTrust(t *testing.T) {
 	_, err = parse(t, "payment_intent.succeeded", payments.PaymentIntentObject("pi_1", "b", 0, "EUR"), time.Now())
 	assert.ErrorIs(t, err, payments.ErrUnprocessable, "a payment of nothing")
 
+	payload = []byte(`{"object":"event","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1","amount":100,"currency":"eur","metadata":{"bookingId":"b"}}}}`)
+	_, err = payments.ParseWebhook(payload, payments.SignWebhook(payload, secret, time.Now()), secret, payments.DefaultTolerance)
+	assert.ErrorIs(t, err, domain.ErrInvalid, "an event without its id cannot be recorded once")
+
 	_, err = parse(t, "customer.created", map[string]any{"id": "cus_1"}, time.Now())
 	assert.True(t, errors.Is(err, payments.ErrUnsupportedEvent))
 }
