@@ -102,19 +102,31 @@ func (s *Server) bookingPayments(c echo.Context) error {
 		"balances": balances})
 }
 
-// checkoutView is what the checkout needs to take a booking's payment.
+// checkoutView is what the checkout needs to take a booking's payment, or to save the card a
+// pay-at-hotel hold is guaranteed by. Kind tells them apart and is always sent: the checkout
+// completes a payment with the client secret of one and saves a card with the other's.
 type checkoutView struct {
-	BookingID    string    `json:"bookingId"`
-	PaymentID    string    `json:"paymentId"`
-	ClientSecret string    `json:"clientSecret"`
-	Amount       int64     `json:"amount"`
-	Currency     string    `json:"currency"`
-	ExpiresAt    time.Time `json:"expiresAt"`
+	Kind          string    `json:"kind"` // checkoutPayment or checkoutCardGuarantee
+	BookingID     string    `json:"bookingId"`
+	PaymentID     string    `json:"paymentId"`               // empty for a card guarantee
+	SetupIntentID string    `json:"setupIntentId,omitempty"` // a card guarantee's setup
+	ClientSecret  string    `json:"clientSecret"`
+	Amount        int64     `json:"amount"` // 0 for a card guarantee: nothing is charged
+	Currency      string    `json:"currency"`
+	ExpiresAt     time.Time `json:"expiresAt"`
 }
+
+// The kinds of checkout.
+const (
+	checkoutPayment       = "payment"
+	checkoutCardGuarantee = "card_guarantee"
+)
 
 // createPayment is how a customer pays: it asks the provider for a payment of the held
 // booking's price, tagged with the booking id, and answers with what the checkout completes it
 // with. Asking again returns the same payment. The provider's webhook then confirms the booking.
+// A hold under a pay-at-hotel plan is paid nothing now: its guest saves a card instead
+// (guaranteeCard), under the same checks.
 func (s *Server) createPayment(c echo.Context) error {
 	b, err := s.ownBooking(c)
 	if err != nil {
@@ -126,19 +138,25 @@ func (s *Server) createPayment(c echo.Context) error {
 	if b.PlanBalance() > 0 {
 		return s.payPlanBalance(c, b)
 	}
+	atHotel := b.PaysAtHotel()
 	switch {
+	case atHotel && b.Guaranteed:
+		return newError(http.StatusConflict, "wrong_state", "booking %s is already guaranteed by its guest's card", b.ID)
 	case b.Status != domain.StatusHold:
 		return newError(http.StatusConflict, "wrong_state", "booking %s is %s: only a booking on hold is paid", b.ID, b.Status)
 	case !b.ExpiresAt.After(s.cfg.Now()):
 		return newError(http.StatusConflict, "wrong_state", "the hold on booking %s has expired", b.ID)
-	case b.Price.Total-b.Paid <= 0:
+	case !atHotel && b.Price.Total-b.Paid <= 0:
 		return newError(http.StatusConflict, "wrong_state", "booking %s has no price to pay", b.ID)
-	case s.cfg.Checkouts == nil:
+	case atHotel && s.cfg.Guarantees == nil, !atHotel && s.cfg.Checkouts == nil:
 		return newError(http.StatusServiceUnavailable, "payments_not_configured", "this API takes no payments: ask the operator")
 	}
 	if b.SupplierID != "" && b.SupplierRef == "" {
 		return newError(http.StatusConflict, "supplier_pending", "the hotel's supplier has not confirmed booking %s yet: "+
 			"pay once it has", b.ID)
+	}
+	if atHotel {
+		return s.guaranteeCard(c, b)
 	}
 	// An amended hold's price is a new payment: the key follows the last amendment.
 	list, err := s.store.Amendments(c.Request().Context(), b.ID)
@@ -208,12 +226,30 @@ func (s *Server) payBalance(c echo.Context, b domain.Booking) error {
 func (s *Server) checkout(c echo.Context, b domain.Booking, req payments.PaymentRequest, expires time.Time) error {
 	out, err := s.cfg.Checkouts.CreatePayment(c.Request().Context(), req)
 	if err != nil {
-		s.cfg.Logger.ErrorContext(c.Request().Context(), "create payment", "bookingId", b.ID, "err", err)
-		return newError(http.StatusBadGateway, "payment_provider_unavailable",
-			"the payment provider did not answer; it is safe to retry")
+		return s.providerUnavailable(c, "create payment", b, err)
 	}
-	return c.JSON(http.StatusOK, checkoutView{BookingID: b.ID, PaymentID: out.PaymentID, ClientSecret: out.ClientSecret,
-		Amount: req.Amount, Currency: req.Currency, ExpiresAt: expires})
+	return c.JSON(http.StatusOK, checkoutView{Kind: checkoutPayment, BookingID: b.ID, PaymentID: out.PaymentID,
+		ClientSecret: out.ClientSecret, Amount: req.Amount, Currency: req.Currency, ExpiresAt: expires})
+}
+
+// guaranteeCard asks the provider to save the guest's card as a pay-at-hotel hold's guarantee,
+// for fees charged off session later; nothing is charged now. The setup's webhook
+// (setup_intent.succeeded) then confirms the booking. One setup per booking: asking again
+// returns it, until the hold expires.
+func (s *Server) guaranteeCard(c echo.Context, b domain.Booking) error {
+	out, err := s.cfg.Guarantees.CreateGuarantee(c.Request().Context(), payments.GuaranteeRequest{BookingID: b.ID,
+		Currency: b.Price.Currency, IdempotencyKey: payments.GuaranteeKey(b.ID)})
+	if err != nil {
+		return s.providerUnavailable(c, "create card guarantee", b, err)
+	}
+	return c.JSON(http.StatusOK, checkoutView{Kind: checkoutCardGuarantee, BookingID: b.ID, SetupIntentID: out.SetupIntentID,
+		ClientSecret: out.ClientSecret, Currency: b.Price.Currency, ExpiresAt: b.ExpiresAt})
+}
+
+// providerUnavailable logs what the provider answered and tells the caller it may retry.
+func (s *Server) providerUnavailable(c echo.Context, what string, b domain.Booking, err error) error {
+	s.cfg.Logger.ErrorContext(c.Request().Context(), what, "bookingId", b.ID, "err", err)
+	return newError(http.StatusBadGateway, "payment_provider_unavailable", "the payment provider did not answer; it is safe to retry")
 }
 
 // unprocessableEvents lists the signed webhook events bookflow could not act on, newest first:

@@ -67,6 +67,9 @@ type Config struct {
 	WorkflowTimeout time.Duration
 	// Checkouts creates the payments guests complete at checkout; nil answers 503.
 	Checkouts payments.Checkouts
+	// Guarantees saves the card a pay-at-hotel hold's guest leaves as its guarantee, at checkout;
+	// nil answers 503 for such a hold.
+	Guarantees payments.Guarantees
 	// WebhookSecret verifies the provider's Stripe-Signature; empty refuses every webhook.
 	WebhookSecret string
 	// WebhookTolerance is how old a webhook's signed timestamp may be.

@@ -277,8 +277,9 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		go changes.Run(ctx)
 	}
 	checkouts, _ := opts.Provider.(payments.Checkouts) // the scripted provider only refunds
+	guarantees, _ := opts.Provider.(payments.Guarantees)
 	e := api.New(d.Store, tc, api.Config{Auth: opts.Auth, AdminToken: s.AdminToken, BookingIDKey: s.bookingIDKey(),
-		Checkouts:  checkouts,
+		Checkouts: checkouts, Guarantees: guarantees,
 		HoldLimits: opts.HoldLimits, WorkflowTimeout: opts.WorkflowTimeout, HoldTTL: opts.HoldTTL, VenueHoldTTL: opts.HoldTTL, NoShowAfter: opts.NoShowAfter, LateWindow: opts.LateWindow, TaskQueue: s.TaskQueue,
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter,

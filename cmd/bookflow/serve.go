@@ -158,11 +158,13 @@ func serveUntil(ctx context.Context, srv *http.Server, what, url string) error {
 	return nil
 }
 
-// paymentGateway is the payment provider as the commands use it: the worker refunds through it,
-// the API creates the payments guests complete.
+// paymentGateway is the payment provider as the commands use it: the worker refunds through it
+// and charges fees to guarantee cards, the API creates the payments guests complete and the
+// setups that save their cards.
 type paymentGateway interface {
 	payments.Provider
 	payments.Checkouts
+	payments.Guarantees
 }
 
 // paymentProvider returns the configured payment provider.

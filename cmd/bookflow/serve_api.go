@@ -63,7 +63,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		go apiCfg.Changes.Run(ctx)
 	}
 	if gateway, err := paymentProvider(cfg); err == nil {
-		apiCfg.Checkouts = gateway
+		apiCfg.Checkouts, apiCfg.Guarantees = gateway, gateway
 	} else {
 		slog.Warn("no payment provider: POST /api/v1/bookings/{id}/payment will answer 503", "err", err)
 	}
