@@ -37,6 +37,7 @@ const (
 	ActorSupplier           = domain.SystemActorPrefix + "supplier"            // the supplier refused it or did not answer
 	ActorOperator           = domain.SystemActorPrefix + "operator"            // its workflow was cancelled from the Temporal UI
 	ActorPlanBalance        = domain.SystemActorPrefix + "plan-balance"        // a deposit plan's balance not paid by its date
+	ActorCardGuarantee      = domain.SystemActorPrefix + "card-guarantee"      // a pay-at-hotel hold's card saved
 )
 
 type actorKey struct{}

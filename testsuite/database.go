@@ -153,7 +153,8 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 
 // AssertMoneyBalances checks that no money is kept without a booking and none is given back
 // twice: what succeeded payments brought in, less what succeeded refunds gave back, equals what
-// confirmed bookings were paid plus the cancellation fees kept on refunded ones.
+// confirmed bookings were paid plus the cancellation fees kept on refunded ones and the fees
+// cancelled guaranteed bookings' cards paid.
 func (d *Database) AssertMoneyBalances(t testing.TB) {
 	t.Helper()
 	var received, refunded, kept int64
@@ -161,7 +162,8 @@ func (d *Database) AssertMoneyBalances(t testing.TB) {
 		COALESCE((SELECT sum(amount) FROM payments WHERE status = 'succeeded'), 0),
 		COALESCE((SELECT sum(amount) FROM refunds WHERE status = 'succeeded'), 0),
 		COALESCE((SELECT sum(CASE WHEN status = 'REFUNDED' THEN paid - refund_due ELSE paid END)
-			FROM bookings WHERE status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDED')), 0)`).Scan(&received, &refunded, &kept)
+			FROM bookings WHERE status IN ('CONFIRMED', 'COMPLETED', 'NO_SHOW', 'REFUNDED')
+				OR status = 'CANCELLED' AND card_guarantee IS NOT NULL), 0)`).Scan(&received, &refunded, &kept)
 	require.NoError(t, err)
 	require.Equal(t, kept, received-refunded, "received %d - refunded %d must equal what bookings keep", received, refunded)
 	d.AssertLedgerAgrees(t)

@@ -38,6 +38,14 @@ func (d Deliverer) Deliver(ctx context.Context, ev domain.PaymentEvent) error {
 	}
 	latePaymentID := workflows.LatePaymentIDPrefix + ev.PaymentID
 	switch {
+	case ev.Guarantee != nil:
+		return nil // a card saved for a closed booking: no money moved
+	case ev.FeeKey != "":
+		// The fee the booking charged to its card, answered after its workflow closed.
+		done, err := d.settleFee(ctx, ev)
+		if err != nil || done {
+			return err
+		}
 	case !ev.Succeeded:
 		return nil // a failed payment for a closed booking: nothing to give back
 	}
@@ -83,4 +91,22 @@ func WorkflowGone(err error) bool {
 	var notFound *serviceerror.NotFound
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	return errors.As(err, &notFound) || errors.As(err, &started)
+}
+
+// settleFee records the provider's word on a fee charged to a guaranteed booking's card whose
+// workflow closed: done, unless the payment is not the fee the booking asked (then it is a
+// payment to give back, as any late one).
+func (d Deliverer) settleFee(ctx context.Context, ev domain.PaymentEvent) (done bool, err error) {
+	if ev.Succeeded {
+		_, err = d.Store.FeePaid(ctx, ev.BookingID, ev.FeeKey, ev.Payment())
+	} else {
+		_, err = d.Store.FeeDeclined(ctx, ev.BookingID, ev.FeeKey, ev.Reason)
+	}
+	switch {
+	case errors.Is(err, domain.ErrConflict) || errors.Is(err, domain.ErrNotFound):
+		return !ev.Succeeded, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }

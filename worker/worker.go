@@ -49,6 +49,8 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	w.RegisterActivity(&activities.Bookings{Store: store})
 	w.RegisterActivity(&activities.Suppliers{Store: store, SyncDays: o.supplierSyncDays})
 	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
+	cards, _ := provider.(payments.Guarantees) // a provider that keeps no cards declines every fee
+	w.RegisterActivity(&activities.Fees{Store: store, Guarantees: cards})
 	o.resume.TaskQueue = taskQueue
 	w.RegisterActivity(NewChecks(c, store, o.resume))
 	w.RegisterActivity(NewReconciliation(c, store, provider, taskQueue))

@@ -43,6 +43,12 @@ func (b *booking) listenForRefunds(ctx workflow.Context) {
 // once; money that cannot pay for this booking's nights is given back.
 func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error {
 	counted := func(outcome string) { b.count(ctx, MetricPayments, map[string]string{"outcome": outcome}) }
+	switch { // a pay-at-hotel booking's card and fee (card_guarantee.go): never a payment of the price
+	case ev.Guarantee != nil:
+		return b.onGuarantee(ctx, ev)
+	case b.isFee(ev):
+		return b.onFee(ctx, ev)
+	}
 	if !ev.Succeeded || ev.Amount <= 0 {
 		b.logger.Info("Payment not received", "paymentId", ev.PaymentID, "amount", ev.Amount, "reason", ev.Reason)
 		counted("not_received")

@@ -33,7 +33,8 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time, acto
 }
 
 // cancelWhole cancels the whole booking, judged at, by its policy: what it keeps is refunded
-// through the refund saga, or, unpaid, its units are simply given back.
+// through the refund saga, or, unpaid, its units are simply given back; a guaranteed booking's
+// card is then charged what the policy keeps (lateCancelFee).
 func (b *booking) cancelWhole(ctx workflow.Context, reason string, at time.Time, actor string) error {
 	var err error
 	if b.state.Booking.Paid > 0 {
@@ -45,7 +46,10 @@ func (b *booking) cancelWhole(ctx workflow.Context, reason string, at time.Time,
 	if err != nil || b.status().HoldsInventory() {
 		return err // a refund the database refused leaves the booking as it was: the supplier keeps it
 	}
-	return b.bookingOff(ctx, EventCancelled, reason)
+	if err := b.bookingOff(ctx, EventCancelled, reason); err != nil {
+		return err
+	}
+	return b.lateCancelFee(ctx, at)
 }
 
 // versionNoShow marks the workflows that wait for a check-in until their no-show deadline.
@@ -69,7 +73,8 @@ func (b *booking) checkIn(ctx workflow.Context, actor string) error {
 const versionNoShowRefund = "no-show-refund"
 
 // noShow marks a confirmed booking nobody checked in by its deadline NO_SHOW: its units go back,
-// and what its plan's no-show terms do not keep of its payment is refunded.
+// and what its plan's no-show terms do not keep of its payment is refunded; a guaranteed
+// booking's card is charged what they keep.
 func (b *booking) noShow(ctx workflow.Context) error {
 	var out activities.NoShowOutput
 	var err error
@@ -83,12 +88,18 @@ func (b *booking) noShow(ctx workflow.Context) error {
 	}
 	b.state.Booking, b.state.Reason = out.Booking, "nobody checked in by the deadline"
 	b.logger.Info("No-show", "deadline", b.in.NoShowAt, "refund", out.Refund)
-	if err := b.publish(ctx); err != nil || out.Refund <= 0 {
+	if err := b.publish(ctx); err != nil {
 		return err
 	}
-	key := db.NoShowKey(out.Booking.CheckIn)
-	return b.refundDerived(ctx, MoneyRequest{Kind: MoneyRefund, Actor: db.ActorNoShow, Key: key, Amount: out.Refund,
-		Currency: out.Booking.Price.Currency, Reason: noShowReason(out.Booking.PlanTerms)}, db.RefundNoShow)
+	if out.Refund > 0 {
+		key := db.NoShowKey(out.Booking.CheckIn)
+		if err := b.refundDerived(ctx, MoneyRequest{Kind: MoneyRefund, Actor: db.ActorNoShow, Key: key, Amount: out.Refund,
+			Currency: out.Booking.Price.Currency, Reason: noShowReason(out.Booking.PlanTerms)}, db.RefundNoShow); err != nil {
+			return err
+		}
+	}
+	// A guaranteed booking's card pays what its terms keep beyond what it was paid at the hotel.
+	return b.chargeFee(ctx, domain.FeeNoShow, out.Booking.PlanTerms.NoShowKeeps(out.Booking.Price), out.Booking.Paid-out.Refund)
 }
 
 // noShowReason is the reason of a no-show's refund: what its terms kept.

@@ -1,0 +1,149 @@
+package workflows
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// A pay-at-hotel booking in the workflow (issue 35; the rules: domain/card_guarantee.go): the
+// card its guest saves confirms the hold, and a no-show or a late cancel charges the fee its
+// terms keep to that card, off session, as a step after the booking moved.
+
+// versionCardGuarantee marks the workflows that take a card guarantee and charge fees. Only a
+// pay-at-hotel booking, or an event only such a booking causes, asks (none existed before it).
+const versionCardGuarantee = "card-guarantee"
+
+// IssueFeeDeclined: the card refused a fee (or the provider's answer never came): staff take it
+// up with the guest.
+const IssueFeeDeclined = "FEE_DECLINED"
+
+// feeChargeFor bounds the retries of a fee whose charge got no answer: well inside the day the
+// provider keeps an idempotency key, so a retry is never a second charge.
+const feeChargeFor = 12 * time.Hour
+
+var fees *activities.Fees
+
+func cardGuarantees(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, versionCardGuarantee, workflow.DefaultVersion, 1) == 1
+}
+
+// onGuarantee confirms a pay-at-hotel hold by the card its guest saved. A card saved for any
+// other booking, or after the hold, confirms nothing (no money moved: nothing to give back);
+// a hold the database finds expired is released, as a late payment's would be.
+func (b *booking) onGuarantee(ctx workflow.Context, ev domain.PaymentEvent) error {
+	if b.status() != domain.StatusHold || !b.state.Booking.PaysAtHotel() || !cardGuarantees(ctx) {
+		b.logger.Info("Card guarantee ignored", "setupIntent", ev.Guarantee.SetupIntentID, "status", b.status())
+		return nil
+	}
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.ConfirmGuaranteed, activities.ConfirmGuaranteedInput{
+		BookingID: b.in.BookingID, Card: *ev.Guarantee}).Get(ctx, &stored)
+	if conflict(err) {
+		if b.state.Booking.Paid > 0 {
+			return b.depositExpired(ctx, nil) // the desk took part of the price: it goes back
+		}
+		if err := b.release(ctx, domain.StatusExpired, "the card was saved after the hold expired", ""); err != nil {
+			return err
+		}
+		return b.bookingOff(ctx, EventExpired, b.state.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	b.state.Booking, b.state.Reason = stored, "guaranteed by the guest's card: paid at the hotel"
+	b.logger.Info("Booking guaranteed by card", "setupIntent", ev.Guarantee.SetupIntentID)
+	return b.publish(ctx)
+}
+
+// isFee reports whether ev is the provider's word on a fee this booking charged to its card.
+func (b *booking) isFee(ev domain.PaymentEvent) bool {
+	return ev.FeeKey != "" && strings.HasPrefix(ev.FeeKey, b.in.BookingID+"/fee@")
+}
+
+// onFee records the provider's word on the booking's fee: a payment that is not the fee asked
+// goes back whole.
+func (b *booking) onFee(ctx workflow.Context, ev domain.PaymentEvent) error {
+	if !cardGuarantees(ctx) {
+		return nil
+	}
+	in := activities.FeeOutcomeInput{BookingID: b.in.BookingID, Key: ev.FeeKey, Reason: ev.Reason}
+	if ev.Succeeded {
+		pay := ev.Payment()
+		in.Payment = &pay
+	}
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(dbActivity(ctx), fees.FeeOutcome, in).Get(ctx, &stored)
+	switch {
+	case conflict(err) && in.Payment != nil:
+		return b.refundExtra(ctx, *in.Payment, IssueDuplicatePayment, "a payment of a fee the booking did not ask: "+
+			err.Error())
+	case conflict(err):
+		return nil // the failure of a payment that was never the fee's
+	case err != nil:
+		return err
+	}
+	return b.feeSettled(ctx, stored)
+}
+
+// chargeFee charges the card of a guaranteed booking that ended keeping keep of its price, and
+// still keeps keptNow of money paid at the hotel, what its terms keep beyond that. Nothing for
+// any other booking.
+func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, keptNow int64) error {
+	bk := b.state.Booking
+	amount := bk.GuaranteeFee(keep, keptNow)
+	if amount <= 0 || !cardGuarantees(ctx) {
+		return nil
+	}
+	opts := workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, ScheduleToCloseTimeout: feeChargeFor,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute}}
+	var stored domain.Booking
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fees.ChargeFee, activities.ChargeFeeInput{
+		BookingID: b.in.BookingID, Kind: kind, Amount: amount, Currency: bk.Price.Currency}).Get(ctx, &stored)
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		b.state.Issue, b.state.Reason = IssueFeeDeclined, "the provider did not answer the charge of the fee: "+err.Error()
+		b.logger.Error("Fee charge unanswered; flagged for staff", "kind", kind, "amount", amount)
+		return b.publish(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	return b.feeSettled(ctx, stored)
+}
+
+// feeSettled takes the booking as the fee left it; a declined fee is flagged for staff.
+func (b *booking) feeSettled(ctx workflow.Context, stored domain.Booking) error {
+	b.state.Booking = stored
+	if f := stored.Fee; f != nil {
+		b.logger.Info("Fee charged to the card", "kind", f.Kind, "amount", f.Amount, "status", f.Status)
+		if f.Status == domain.FeeDeclined {
+			b.state.Issue, b.state.Reason = IssueFeeDeclined, "the card refused the fee: "+f.Reason
+		}
+	}
+	return b.publish(ctx)
+}
+
+// lateCancelFee charges a guaranteed booking cancelled at instant at what its policy keeps of its
+// price then, beyond what it keeps of money paid at the hotel.
+func (b *booking) lateCancelFee(ctx workflow.Context, at time.Time) error {
+	bk := b.state.Booking
+	if !bk.Guaranteed {
+		return nil
+	}
+	refund, err := bk.PolicyRefund(bk.Price.Total, bk.Price.Currency, at)
+	if err != nil {
+		return err
+	}
+	keptNow := bk.Paid
+	if bk.Status == domain.StatusRefunding || bk.Status == domain.StatusRefunded {
+		keptNow -= bk.RefundDue
+	}
+	return b.chargeFee(ctx, domain.FeeLateCancel, bk.Price.Total-refund, keptNow)
+}
