@@ -18,8 +18,9 @@ import (
 )
 
 // runPay plays the payment provider for local development: it sends the API a signed
-// payment_intent.succeeded event paying a booking's price, as Stripe would after checkout, then
-// waits for the booking's outcome (the webhook is processed after its answer).
+// payment_intent.succeeded event paying a booking's price, as Stripe would after checkout (for a
+// pay-at-hotel hold, setup_intent.succeeded: the guest's card saved), then waits for the
+// booking's outcome (the webhook is processed after its answer).
 func runPay(ctx context.Context, cfg Config) error {
 	return pay(ctx, cfg, os.Args[2:], os.Stdout)
 }
@@ -54,6 +55,9 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if b.Status == domain.StatusHold && b.PaysAtHotel() && *amount == 0 && !*fail {
+		return saveCard(ctx, cfg, base, bearer, b, *wait, out)
+	}
 	key, balance, amendment, err := payKey(ctx, base, bearer, b)
 	if err != nil {
 		return err
@@ -81,11 +85,46 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	// The payment the fake provider created for the booking's checkout
 	// (POST /api/v1/bookings/{id}/payment), now completed by the guest.
 	checkout, _ := payments.Fake{}.CreatePayment(ctx, payments.PaymentRequest{BookingID: bookingID, IdempotencyKey: key})
-	now := time.Now()
 	object := payments.PaymentIntentObject(checkout.PaymentID, bookingID, *amount, *currency)
 	if amendment != 0 {
 		object = payments.BalanceIntentObject(checkout.PaymentID, bookingID, amendment, *amount, *currency)
 	}
+	status, body, err := sendEvent(ctx, cfg, base, eventType, object)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, status, body)
+	// Only a payment of the price during the hold moves the booking on (to CONFIRMED): a failed
+	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
+	// see docs/payments-and-refunds.md) has no single outcome to wait for.
+	pays := b.Status == domain.StatusHold && *amount == b.Price.Total-deposit && *currency == b.Price.Currency
+	paysBalance := balance > 0 && *amount == balance && *currency == b.Price.Currency
+	if status != http.StatusOK || *fail || *wait <= 0 || !pays && !paysBalance {
+		return nil
+	}
+	return awaitOutcome(ctx, base, bearer, bookingID, *wait, out)
+}
+
+// saveCard plays the guest saving a card for a pay-at-hotel hold: the setup_intent.succeeded
+// event of the setup the fake provider made for its checkout, then the booking's outcome.
+func saveCard(ctx context.Context, cfg Config, base, bearer string, b domain.Booking, wait time.Duration, out io.Writer) error {
+	setup, _ := payments.Fake{}.CreateGuarantee(ctx, payments.GuaranteeRequest{BookingID: b.ID,
+		IdempotencyKey: payments.GuaranteeKey(b.ID)})
+	object := payments.SetupIntentObject(setup.SetupIntentID, b.ID, setup.CustomerID, "pm_dev_card")
+	status, body, err := sendEvent(ctx, cfg, base, "setup_intent.succeeded", object)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sent setup_intent.succeeded (a card saved as the guarantee) to booking %s: %d %s\n", b.ID, status, body)
+	if status != http.StatusOK || wait <= 0 {
+		return nil
+	}
+	return awaitOutcome(ctx, base, bearer, b.ID, wait, out)
+}
+
+// sendEvent signs an event around object as the provider would and posts it to the webhook.
+func sendEvent(ctx context.Context, cfg Config, base, eventType string, object any) (int, []byte, error) {
+	now := time.Now()
 	payload := payments.EventPayload(fmt.Sprintf("evt_dev_%x", now.UnixNano()), eventType, object, now)
 	secret := withDevSecrets(cfg).StripeWebhookSecret
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/payments", bytes.NewReader(payload))
@@ -93,22 +132,18 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	fmt.Fprintf(out, "sent %s for %d %s to booking %s: %d %s\n", eventType, *amount, *currency, bookingID, res.StatusCode, body)
-	// Only a payment of the price during the hold moves the booking on (to CONFIRMED): a failed
-	// one, one of another amount (refunded) or one past the hold (confirmed again or refunded,
-	// see docs/payments-and-refunds.md) has no single outcome to wait for.
-	pays := b.Status == domain.StatusHold && *amount == b.Price.Total-deposit && *currency == b.Price.Currency
-	paysBalance := balance > 0 && *amount == balance && *currency == b.Price.Currency
-	if res.StatusCode != http.StatusOK || *fail || *wait <= 0 || !pays && !paysBalance {
-		return nil
-	}
-	// The webhook's 200 says the event is stored; the workflow decides next. A checkout learns
-	// the outcome the same way: by reading the booking until it is no longer HOLD.
-	deadline := time.Now().Add(*wait)
+	return res.StatusCode, body, nil
+}
+
+// awaitOutcome reads the booking until it is no longer HOLD and owes no balance, for up to wait.
+// The webhook's 200 says the event is stored; the workflow decides next: a checkout learns the
+// outcome the same way.
+func awaitOutcome(ctx context.Context, base, bearer, bookingID string, wait time.Duration, out io.Writer) error {
+	deadline := time.Now().Add(wait)
 	for {
 		now, err := payLookup(ctx, base, bearer, bookingID)
 		if err != nil {
@@ -119,7 +154,7 @@ func pay(ctx context.Context, cfg Config, args []string, out io.Writer) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("booking %s is still %s after %s: GET it again later", bookingID, now.Status, *wait)
+			return fmt.Errorf("booking %s is still %s after %s: GET it again later", bookingID, now.Status, wait)
 		}
 		select {
 		case <-ctx.Done():
