@@ -27,13 +27,22 @@ type cardProvider struct {
 	mu      sync.Mutex
 	decline map[string]bool
 	asked   []payments.FeeRequest
+	// answer, when set, holds every charge's answer until it is closed.
+	answer chan struct{}
 }
 
 func (p *cardProvider) ChargeFee(ctx context.Context, r payments.FeeRequest) (payments.FeeCharge, error) {
 	p.mu.Lock()
 	p.asked = append(p.asked, r)
-	declined := p.decline[r.BookingID]
+	declined, answer := p.decline[r.BookingID], p.answer
 	p.mu.Unlock()
+	if answer != nil {
+		select {
+		case <-answer:
+		case <-ctx.Done():
+			return payments.FeeCharge{}, ctx.Err()
+		}
+	}
 	if declined {
 		return payments.FeeCharge{}, fmt.Errorf("%w: Your card was declined.", payments.ErrFeeDeclined)
 	}
@@ -86,9 +95,10 @@ func awaitFee(t *testing.T, sys *testsuite.System, id, status string) map[string
 }
 
 // TestALateCancelOfAGuaranteedBookingChargesTheCardWhatThePolicyKeeps: two nights of 90.00 paid
-// at the hotel, cancelled inside the 72 hours a 50% fee applies: the card is charged 90.00,
-// once, under the fee's key, with the card the setup saved; the booking keeps it (CANCELLED,
-// paid 90.00, the ledger's kept), the fee's webhook changes nothing, and every check agrees.
+// at the hotel, cancelled inside the 72 hours a 50% fee applies: the cancel is answered before
+// the card's provider answers (it is held); then the card is charged 90.00, once, under the fee's
+// key, with the card the setup saved; the booking keeps it (CANCELLED, paid 90.00, the ledger's
+// kept), the fee's webhook changes nothing, and every check agrees.
 func TestALateCancelOfAGuaranteedBookingChargesTheCardWhatThePolicyKeeps(t *testing.T) {
 	t.Parallel()
 	provider := &cardProvider{}
@@ -99,9 +109,15 @@ func TestALateCancelOfAGuaranteedBookingChargesTheCardWhatThePolicyKeeps(t *test
 	require.Equal(t, float64(18000), b["price"].(map[string]any)["total"])
 	checkInvariants(t, sys)
 
+	answer := make(chan struct{})
+	provider.mu.Lock()
+	provider.answer = answer
+	provider.mu.Unlock()
 	res := cancel(t, sys, sys.Customer("guest"), id)
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
-	awaitStatus(t, sys, id, "CANCELLED")
+	assert.Equal(t, "CANCELLED", res.Body["status"], "answered while the card's provider has not")
+	awaitFee(t, sys, id, domain.FeeCharging)
+	close(answer)
 	b = awaitFee(t, sys, id, domain.FeePaid)
 	fee := b["guaranteeFee"].(map[string]any)
 	assert.Equal(t, domain.FeeLateCancel, fee["kind"])
@@ -125,7 +141,7 @@ func TestALateCancelOfAGuaranteedBookingChargesTheCardWhatThePolicyKeeps(t *test
 	require.NoError(t, err)
 	assert.Empty(t, found, "the money checker")
 	checkInvariants(t, sys)
-	testsuite.ReplayAndRecord(t, sys.Temporal, id, "card-guarantee-late-cancel-fee")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "card-guarantee-late-cancel-fee-after-answer")
 }
 
 // TestANoShowOfAGuaranteedBookingChargesTheFirstNightOrIsFlagged: nobody checks in to two
@@ -173,6 +189,6 @@ func TestANoShowOfAGuaranteedBookingChargesTheFirstNightOrIsFlagged(t *testing.T
 	require.NoError(t, err)
 	assert.Empty(t, found, "the money checker")
 	checkInvariants(t, sys)
-	testsuite.ReplayAndRecord(t, sys.Temporal, paid, "card-guarantee-no-show-fee")
-	testsuite.ReplayAndRecord(t, sys.Temporal, refused, "card-guarantee-no-show-fee-declined")
+	testsuite.ReplayAndRecord(t, sys.Temporal, paid, "card-guarantee-no-show-fee-after-answer")
+	testsuite.ReplayAndRecord(t, sys.Temporal, refused, "card-guarantee-no-show-fee-declined-after-answer")
 }

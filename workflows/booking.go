@@ -143,6 +143,8 @@ type booking struct {
 	supplierPending, supplierStuck bool
 	// offPending: the supplier and the agent are yet to hear that the booking is off.
 	offPending []offNotice
+	// feeDue: a guaranteed booking's card is yet to be charged the fee a step asked for.
+	feeDue *feeDue
 	// supplierCancels are holds at the supplier to cancel once the request in hand is answered:
 	// those an amendment left or will not use.
 	supplierCancels []string

@@ -127,8 +127,12 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		sel.Select(ctx)
 		b.busy = false
 		if err == nil {
-			// Requests are answered first; the supplier and agent hear after.
+			// Requests are answered first; the supplier and agent hear after, and a card is
+			// charged its fee.
 			err = b.flushBookingOff(ctx)
+		}
+		if err == nil {
+			err = b.flushFee(ctx)
 		}
 	}
 	return err
@@ -176,6 +180,9 @@ func (b *booking) finish(ctx workflow.Context) (again bool, err error) {
 		}
 		b.busy = false
 		if err := b.flushBookingOff(ctx); err != nil {
+			return false, err
+		}
+		if err := b.flushFee(ctx); err != nil {
 			return false, err
 		}
 		if b.active() {

@@ -18,7 +18,18 @@ import (
 
 // versionCardGuarantee marks the workflows that take a card guarantee and charge fees. Only a
 // pay-at-hotel booking, or an event only such a booking causes, asks (none existed before it).
+// Version 1 charged a fee inside the step that asked it, so a cancel was answered only once the
+// card had; from version 2 the fee is charged after the request is answered (flushFee).
 const versionCardGuarantee = "card-guarantee"
+
+// feeAfterAnswer is versionCardGuarantee's version that charges fees after the answer.
+const feeAfterAnswer workflow.Version = 2
+
+// feeDue is a fee a step asked for, charged once the request is answered.
+type feeDue struct {
+	kind          string
+	keep, keptNow int64
+}
 
 // IssueFeeDeclined: the card refused a fee (or the provider's answer never came): staff take it
 // up with the guest.
@@ -30,8 +41,10 @@ const feeChargeFor = 12 * time.Hour
 
 var fees *activities.Fees
 
-func cardGuarantees(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, versionCardGuarantee, workflow.DefaultVersion, 1) == 1
+func cardGuarantees(ctx workflow.Context) bool { return cardGuaranteeVersion(ctx) >= 1 }
+
+func cardGuaranteeVersion(ctx workflow.Context) workflow.Version {
+	return workflow.GetVersion(ctx, versionCardGuarantee, workflow.DefaultVersion, feeAfterAnswer)
 }
 
 // onGuarantee confirms a pay-at-hotel hold by the card its guest saved. A card saved for any
@@ -98,9 +111,30 @@ func (b *booking) onFee(ctx workflow.Context, ev domain.PaymentEvent) error {
 func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, keptNow int64) error {
 	bk := b.state.Booking
 	amount := bk.GuaranteeFee(keep, keptNow)
-	if amount <= 0 || !cardGuarantees(ctx) {
+	switch v := cardGuaranteeVersion(ctx); {
+	case amount <= 0 || v < 1:
+		return nil
+	case v >= feeAfterAnswer:
+		b.feeDue = &feeDue{kind: kind, keep: keep, keptNow: keptNow}
 		return nil
 	}
+	return b.charge(ctx, kind, amount)
+}
+
+// flushFee charges the fee a step asked for, once its request was answered: a cancel is not held
+// up by the card's provider.
+func (b *booking) flushFee(ctx workflow.Context) error {
+	due := b.feeDue
+	if due == nil {
+		return nil
+	}
+	b.feeDue = nil
+	return b.charge(ctx, due.kind, b.state.Booking.GuaranteeFee(due.keep, due.keptNow))
+}
+
+// charge charges amount of the fee of kind to the booking's card.
+func (b *booking) charge(ctx workflow.Context, kind string, amount int64) error {
+	bk := b.state.Booking
 	opts := workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, ScheduleToCloseTimeout: feeChargeFor,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute}}
 	var stored domain.Booking
