@@ -192,3 +192,26 @@ func TestANoShowOfAGuaranteedBookingChargesTheFirstNightOrIsFlagged(t *testing.T
 	testsuite.ReplayAndRecord(t, sys.Temporal, paid, "card-guarantee-no-show-fee-after-answer")
 	testsuite.ReplayAndRecord(t, sys.Temporal, refused, "card-guarantee-no-show-fee-declined-after-answer")
 }
+
+// TestAPayAtHotelNoShowThroughStripeMock: the same no-show with Stripe's API (stripe-mock, which
+// checks every request against Stripe's API description) behind bookflow: the checkout's card
+// setup and the off-session charge of the first night are requests Stripe takes. stripe-mock
+// charges no card (its payment intent answers requires_payment_method), which bookflow reads as
+// the card refusing: the fee is declined with the provider's word, flagged, and nothing is kept.
+func TestAPayAtHotelNoShowThroughStripeMock(t *testing.T) {
+	t.Parallel()
+	stripe := payments.NewStripe("sk_test_bookflow", testsuite.StartStripeMock(t))
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{Provider: stripe, NoShowAfter: 3 * time.Second})
+	b := guaranteed(t, sys, "h-card-stripe", stayFromNow(20, 2), map[string]any{"noShow": "first_night"})
+	id := b["id"].(string)
+	awaitStatus(t, sys, id, "NO_SHOW")
+	b = awaitFee(t, sys, id, domain.FeeDeclined)
+	fee := b["guaranteeFee"].(map[string]any)
+	assert.Equal(t, float64(9000), fee["amount"], "the first night")
+	assert.Contains(t, fee["reason"], "requires_payment_method", "the provider's word")
+	assert.Equal(t, float64(0), b["paid"])
+	found, err := sys.DB.Store.MoneyMismatches(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, found, "the money checker")
+	checkInvariants(t, sys)
+}
