@@ -32,22 +32,25 @@ type Fees struct {
 	Guarantees payments.Guarantees
 }
 
-// ChargeFeeInput asks for the fee of kind and amount of a guaranteed booking: fixed by the
+// ChargeFeeInput asks for the fee of kind of a guaranteed booking whose end keeps Keep of its
+// price and gives GivenBack of what was paid at the hotel back (db.Store.StartFee): fixed by the
 // workflow before the step, so that a retry asks the same.
 type ChargeFeeInput struct {
 	BookingID string
 	Kind      string
-	Amount    int64
+	Keep      int64
+	GivenBack int64 `json:",omitempty"`
 	Currency  string
 }
 
 // ChargeFee records the booking's fee and charges it to its card, off session, under the fee's
 // key: a retry after any failure asks the provider again under the same key and is answered the
 // same charge. It answers the booking with its fee paid, processing (the payment's webhook ends
-// it) or declined (with the card's reason); a fee recorded already is answered as it stands, the
-// card not asked again. A provider that did not answer is retried.
+// it) or declined (with the card's reason), or without a fee when nothing is left to charge; a
+// fee recorded already is answered as it stands, the card not asked again. A provider that did
+// not answer is retried.
 func (a *Fees) ChargeFee(ctx context.Context, in ChargeFeeInput) (domain.Booking, error) {
-	due, err := a.Store.StartFee(ctx, in.BookingID, in.Kind, in.Amount, in.Currency)
+	due, err := a.Store.StartFee(ctx, in.BookingID, in.Kind, in.Keep, in.GivenBack, in.Currency)
 	if err != nil {
 		return domain.Booking{}, classify(err)
 	}

@@ -77,6 +77,7 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 			add(a.Store.InventoryMismatches(ctx)),
 			add(a.orphanedHolds(ctx, in)),
 			add(a.Store.BalancesPastDue(ctx, in.HoldGrace)),
+			add(a.Store.FeesNotCharged(ctx, in.UnsettledAge)),
 			add(a.orphanedRefunds(ctx, in)),
 			add(a.orphanedBookings(ctx, in)),
 			add(a.suppliersNotTold(ctx, in)),

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,12 +58,12 @@ func TestACardConfirmsAPayAtHotelHoldAndItsFeeIsKeptOnce(t *testing.T) {
 	require.NoError(t, err)
 	keep := out.Booking.PlanTerms.NoShowKeeps(out.Booking.Price)
 	assert.Equal(t, int64(9000), keep, "the first night")
-	fee, err := d.Store.StartFee(ctx, b.ID, domain.FeeNoShow, out.Booking.GuaranteeFee(keep, out.Booking.Paid), "EUR")
+	fee, err := d.Store.StartFee(ctx, b.ID, domain.FeeNoShow, keep, out.Refund, "EUR")
 	require.NoError(t, err)
 	assert.Equal(t, card, fee.Card)
 	assert.Equal(t, domain.GuaranteeFee{Kind: domain.FeeNoShow, Key: b.ID + "/fee@no_show", Amount: 9000, Currency: "EUR",
 		Status: domain.FeeCharging}, fee.Fee)
-	second, err := d.Store.StartFee(ctx, b.ID, domain.FeeLateCancel, 100, "EUR")
+	second, err := d.Store.StartFee(ctx, b.ID, domain.FeeLateCancel, 100, 0, "EUR")
 	require.NoError(t, err)
 	assert.Equal(t, fee.Fee, second.Fee, "one fee per booking: the first stays")
 
@@ -106,7 +107,7 @@ func TestACancelledGuaranteedBookingKeepsItsFeeAndNothingElse(t *testing.T) {
 	require.NoError(t, err)
 	b, err = d.Store.Release(db.WithActor(ctx, "guest"), b.ID, domain.StatusCancelled)
 	require.NoError(t, err)
-	fee, err := d.Store.StartFee(ctx, b.ID, domain.FeeLateCancel, 27000, "EUR")
+	fee, err := d.Store.StartFee(ctx, b.ID, domain.FeeLateCancel, 27000, 0, "EUR")
 	require.NoError(t, err)
 	_, err = d.Store.FeeProcessing(ctx, b.ID, fee.Fee.Key, "pi_late")
 	require.NoError(t, err)
@@ -122,4 +123,41 @@ func TestACancelledGuaranteedBookingKeepsItsFeeAndNothingElse(t *testing.T) {
 	_, err = d.Store.Pool().Exec(ctx, `UPDATE bookings SET guarantee_fee = NULL WHERE id = $1`, b.ID)
 	require.NoError(t, err)
 	assert.Contains(t, moneyFindings(t, d), "pi_late", "control: the fee's payment is kept only while the fee names it")
+}
+
+// TestFeesNotChargedAreReported: a fee still charging past the grace, and one the card declined,
+// are reported for staff; a fee paid is not (the control).
+func TestFeesNotChargedAreReported(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
+	fee := func(customer string) (domain.Booking, db.FeeToCharge) {
+		b, err := d.Store.ConfirmGuaranteed(ctx, atHotelHold(t, d, customer).ID, card)
+		require.NoError(t, err)
+		due, err := d.Store.StartFee(ctx, b.ID, domain.FeeNoShow, 9000, 0, "EUR")
+		require.NoError(t, err)
+		return b, due
+	}
+	charging, _ := fee("c1")
+	declined, due := fee("c2")
+	_, err := d.Store.FeeDeclined(ctx, declined.ID, due.Fee.Key, "Your card was declined.")
+	require.NoError(t, err)
+	paid, due := fee("c3")
+	_, err = d.Store.FeePaid(ctx, paid.ID, due.Fee.Key, domain.Payment{ID: "pi_c3", Amount: 9000, Currency: "EUR"})
+	require.NoError(t, err)
+
+	found, err := d.Store.FeesNotCharged(ctx, 0)
+	require.NoError(t, err)
+	byBooking := map[string]string{}
+	for _, f := range found {
+		byBooking[f.BookingID] = f.Detail
+	}
+	assert.Equal(t, map[string]string{
+		charging.ID: "its no_show fee of 9000 EUR is still charging",
+		declined.ID: "its card declined the no_show fee of 9000 EUR: Your card was declined.",
+	}, byBooking)
+	found, err = d.Store.FeesNotCharged(ctx, time.Hour)
+	require.NoError(t, err)
+	assert.Len(t, found, 1, "within the grace a fee charging is not yet news")
 }

@@ -25,15 +25,13 @@ func (b Booking) PaysAtHotel() bool {
 	return b.PlanTerms != nil && b.PlanTerms.Payment.Kind == PayAtHotel
 }
 
-// GuaranteeFee is what a guaranteed booking's card is charged when the booking ends keeping
-// keep of its price (the policy's share: NoShowKeeps, or the price less what a cancel gives back
-// of it): keep less what the booking still keeps of payments made at the hotel (keptNow), never
-// below zero. A booking without a card on file is charged nothing.
-func (b Booking) GuaranteeFee(keep, keptNow int64) int64 {
-	if !b.Guaranteed {
-		return 0
-	}
-	return max(keep-max(keptNow, 0), 0)
+// GuaranteeFeeAmount is what a guaranteed booking's card is charged when the booking ends
+// keeping keep of its price (the policy's share: NoShowKeeps, or the price less what a cancel
+// gives back of it): keep less what the guest paid at the hotel (paidHere: the desk's payments
+// less their reversals; a goodwill refund was a gift, not a payment undone) and does not get back
+// for this end (givenBack: the cancel's or the no-show's refund), never below zero.
+func GuaranteeFeeAmount(keep, paidHere, givenBack int64) int64 {
+	return max(keep-max(paidHere-givenBack, 0), 0)
 }
 
 // GuaranteeFee is the fee a guaranteed booking's card was asked for: at most one per booking (a

@@ -25,6 +25,9 @@ const (
 	// CheckBalancePastDue: a booking confirmed by a deposit plan's deposit still owing part of its
 	// price long after its balance date (its workflow should have cancelled it).
 	CheckBalancePastDue = "balance_past_due"
+	// CheckFeeNotCharged: a guaranteed booking's fee its card declined in the last day, or one
+	// still charging or processing long after it was asked (its webhook may be lost).
+	CheckFeeNotCharged = "fee_not_charged"
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.

@@ -49,7 +49,10 @@ func (s *Stripe) ChargeFee(ctx context.Context, r FeeRequest) (FeeCharge, error)
 	params.SetIdempotencyKey(r.IdempotencyKey)
 	pi, err := s.client.V1PaymentIntents.Create(ctx, params)
 	var se *stripe.Error
-	if errors.As(err, &se) && !outcomeUnknown(se) && se.Type == stripe.ErrorTypeCard {
+	// A card error refuses the charge; so does a card or customer gone from the provider (asked
+	// again under the same key, it would answer the same for a day).
+	if errors.As(err, &se) && !outcomeUnknown(se) && (se.Type == stripe.ErrorTypeCard ||
+		se.Type == stripe.ErrorTypeInvalidRequest && se.Code == stripe.ErrorCodeResourceMissing) {
 		var refused FeeCharge
 		if se.PaymentIntent != nil {
 			refused.PaymentID = se.PaymentIntent.ID

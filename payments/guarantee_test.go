@@ -147,8 +147,9 @@ func TestChargeFeeChargesTheCardOffSession(t *testing.T) {
 	assert.Equal(t, payments.FeeProcessing, out.Status, "its webhook says how it ends")
 }
 
-// TestChargeFeeTellsADeclineFromAnUnknownOutcome: only the card's refusal is ErrFeeDeclined; an
-// answer that leaves the outcome unknown is returned as it is, to be retried with the same key.
+// TestChargeFeeTellsADeclineFromAnUnknownOutcome: only the card's refusal (or the card or its
+// customer gone from the provider) is ErrFeeDeclined; an answer that leaves the outcome unknown
+// is returned as it is, to be retried with the same key.
 func TestChargeFeeTellsADeclineFromAnUnknownOutcome(t *testing.T) {
 	for name, c := range map[string]struct {
 		status   int
@@ -162,7 +163,8 @@ func TestChargeFeeTellsADeclineFromAnUnknownOutcome(t *testing.T) {
 		"server error":     {500, stripeError("api_error", "", "Something went wrong"), false},
 		"rate limited":     {429, stripeError("invalid_request_error", "rate_limit", "Too many requests"), false},
 		"key in flight":    {409, stripeError("idempotency_error", "", "another request with this key is in progress"), false},
-		"invalid request":  {400, stripeError("invalid_request_error", "resource_missing", "No such PaymentMethod"), false},
+		"card gone":        {400, stripeError("invalid_request_error", "resource_missing", "No such PaymentMethod"), true},
+		"invalid request":  {400, stripeError("invalid_request_error", "parameter_invalid_integer", "Invalid integer"), false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := newStripeStub(t, func(string) (int, any) { return c.status, c.body })

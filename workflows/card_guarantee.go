@@ -27,8 +27,8 @@ const feeAfterAnswer workflow.Version = 2
 
 // feeDue is a fee a step asked for, charged once the request is answered.
 type feeDue struct {
-	kind          string
-	keep, keptNow int64
+	kind            string
+	keep, givenBack int64
 }
 
 // IssueFeeDeclined: the card refused a fee (or the provider's answer never came): staff take it
@@ -106,19 +106,21 @@ func (b *booking) onFee(ctx workflow.Context, ev domain.PaymentEvent) error {
 }
 
 // chargeFee charges the card of a guaranteed booking that ended keeping keep of its price, and
-// still keeps keptNow of money paid at the hotel, what its terms keep beyond that. Nothing for
-// any other booking.
-func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, keptNow int64) error {
-	bk := b.state.Booking
-	amount := bk.GuaranteeFee(keep, keptNow)
-	switch v := cardGuaranteeVersion(ctx); {
-	case amount <= 0 || v < 1:
-		return nil
-	case v >= feeAfterAnswer:
-		b.feeDue = &feeDue{kind: kind, keep: keep, keptNow: keptNow}
+// gave givenBack of what was paid at the hotel back for it, what its terms keep beyond what its
+// guest paid there (the database reads that: db.Store.StartFee). Nothing for any other booking,
+// which asks no version marker.
+func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, givenBack int64) error {
+	if !b.state.Booking.Guaranteed || keep <= 0 {
 		return nil
 	}
-	return b.charge(ctx, kind, amount)
+	switch v := cardGuaranteeVersion(ctx); {
+	case v < 1:
+		return nil
+	case v >= feeAfterAnswer:
+		b.feeDue = &feeDue{kind: kind, keep: keep, givenBack: givenBack}
+		return nil
+	}
+	return b.charge(ctx, feeDue{kind: kind, keep: keep, givenBack: givenBack})
 }
 
 // flushFee charges the fee a step asked for, once its request was answered: a cancel is not held
@@ -129,21 +131,21 @@ func (b *booking) flushFee(ctx workflow.Context) error {
 		return nil
 	}
 	b.feeDue = nil
-	return b.charge(ctx, due.kind, b.state.Booking.GuaranteeFee(due.keep, due.keptNow))
+	return b.charge(ctx, *due)
 }
 
-// charge charges amount of the fee of kind to the booking's card.
-func (b *booking) charge(ctx workflow.Context, kind string, amount int64) error {
-	bk := b.state.Booking
+// charge charges the fee due to the booking's card.
+func (b *booking) charge(ctx workflow.Context, due feeDue) error {
 	opts := workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, ScheduleToCloseTimeout: feeChargeFor,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute}}
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), fees.ChargeFee, activities.ChargeFeeInput{
-		BookingID: b.in.BookingID, Kind: kind, Amount: amount, Currency: bk.Price.Currency}).Get(ctx, &stored)
+		BookingID: b.in.BookingID, Kind: due.kind, Keep: due.keep, GivenBack: due.givenBack,
+		Currency: b.state.Booking.Price.Currency}).Get(ctx, &stored)
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
 		b.state.Issue, b.state.Reason = IssueFeeDeclined, "the provider did not answer the charge of the fee: "+err.Error()
-		b.logger.Error("Fee charge unanswered; flagged for staff", "kind", kind, "amount", amount)
+		b.logger.Error("Fee charge unanswered; flagged for staff", "kind", due.kind)
 		return b.publish(ctx)
 	}
 	if err != nil {
@@ -165,7 +167,7 @@ func (b *booking) feeSettled(ctx workflow.Context, stored domain.Booking) error 
 }
 
 // lateCancelFee charges a guaranteed booking cancelled at instant at what its policy keeps of its
-// price then, beyond what it keeps of money paid at the hotel.
+// price then, beyond what its guest paid at the hotel and keeps.
 func (b *booking) lateCancelFee(ctx workflow.Context, at time.Time) error {
 	bk := b.state.Booking
 	if !bk.Guaranteed {
@@ -175,9 +177,9 @@ func (b *booking) lateCancelFee(ctx workflow.Context, at time.Time) error {
 	if err != nil {
 		return err
 	}
-	keptNow := bk.Paid
+	var givenBack int64 // what the cancel gives back of the desk's payments
 	if bk.Status == domain.StatusRefunding || bk.Status == domain.StatusRefunded {
-		keptNow -= bk.RefundDue
+		givenBack = bk.RefundDue
 	}
-	return b.chargeFee(ctx, domain.FeeLateCancel, bk.Price.Total-refund, keptNow)
+	return b.chargeFee(ctx, domain.FeeLateCancel, bk.Price.Total-refund, givenBack)
 }
