@@ -117,14 +117,7 @@ func (s *Store) SettleAmendment(ctx context.Context, bookingID string, amendment
 			return a, fmt.Errorf("%w: amendment %d is %s and its balance is %d %s; payment %s of %d %s cannot settle it",
 				domain.ErrConflict, a.ID, a.Status, a.Balance(), a.Currency, pay.ID, pay.Amount, pay.Currency)
 		}
-		// By its ledger the payment is all received and nothing of it asked back: a payment given
-		// back (its event delivered again to a run that forgot it) never pays a balance.
-		var used bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM money_ledger WHERE payment_id = $1
-			AND kind IN ('kept', 'refund_asked'))`, pay.ID).Scan(&used); err != nil || used {
-			if used {
-				err = fmt.Errorf("%w: payment %s was asked back or is kept already", ErrPaymentNotWhole, pay.ID)
-			}
+		if err := paymentWhole(ctx, tx, pay.ID); err != nil {
 			return a, err
 		}
 		if err := applySettled(ctx, tx, b, &a, pay); err != nil {
@@ -297,4 +290,16 @@ func (s *Store) AmendmentState(ctx context.Context, bookingID string) (pending *
 		last = max(last, a.ID)
 	}
 	return pending, last, err
+}
+
+// paymentWhole refuses (ErrPaymentNotWhole) a payment its ledger no longer holds whole: kept by
+// a booking already, or asked back in part. A payment given back (its event delivered again to a
+// run that forgot it) never pays a balance or a fee.
+func paymentWhole(ctx context.Context, tx pgx.Tx, paymentID string) error {
+	var used bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM money_ledger WHERE payment_id = $1
+		AND kind IN ('kept', 'refund_asked'))`, paymentID).Scan(&used); err != nil || !used {
+		return err
+	}
+	return fmt.Errorf("%w: payment %s was asked back or is kept already", ErrPaymentNotWhole, paymentID)
 }

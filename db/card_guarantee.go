@@ -102,8 +102,8 @@ func (s *Store) StartFee(ctx context.Context, bookingID, kind string, keep, give
 // FeePaid records that the card paid the booking's fee with pay: the payment is recorded as
 // succeeded (its webhook may come before or after) and the booking keeps it, its paid growing by
 // it, in one transaction. Asked again, or for the payment the fee already has, it changes
-// nothing. A payment that is not the fee's (another key, amount or currency) is a conflict: it
-// is not kept.
+// nothing. A payment that is not the fee's (another key, amount or currency), or that was given
+// back in part already, is a conflict: it is not kept.
 func (s *Store) FeePaid(ctx context.Context, bookingID, key string, pay domain.Payment) (domain.GuaranteeFee, error) {
 	return s.settleFee(ctx, bookingID, key, func(tx pgx.Tx, fee *domain.GuaranteeFee) error {
 		switch {
@@ -112,6 +112,9 @@ func (s *Store) FeePaid(ctx context.Context, bookingID, key string, pay domain.P
 		case fee.Status == domain.FeePaid || pay.Amount != fee.Amount || pay.Currency != fee.Currency:
 			return fmt.Errorf("%w: payment %s of %d %s does not pay the fee %s of %d %s (%s)", domain.ErrConflict,
 				pay.ID, pay.Amount, pay.Currency, key, fee.Amount, fee.Currency, fee.Status)
+		}
+		if err := paymentWhole(ctx, tx, pay.ID); err != nil {
+			return err // given back (a release that took it for a second payment)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO payments (payment_id, booking_id, amount, currency, status, succeeded_at)
 			VALUES ($1, $2, $3, $4, 'succeeded', now())

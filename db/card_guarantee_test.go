@@ -161,3 +161,33 @@ func TestFeesNotChargedAreReported(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, found, 1, "within the grace a fee charging is not yet news")
 }
+
+// TestAFeeIsNotPaidByAPaymentGivenBack: a fee's payment a release took for a second payment and
+// began to give back is not kept as the fee (it would be kept and refunded both); the control,
+// the same payment whole, pays it.
+func TestAFeeIsNotPaidByAPaymentGivenBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
+	for _, givenBack := range []bool{true, false} {
+		customer := map[bool]string{true: "c-back", false: "c-whole"}[givenBack]
+		b, err := d.Store.ConfirmGuaranteed(ctx, atHotelHold(t, d, customer).ID, card)
+		require.NoError(t, err)
+		due, err := d.Store.StartFee(ctx, b.ID, domain.FeeNoShow, 9000, 0, "EUR")
+		require.NoError(t, err)
+		pi := "pi_fee_" + customer
+		recordPayment(t, d, b.ID, pi, 9000)
+		if givenBack {
+			_, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/extra-" + pi + "/1", BookingID: b.ID,
+				PaymentID: pi, Amount: 9000, Currency: "EUR", Reason: "a second payment"})
+			require.NoError(t, err)
+		}
+		_, err = d.Store.FeePaid(ctx, b.ID, due.Fee.Key, domain.Payment{ID: pi, Amount: 9000, Currency: "EUR"})
+		if givenBack {
+			require.ErrorIs(t, err, domain.ErrConflict, "a payment being given back does not pay the fee")
+		} else {
+			require.NoError(t, err, "control: the payment whole pays it")
+		}
+	}
+}

@@ -77,12 +77,7 @@ func (s *Store) PayPlanBalance(ctx context.Context, bookingID string, pay domain
 			return fmt.Errorf("%w: booking %s owes %d %s; payment %s of %d %s does not pay it", domain.ErrConflict,
 				b.ID, owed, b.Price.Currency, pay.ID, pay.Amount, pay.Currency)
 		}
-		var used bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM money_ledger WHERE payment_id = $1
-			AND kind IN ('kept', 'refund_asked'))`, pay.ID).Scan(&used); err != nil || used {
-			if used {
-				err = fmt.Errorf("%w: payment %s was asked back or is kept already", ErrPaymentNotWhole, pay.ID)
-			}
+		if err := paymentWhole(ctx, tx, pay.ID); err != nil {
 			return err
 		}
 		booking, err = scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET balance_payment_id = $2, paid = b.paid + $3,
