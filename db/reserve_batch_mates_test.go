@@ -163,7 +163,9 @@ func TestABatchMateOfFreeNightsDoesNotWaitForALockedNight(t *testing.T) {
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
-	const lockTimeout = 2 * time.Second
+	// Long enough that waiting for it is told from a loaded machine's slowness (CI measured 1.7 s
+	// for the free night with both cores busy).
+	const lockTimeout = 5 * time.Second
 	long, err := d.Pool.Begin(ctx)
 	require.NoError(t, err)
 	defer long.Rollback(ctx) //nolint:errcheck
@@ -192,7 +194,7 @@ func TestABatchMateOfFreeNightsDoesNotWaitForALockedNight(t *testing.T) {
 	}
 	require.Error(t, errs[0], "Dec 10 stayed locked")
 	require.NoError(t, errs[1])
-	assert.Less(t, took[1], lockTimeout/4, "Dec 12 was never locked")
+	assert.Less(t, took[1], lockTimeout/2, "Dec 12 was never locked")
 }
 
 // A batch with a stay over a night split between channels: that booking goes to the full path
