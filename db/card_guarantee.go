@@ -66,9 +66,6 @@ type FeeToCharge struct {
 // asked). A booking without a card has nothing to charge: ErrConflict.
 func (s *Store) StartFee(ctx context.Context, bookingID, kind string, keep, givenBack int64, currency string) (FeeToCharge, error) {
 	var out FeeToCharge
-	if keep <= 0 || givenBack < 0 || domain.ValidateCurrency(currency) != nil {
-		return out, fmt.Errorf("%w: a fee keeps a positive amount, in a currency", domain.ErrInvalid)
-	}
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		var card *domain.CardGuarantee
 		var stored *domain.GuaranteeFee
@@ -85,6 +82,8 @@ func (s *Store) StartFee(ctx context.Context, bookingID, kind string, keep, give
 		case stored != nil:
 			out = FeeToCharge{Fee: *stored, Card: *card}
 			return nil
+		case keep <= 0 || givenBack < 0 || domain.ValidateCurrency(currency) != nil:
+			return fmt.Errorf("%w: a fee keeps a positive amount, in a currency", domain.ErrInvalid)
 		}
 		amount := domain.GuaranteeFeeAmount(keep, paidHere, givenBack)
 		if amount == 0 {

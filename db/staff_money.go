@@ -282,9 +282,12 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		case r.Reason == "":
 			return fmt.Errorf("%w: a refund has a reason", domain.ErrInvalid)
 		case !b.Status.Used() && b.Status != domain.StatusNoShow && !(r.Kind == RefundReversal && b.Status == domain.StatusHold) &&
-			!(b.Status == domain.StatusCancelled && b.Fee != nil && b.Fee.Status == domain.FeePaid):
+			!((b.Status == domain.StatusCancelled || b.Status == domain.StatusRefunded) && b.Fee != nil && b.Fee.Status == domain.FeePaid):
 			return fmt.Errorf("%w: booking %s is %s: a refund that keeps its units is for a confirmed, checked-in or "+
 				"no-show booking, or the fee a cancelled one's card paid", domain.ErrConflict, b.ID, b.Status)
+		case b.Status == domain.StatusRefunded && r.Amount > b.Paid-b.RefundDue:
+			return fmt.Errorf("%w: booking %s keeps %d %s after its cancel's refund; a refund of %d is more", domain.ErrConflict,
+				b.ID, b.Paid-b.RefundDue, b.Price.Currency, r.Amount)
 		case r.Amount > b.Paid:
 			return fmt.Errorf("%w: booking %s keeps %d %s of what was paid; a refund of %d is more", domain.ErrConflict,
 				b.ID, b.Paid, b.Price.Currency, r.Amount)

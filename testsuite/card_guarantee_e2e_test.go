@@ -141,7 +141,7 @@ func TestALateCancelOfAGuaranteedBookingChargesTheCardWhatThePolicyKeeps(t *test
 	require.NoError(t, err)
 	assert.Empty(t, found, "the money checker")
 	checkInvariants(t, sys)
-	testsuite.ReplayAndRecord(t, sys.Temporal, id, "card-guarantee-late-cancel-fee-after-answer")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "card-guarantee-late-cancel-fee-by-database")
 }
 
 // TestANoShowOfAGuaranteedBookingChargesTheFirstNightOrIsFlagged: nobody checks in to two
@@ -189,8 +189,8 @@ func TestANoShowOfAGuaranteedBookingChargesTheFirstNightOrIsFlagged(t *testing.T
 	require.NoError(t, err)
 	assert.Empty(t, found, "the money checker")
 	checkInvariants(t, sys)
-	testsuite.ReplayAndRecord(t, sys.Temporal, paid, "card-guarantee-no-show-fee-after-answer")
-	testsuite.ReplayAndRecord(t, sys.Temporal, refused, "card-guarantee-no-show-fee-declined-after-answer")
+	testsuite.ReplayAndRecord(t, sys.Temporal, paid, "card-guarantee-no-show-fee-by-database")
+	testsuite.ReplayAndRecord(t, sys.Temporal, refused, "card-guarantee-no-show-fee-declined-by-database")
 }
 
 // TestAPayAtHotelNoShowThroughStripeMock: the same no-show with Stripe's API (stripe-mock, which

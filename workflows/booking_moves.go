@@ -99,7 +99,8 @@ func (b *booking) noShow(ctx workflow.Context) error {
 		}
 	}
 	// A guaranteed booking's card pays what its terms keep beyond what it was paid at the hotel.
-	return b.chargeFee(ctx, domain.FeeNoShow, out.Booking.PlanTerms.NoShowKeeps(out.Booking.Price), max(out.Refund, 0))
+	return b.chargeFee(ctx, domain.FeeNoShow, out.Booking.PlanTerms.NoShowKeeps(out.Booking.Price), max(out.Refund, 0),
+		out.Booking.Paid-out.Refund)
 }
 
 // noShowReason is the reason of a no-show's refund: what its terms kept.

@@ -25,6 +25,10 @@ const versionCardGuarantee = "card-guarantee"
 // feeAfterAnswer is versionCardGuarantee's version that charges fees after the answer.
 const feeAfterAnswer workflow.Version = 2
 
+// feeByDatabase: the database computes the fee (StartFee); before it the workflow skipped a fee
+// its own arithmetic found nothing.
+const feeByDatabase workflow.Version = 3
+
 // feeDue is a fee a step asked for, charged once the request is answered.
 type feeDue struct {
 	kind            string
@@ -44,7 +48,7 @@ var fees *activities.Fees
 func cardGuarantees(ctx workflow.Context) bool { return cardGuaranteeVersion(ctx) >= 1 }
 
 func cardGuaranteeVersion(ctx workflow.Context) workflow.Version {
-	return workflow.GetVersion(ctx, versionCardGuarantee, workflow.DefaultVersion, feeAfterAnswer)
+	return workflow.GetVersion(ctx, versionCardGuarantee, workflow.DefaultVersion, feeByDatabase)
 }
 
 // onGuarantee confirms a pay-at-hotel hold by the card its guest saved. A card saved for any
@@ -109,12 +113,12 @@ func (b *booking) onFee(ctx workflow.Context, ev domain.PaymentEvent) error {
 // gave givenBack of what was paid at the hotel back for it, what its terms keep beyond what its
 // guest paid there (the database reads that: db.Store.StartFee). Nothing for any other booking,
 // which asks no version marker.
-func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, givenBack int64) error {
+func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, givenBack, keptNow int64) error {
 	if !b.state.Booking.Guaranteed || keep <= 0 {
 		return nil
 	}
 	switch v := cardGuaranteeVersion(ctx); {
-	case v < 1:
+	case v < 1, v < feeByDatabase && keep-max(keptNow, 0) <= 0:
 		return nil
 	case v >= feeAfterAnswer:
 		b.feeDue = &feeDue{kind: kind, keep: keep, givenBack: givenBack}
@@ -181,5 +185,5 @@ func (b *booking) lateCancelFee(ctx workflow.Context, at time.Time) error {
 	if bk.Status == domain.StatusRefunding || bk.Status == domain.StatusRefunded {
 		givenBack = bk.RefundDue
 	}
-	return b.chargeFee(ctx, domain.FeeLateCancel, bk.Price.Total-refund, givenBack)
+	return b.chargeFee(ctx, domain.FeeLateCancel, bk.Price.Total-refund, givenBack, bk.Paid-givenBack)
 }
