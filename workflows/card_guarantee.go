@@ -111,8 +111,9 @@ func (b *booking) onFee(ctx workflow.Context, ev domain.PaymentEvent) error {
 
 // chargeFee charges the card of a guaranteed booking that ended keeping keep of its price, and
 // gave givenBack of what was paid at the hotel back for it, what its terms keep beyond what its
-// guest paid there (the database reads that: db.Store.StartFee). Nothing for any other booking,
-// which asks no version marker.
+// guest paid there (the database reads that: db.Store.StartFee). keptNow, what the booking
+// keeps of the desk's money, is how versions before feeByDatabase judged that a fee was due
+// (their histories replay by it). Nothing for any other booking, which asks no version marker.
 func (b *booking) chargeFee(ctx workflow.Context, kind string, keep, givenBack, keptNow int64) error {
 	if !b.state.Booking.Guaranteed || keep <= 0 {
 		return nil
