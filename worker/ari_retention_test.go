@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,13 @@ func TestARIPrunerDeletesEveryOldChangeInBatches(t *testing.T) {
 			now() - CASE WHEN g <= 12000 THEN interval '8 days' ELSE interval '6 days' END
 		FROM generate_series(1, 12010) g`)
 	require.NoError(t, err)
+	// The pruner keeps what a transaction still open may not have served: every transaction of
+	// the cluster (other tests' too) that began before the rows were written must end first.
+	require.Eventually(t, func() bool {
+		var past bool
+		return d.Pool.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT max(xid) FROM ari_changes)`).
+			Scan(&past) == nil && past
+	}, time.Minute, 20*time.Millisecond, "a transaction of the cluster stayed open")
 
 	n, err := (&worker.ARIPruner{Store: d.Store}).Prune(ctx)
 	require.NoError(t, err)
