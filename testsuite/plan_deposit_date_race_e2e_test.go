@@ -20,11 +20,8 @@ import (
 func TestADepositConfirmedAfterItsBalanceDateLeavesTheHoldHeld(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
-	_, err := sys.DB.Pool.Exec(context.Background(), `CREATE FUNCTION soon_due() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN NEW.balance_due_at := now() + interval '4 seconds'; RETURN NEW; END $$;
-		CREATE TRIGGER soon_due BEFORE UPDATE OF balance_due_at ON bookings FOR EACH ROW
-			WHEN (OLD.balance_due_at IS NULL AND NEW.balance_due_at IS NOT NULL) EXECUTE FUNCTION soon_due();
-		CREATE FUNCTION failover() RETURNS trigger LANGUAGE plpgsql AS $$
+	balanceDueIn(t, sys, "4 seconds")
+	_, err := sys.DB.Pool.Exec(context.Background(), `CREATE FUNCTION failover() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN RAISE EXCEPTION 'the database is failing over'; END $$;
 		CREATE TRIGGER failover BEFORE UPDATE ON bookings FOR EACH ROW
 			WHEN (OLD.status = 'HOLD' AND NEW.status = 'CONFIRMED') EXECUTE FUNCTION failover()`)

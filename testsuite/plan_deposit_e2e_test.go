@@ -30,6 +30,18 @@ func depositPlanHold(t *testing.T, sys *testsuite.System, hotel, key string, sta
 	return res.Body["id"].(string)
 }
 
+// balanceDueIn makes every deposit hold reserved from now on keep a balance date the given
+// interval ahead (a PostgreSQL interval, '3 seconds'), as one held just before the date's
+// midnight would: the database and the workflow read the same date.
+func balanceDueIn(t *testing.T, sys *testsuite.System, in string) {
+	t.Helper()
+	_, err := sys.DB.Pool.Exec(context.Background(), `CREATE FUNCTION soon_due() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN NEW.balance_due_at := now() + interval '`+in+`'; RETURN NEW; END $$;
+		CREATE TRIGGER soon_due BEFORE UPDATE OF balance_due_at ON bookings FOR EACH ROW
+			WHEN (OLD.balance_due_at IS NULL AND NEW.balance_due_at IS NOT NULL) EXECUTE FUNCTION soon_due()`)
+	require.NoError(t, err)
+}
+
 // awaitPaid waits until the booking's paid is want.
 func awaitPaid(t *testing.T, sys *testsuite.System, id string, want float64) testsuite.Response {
 	t.Helper()

@@ -1,7 +1,6 @@
 package testsuite_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -18,13 +17,7 @@ import (
 func TestAHoldPastItsBalanceDateIsAskedItsWholePrice(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
-	// The reservation keeps a balance date 3 seconds ahead (as one held just before the date's
-	// midnight would): the database and the workflow read the same date.
-	_, err := sys.DB.Pool.Exec(context.Background(), `CREATE FUNCTION soon_due() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN NEW.balance_due_at := now() + interval '3 seconds'; RETURN NEW; END $$;
-		CREATE TRIGGER soon_due BEFORE UPDATE OF balance_due_at ON bookings FOR EACH ROW
-			WHEN (OLD.balance_due_at IS NULL AND NEW.balance_due_at IS NOT NULL) EXECUTE FUNCTION soon_due()`)
-	require.NoError(t, err)
+	balanceDueIn(t, sys, "3 seconds")
 	id := depositPlanHold(t, sys, "h-dep-past", "dep-past", stayFromNow(40, 2))
 	time.Sleep(4 * time.Second) // the balance date passes; the hold has minutes left
 	require.Equal(t, "HOLD", bookingStatus(t, sys, id))
