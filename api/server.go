@@ -207,6 +207,10 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	customer.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.customerAmender()))
 	customer.add(http.MethodGet, "/bookings/:id/amendments", s.listAmendments(s.customerAmender()))
 	customer.add(http.MethodGet, "/me/bookings", s.myBookings)
+	customer.add(http.MethodPost, "/waitlist", s.joinWaitlist)
+	customer.add(http.MethodGet, "/me/waitlist", s.myWaitlist)
+	customer.add(http.MethodDelete, "/me/waitlist/:entryId", s.leaveWaitlist)
+	customer.add(http.MethodPost, "/me/waitlist/:entryId/decline", s.declineOffer)
 	customer.add(http.MethodPost, "/venues/:venueId/bookings", s.createOrder, holdRates...)
 
 	// Agents sell through their channel, and see only the bookings they sold: every route acts for
@@ -220,6 +224,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	agent.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.agentAmender()))
 	agent.add(http.MethodGet, "/bookings/:id/amendments", s.listAmendments(s.agentAmender()))
 	agent.add(http.MethodGet, "/notifications", s.agentNotifications)
+	agent.add(http.MethodPost, "/waitlist", s.agentJoinWaitlist)
+	agent.add(http.MethodGet, "/waitlist", s.agentWaitlist)
 
 	// Staff act for the hotels their token names (front desk) or for every hotel (finance,
 	// admin); the roles per route are narrowed below.
@@ -230,6 +236,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings", s.staffCreateBooking, desk)
 	staff.add(http.MethodPost, "/venues/:venueId/bookings", s.staffCreateOrder, desk)
 	staff.add(http.MethodGet, "/sites", s.staffSites, anyStaff)
+	staff.add(http.MethodPost, "/waitlist", s.staffJoinWaitlist, desk)
+	staff.add(http.MethodGet, "/waitlist", s.staffWaitlist, anyStaff)
 	staff.add(http.MethodGet, "/bookings", s.staffListBookings, anyStaff)
 	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)
@@ -273,6 +281,10 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	admin.add(http.MethodPut, "/hotels/:hotelId/rate-plans/:code/room-types/:roomTypeId/rates", s.setPlanRates)
 	admin.add(http.MethodGet, "/hotels/:hotelId/rate-plans/:code/room-types/:roomTypeId/prices", s.planPrices)
 	admin.add(http.MethodGet, "/checks/latest", s.latestCheck)
+	admin.add(http.MethodPut, "/hotels/:hotelId/waitlist-settings", s.putWaitlistSettings(false))
+	admin.add(http.MethodGet, "/hotels/:hotelId/waitlist-settings", s.getWaitlistSettings(false))
+	admin.add(http.MethodPut, "/venues/:venueId/waitlist-settings", s.putWaitlistSettings(true))
+	admin.add(http.MethodGet, "/venues/:venueId/waitlist-settings", s.getWaitlistSettings(true))
 	admin.add(http.MethodPut, "/venues/:venueId", s.putVenue)
 	admin.add(http.MethodGet, "/venues/:venueId", s.getVenue)
 	admin.add(http.MethodPut, "/venues/:venueId/resources/:resourceId", s.putVenueResource)

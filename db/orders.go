@@ -63,23 +63,9 @@ func (s *Store) ReserveOrder(ctx context.Context, p OrderParams) (domain.Booking
 		if err := checkHoldLimit(ctx, tx, req.CustomerID, p.BookingID, p.MaxActiveHolds); err != nil {
 			return err
 		}
-		lines, err := orderLines(ctx, tx, req)
-		if err != nil {
-			return err
-		}
-		prices, currency, err := takeOrder(ctx, tx, req, lines)
-		if err != nil {
-			return err
-		}
-		if prices == nil {
+		taken, err := takeAndPriceOrder(ctx, tx, p)
+		if err == nil && !taken {
 			_, err = tx.Exec(ctx, `UPDATE bookings SET status = 'REJECTED' WHERE id = $1`, p.BookingID)
-		} else {
-			var total int64
-			for _, lp := range prices {
-				total += lp.Total
-			}
-			_, err = tx.Exec(ctx, `UPDATE bookings SET currency = $2, total = $3, line_prices = $4 WHERE id = $1`,
-				p.BookingID, currency, total, prices)
 		}
 		if err != nil {
 			return err
@@ -121,6 +107,26 @@ func insertOrder(ctx context.Context, tx pgx.Tx, p OrderParams, status domain.St
 		}
 	}
 	return true, nil
+}
+
+// takeAndPriceOrder takes the units of an order whose booking row insertOrder wrote, and prices
+// the booking; taken is false, with nothing changed, when a line cannot be taken.
+func takeAndPriceOrder(ctx context.Context, tx pgx.Tx, p OrderParams) (taken bool, err error) {
+	lines, err := orderLines(ctx, tx, p.Request)
+	if err != nil {
+		return false, err
+	}
+	prices, currency, err := takeOrder(ctx, tx, p.Request, lines)
+	if err != nil || prices == nil {
+		return false, err
+	}
+	var total int64
+	for _, lp := range prices {
+		total += lp.Total
+	}
+	_, err = tx.Exec(ctx, `UPDATE bookings SET currency = $2, total = $3, line_prices = $4 WHERE id = $1`,
+		p.BookingID, currency, total, prices)
+	return err == nil, err
 }
 
 // orderLines resolves an order's lines to resources, in the order's own order; times in UTC.

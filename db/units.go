@@ -142,15 +142,16 @@ func takeLine(ctx context.Context, tx pgx.Tx, l line, units int) ([]unitRate, er
 }
 
 // giveBack subtracts a booking's quantities from the units of its lines, locked in order, those
-// a pending amendment holds beside them included (it lapses). The caller has just moved the
-// booking out of a status that holds inventory, in the same transaction. A closed unit stays
-// closed.
+// a pending amendment holds beside them included (it lapses), and offers what they free to the
+// waitlist first (offerFreed). The caller has just moved the booking out of a status that holds
+// inventory, in the same transaction. A closed unit stays closed.
 func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 	lines, err := bookingLines(ctx, tx, bookingID)
 	if err != nil {
 		return err
 	}
-	if err := lockLines(ctx, tx, lines); err != nil {
+	waiting, err := lockForGiveBack(ctx, tx, lines)
+	if err != nil {
 		return err
 	}
 	for _, l := range lines {
@@ -158,7 +159,10 @@ func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 			return err
 		}
 	}
-	return lapsePending(ctx, tx, bookingID)
+	if err := lapsePending(ctx, tx, bookingID); err != nil {
+		return err
+	}
+	return offerFreed(ctx, tx, lines, waiting)
 }
 
 // giveBackLine subtracts a line's quantity from its units, locked by the caller, which must

@@ -28,3 +28,21 @@ func (s *System) startEventSender(t testing.TB, opts SystemOptions) {
 		<-done
 	})
 }
+
+// startOfferStarter starts the workflows of the waitlist's offers, as its worker process would,
+// polled every 50ms.
+func (s *System) startOfferStarter(t testing.TB, opts SystemOptions) {
+	starter := &worker.OfferStarter{Temporal: s.Temporal, Store: s.DB.Store, Poll: 50 * time.Millisecond,
+		Resume: worker.ResumeOptions{TaskQueue: s.TaskQueue, BookingIDKey: s.bookingIDKey(), LateWindow: opts.LateWindow,
+			RefundBackoff: opts.RefundBackoff}, Logger: quietLogger()}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		starter.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-done
+	})
+}

@@ -257,6 +257,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	s.StartWorker(t)
 	t.Cleanup(func() { s.StopWorker() })
 	s.startEventSender(t, opts)
+	s.startOfferStarter(t, opts)
 
 	if opts.Auth == nil {
 		var err error

@@ -58,6 +58,19 @@ func ResumeBooking(ctx context.Context, c client.Client, store *db.Store, b doma
 	if err != nil {
 		return err
 	}
+	// The id of a run that ended is taken up again: it is this booking's.
+	err = startBookingRun(ctx, c, b, in, opts, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return fmt.Errorf("%w: booking %s", ErrWorkflowRunning, b.ID)
+	}
+	return err
+}
+
+// startBookingRun starts a booking workflow of b with in, under b's id, with its start search
+// attributes; a run of that id already going fails it (WorkflowExecutionAlreadyStarted).
+func startBookingRun(ctx context.Context, c client.Client, b domain.Booking, in workflows.BookingInput, opts ResumeOptions,
+	reuse enumspb.WorkflowIdReusePolicy) error {
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = workflows.TaskQueue
 	}
@@ -65,19 +78,13 @@ func ResumeBooking(ctx context.Context, c client.Client, store *db.Store, b doma
 	if len(opts.BookingIDKey) > 0 {
 		customerKey = domain.CustomerSearchKey(opts.BookingIDKey, b.CustomerID)
 	}
-	attributes := workflows.GiveStartAttributes(&in, customerKey)
-	_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: b.ID, TaskQueue: opts.TaskQueue,
 		WorkflowIDConflictPolicy:                 enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		// The id of a run that ended is taken up again: it is this booking's.
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		TypedSearchAttributes: attributes,
+		WorkflowIDReusePolicy:                    reuse,
+		TypedSearchAttributes:                    workflows.GiveStartAttributes(&in, customerKey),
 	}, workflows.BookingWorkflowName, in)
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &started) {
-		return fmt.Errorf("%w: booking %s", ErrWorkflowRunning, b.ID)
-	}
 	return err
 }
 

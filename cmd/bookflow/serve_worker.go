@@ -75,6 +75,10 @@ func runWorkerUntil(ctx context.Context, cfg Config, d *deps, polling *atomic.Bo
 	go events.Run(ctx)
 	// The worker deletes the ARI change feed's old changes.
 	go (&worker.ARIPruner{Store: d.store, Retention: cfg.ARIRetention}).Run(ctx)
+	// The worker starts the booking workflows of the waitlist's offers.
+	go (&worker.OfferStarter{Temporal: d.temporal, Store: d.store, Resume: worker.ResumeOptions{TaskQueue: cfg.TaskQueue,
+		LateWindow: cfg.LateWindow, MaxRefundAttempts: cfg.RefundAttempts, RefundBackoff: cfg.RefundBackoff,
+		BookingIDKey: []byte(cfg.BookingIDKey)}}).Run(ctx)
 	w := worker.New(d.temporal, d.store, provider, cfg.TaskQueue, worker.WithSupplierSyncDays(cfg.SupplierSyncDays),
 		worker.WithResumeSettings(cfg.LateWindow, cfg.RefundAttempts, cfg.RefundBackoff), worker.WithBookingIDKey([]byte(cfg.BookingIDKey)))
 	if err := w.Start(); err != nil {

@@ -1,0 +1,263 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// Units a give-back frees are offered to the waitlist in the give-back's own transaction
+// (docs/waitlists.md): the first waiting entry that fits gets an ordinary HOLD booking, taken
+// under the same locks and checks as any hold, so the public never sees the units in between.
+// A worker starts the offer's booking workflow afterwards (waitlist_offer_starts).
+//
+// Lock order, the one of every reservation: the booking row, its resources' sale locks (FOR KEY
+// SHARE), then units in (resource, start) order. A give-back that finds entries waiting takes
+// their resources' sale locks before any unit, and locks the units of the entries' spans with
+// its own, so an offer never waits for a lock out of order. Entries are taken SKIP LOCKED and a
+// customer's offer lock is only tried: an offer never waits at all.
+
+// maxWaitingRead bounds the entries one give-back considers, in the order they joined.
+const maxWaitingRead = 500
+
+// CreatedByWaitlist is who an offer's booking says created it.
+const CreatedByWaitlist = "system:waitlist"
+
+// waitingEntry is an entry a give-back may offer its units to, with its site's offer settings.
+type waitingEntry struct {
+	id, resourceID                    int64
+	from, to                          time.Time
+	quantity                          int
+	customerID, channelID, agentID    string
+	plan, hotelID, venueID, code, fit string
+	offerFor                          time.Duration
+}
+
+func (w waitingEntry) line() line {
+	return line{resourceID: w.resourceID, from: w.from, to: w.to, quantity: w.quantity}
+}
+
+// waitingFor reads, unlocked, the entries waiting for any unit of lines, in the order they
+// joined. An entry joining after it is read waits for the next give-back.
+func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, error) {
+	resources, froms, tos := make([]int64, len(lines)), make([]time.Time, len(lines)), make([]time.Time, len(lines))
+	for i, l := range lines {
+		resources[i], froms[i], tos[i] = l.resourceID, l.from, l.to
+	}
+	rows, err := tx.Query(ctx, `SELECT e.id, e.resource_id, e.unit_from, e.unit_to, e.quantity, e.customer_id,
+			COALESCE(e.channel_id, ''), COALESCE(e.agent_id, ''), COALESCE(e.rate_plan, ''),
+			COALESCE(r.hotel_id, ''), COALESCE(r.venue_id, ''), r.code,
+			COALESCE(h.waitlist_fit, v.waitlist_fit), COALESCE(h.waitlist_offer_minutes, v.waitlist_offer_minutes)
+		FROM waitlist_entries e JOIN resources r ON r.id = e.resource_id
+			LEFT JOIN hotels h ON h.id = r.hotel_id LEFT JOIN venues v ON v.id = r.venue_id
+		WHERE e.status = 'waiting' AND EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
+			WHERE e.resource_id = l.r AND e.unit_from < l.t AND e.unit_to > l.f)
+		ORDER BY e.id LIMIT `+fmt.Sprint(maxWaitingRead), resources, froms, tos)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (waitingEntry, error) {
+		var w waitingEntry
+		var minutes int
+		err := r.Scan(&w.id, &w.resourceID, &w.from, &w.to, &w.quantity, &w.customerID, &w.channelID, &w.agentID,
+			&w.plan, &w.hotelID, &w.venueID, &w.code, &w.fit, &minutes)
+		w.offerFor = time.Duration(minutes) * time.Minute
+		return w, err
+	})
+}
+
+// lockForGiveBack locks what a give-back of lines needs, in the one order: the sale locks of the
+// resources entries wait for, then the units of lines and of those entries' spans. It returns
+// the entries, for offerFreed.
+func lockForGiveBack(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, error) {
+	waiting, err := waitingFor(ctx, tx, lines)
+	if err != nil {
+		return nil, err
+	}
+	locked := lines
+	if len(waiting) > 0 {
+		var ids []int64
+		locked = slices.Clone(lines)
+		for _, w := range waiting {
+			ids = append(ids, w.resourceID)
+			locked = append(locked, w.line())
+		}
+		slices.Sort(ids)
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM resources WHERE id = ANY($1) ORDER BY id FOR KEY SHARE`, slices.Compact(ids)); err != nil {
+			return nil, err
+		}
+	}
+	return waiting, lockLines(ctx, tx, locked)
+}
+
+// offerFreed offers what the give-back of freed left free to the entries waiting, in the order
+// they joined: each entry that fits gets its offer. One that does not fit is skipped, keeping
+// its place, or, at a site whose rule is wait, stops the offers of its resource. Call it after
+// the units are given back, under lockForGiveBack's locks.
+func offerFreed(ctx context.Context, tx pgx.Tx, freed []line, waiting []waitingEntry) error {
+	if len(waiting) == 0 {
+		return nil
+	}
+	var own string // the transaction's own booking, which the history triggers name
+	if err := tx.QueryRow(ctx, `SELECT COALESCE(current_setting('bookflow.booking_id', true), '')`).Scan(&own); err != nil {
+		return err
+	}
+	stopped := map[int64]bool{}
+	for _, w := range waiting {
+		if stopped[w.resourceID] {
+			continue
+		}
+		offered, fits, err := offerTo(ctx, tx, w)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !fits && w.fit == domain.WaitlistFitWait:
+			stopped[w.resourceID] = true
+		case offered:
+			if stopped[w.resourceID], err = nothingLeft(ctx, tx, freed, w.resourceID); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := tx.Exec(ctx, `SELECT set_config('bookflow.booking_id', $1, true)`, own)
+	return err
+}
+
+// nothingLeft reports whether no unit of resource that freed lines cover has anything left: no
+// entry waiting for any of them can fit.
+func nothingLeft(ctx context.Context, tx pgx.Tx, freed []line, resourceID int64) (bool, error) {
+	var left bool
+	for _, l := range freed {
+		if l.resourceID != resourceID {
+			continue
+		}
+		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM inventory i WHERE i.resource_id = $1
+			AND i.unit_start >= $2 AND i.unit_start < $3 AND `+unitsLeft+` > 0)`, l.resourceID, l.from, l.to).Scan(&left)
+		if err != nil || left {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// offerTo holds the entry's product for it when it fits, as its offer. fits is false when its
+// units are short or a sale rule refuses them; an entry being changed elsewhere, or whose
+// customer has a live offer, is passed over (fits true: the units are not what stops it).
+func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool, err error) {
+	var offers int
+	err = tx.QueryRow(ctx, `SELECT offers FROM waitlist_entries WHERE id = $1 AND status = 'waiting' FOR UPDATE SKIP LOCKED`,
+		w.id).Scan(&offers)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, true, nil // left, offered or closed meanwhile, or being so
+	}
+	if err != nil {
+		return false, false, err
+	}
+	if st, err := lineAvailable(ctx, tx, w.line()); err != nil || !st.ok {
+		return false, false, err
+	}
+	var free bool
+	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('waitlist-offer:' || $1, 0))
+			AND NOT EXISTS (SELECT 1 FROM bookings WHERE customer_id = $1 AND waitlist_entry_id IS NOT NULL AND status = 'HOLD')`,
+		w.customerID).Scan(&free); err != nil || !free {
+		return false, true, err
+	}
+	sp, err := tx.Begin(ctx) // a savepoint: an offer refused leaves nothing behind
+	if err != nil {
+		return false, false, err
+	}
+	defer sp.Rollback(ctx) //nolint:errcheck // a no-op once released
+	// Random past its entry and number: entry ids restart with a database, workflow ids do not.
+	bookingID := fmt.Sprintf("%swl%d-%d-%s", domain.BookingIDPrefix, w.id, offers+1, strings.ToLower(rand.Text()[:10]))
+	if _, err := sp.Exec(ctx, `SELECT set_config('bookflow.booking_id', $1, true)`, bookingID); err != nil {
+		return false, false, err
+	}
+	held, err := holdOffer(ctx, sp, w, bookingID, fmt.Sprintf("waitlist-offer-%d-%d", w.id, offers+1))
+	if err != nil || !held {
+		return false, false, err
+	}
+	if _, err := sp.Exec(ctx, `UPDATE bookings SET waitlist_entry_id = $2 WHERE id = $1`, bookingID, w.id); err != nil {
+		return false, false, err
+	}
+	if _, err := sp.Exec(ctx, `UPDATE waitlist_entries SET status = 'offered', offers = offers + 1, offer_booking_id = $2
+		WHERE id = $1`, w.id, bookingID); err != nil {
+		return false, false, err
+	}
+	if _, err := sp.Exec(ctx, `INSERT INTO waitlist_offer_starts (booking_id) VALUES ($1)`, bookingID); err != nil {
+		return false, false, err
+	}
+	return true, true, sp.Commit(ctx)
+}
+
+// holdOffer makes the offer's booking, a HOLD for the site's offer time, as a hold of the
+// product would: a stay judged by the hotel's sale rules and priced by its plan, or a one-line
+// order. held is false when it could not be taken (nothing is then kept: the caller rolls back).
+func holdOffer(ctx context.Context, tx pgx.Tx, w waitingEntry, bookingID, key string) (held bool, err error) {
+	if w.venueID != "" {
+		p := OrderParams{BookingID: bookingID, IdempotencyKey: key, CreatedBy: CreatedByWaitlist, HoldTTL: w.offerFor,
+			Request: domain.OrderRequest{CustomerID: w.customerID, VenueID: w.venueID, Lines: []domain.OrderLine{
+				{ResourceID: w.code, Start: w.from.UTC(), End: w.to.UTC(), Quantity: w.quantity}}}}
+		inserted, err := insertOrder(ctx, tx, p, domain.StatusHold)
+		if err != nil || !inserted { // not inserted: the customer holds an order for the slot already
+			return false, err
+		}
+		return takeAndPriceOrder(ctx, tx, p)
+	}
+	p := ReserveParams{BookingID: bookingID, IdempotencyKey: key, CreatedBy: CreatedByWaitlist, HoldTTL: w.offerFor,
+		ChannelID: w.channelID, AgentID: w.agentID,
+		Request: domain.HoldRequest{CustomerID: w.customerID, HotelID: w.hotelID, RoomTypeID: w.code,
+			Stay:     domain.Stay{CheckIn: domain.DateOf(w.from, time.UTC), CheckOut: domain.DateOf(w.to, time.UTC)},
+			Quantity: w.quantity, RatePlan: w.plan}}
+	sale, inserted, err := insertBooking(ctx, tx, p, domain.StatusHold)
+	if err != nil || !inserted {
+		return false, cmp.Or(err, fmt.Errorf("offer %s: a booking of that id exists", bookingID))
+	}
+	b, err := reserveStay(ctx, tx, p, sale)
+	return err == nil && b.Status == domain.StatusHold, err
+}
+
+// ClaimOfferStarts leases up to limit offers whose workflow is not started, for lease: another
+// worker takes them only once the lease has run out.
+func (s *Store) ClaimOfferStarts(ctx context.Context, limit int, lease time.Duration) ([]domain.Booking, error) {
+	var ids []string
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `UPDATE waitlist_offer_starts SET claimed_until = now() + $2 * interval '1 microsecond'
+			WHERE booking_id IN (SELECT booking_id FROM waitlist_offer_starts
+				WHERE started_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+				ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+			RETURNING booking_id`, limit, lease.Microseconds())
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Booking, 0, len(ids))
+	for _, id := range ids {
+		b, err := s.GetBooking(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// OfferStarted records that an offer's workflow runs (or needs none: its booking left HOLD).
+func (s *Store) OfferStarted(ctx context.Context, bookingID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE waitlist_offer_starts SET started_at = now() WHERE booking_id = $1`, bookingID)
+	return err
+}
