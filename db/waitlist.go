@@ -241,8 +241,8 @@ func (s *Store) SetWaitlistSettings(ctx context.Context, siteID string, venue bo
 	if venue {
 		table = "venues"
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE `+table+` SET waitlist_offer_minutes = $2, waitlist_fit = $3 WHERE id = $1`,
-		siteID, set.OfferMinutes, set.Fit)
+	tag, err := s.pool.Exec(ctx, `UPDATE `+table+` SET waitlist_offer_seconds = $2, waitlist_fit = $3 WHERE id = $1`,
+		siteID, set.OfferSeconds, set.Fit)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = fmt.Errorf("%w: %s %s", domain.ErrNotFound, table[:len(table)-1], siteID)
 	}
@@ -256,8 +256,8 @@ func (s *Store) WaitlistSettings(ctx context.Context, siteID string, venue bool)
 		table = "venues"
 	}
 	var set domain.WaitlistSettings
-	err := s.pool.QueryRow(ctx, `SELECT waitlist_offer_minutes, waitlist_fit FROM `+table+` WHERE id = $1`, siteID).
-		Scan(&set.OfferMinutes, &set.Fit)
+	err := s.pool.QueryRow(ctx, `SELECT waitlist_offer_seconds, waitlist_fit FROM `+table+` WHERE id = $1`, siteID).
+		Scan(&set.OfferSeconds, &set.Fit)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = fmt.Errorf("%w: %s %s", domain.ErrNotFound, table[:len(table)-1], siteID)
 	}

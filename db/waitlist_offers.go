@@ -56,7 +56,7 @@ func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, e
 	rows, err := tx.Query(ctx, `SELECT e.id, e.resource_id, e.unit_from, e.unit_to, e.quantity, e.customer_id,
 			COALESCE(e.channel_id, ''), COALESCE(e.agent_id, ''), COALESCE(e.rate_plan, ''),
 			COALESCE(r.hotel_id, ''), COALESCE(r.venue_id, ''), r.code,
-			COALESCE(h.waitlist_fit, v.waitlist_fit), COALESCE(h.waitlist_offer_minutes, v.waitlist_offer_minutes)
+			COALESCE(h.waitlist_fit, v.waitlist_fit), COALESCE(h.waitlist_offer_seconds, v.waitlist_offer_seconds)
 		FROM waitlist_entries e JOIN resources r ON r.id = e.resource_id
 			LEFT JOIN hotels h ON h.id = r.hotel_id LEFT JOIN venues v ON v.id = r.venue_id
 		WHERE e.status = 'waiting' AND EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
@@ -67,10 +67,10 @@ func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, e
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (waitingEntry, error) {
 		var w waitingEntry
-		var minutes int
+		var seconds int
 		err := r.Scan(&w.id, &w.resourceID, &w.from, &w.to, &w.quantity, &w.customerID, &w.channelID, &w.agentID,
-			&w.plan, &w.hotelID, &w.venueID, &w.code, &w.fit, &minutes)
-		w.offerFor = time.Duration(minutes) * time.Minute
+			&w.plan, &w.hotelID, &w.venueID, &w.code, &w.fit, &seconds)
+		w.offerFor = time.Duration(seconds) * time.Second
 		return w, err
 	})
 }

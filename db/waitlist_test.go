@@ -174,7 +174,7 @@ func TestAnEntryAskingMoreThanIsFreeIsSkippedOrWaitedForByTheSitesRule(t *testin
 		t.Run(fit, func(t *testing.T) {
 			d := testsuite.NewDatabase(t)
 			d.SetInventory(t, "h1", "double", dec10, dec13, 2)
-			require.NoError(t, d.Store.SetWaitlistSettings(ctx, "h1", false, domain.WaitlistSettings{OfferMinutes: 30, Fit: fit}))
+			require.NoError(t, d.Store.SetWaitlistSettings(ctx, "h1", false, domain.WaitlistSettings{OfferSeconds: 1800, Fit: fit}))
 			taken := holdRooms(t, d, "c0", stay3, 2)
 			entries := []domain.WaitlistEntry{waitFor(t, d, "big", stay3, 3), waitFor(t, d, "one", stay3, 1),
 				waitFor(t, d, "two", stay3, 1), waitFor(t, d, "three", stay3, 1)}

@@ -98,16 +98,17 @@ type WaitlistEntry struct {
 
 // WaitlistSettings are a site's waitlist rules.
 type WaitlistSettings struct {
-	// OfferMinutes is how long an offer is held for its customer to pay (default 60).
-	OfferMinutes int `json:"offerMinutes"`
+	// OfferSeconds is how long an offer is held for its customer to pay (default 3600), as a
+	// venue's payment window is given.
+	OfferSeconds int `json:"offerSeconds"`
 	// Fit is WaitlistFitSkip (the default) or WaitlistFitWait.
 	Fit string `json:"fit"`
 }
 
 // Validate checks the settings against what the database keeps.
 func (s WaitlistSettings) Validate() error {
-	if s.OfferMinutes < 1 || s.OfferMinutes > 10080 {
-		return fmt.Errorf("%w: offerMinutes must be between 1 and 10080 (a week)", ErrInvalid)
+	if s.OfferSeconds < 1 || s.OfferSeconds > 604800 {
+		return fmt.Errorf("%w: offerSeconds must be between 1 and 604800 (a week)", ErrInvalid)
 	}
 	if s.Fit != WaitlistFitSkip && s.Fit != WaitlistFitWait {
 		return fmt.Errorf("%w: fit must be %q or %q", ErrInvalid, WaitlistFitSkip, WaitlistFitWait)

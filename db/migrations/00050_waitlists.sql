@@ -43,11 +43,11 @@ CREATE UNIQUE INDEX bookings_one_live_offer ON bookings (customer_id)
 -- The offer's time to pay and the rule for an entry asking more than is free, per site.
 -- waitlist_fit: 'skip' offers the next entry that fits (the skipped one keeps its place); 'wait'
 -- offers nothing past the first open entry that does not fit.
-ALTER TABLE hotels ADD COLUMN waitlist_offer_minutes integer NOT NULL DEFAULT 60
-        CHECK (waitlist_offer_minutes BETWEEN 1 AND 10080),
+ALTER TABLE hotels ADD COLUMN waitlist_offer_seconds integer NOT NULL DEFAULT 3600
+        CHECK (waitlist_offer_seconds BETWEEN 1 AND 604800),
     ADD COLUMN waitlist_fit text NOT NULL DEFAULT 'skip' CHECK (waitlist_fit IN ('skip', 'wait'));
-ALTER TABLE venues ADD COLUMN waitlist_offer_minutes integer NOT NULL DEFAULT 60
-        CHECK (waitlist_offer_minutes BETWEEN 1 AND 10080),
+ALTER TABLE venues ADD COLUMN waitlist_offer_seconds integer NOT NULL DEFAULT 3600
+        CHECK (waitlist_offer_seconds BETWEEN 1 AND 604800),
     ADD COLUMN waitlist_fit text NOT NULL DEFAULT 'skip' CHECK (waitlist_fit IN ('skip', 'wait'));
 
 -- The offers whose booking workflow a worker has still to start (worker/waitlist_offers.go),
@@ -134,8 +134,8 @@ DROP TRIGGER waitlist_entries_events ON waitlist_entries;
 DROP FUNCTION queue_waitlist_events();
 DROP FUNCTION queue_waitlist_event(text, text, waitlist_entries);
 DROP TABLE waitlist_offer_starts;
-ALTER TABLE venues DROP COLUMN waitlist_fit, DROP COLUMN waitlist_offer_minutes;
-ALTER TABLE hotels DROP COLUMN waitlist_fit, DROP COLUMN waitlist_offer_minutes;
+ALTER TABLE venues DROP COLUMN waitlist_fit, DROP COLUMN waitlist_offer_seconds;
+ALTER TABLE hotels DROP COLUMN waitlist_fit, DROP COLUMN waitlist_offer_seconds;
 DROP INDEX bookings_one_live_offer;
 ALTER TABLE bookings DROP COLUMN waitlist_entry_id;
 DROP TABLE waitlist_entries;
