@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -25,6 +26,16 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 			ADD COLUMN IF NOT EXISTS balance_payment_id text; -- 00047
 		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS card_guarantee jsonb,
 			ADD COLUMN IF NOT EXISTS guarantee_fee jsonb -- 00049`)
+	if err != nil || version >= 50 {
+		return err
+	}
+	// Every give-back reads the waitlist: 00050 whole, which may run twice.
+	text, err := migrations.ReadFile("migrations/00050_waitlists.sql")
+	if err != nil {
+		return err
+	}
+	up, _, _ := strings.Cut(string(text), "-- +goose Down")
+	_, err = pool.Exec(ctx, up)
 	return err
 }
 

@@ -1,12 +1,14 @@
 -- +goose Up
 
--- Waitlists (issue 36, docs/waitlists.md). An entry is a customer waiting for a sold-out
--- product: quantity units of one resource (a hotel's room type by the night, under a rate plan,
+-- Waitlists (issue 36, docs/waitlists.md). Every statement may run twice: the upgrade tests
+-- apply it to an old schema first, for today's store (db.MigrateToForTodaysStore).
+--
+-- An entry is a customer waiting for a sold-out product: quantity units of one resource (a hotel's room type by the night, under a rate plan,
 -- or a venue's resource for a slot) over [unit_from, unit_to). It is a row, not a workflow, so
 -- that a flash sale's losers join cheaply. First come, first served: id order per resource.
 -- status: waiting, offered (a HOLD booking holds the units for it: offer_booking_id), closed
 -- (closed_reason says why). channel_id and agent_id: an agent's entry is offered on its channel.
-CREATE TABLE waitlist_entries (
+CREATE TABLE IF NOT EXISTS waitlist_entries (
     id               bigserial   PRIMARY KEY,
     customer_id      text        NOT NULL,
     created_by       text        NOT NULL,
@@ -28,43 +30,43 @@ CREATE TABLE waitlist_entries (
     CHECK ((status = 'closed') = (closed_reason IS NOT NULL))
 );
 -- What a give-back reads: the open entries of a resource, in the order they joined.
-CREATE INDEX waitlist_entries_waiting ON waitlist_entries (resource_id, id) WHERE status = 'waiting';
-CREATE INDEX waitlist_entries_customer ON waitlist_entries (customer_id, id);
+CREATE INDEX IF NOT EXISTS waitlist_entries_waiting ON waitlist_entries (resource_id, id) WHERE status = 'waiting';
+CREATE INDEX IF NOT EXISTS waitlist_entries_customer ON waitlist_entries (customer_id, id);
 -- One open entry per customer per product.
-CREATE UNIQUE INDEX waitlist_entries_one_open ON waitlist_entries
+CREATE UNIQUE INDEX IF NOT EXISTS waitlist_entries_one_open ON waitlist_entries
     (customer_id, resource_id, unit_from, unit_to, COALESCE(rate_plan, '')) WHERE status <> 'closed';
 
 -- An offer is an ordinary HOLD booking that names its entry. One live offer per customer: the
 -- guard the offering transaction relies on (it skips an entry whose customer has one).
 ALTER TABLE bookings ADD COLUMN IF NOT EXISTS waitlist_entry_id bigint REFERENCES waitlist_entries (id);
-CREATE UNIQUE INDEX bookings_one_live_offer ON bookings (customer_id)
+CREATE UNIQUE INDEX IF NOT EXISTS bookings_one_live_offer ON bookings (customer_id)
     WHERE waitlist_entry_id IS NOT NULL AND status = 'HOLD';
 
 -- The offer's time to pay and the rule for an entry asking more than is free, per site.
 -- waitlist_fit: 'skip' offers the next entry that fits (the skipped one keeps its place); 'wait'
 -- offers nothing past the first open entry that does not fit.
-ALTER TABLE hotels ADD COLUMN waitlist_offer_seconds integer NOT NULL DEFAULT 3600
+ALTER TABLE hotels ADD COLUMN IF NOT EXISTS waitlist_offer_seconds integer NOT NULL DEFAULT 3600
         CHECK (waitlist_offer_seconds BETWEEN 1 AND 604800),
-    ADD COLUMN waitlist_fit text NOT NULL DEFAULT 'skip' CHECK (waitlist_fit IN ('skip', 'wait'));
-ALTER TABLE venues ADD COLUMN waitlist_offer_seconds integer NOT NULL DEFAULT 3600
+    ADD COLUMN IF NOT EXISTS waitlist_fit text NOT NULL DEFAULT 'skip' CHECK (waitlist_fit IN ('skip', 'wait'));
+ALTER TABLE venues ADD COLUMN IF NOT EXISTS waitlist_offer_seconds integer NOT NULL DEFAULT 3600
         CHECK (waitlist_offer_seconds BETWEEN 1 AND 604800),
-    ADD COLUMN waitlist_fit text NOT NULL DEFAULT 'skip' CHECK (waitlist_fit IN ('skip', 'wait'));
+    ADD COLUMN IF NOT EXISTS waitlist_fit text NOT NULL DEFAULT 'skip' CHECK (waitlist_fit IN ('skip', 'wait'));
 
 -- The offers whose booking workflow a worker has still to start (worker/waitlist_offers.go),
 -- written in the offer's transaction: an offer committed is never left without its workflow.
 -- claimed_until is a worker's lease, so two workers do not start the same offer at once.
-CREATE TABLE waitlist_offer_starts (
+CREATE TABLE IF NOT EXISTS waitlist_offer_starts (
     booking_id    text        PRIMARY KEY REFERENCES bookings (id),
     created_at    timestamptz NOT NULL DEFAULT now(),
     claimed_until timestamptz,
     started_at    timestamptz
 );
-CREATE INDEX waitlist_offer_starts_due ON waitlist_offer_starts (created_at) WHERE started_at IS NULL;
+CREATE INDEX IF NOT EXISTS waitlist_offer_starts_due ON waitlist_offer_starts (created_at) WHERE started_at IS NULL;
 
 -- Integrators' events of an entry, ordered per entry (event_deliveries.booking_id is the
 -- ordering key: 'waitlist-<id>' here).
 -- +goose StatementBegin
-CREATE FUNCTION queue_waitlist_event(p_event text, p_type text, e waitlist_entries) RETURNS void
+CREATE OR REPLACE FUNCTION queue_waitlist_event(p_event text, p_type text, e waitlist_entries) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, payload)
@@ -85,7 +87,7 @@ END $$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE FUNCTION queue_waitlist_events() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION queue_waitlist_events() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         PERFORM queue_waitlist_event('evt_wl' || NEW.id || '_joined', 'waitlist.joined', NEW);
@@ -101,6 +103,7 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
+DROP TRIGGER IF EXISTS waitlist_entries_events ON waitlist_entries;
 CREATE TRIGGER waitlist_entries_events AFTER INSERT OR UPDATE OF status ON waitlist_entries
     FOR EACH ROW EXECUTE FUNCTION queue_waitlist_events();
 
@@ -108,7 +111,7 @@ CREATE TRIGGER waitlist_entries_events AFTER INSERT OR UPDATE OF status ON waitl
 -- the customer's decline is a cancel of the hold). Any booking confirmed closes its customer's
 -- waiting entries for the same resource over any of its units: they booked it another way.
 -- +goose StatementBegin
-CREATE FUNCTION close_waitlist_entries() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION close_waitlist_entries() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.waitlist_entry_id IS NOT NULL AND OLD.status = 'HOLD' AND NEW.status <> 'HOLD' THEN
         UPDATE waitlist_entries SET status = 'closed', closed_at = now(),
@@ -124,6 +127,7 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
+DROP TRIGGER IF EXISTS bookings_close_waitlist_entries ON bookings;
 CREATE TRIGGER bookings_close_waitlist_entries AFTER UPDATE OF status ON bookings
     FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION close_waitlist_entries();
 
