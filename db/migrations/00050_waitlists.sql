@@ -3,9 +3,10 @@
 -- Waitlists (issue 36, docs/waitlists.md). Every statement may run twice: the upgrade tests
 -- apply it to an old schema first, for today's store (db.MigrateToForTodaysStore).
 --
--- An entry is a customer waiting for a sold-out product: quantity units of one resource (a hotel's room type by the night, under a rate plan,
--- or a venue's resource for a slot) over [unit_from, unit_to). It is a row, not a workflow, so
--- that a flash sale's losers join cheaply. First come, first served: id order per resource.
+-- An entry is a customer waiting for a sold-out product: quantity units of one resource (a
+-- hotel's room type by the night, under a rate plan, or a venue's resource for a slot) over
+-- [unit_from, unit_to). It is a row, not a workflow, so that a flash sale's losers join cheaply.
+-- First come, first served: id order per resource.
 -- status: waiting, offered (a HOLD booking holds the units for it: offer_booking_id), closed
 -- (closed_reason says why). channel_id and agent_id: an agent's entry is offered on its channel.
 CREATE TABLE IF NOT EXISTS waitlist_entries (
