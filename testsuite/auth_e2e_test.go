@@ -56,6 +56,10 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/bookings/:id/amendments/quote", customer},
 	{"GET", "/api/v1/bookings/:id/amendments", customer},
 	{"GET", "/api/v1/me/bookings", customer},
+	{"POST", "/api/v1/waitlist", customer},
+	{"GET", "/api/v1/me/waitlist", customer},
+	{"DELETE", "/api/v1/me/waitlist/:entryId", customer},
+	{"POST", "/api/v1/me/waitlist/:entryId/decline", customer},
 	{"POST", "/api/v1/venues/:venueId/bookings", customer},
 	{"POST", "/api/v1/agent/bookings", agentOnly},
 	{"GET", "/api/v1/agent/bookings", agentOnly},
@@ -65,9 +69,13 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/agent/bookings/:id/amendments/quote", agentOnly},
 	{"GET", "/api/v1/agent/bookings/:id/amendments", agentOnly},
 	{"GET", "/api/v1/agent/notifications", agentOnly},
+	{"POST", "/api/v1/agent/waitlist", agentOnly},
+	{"GET", "/api/v1/agent/waitlist", agentOnly},
 	{"POST", "/api/v1/staff/bookings", desk},
 	{"POST", "/api/v1/staff/venues/:venueId/bookings", desk},
 	{"GET", "/api/v1/staff/sites", anyStaff},
+	{"POST", "/api/v1/staff/waitlist", desk},
+	{"GET", "/api/v1/staff/waitlist", anyStaff},
 	{"GET", "/api/v1/staff/bookings", anyStaff},
 	{"GET", "/api/v1/staff/bookings/stuck", money},
 	{"GET", "/api/v1/staff/bookings/:id", anyStaff},
@@ -108,6 +116,10 @@ var routeRoles = []struct {
 	{"PUT", "/api/v1/admin/hotels/:hotelId/room-types/:roomTypeId/rates", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
 	{"GET", "/api/v1/admin/hotels/:hotelId/cancellation-policy", adminOnly},
+	{"PUT", "/api/v1/admin/hotels/:hotelId/waitlist-settings", adminOnly},
+	{"GET", "/api/v1/admin/hotels/:hotelId/waitlist-settings", adminOnly},
+	{"PUT", "/api/v1/admin/venues/:venueId/waitlist-settings", adminOnly},
+	{"GET", "/api/v1/admin/venues/:venueId/waitlist-settings", adminOnly},
 	{"PUT", "/api/v1/admin/hotels/:hotelId/rate-plans/:code", adminOnly},
 	{"GET", "/api/v1/admin/hotels/:hotelId/rate-plans", adminOnly},
 	{"GET", "/api/v1/admin/hotels/:hotelId/rate-plans/:code", adminOnly},
@@ -161,7 +173,8 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 	param := strings.NewReplacer(":hotelId", "{hotelId}", ":roomTypeId", "{roomTypeId}", ":id", "{id}",
 		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
 		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
-		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}")
+		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}",
+		":entryId", "{entryId}")
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
 		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)
@@ -214,7 +227,7 @@ func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
 
 	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id, ":venueId", "v-auth",
 		":resourceId", "court-1", ":supplierId", "acme-auth", ":channelId", "ota-auth", ":agentId", "agent-auth",
-		":ruleId", "1", ":alertId", "1", ":code", "BAR").Replace
+		":ruleId", "1", ":alertId", "1", ":code", "BAR", ":entryId", "1").Replace
 	// The agent and supplier callers act for an agent and a supplier that exist.
 	for _, r := range []struct {
 		path string
