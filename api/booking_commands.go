@@ -147,10 +147,18 @@ func (s *Server) answerAudited(c echo.Context, state workflows.BookingState, err
 func (s *Server) askBooking(c echo.Context, id, update string, view viewer, want ...domain.Status) (workflows.BookingState, error) {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.WorkflowTimeout)
 	defer cancel()
-	handle, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	ask := client.UpdateWorkflowOptions{
 		WorkflowID: id, UpdateName: update, WaitForStage: client.WorkflowUpdateStageCompleted,
 		Args: []any{principal(c).Subject}, // who asks, for the booking's history
-	})
+	}
+	handle, err := s.temporal.UpdateWorkflow(ctx, ask)
+	if isWorkflowGone(err) { // a waitlist offer may not have its workflow yet: then it gets it now
+		if started, startErr := worker.StartPendingOffer(ctx, s.temporal, s.store, id, s.resumeOptions()); startErr != nil {
+			return workflows.BookingState{}, startErr
+		} else if started {
+			handle, err = s.temporal.UpdateWorkflow(ctx, ask)
+		}
+	}
 	state, _, err := s.outcome(ctx, id, handle, err)
 	if err != nil {
 		return state, err

@@ -74,7 +74,7 @@ func (s *Server) paymentWebhook(c echo.Context) error {
 
 // deliver hands the event to the workflow that acts on it.
 func (s *Server) deliver(ctx context.Context, ev domain.PaymentEvent) error {
-	return worker.Deliverer{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue}.Deliver(ctx, ev)
+	return worker.Deliverer{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue, Offers: s.resumeOptions()}.Deliver(ctx, ev)
 }
 
 // bookingPayments shows staff (a front desk its own sites') a booking's money: what it was paid and owes back, every

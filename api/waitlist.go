@@ -253,5 +253,5 @@ func productInQuery(c echo.Context) (domain.WaitlistRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	return req, req.Validate(domain.Limits{MaxNights: 366, MaxQuantity: 1, SaleHorizonDays: 3650})
+	return req, req.ValidateProduct(domain.Limits{MaxNights: 366, MaxQuantity: 1, SaleHorizonDays: 3650})
 }

@@ -261,3 +261,12 @@ func (s *Store) OfferStarted(ctx context.Context, bookingID string) error {
 	_, err := s.pool.Exec(ctx, `UPDATE waitlist_offer_starts SET started_at = now() WHERE booking_id = $1`, bookingID)
 	return err
 }
+
+// OfferPendingStart reports whether booking id is a waitlist offer whose workflow is still to
+// start.
+func (s *Store) OfferPendingStart(ctx context.Context, bookingID string) (bool, error) {
+	var pending bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM waitlist_offer_starts WHERE booking_id = $1 AND started_at IS NULL)`,
+		bookingID).Scan(&pending)
+	return pending, err
+}

@@ -35,6 +35,15 @@ func (r WaitlistRequest) Order() OrderRequest {
 
 // Validate checks the request's shape as a hold or an order of the same product would be.
 func (r WaitlistRequest) Validate(l Limits) error {
+	if err := ValidateSubject("customerId", r.CustomerID); err != nil {
+		return err
+	}
+	return r.ValidateProduct(l)
+}
+
+// ValidateProduct checks the product alone (a staff list of its waitlist names no customer).
+func (r WaitlistRequest) ValidateProduct(l Limits) error {
+	r.CustomerID = "product" // the hold's and the order's checks ask for one
 	switch {
 	case (r.HotelID == "") == (r.VenueID == ""):
 		return fmt.Errorf("%w: name either a hotel (hotelId, roomTypeId, checkIn, checkOut) or a venue (venueId, resourceId, start, end)", ErrInvalid)

@@ -20,6 +20,16 @@ type Deliverer struct {
 	Temporal  client.Client
 	Store     *db.Store
 	TaskQueue string // where late-payment workflows run; workflows.TaskQueue when empty
+	// Offers are the settings of a waitlist offer's workflow it starts (TaskQueue when empty).
+	Offers ResumeOptions
+}
+
+func (d Deliverer) offerOptions() ResumeOptions {
+	o := d.Offers
+	if o.TaskQueue == "" {
+		o.TaskQueue = d.TaskQueue
+	}
+	return o
 }
 
 // Deliver signals the event to the booking's workflow. A payment whose booking workflow has
@@ -33,6 +43,15 @@ func (d Deliverer) Deliver(ctx context.Context, ev domain.PaymentEvent) error {
 		return d.deliverRefund(ctx, ev)
 	}
 	err := d.Temporal.SignalWorkflow(ctx, ev.BookingID, "", workflows.SignalPayment, ev)
+	if WorkflowGone(err) { // a waitlist offer paid before its workflow started gets it now
+		started, startErr := StartPendingOffer(ctx, d.Temporal, d.Store, ev.BookingID, d.offerOptions())
+		if startErr != nil {
+			return startErr
+		}
+		if started {
+			err = d.Temporal.SignalWorkflow(ctx, ev.BookingID, "", workflows.SignalPayment, ev)
+		}
+	}
 	if !WorkflowGone(err) {
 		return err
 	}

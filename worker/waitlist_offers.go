@@ -95,10 +95,29 @@ func StartOffer(ctx context.Context, c client.Client, store *db.Store, b domain.
 	if err != nil {
 		return err
 	}
+	in.Resume.Offered = true
 	err = startBookingRun(ctx, c, b, in, opts, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return nil
 	}
 	return err
+}
+
+// StartPendingOffer starts the workflow of booking id when it is a waitlist offer whose workflow
+// is still to start (the starter has not reached it, or its worker is down), and says whether it
+// did: a payment, a decline or a cancel that finds no workflow then has one to act on it.
+func StartPendingOffer(ctx context.Context, c client.Client, store *db.Store, id string, opts ResumeOptions) (bool, error) {
+	pending, err := store.OfferPendingStart(ctx, id)
+	if err != nil || !pending {
+		return false, err
+	}
+	b, err := store.GetBooking(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if err := StartOffer(ctx, c, store, b, opts); err != nil {
+		return false, err
+	}
+	return true, store.OfferStarted(ctx, id)
 }

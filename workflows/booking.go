@@ -335,6 +335,11 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 			return b.state, err
 		}
 		b.flushSupplierCancels(ctx) // holds a resumed booking's refused amendment may have made
+		if b.in.Resume.Offered && b.takes(ctx, versionWaitlistOffer) {
+			if err := b.afterReserve(ctx); err != nil {
+				return b.state, err
+			}
+		}
 	} else if err := b.reserve(ctx); err != nil {
 		return b.state, err
 	} else if err := b.afterReserve(ctx); err != nil {
@@ -381,6 +386,10 @@ func (b *booking) run(ctx workflow.Context) (BookingState, error) {
 		}
 	}
 }
+
+// versionWaitlistOffer marks the runs that start a waitlist offer (Resume.Offered), which no
+// run before it did.
+const versionWaitlistOffer = "waitlist-offer"
 
 // versionRefusedGoesOn marks the workflows in which a refused or abandoned reservation whose
 // queued payment moved the booking on keeps running (before, it closed regardless).

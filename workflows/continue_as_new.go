@@ -43,6 +43,10 @@ type Resume struct {
 	// Restart are refund sagas a resumed booking's lost workflow had running (an amendment's
 	// refund the provider had not given back): they run again from their last attempt.
 	Restart []*Saga `json:",omitempty"`
+	// Offered: the run starts a waitlist offer, a hold the database made in a give-back's
+	// transaction (db/waitlist_offers.go). It goes on as a reservation's outcome would: an
+	// agent's is confirmed on its channel's account, a customer's waits for payment.
+	Offered bool `json:",omitempty"`
 }
 
 // versionContinueAsNew, with the history length appended, marks the moment a run continued as
