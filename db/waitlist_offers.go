@@ -99,6 +99,51 @@ func lockForGiveBack(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEnt
 	return waiting, lockLines(ctx, tx, locked)
 }
 
+// offerAfterLocks offers units freed by a change that locked units before it could read the
+// waitlist (a capacity raise, an amendment's give-back, an early departure): the entries'
+// sale locks and their spans' units are then only tried (NOWAIT, out of the one order), and an
+// entry whose locks are busy is passed over, keeping its place, for the next give-back. Units
+// the change itself locked are free to take.
+func offerAfterLocks(ctx context.Context, tx pgx.Tx, freed []line) error {
+	waiting, err := waitingFor(ctx, tx, freed)
+	if err != nil || len(waiting) == 0 {
+		return err
+	}
+	var locked []waitingEntry
+	for _, w := range waiting {
+		ok, err := tryLockEntry(ctx, tx, w)
+		if err != nil {
+			return err
+		}
+		if ok {
+			locked = append(locked, w)
+		}
+	}
+	return offerFreed(ctx, tx, freed, locked)
+}
+
+// tryLockEntry takes an entry's sale lock and its span's units without waiting, and says
+// whether it got them (a savepoint undoes a refusal).
+func tryLockEntry(ctx context.Context, tx pgx.Tx, w waitingEntry) (bool, error) {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer sp.Rollback(ctx) //nolint:errcheck // a no-op once released
+	_, err = sp.Exec(ctx, `SELECT 1 FROM resources WHERE id = $1 FOR KEY SHARE NOWAIT`, w.resourceID)
+	if err == nil {
+		_, err = sp.Exec(ctx, `SELECT 1 FROM inventory WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
+			ORDER BY unit_start FOR UPDATE NOWAIT`, w.resourceID, w.from, w.to)
+	}
+	if pgCode(err) == lockNotAvailable {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, sp.Commit(ctx)
+}
+
 // offerFreed offers what the give-back of freed left free to the entries waiting, in the order
 // they joined: each entry that fits gets its offer. One that does not fit is skipped, keeping
 // its place, or, at a site whose rule is wait, stops the offers of its resource. Call it after
