@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // joinWaitlist adds the customer (the token's subject) to a product's waitlist: 201 with the
 // entry and its place, or 200 with the entry they already have for it.
 func (s *Server) joinWaitlist(c echo.Context) error {
-	return s.join(c, func(req *domain.WaitlistRequest) (db.WaitlistJoin, error) {
+	return s.join(c, "/api/v1/me/waitlist", func(req *domain.WaitlistRequest) (db.WaitlistJoin, error) {
 		var err error
 		req.CustomerID, err = callerAsCustomer(c, req.CustomerID)
 		return db.WaitlistJoin{Request: *req, CreatedBy: principal(c).Subject}, err
@@ -31,7 +32,7 @@ func (s *Server) joinWaitlist(c echo.Context) error {
 // agentJoinWaitlist adds the agent's customer to a product's waitlist on its channel: an offer
 // is made as the agent's own sale would be (its sale rules, its allocation first).
 func (s *Server) agentJoinWaitlist(c echo.Context) error {
-	return s.join(c, func(req *domain.WaitlistRequest) (db.WaitlistJoin, error) {
+	return s.join(c, "/api/v1/agent/waitlist", func(req *domain.WaitlistRequest) (db.WaitlistJoin, error) {
 		if req.VenueID != "" {
 			return db.WaitlistJoin{}, fmt.Errorf("%w: agents sell hotel stays: a venue's waitlist is joined by its customers or its desk", domain.ErrInvalid)
 		}
@@ -66,11 +67,11 @@ func (s *Server) staffJoinWaitlist(c echo.Context) error {
 	if err := s.recordWalkIn(c, body.walkIn); err != nil {
 		return err
 	}
-	return s.answerJoin(c, db.WaitlistJoin{Request: req, CreatedBy: principal(c).Subject})
+	return s.answerJoin(c, db.WaitlistJoin{Request: req, CreatedBy: principal(c).Subject}, "/api/v1/staff/waitlist")
 }
 
 // join decodes and checks a join's body, lets who asks shape it, and joins.
-func (s *Server) join(c echo.Context, as func(*domain.WaitlistRequest) (db.WaitlistJoin, error)) error {
+func (s *Server) join(c echo.Context, listedAt string, as func(*domain.WaitlistRequest) (db.WaitlistJoin, error)) error {
 	var req domain.WaitlistRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -82,10 +83,12 @@ func (s *Server) join(c echo.Context, as func(*domain.WaitlistRequest) (db.Waitl
 	if err := j.Request.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
-	return s.answerJoin(c, j)
+	return s.answerJoin(c, j, listedAt)
 }
 
-func (s *Server) answerJoin(c echo.Context, j db.WaitlistJoin) error {
+// answerJoin joins, and answers 201 with the entry (Location: where the caller lists it) or 200
+// with the open entry the customer already had.
+func (s *Server) answerJoin(c echo.Context, j db.WaitlistJoin, listedAt string) error {
 	e, joined, err := s.store.JoinWaitlist(c.Request().Context(), j)
 	if errors.Is(err, db.ErrOnSale) {
 		return newError(http.StatusConflict, "on_sale", "the product can be held now: hold it instead of joining its waitlist")
@@ -93,10 +96,31 @@ func (s *Server) answerJoin(c echo.Context, j db.WaitlistJoin) error {
 	if err != nil {
 		return err
 	}
-	if joined {
-		return c.JSON(http.StatusCreated, e)
+	if !joined {
+		return c.JSON(http.StatusOK, e)
 	}
-	return c.JSON(http.StatusOK, e)
+	if listedAt != "/api/v1/me/waitlist" {
+		listedAt += "?" + productQuery(e.WaitlistRequest)
+	}
+	c.Response().Header().Set(echo.HeaderLocation, listedAt)
+	return c.JSON(http.StatusCreated, e)
+}
+
+// productQuery is the query that names a product in the waitlist lists (productInQuery).
+func productQuery(r domain.WaitlistRequest) string {
+	q := url.Values{}
+	if r.HotelID != "" {
+		q.Set("hotelId", r.HotelID)
+		q.Set("roomTypeId", r.RoomTypeID)
+		q.Set("checkIn", r.CheckIn.String())
+		q.Set("checkOut", r.CheckOut.String())
+	} else {
+		q.Set("venueId", r.VenueID)
+		q.Set("resourceId", r.ResourceID)
+		q.Set("start", r.Start.UTC().Format(time.RFC3339))
+		q.Set("end", r.End.UTC().Format(time.RFC3339))
+	}
+	return q.Encode()
 }
 
 // myWaitlist answers the customer's entries: open ones with their place or live offer, then the

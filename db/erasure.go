@@ -44,12 +44,15 @@ type ErasureRows struct {
 	// release's workers, is scrubbed and counted here.)
 	EventDeliveries int64 `json:"eventDeliveries"`
 	WalkInCustomers int64 `json:"walkInCustomers"`
+	// WaitlistEntries are the customer's entries: open ones close (erased), and every one
+	// names the pseudonym.
+	WaitlistEntries int64 `json:"waitlistEntries"`
 }
 
 func (r ErasureRows) total() int64 {
 	return r.Bookings + r.BookingChanges + r.Amendments + r.PriceChanges + r.Payments + r.Refunds +
 		r.StaffRefunds + r.AuditLog + r.PaymentEvents + r.UnprocessableEvents + r.AgentNotifications + r.EventDeliveries +
-		r.WalkInCustomers
+		r.WalkInCustomers + r.WaitlistEntries
 }
 
 // OpenBookingsError refuses an erasure while some of the customer's bookings are still in play:
@@ -163,6 +166,9 @@ func (s *Store) EraseCustomer(ctx context.Context, req ErasureRequest) (Erasure,
 		}
 		sc.compile()
 		if err := sc.rewrite(ctx, tx, ids, &e.Rows); err != nil {
+			return err
+		}
+		if e.Rows.WaitlistEntries, err = eraseWaitlist(ctx, tx, customerID, pseudonym); err != nil {
 			return err
 		}
 		if e.Rows.total() == 0 {

@@ -28,8 +28,8 @@ var ErrOnSale = fmt.Errorf("%w: the product is on sale: hold it instead of joini
 
 // JoinWaitlist adds the customer to the product's waitlist and returns the entry with its
 // place. A customer already waiting for the same product gets that entry (joined false). It
-// fails with ErrNotFound for an unknown product, ErrInvalid for a product whose sale window has
-// passed or an unknown plan, channel or agent, and ErrOnSale while the product can be held.
+// fails with ErrNotFound for an unknown product or plan, ErrInvalid for a product whose sale
+// window has passed or an unknown channel or agent, and ErrOnSale while the product can be held.
 func (s *Store) JoinWaitlist(ctx context.Context, j WaitlistJoin) (e domain.WaitlistEntry, joined bool, err error) {
 	req := j.Request
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -45,8 +45,8 @@ func (s *Store) JoinWaitlist(ctx context.Context, j WaitlistJoin) (e domain.Wait
 				req.HotelID, req.RatePlan).Scan(&known); err != nil {
 				return err
 			}
-			if !known {
-				return fmt.Errorf("%w: hotel %s has no rate plan %q", domain.ErrInvalid, req.HotelID, req.RatePlan)
+			if !known { // as a hold naming it is answered
+				return fmt.Errorf("%w: hotel %s has no rate plan %q", domain.ErrNotFound, req.HotelID, req.RatePlan)
 			}
 		}
 		if err := checkWaitlistWindow(ctx, tx, req, l); err != nil {
@@ -262,4 +262,29 @@ func (s *Store) WaitlistSettings(ctx context.Context, siteID string, venue bool)
 		err = fmt.Errorf("%w: %s %s", domain.ErrNotFound, table[:len(table)-1], siteID)
 	}
 	return set, err
+}
+
+// eraseWaitlist closes the customer's waiting entries (erased) and names the pseudonym in every
+// one of theirs; it says how many it changed. An entry with a live offer has an open booking,
+// which the erasure refuses before this.
+func eraseWaitlist(ctx context.Context, tx pgx.Tx, customerID, pseudonym string) (int64, error) {
+	if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET status = 'closed', closed_reason = 'erased', closed_at = now()
+		WHERE customer_id = $1 AND status = 'waiting'`, customerID); err != nil {
+		return 0, err
+	}
+	tag, err := tx.Exec(ctx, `UPDATE waitlist_entries SET customer_id = $2,
+		created_by = CASE WHEN created_by = $1 THEN $2 ELSE created_by END WHERE customer_id = $1`, customerID, pseudonym)
+	return tag.RowsAffected(), err
+}
+
+// CloseLapsedEntries closes the waiting entries whose product can no longer be sold
+// (window_closed): a stay whose check-in day has passed at its hotel, a slot that has begun. It
+// says how many it closed.
+func (s *Store) CloseLapsedEntries(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE waitlist_entries e SET status = 'closed', closed_reason = 'window_closed', closed_at = now()
+		FROM resources r LEFT JOIN hotels h ON h.id = r.hotel_id
+		WHERE r.id = e.resource_id AND e.status = 'waiting' AND CASE WHEN r.hotel_id IS NOT NULL
+			THEN e.unit_from < date_trunc('day', now() AT TIME ZONE h.time_zone)
+			ELSE e.unit_from <= now() AT TIME ZONE 'UTC' END`)
+	return tag.RowsAffected(), err
 }

@@ -71,6 +71,7 @@ func TestAWaitlistOfferIsAHoldPaidAsAnyOther(t *testing.T) {
 	res = joinWaitlist(t, sys, holdBody(first, hotel, "double", stay, 1))
 	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
 	assert.EqualValues(t, 1, res.Body["place"])
+	assert.Equal(t, "/api/v1/me/waitlist", res.Header.Get("Location"))
 	entry := res.Body["id"].(float64)
 	again := joinWaitlist(t, sys, holdBody(first, hotel, "double", stay, 1))
 	assert.Equal(t, http.StatusOK, again.Status, "joining twice answers the same entry: %s", again.Raw)

@@ -25,10 +25,12 @@ const (
 	offerPollEvery = 500 * time.Millisecond // how often due offers are looked for
 	offerBatch     = 50                     // offers claimed at a time
 	offerLease     = 30 * time.Second       // how long a claim keeps other workers off an offer
+	// lapsedSweepEvery: how often entries whose product's window closed are closed.
+	lapsedSweepEvery = time.Minute
 )
 
 // OfferStarter starts the workflows of the waitlist's offers, at once and then every
-// offerPollEvery. Workers share the work through leases: an offer whose starter died is taken up
+// offerPollEvery, and closes the entries whose product's window closed every lapsedSweepEvery. Workers share the work through leases: an offer whose starter died is taken up
 // by another once its lease ran out, and a workflow already started is not started twice (the
 // booking id is its id).
 type OfferStarter struct {
@@ -68,10 +70,17 @@ func (o *OfferStarter) Run(ctx context.Context) {
 	if log == nil {
 		log = slog.Default()
 	}
+	var swept time.Time
 	for {
 		n, err := o.StartDue(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("waitlist: starting offers' workflows failed; trying again", "err", err)
+		}
+		if time.Since(swept) >= lapsedSweepEvery {
+			swept = time.Now()
+			if _, err := o.Store.CloseLapsedEntries(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("waitlist: closing entries past their product's window failed; trying again", "err", err)
+			}
 		}
 		if n == offerBatch {
 			continue // more may be due
