@@ -137,6 +137,16 @@ var docsRunBlocks = map[string]docsRun{
 			}, 10*time.Second, 100*time.Millisecond, "the agent is told the supplier confirmed")
 		},
 	},
+	"docs/waitlists.md#Try it": {
+		statuses: []int{200, 201, 201, 200, 200},
+		shows: []string{
+			`"totalRooms":1`,
+			`(?m)^booking-[a-z2-7]{26}$`,
+			`"status":"waiting","place":1`,
+			`"status":"CANCELLED"`,
+			`"status":"offered".*"offerBookingId":"booking-wl[0-9]+-1-[a-z0-9]+","offerExpiresAt":"`,
+		},
+	},
 	"docs/venues.md#Try it": {
 		statuses: []int{200, 200, 201, 201, 200, 201, 409, 200, 200, 200},
 		shows: []string{
