@@ -110,6 +110,17 @@ func TestTenFreedAreOfferedToTheFirstTenInOrder(t *testing.T) {
 	}
 	assert.Equal(t, []int{10, 10, 10}, d.Reserved(t, "h1", "double", stay3))
 	d.AssertInventoryMatchesBookings(t)
+
+	// The checker's conservation counts the offered units as the holds they are; the control, an
+	// offer ended without its units given back, is found.
+	findings, err := d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, findings)
+	_, err = d.Pool.Exec(ctx, `UPDATE bookings SET status = 'EXPIRED' WHERE id = $1`, offers[0])
+	require.NoError(t, err)
+	findings, err = d.Store.InventoryMismatches(ctx)
+	require.NoError(t, err)
+	assert.NotEmpty(t, findings, "an offered unit the bookings no longer hold")
 }
 
 // TestAPublicHoldRacingTheGiveBackNeverGetsTheOfferedUnit: the unit freed is held for the entry

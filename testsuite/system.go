@@ -125,6 +125,9 @@ func quietLogger() *slog.Logger {
 // SystemOptions configures a System.
 type SystemOptions struct {
 	HoldTTL time.Duration // 10 minutes when zero
+	// ManualOffers leaves the waitlist's offers to the test: no OfferStarter runs beside the
+	// worker.
+	ManualOffers bool
 	// NoShowAfter brings every no-show deadline to this long after the booking is made.
 	NoShowAfter time.Duration
 	LateWindow  time.Duration     // 1 minute when zero
@@ -257,7 +260,9 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 	s.StartWorker(t)
 	t.Cleanup(func() { s.StopWorker() })
 	s.startEventSender(t, opts)
-	s.startOfferStarter(t, opts)
+	if !opts.ManualOffers {
+		s.startOfferStarter(t, opts)
+	}
 
 	if opts.Auth == nil {
 		var err error
