@@ -202,7 +202,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, nil, err
 	}
 	// A paid booking's price is only known once the units are taken; a rise keeps the old units.
-	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, []line{want}, paid)
+	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, []line{want}, paid, true)
 	if err != nil {
 		return a, nil, err
 	}
@@ -236,7 +236,7 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		return a, r.taken, sp.Commit(ctx)
 	case paid:
 		// The price holds or falls: the old units no longer needed go back now.
-		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), []line{want}, false); err != nil {
+		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), []line{want}, false, false); err != nil {
 			return a, nil, err
 		}
 		a.Refund = refundOfFall(b, a, p.RefundOf)

@@ -92,7 +92,7 @@ func amendOrder(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams)
 		}
 		return refused(a, why), nil, nil
 	}
-	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, want, paid)
+	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, want, paid, true)
 	if err != nil {
 		return a, nil, err
 	}
@@ -122,7 +122,7 @@ func amendOrder(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams)
 		return a, r.taken, sp.Commit(ctx)
 	case paid:
 		// The price holds or falls: the old units no longer needed go back now.
-		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), want, false); err != nil {
+		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), want, false, false); err != nil {
 			return a, nil, err
 		}
 		a.Refund = refundOfFall(b, a, p.RefundOf)

@@ -50,7 +50,7 @@ func amendAtSupplier(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendPa
 	if err != nil {
 		return a, nil, err
 	}
-	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, []line{want}, true)
+	r, refusal, err := reline(ctx, sp, b.ID, b.ChannelID, current, []line{want}, true, true)
 	if err != nil {
 		return a, nil, err
 	}

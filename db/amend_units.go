@@ -48,11 +48,22 @@ type lineRefusal struct {
 // and then the pool) and taken, and, unless keep is set, the units target no longer needs given
 // back. refusal is set, with nothing changed, when what target adds cannot be sold; the caller
 // then rolls back to before the call.
-func reline(ctx context.Context, tx pgx.Tx, bookingID, channel string, current, target []line, keep bool) (relined, *lineRefusal, error) {
+//
+// What it gives back is offered to the waitlist (docs/waitlists.md) in tx: when fresh (tx holds
+// no unit lock yet) the entries' locks are taken in the one order with the units
+// (lockForGiveBack); otherwise they are only tried (offerAfterLocks).
+func reline(ctx context.Context, tx pgx.Tx, bookingID, channel string, current, target []line, keep, fresh bool) (relined, *lineRefusal, error) {
 	out := relined{rates: map[unitKey]int64{}}
 	all := append(slices.Clone(current), target...)
 	slices.SortFunc(all, func(a, b line) int { return cmp.Or(cmp.Compare(a.resourceID, b.resourceID), a.from.Compare(b.from)) })
-	if err := lockLines(ctx, tx, all); err != nil {
+	var waiting []waitingEntry
+	var err error
+	if fresh && !keep {
+		waiting, err = lockForGiveBack(ctx, tx, all)
+	} else {
+		err = lockLines(ctx, tx, all)
+	}
+	if err != nil {
 		return out, nil, err
 	}
 	units, err := unitsOf(ctx, tx, all)
@@ -95,7 +106,24 @@ func reline(ctx context.Context, tx pgx.Tx, bookingID, channel string, current, 
 			out.given = append(out.given, run)
 		}
 	}
-	return out, nil, nil
+	switch {
+	case len(out.given) == 0:
+	case fresh:
+		err = offerFreed(ctx, tx, out.given, waitingOn(waiting, out.given))
+	default:
+		err = offerAfterLocks(ctx, tx, out.given)
+	}
+	return out, nil, err
+}
+
+// waitingOn keeps the entries that wait for a unit of lines: those waiting only for units a
+// change took are not offered anything it freed.
+func waitingOn(waiting []waitingEntry, lines []line) []waitingEntry {
+	return slices.DeleteFunc(waiting, func(w waitingEntry) bool {
+		return !slices.ContainsFunc(lines, func(l line) bool {
+			return l.resourceID == w.resourceID && l.from.Before(w.to) && l.to.After(w.from)
+		})
+	})
 }
 
 // unitsOf reads the units the lines cover, each once, in (resource, start) order.

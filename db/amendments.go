@@ -199,29 +199,31 @@ func giveBackExtras(ctx context.Context, tx pgx.Tx, b domain.Booking) error {
 }
 
 // lapseExtras lapses a pending amendment of booking b, locked, giving back the units it holds,
-// before the booking's own units change another way (an early departure).
-func lapseExtras(ctx context.Context, tx pgx.Tx, b domain.Booking, reason string) error {
+// before the booking's own units change another way (an early departure). lapsed says whether
+// there was one (units are then locked).
+func lapseExtras(ctx context.Context, tx pgx.Tx, b domain.Booking, reason string) (lapsed bool, _ error) {
 	var pending bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM booking_amendments WHERE booking_id = $1 AND status = 'BALANCE_DUE')`,
 		b.ID).Scan(&pending); err != nil || !pending {
-		return err
+		return false, err
 	}
 	if err := giveBackExtras(ctx, tx, b); err != nil {
-		return err
+		return true, err
 	}
 	_, err := tx.Exec(ctx, `UPDATE booking_amendments SET status = 'LAPSED', reason = $2, decided_at = now()
 		WHERE booking_id = $1 AND status = 'BALANCE_DUE'`, b.ID, reason)
-	return err
+	return true, err
 }
 
 // relineTo gives back what booking b, locked, holds beyond target (its own units and those a
-// pending amendment holds beside them), and forgets the pending amendment's units.
+// pending amendment holds beside them), offering them to the waitlist, and forgets the pending
+// amendment's units. tx must hold no unit lock yet: the entries' locks come before the units.
 func relineTo(ctx context.Context, tx pgx.Tx, b domain.Booking, target []line) error {
 	current, err := bookingLines(ctx, tx, b.ID)
 	if err != nil {
 		return err
 	}
-	r, refusal, err := reline(ctx, tx, b.ID, b.ChannelID, current, target, false)
+	r, refusal, err := reline(ctx, tx, b.ID, b.ChannelID, current, target, false, true)
 	switch {
 	case err != nil:
 		return err

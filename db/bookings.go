@@ -234,7 +234,8 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			return err
 		}
 		out.Begun = true
-		if err := lapseExtras(ctx, tx, b, "the guest departed early"); err != nil {
+		lapsed, err := lapseExtras(ctx, tx, b, "the guest departed early")
+		if err != nil {
 			return err
 		}
 		checkOut := today.AddDays(1)
@@ -251,10 +252,7 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			return err
 		}
 		if !elsewhere {
-			if err := lockLines(ctx, tx, []line{released}); err != nil {
-				return err
-			}
-			if err := giveBackLine(ctx, tx, bookingID, released); err != nil {
+			if err := giveBackReleased(ctx, tx, bookingID, released, lapsed); err != nil {
 				return err
 			}
 		}
@@ -268,6 +266,29 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 		return err
 	})
 	return out, err
+}
+
+// giveBackReleased gives back the nights an early departure released and offers them to the
+// waitlist: with the entries' locks taken first, unless a lapsed amendment locked units already
+// (they are then only tried).
+func giveBackReleased(ctx context.Context, tx pgx.Tx, bookingID string, released line, locked bool) error {
+	if locked {
+		if err := lockLines(ctx, tx, []line{released}); err != nil {
+			return err
+		}
+		if err := giveBackLine(ctx, tx, bookingID, released); err != nil {
+			return err
+		}
+		return offerAfterLocks(ctx, tx, []line{released})
+	}
+	waiting, err := lockForGiveBack(ctx, tx, []line{released})
+	if err != nil {
+		return err
+	}
+	if err := giveBackLine(ctx, tx, bookingID, released); err != nil {
+		return err
+	}
+	return offerFreed(ctx, tx, []line{released}, waiting)
 }
 
 // departedBefore answers an early departure asked again the day the check-out already moved to
