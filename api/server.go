@@ -238,6 +238,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/sites", s.staffSites, anyStaff)
 	staff.add(http.MethodPost, "/waitlist", s.staffJoinWaitlist, desk)
 	staff.add(http.MethodGet, "/waitlist", s.staffWaitlist, anyStaff)
+	staff.add(http.MethodPost, "/waitlist/offers", s.offerWaitlist, desk)
 	staff.add(http.MethodGet, "/bookings", s.staffListBookings, anyStaff)
 	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)

@@ -204,6 +204,29 @@ func (s *Server) staffWaitlist(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"entries": entries})
 }
 
+// offerWaitlist offers what is free of a product (in the body, as for joining, without a
+// customer) to its waitlist now, by the rules a give-back follows, for the desk of its site.
+func (s *Server) offerWaitlist(c echo.Context) error {
+	var req domain.WaitlistRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.CustomerID != "" {
+		return fmt.Errorf("%w: an offer goes to the entries in line: name the product, not a customer", domain.ErrInvalid)
+	}
+	if err := req.ValidateProduct(s.cfg.Limits); err != nil {
+		return err
+	}
+	if err := staffMayBook(c, req); err != nil {
+		return err
+	}
+	offered, err := s.store.OfferWaitlist(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"entries": offered})
+}
+
 // putWaitlistSettings sets a hotel's (venue false) or a venue's offer time and fit rule.
 func (s *Server) putWaitlistSettings(venue bool) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -288,3 +288,35 @@ func (s *Store) CloseLapsedEntries(ctx context.Context) (int64, error) {
 			ELSE e.unit_from <= now() AT TIME ZONE 'UTC' END`)
 	return tag.RowsAffected(), err
 }
+
+// OfferWaitlist offers what is free of a product to its waitlist now, by the same rules as a
+// give-back (the entries over its units in the order they joined, the site's fit, one live offer
+// per customer): for the desk, when units are free that no give-back offered (an entry that
+// joined while one ran, or a site whose fit rule waits). It returns the entries it offered.
+func (s *Store) OfferWaitlist(ctx context.Context, req domain.WaitlistRequest) ([]domain.WaitlistEntry, error) {
+	var offered []domain.WaitlistEntry
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		l, err := waitlistLine(ctx, tx, req)
+		if err != nil {
+			return err
+		}
+		waiting, err := lockForGiveBack(ctx, tx, []line{l})
+		if err != nil {
+			return err
+		}
+		if err := offerFreed(ctx, tx, []line{l}, waiting); err != nil {
+			return err
+		}
+		for _, w := range waiting {
+			e, err := getWaitlistEntry(ctx, tx, w.id)
+			if err != nil {
+				return err
+			}
+			if e.Status == domain.WaitlistOffered {
+				offered = append(offered, e)
+			}
+		}
+		return nil
+	})
+	return offered, err
+}

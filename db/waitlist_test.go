@@ -409,3 +409,35 @@ func TestEntriesWhoseProductCanNoLongerBeSoldClose(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, domain.WaitlistWindowClosed, got.ClosedReason)
 }
+
+// TestTheDesksManualOfferFollowsTheGiveBacksRules: units left on sale by a site whose fit
+// waits are offered, once the rule skips, to the first entry that fits, and never past a live
+// offer of the same customer.
+func TestTheDesksManualOfferFollowsTheGiveBacksRules(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 2)
+	require.NoError(t, d.Store.SetWaitlistSettings(ctx, "h1", false, domain.WaitlistSettings{OfferSeconds: 600, Fit: domain.WaitlistFitWait}))
+	taken := holdRooms(t, d, "c0", stay3, 2)
+	big, one := waitFor(t, d, "big", stay3, 3), waitFor(t, d, "one", stay3, 1)
+	_, err := d.Store.Release(ctx, taken.ID, domain.StatusExpired)
+	require.NoError(t, err)
+	product := domain.WaitlistRequest{HotelID: "h1", RoomTypeID: "double", Stay: stay3, Quantity: 1}
+	offered, err := d.Store.OfferWaitlist(ctx, product)
+	require.NoError(t, err)
+	assert.Empty(t, offered, "the first entry does not fit and the site waits for it")
+
+	require.NoError(t, d.Store.SetWaitlistSettings(ctx, "h1", false, domain.WaitlistSettings{OfferSeconds: 600, Fit: domain.WaitlistFitSkip}))
+	offered, err = d.Store.OfferWaitlist(ctx, product)
+	require.NoError(t, err)
+	require.Len(t, offered, 1)
+	assert.Equal(t, one.ID, offered[0].ID)
+	again, err := d.Store.OfferWaitlist(ctx, product)
+	require.NoError(t, err)
+	assert.Empty(t, again, "nothing fits the rest: one room left, and big asks three")
+	statuses, _ := entryStates(t, d, []domain.WaitlistEntry{big, one})
+	assert.Equal(t, []string{"waiting", "offered"}, statuses)
+	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3))
+	d.AssertInventoryMatchesBookings(t)
+}

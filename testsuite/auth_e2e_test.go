@@ -76,6 +76,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/sites", anyStaff},
 	{"POST", "/api/v1/staff/waitlist", desk},
 	{"GET", "/api/v1/staff/waitlist", anyStaff},
+	{"POST", "/api/v1/staff/waitlist/offers", desk},
 	{"GET", "/api/v1/staff/bookings", anyStaff},
 	{"GET", "/api/v1/staff/bookings/stuck", money},
 	{"GET", "/api/v1/staff/bookings/:id", anyStaff},
