@@ -77,7 +77,7 @@ func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, e
 
 // lockForGiveBack locks what a give-back of lines needs, in the one order: the sale locks of the
 // resources entries wait for, then the units of lines and of those entries' spans. It returns
-// the entries, for offerFreed.
+// the entries, for offerFreed: none when their sale locks stayed busy (takeSaleLocks).
 func lockForGiveBack(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, error) {
 	waiting, err := waitingFor(ctx, tx, lines)
 	if err != nil {
@@ -92,11 +92,46 @@ func lockForGiveBack(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEnt
 			locked = append(locked, w.line())
 		}
 		slices.Sort(ids)
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM resources WHERE id = ANY($1) ORDER BY id FOR KEY SHARE`, slices.Compact(ids)); err != nil {
+		got, err := takeSaleLocks(ctx, tx, slices.Compact(ids))
+		if err != nil {
 			return nil, err
+		}
+		if !got { // passed over, keeping their places
+			waiting, locked = nil, lines
 		}
 	}
 	return waiting, lockLines(ctx, tx, locked)
+}
+
+// saleLockWait bounds the wait for the entries' sale locks. Only a rule write (FOR UPDATE) holds
+// them against a give-back, for a moment; but a transaction already holding other resources'
+// sale locks (an amendment to another room type) could wait on one in a cycle with it.
+const saleLockWait = 200 * time.Millisecond
+
+// takeSaleLocks takes the sale locks (FOR KEY SHARE) of resources ids in id order, waiting at most
+// saleLockWait, and says whether it got them; a savepoint undoes a timeout.
+func takeSaleLocks(ctx context.Context, tx pgx.Tx, ids []int64) (bool, error) {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer sp.Rollback(ctx) //nolint:errcheck // a no-op once released
+	var was string
+	if err := sp.QueryRow(ctx, `SELECT current_setting('lock_timeout'), set_config('lock_timeout', $1, true)`,
+		fmt.Sprint(saleLockWait.Milliseconds())).Scan(&was, new(string)); err != nil {
+		return false, err
+	}
+	_, err = sp.Exec(ctx, `SELECT 1 FROM resources WHERE id = ANY($1) ORDER BY id FOR KEY SHARE`, ids)
+	if pgCode(err) == lockNotAvailable {
+		return false, nil
+	}
+	if err == nil {
+		_, err = sp.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, was)
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, sp.Commit(ctx)
 }
 
 // offerAfterLocks offers units freed by a change that locked units before it could read the

@@ -441,3 +441,34 @@ func TestTheDesksManualOfferFollowsTheGiveBacksRules(t *testing.T) {
 	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3))
 	d.AssertInventoryMatchesBookings(t)
 }
+
+// TestAGiveBackDoesNotWaitLongForARuleWritesSaleLock: while a rule write holds the room type's
+// sale lock, a release gives its room back after the bounded wait, offering nothing (the entry
+// keeps its place) rather than waiting on a lock an amendment could hold in a cycle.
+func TestAGiveBackDoesNotWaitLongForARuleWritesSaleLock(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 1)
+	taken := holdRooms(t, d, "c0", stay3, 1)
+	e := waitFor(t, d, "c1", stay3, 1)
+
+	rule, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer rule.Rollback(ctx) //nolint:errcheck
+	require.NoError(t, db.LockSaleRules(ctx, rule, "h1"))
+	start := time.Now()
+	_, err = d.Store.Release(ctx, taken.ID, domain.StatusExpired)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 2*time.Second, "the release did not wait for the rule write")
+	got, err := d.Store.WaitlistEntry(ctx, e.ID)
+	require.NoError(t, err)
+	assert.Equal(t, domain.WaitlistWaiting, got.Status, "passed over, keeping its place")
+	assert.Equal(t, 1, got.Place)
+	require.NoError(t, rule.Rollback(ctx))
+
+	offered, err := d.Store.OfferWaitlist(ctx, domain.WaitlistRequest{HotelID: "h1", RoomTypeID: "double", Stay: stay3, Quantity: 1})
+	require.NoError(t, err)
+	require.Len(t, offered, 1, "the desk's offer gives it the room once the rule write is done")
+	d.AssertInventoryMatchesBookings(t)
+}
