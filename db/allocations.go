@@ -42,7 +42,8 @@ func allocationOf(channel, agent string) string {
 
 // SetAllocations applies every set, all or none. A night that is not on sale, has unlimited
 // stock, would have allocations adding up to more than its total, or an allotment below what the
-// channel already took from it, is a conflict and changes nothing.
+// channel already took from it, is a conflict and changes nothing. Rooms a lowered allotment
+// gives back to the pool are offered to the waitlist first, in its transaction.
 func (s *Store) SetAllocations(ctx context.Context, sets []AllocationSet) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		lines := make([]line, len(sets))
@@ -57,7 +58,8 @@ func (s *Store) SetAllocations(ctx context.Context, sets []AllocationSet) error 
 		slices.SortFunc(sorted, func(a, b line) int {
 			return cmp.Or(cmp.Compare(a.resourceID, b.resourceID), a.from.Compare(b.from))
 		})
-		if err := lockLines(ctx, tx, sorted); err != nil {
+		waiting, err := lockForGiveBack(ctx, tx, sorted)
+		if err != nil {
 			return err
 		}
 		for i, a := range sets {
@@ -65,7 +67,8 @@ func (s *Store) SetAllocations(ctx context.Context, sets []AllocationSet) error 
 				return err
 			}
 		}
-		return nil
+		// An allotment lowered gives its unsold rooms back to the pool: the waitlist's first.
+		return offerFreed(ctx, tx, sorted, waiting)
 	})
 }
 
@@ -115,7 +118,7 @@ func setAllocation(ctx context.Context, tx pgx.Tx, resourceID int64, a Allocatio
 // it had. While rooms sold from it are held or sold on any of those nights nothing is deleted
 // (ErrConflict, naming them): those rooms stay the allocation's until their bookings release
 // them, and lowering allotted to what is used frees the rest meanwhile. No such allocation on
-// any night is ErrNotFound.
+// any night is ErrNotFound. Its rooms, back in the pool, are offered to the waitlist first.
 func (s *Store) DeleteAllocation(ctx context.Context, a AllocationSet) (int, error) {
 	var deleted int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -124,7 +127,9 @@ func (s *Store) DeleteAllocation(ctx context.Context, a AllocationSet) (int, err
 			return err
 		}
 		// Under the nights' lock, as every writer of allocations: a sale in flight commits first.
-		if err := lockLines(ctx, tx, []line{{resourceID: id, from: a.From.Time(), to: a.To.Time()}}); err != nil {
+		nights := []line{{resourceID: id, from: a.From.Time(), to: a.To.Time()}}
+		waiting, err := lockForGiveBack(ctx, tx, nights)
+		if err != nil {
 			return err
 		}
 		var used int
@@ -146,7 +151,10 @@ func (s *Store) DeleteAllocation(ctx context.Context, a AllocationSet) (int, err
 				a.RoomTypeID, a.From, a.To)
 		}
 		deleted = int(tag.RowsAffected())
-		return err
+		if err != nil {
+			return err
+		}
+		return offerFreed(ctx, tx, nights, waiting) // its rooms, back in the pool, go to the waitlist first
 	})
 	return deleted, err
 }

@@ -74,7 +74,8 @@ type SetInventoryParams struct {
 
 // SetInventory creates the hotel and room type when needed and sets the total for every night in
 // the range, opening nights not yet on sale. Lowering a total below what is already reserved on
-// any night is a conflict and changes nothing.
+// any night is a conflict and changes nothing. Rooms it frees are offered to the waitlist first,
+// in its transaction (offerFreed).
 func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tz := p.TimeZone
@@ -111,10 +112,13 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 		if source == "" {
 			source = "manual"
 		}
-		// Lock the nights first (ascending, as every writer does), then, in a statement that
-		// sees what the lock holders committed, refuse a total below what a night promised its
-		// channels: all their allotments, and their unsold rooms besides what is sold.
-		if err := lockLines(ctx, tx, []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}); err != nil {
+		// Lock the nights first (ascending, as every writer does; with the waitlist's, for the
+		// offer below), then, in a statement that sees what the lock holders committed, refuse a
+		// total below what a night promised its channels: all their allotments, and their unsold
+		// rooms besides what is sold.
+		nights := []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}
+		waiting, err := lockForGiveBack(ctx, tx, nights)
+		if err != nil {
 			return err
 		}
 		var short, blocked int
@@ -149,7 +153,11 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 			return fmt.Errorf("%w: totalRooms %d is below the rooms already reserved on a night in [%s, %s)",
 				domain.ErrConflict, p.TotalRooms, p.From, p.To)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		// Rooms a raise or a night opened adds go to the waitlist before the public sees them.
+		return offerFreed(ctx, tx, nights, waiting)
 	})
 }
 
@@ -166,7 +174,8 @@ type BlockRooms struct {
 // SetBlockedRooms sets the blocked rooms of every night of the range, all or none, under the
 // nights' lock, and returns how many nights it set. A night not on sale, unlimited stock (no
 // rooms to count), or more blocked rooms than the night has free (not sold, held or promised to
-// a channel's allocation) is a conflict and changes nothing: blocking never oversells.
+// a channel's allocation) is a conflict and changes nothing: blocking never oversells. Rooms
+// unblocked are offered to the waitlist first, in its transaction.
 func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) {
 	var nights int
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -174,7 +183,9 @@ func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) 
 		if err != nil {
 			return err
 		}
-		if err := lockLines(ctx, tx, []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}); err != nil {
+		nightsLine := []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}
+		waiting, err := lockForGiveBack(ctx, tx, nightsLine)
+		if err != nil {
 			return err
 		}
 		var unlimited, short, leastFree int
@@ -202,7 +213,10 @@ func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) 
 		}
 		_, err = tx.Exec(ctx, `UPDATE inventory SET blocked = $4 WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
 			resourceID, p.From.Time(), p.To.Time(), p.Blocked)
-		return err
+		if err != nil {
+			return err
+		}
+		return offerFreed(ctx, tx, nightsLine, waiting) // rooms unblocked go to the waitlist first
 	})
 	return nights, err
 }

@@ -24,7 +24,7 @@ func TestAFreshAndAnUpgradedDatabaseEndWithTheSameFunctions(t *testing.T) {
 	fresh := testsuite.NewDatabase(t)
 
 	old := testsuite.NewEmptyDatabase(t)
-	require.NoError(t, db.MigrateTo(ctx, old.Pool, 26))
+	require.NoError(t, db.MigrateToForTodaysStore(ctx, old.Pool, 26)) // today's SetInventory reads the waitlist
 	old.SetInventory(t, "h1", "double", dec10, dec13, 2)
 	require.NoError(t, db.Migrate(ctx, old.Pool))
 

@@ -28,7 +28,8 @@ type RestrictionsWritten struct {
 // trimmed to the dates outside them (one spanning them both sides is split in two, its second
 // half a new rule), and the values on its dates are written as one rule per run of dates with the
 // same value: a date then has one value per kind and scope. Rules of other scopes are left as
-// they are (a room type's beside the hotel's, a plan's beside every plan's).
+// they are (a room type's beside the hotel's, a plan's beside every plan's). Stays the sets let
+// sell are offered to the waitlist first (offerAfterRuleChange).
 func (s *Store) SetRestrictions(ctx context.Context, hotelID, setBy string,
 	sets []domain.RestrictionSet) (RestrictionsWritten, error) {
 	var out RestrictionsWritten
@@ -36,14 +37,25 @@ func (s *Store) SetRestrictions(ctx context.Context, hotelID, setBy string,
 		if err := lockRestrictions(ctx, tx, hotelID); err != nil {
 			return err
 		}
+		var eased *ruleScope
 		for i, set := range sets {
 			for _, kind := range set.Kinds() {
 				if err := setRestriction(ctx, tx, set, set.Scope(kind, hotelID, setBy), &out); err != nil {
 					return fmt.Errorf("item %d: %w", i, err)
 				}
 			}
+			from, to := set.From.Time(), set.To.Time()
+			scope := ruleScope{hotel: hotelID, roomType: set.RoomTypeID, from: &from, to: &to}
+			if eased != nil {
+				scope = eased.with(scope)
+			}
+			eased = &scope
 		}
-		return nil
+		if eased == nil {
+			return nil
+		}
+		// A stop-sell cleared or a bound eased lets stays sell: the waitlist's first.
+		return offerAfterRuleChange(ctx, tx, *eased)
 	})
 	return out, err
 }

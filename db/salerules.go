@@ -141,7 +141,11 @@ func (s *Store) SaleRules(ctx context.Context, f SaleRuleFilter) ([]domain.SaleR
 
 // GetSaleRule loads one rule, whether or not it ended.
 func (s *Store) GetSaleRule(ctx context.Context, id int64) (domain.SaleRule, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules WHERE id = $1`, id)
+	return getSaleRule(ctx, s.pool, id)
+}
+
+func getSaleRule(ctx context.Context, q querier, id int64) (domain.SaleRule, error) {
+	rows, err := q.Query(ctx, `SELECT `+saleRuleColumns+` FROM sale_rules WHERE id = $1`, id)
 	if err != nil {
 		return domain.SaleRule{}, err
 	}
@@ -153,6 +157,7 @@ func (s *Store) GetSaleRule(ctx context.Context, id int64) (domain.SaleRule, err
 }
 
 // ReplaceSaleRule changes an active rule to r (same id and hotel; its kind may not change).
+// Stays it no longer refuses are offered to the waitlist first (offerAfterRuleChange).
 func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule) (domain.SaleRule, error) {
 	var out domain.SaleRule
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -160,6 +165,10 @@ func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule
 			return err
 		}
 		if err := checkRuleScope(ctx, tx, r); err != nil {
+			return err
+		}
+		was, err := getSaleRule(ctx, tx, id)
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
 			return err
 		}
 		rows, err := tx.Query(ctx, `UPDATE sale_rules SET room_type = $3, channel_id = $4, agent_id = $5, from_date = $6,
@@ -175,13 +184,18 @@ func (s *Store) ReplaceSaleRule(ctx context.Context, id int64, r domain.SaleRule
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = fmt.Errorf("%w: no active %s rule %d at hotel %s", domain.ErrNotFound, r.Kind, id, r.HotelID)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		// What the rule refused before may sell now: the waitlist's first.
+		return offerAfterRuleChange(ctx, tx, scopeOf(was).with(scopeOf(out)))
 	})
 	return out, err
 }
 
 // EndSaleRule cancels an active rule: from this moment it no longer applies (a cancelled
-// stop-sell is sellable again at once). The rule is kept, ended, for the record.
+// stop-sell is sellable again at once, to the waitlist first: offerAfterRuleChange). The rule is
+// kept, ended, for the record.
 func (s *Store) EndSaleRule(ctx context.Context, id int64) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		var hotel string
@@ -200,7 +214,15 @@ func (s *Store) EndSaleRule(ctx context.Context, id int64) error {
 		if err == nil && tag.RowsAffected() == 0 {
 			err = fmt.Errorf("%w: no active sale rule %d", domain.ErrNotFound, id)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		ended, err := getSaleRule(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		// What it refused may sell now: the waitlist's first.
+		return offerAfterRuleChange(ctx, tx, scopeOf(ended))
 	})
 }
 

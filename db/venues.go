@@ -62,7 +62,8 @@ func (s *Store) GetVenue(ctx context.Context, id string) (domain.Venue, *time.Lo
 
 // PutVenueResource creates a venue's resource or updates its name, sport and capacity. Its kind
 // and unit are fixed once it exists. A new capacity applies to its units from now on, unless
-// one of them already has more booked (a conflict, nothing changed).
+// one of them already has more booked (a conflict, nothing changed). Places a raise adds are
+// offered to the waitlist first, in its transaction.
 func (s *Store) PutVenueResource(ctx context.Context, r domain.VenueResource) (created bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var id int64
@@ -89,8 +90,11 @@ func (s *Store) PutVenueResource(ctx context.Context, r domain.VenueResource) (c
 			id, r.Name, r.Sport, r.Capacity); err != nil {
 			return err
 		}
-		// From two days back: a unit under way now started before now.
-		if err := lockResourceUnits(ctx, tx, id, time.Now().UTC().Add(-48*time.Hour), FarFuture); err != nil {
+		// From two days back: a unit under way now started before now. With the waitlist's
+		// locks: places a raise adds are offered to it before the public sees them.
+		units := []line{{resourceID: id, from: time.Now().UTC().Add(-48 * time.Hour), to: FarFuture}}
+		waiting, err := lockForGiveBack(ctx, tx, units)
+		if err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE inventory SET total = $2 WHERE resource_id = $1 AND unit_end > now() AT TIME ZONE 'UTC'`,
@@ -99,7 +103,10 @@ func (s *Store) PutVenueResource(ctx context.Context, r domain.VenueResource) (c
 			return fmt.Errorf("%w: capacity %d is below what is already booked on a unit of %s",
 				domain.ErrConflict, r.Capacity, r.ID)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return offerFreed(ctx, tx, units, waiting)
 	})
 	return created, err
 }
@@ -132,14 +139,6 @@ func getVenueResource(ctx context.Context, q querier, venueID, code, lock string
 	return r, err
 }
 
-// lockResourceUnits locks a resource's units starting in [from, to) in ascending order, the one
-// order every writer of inventory rows uses.
-func lockResourceUnits(ctx context.Context, tx pgx.Tx, resourceID int64, from, to time.Time) error {
-	_, err := tx.Exec(ctx, `SELECT 1 FROM inventory WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3
-		ORDER BY unit_start FOR UPDATE`, resourceID, from, to)
-	return err
-}
-
 // ScheduleResult is what applying a schedule changed.
 type ScheduleResult struct {
 	Units   int `json:"units"`   // units the schedule lays out
@@ -159,7 +158,8 @@ type ScheduleResult struct {
 // lays out are created (priced, with the resource's capacity) or repriced, and unsold units in
 // the range it no longer has are removed. A unit with anything booked, or closed by staff, is
 // never removed (nor made smaller than what is booked), and a new unit overlapping it is
-// skipped. Applying the same schedule again changes nothing. Closed units stay closed.
+// skipped. Applying the same schedule again changes nothing. Closed units stay closed. Units it
+// adds or enlarges are offered to the waitlist first, in its transaction.
 func (s *Store) ApplySchedule(ctx context.Context, venueID, resourceID string, sched domain.Schedule) (ScheduleResult, error) {
 	var res ScheduleResult
 	_, loc, err := s.GetVenue(ctx, venueID)
@@ -179,7 +179,10 @@ func (s *Store) ApplySchedule(ctx context.Context, venueID, resourceID string, s
 			starts[i], ends[i] = u.Start, u.End
 		}
 		from, to := domain.DayBounds(sched.From, loc).Start, domain.DayBounds(sched.To, loc).Start
-		if err := lockResourceUnits(ctx, tx, r.id, from, to); err != nil {
+		// With the waitlist's locks: units the schedule adds are offered to it first.
+		laid := []line{{resourceID: r.id, from: from, to: to}}
+		waiting, err := lockForGiveBack(ctx, tx, laid)
+		if err != nil {
 			return err
 		}
 		// Units of the range that are not the schedule's: removed when unsold, kept otherwise.
@@ -219,7 +222,7 @@ func (s *Store) ApplySchedule(ctx context.Context, venueID, resourceID string, s
 		}
 		res.Created = int(tag.RowsAffected())
 		res.Skipped = res.Units - existing - res.Created
-		return nil
+		return offerFreed(ctx, tx, laid, waiting)
 	})
 	return res, err
 }
@@ -241,7 +244,8 @@ func (s *Store) CloseUnits(ctx context.Context, c Closure) (int, error) {
 	return s.setClosed(ctx, c, true)
 }
 
-// ReopenUnits reopens the closed units a closure covers and returns how many.
+// ReopenUnits reopens the closed units a closure covers and returns how many, offering them to
+// the waitlist first, in its transaction.
 func (s *Store) ReopenUnits(ctx context.Context, c Closure) (int, error) {
 	return s.setClosed(ctx, c, false)
 }
@@ -257,7 +261,7 @@ func (s *Store) setClosed(ctx context.Context, c Closure, closed bool) (n int, e
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// Locked in (resource, unit) order, as every writer does.
-		tag, err := tx.Exec(ctx, `WITH target AS MATERIALIZED (
+		rows, err := tx.Query(ctx, `WITH target AS MATERIALIZED (
 				SELECT i.resource_id, i.unit_start FROM inventory i JOIN resources r ON r.id = i.resource_id
 				WHERE r.venue_id = $1 AND ($2 = '' OR r.code = $2) AND i.unit_start < $4 AND i.unit_end > $3
 					AND (i.closed_at IS NULL) = $5
@@ -265,10 +269,24 @@ func (s *Store) setClosed(ctx context.Context, c Closure, closed bool) (n int, e
 			UPDATE inventory i SET
 				closed_reason = CASE WHEN $5 THEN $6::text END, closed_by = CASE WHEN $5 THEN $7::text END,
 				closed_at = CASE WHEN $5 THEN now() END
-			FROM target t WHERE i.resource_id = t.resource_id AND i.unit_start = t.unit_start`,
+			FROM target t WHERE i.resource_id = t.resource_id AND i.unit_start = t.unit_start
+			RETURNING i.resource_id, i.unit_start, i.unit_end`,
 			c.VenueID, c.ResourceID, c.From.UTC(), c.To.UTC(), closed, c.Reason, c.By)
-		n = int(tag.RowsAffected())
-		return err
+		if err != nil {
+			return err
+		}
+		changed, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (line, error) {
+			var l line
+			err := r.Scan(&l.resourceID, &l.from, &l.to)
+			return l, err
+		})
+		n = len(changed)
+		if err != nil || closed {
+			return err
+		}
+		// Units reopened go to the waitlist first; they are locked already, so its entries'
+		// locks are only tried (offerAfterLocks).
+		return offerAfterLocks(ctx, tx, changed)
 	})
 	return n, err
 }
