@@ -20,6 +20,8 @@ func (c *Console) deskRoutes(page func(method, path string, h handler, roles []d
 	page(http.MethodPost, "/venues/:venueId/walk-in", c.venueWalkIn, desk)
 	page(http.MethodGet, "/hotels/:hotelId/day", c.hotelDay, anyStaff)
 	page(http.MethodPost, "/hotels/:hotelId/walk-in", c.hotelWalkIn, desk)
+	page(http.MethodGet, "/waitlist", c.waitlist, anyStaff)
+	page(http.MethodPost, "/waitlist/offers", c.offerWaitlist, desk)
 	c.bookingRoutes(page, desk, anyStaff)
 }
 
