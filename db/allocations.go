@@ -265,6 +265,30 @@ type nightShare struct {
 	pool      int // left in the shared pool
 }
 
+// split is how a sale of qty takes a night's shares: from the agent's own allocation first,
+// then the channel's, then the pool; fits is false when the pool is short of the rest.
+func (n nightShare) split(qty int) (fromAgent, fromChannel int, fits bool) {
+	fromAgent = min(qty, max(n.agent, 0))
+	fromChannel = min(qty-fromAgent, max(n.channel, 0))
+	return fromAgent, fromChannel, qty-fromAgent-fromChannel <= max(n.pool, 0)
+}
+
+// sharesFit reports whether a sale of l through channel by agent fits what its allocations and
+// the pool have left on every night split between channels, as takeShares decides, taking
+// nothing.
+func sharesFit(ctx context.Context, tx pgx.Tx, l line, channel, agent string) (bool, error) {
+	shares, err := lineShares(ctx, tx, l, channel, agent)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range shares {
+		if _, _, fits := n.split(l.quantity); !n.unlimited && !fits {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // lineShares reads the shares of a line's locked nights for a sale through channel by agent.
 func lineShares(ctx context.Context, tx pgx.Tx, l line, channel, agent string) ([]nightShare, error) {
 	rows, err := tx.Query(ctx, `SELECT i.unit_start, i.total IS NULL,
@@ -305,9 +329,8 @@ func takeShares(ctx context.Context, tx pgx.Tx, bookingID string, l line, channe
 		if n.unlimited {
 			continue
 		}
-		fromAgent := min(l.quantity, max(n.agent, 0))
-		fromChannel := min(l.quantity-fromAgent, max(n.channel, 0))
-		if l.quantity-fromAgent-fromChannel > max(n.pool, 0) {
+		fromAgent, fromChannel, fits := n.split(l.quantity)
+		if !fits {
 			return false, nil
 		}
 		if fromAgent > 0 {

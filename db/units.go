@@ -83,14 +83,18 @@ type lineState struct {
 // is always given, 0 included.
 const priced = `(i.rate IS NOT NULL AND (i.rate > 0 OR i.free OR i.unit_end IS NOT NULL))`
 
+// lineTakeable is whether the inventory rows i of a line over [$2, $3) can take $4 more: they
+// tile the span, are all open and priced in one currency, with the quantity left (an aggregate).
+const lineTakeable = `count(*) > 0 AND min(i.unit_start) = $2 AND max(` + unitEndOf + `) = $3
+	AND sum(` + unitEndOf + ` - i.unit_start) = $3::timestamp - $2::timestamp
+	AND bool_and(` + unitsLeft + ` >= $4 AND ` + priced + `) AND count(DISTINCT i.currency) = 1`
+
 // lineAvailable reads, on the line's units as they stand (lock them first), whether the line can
 // be taken: every unit there, open, priced in one currency, with the quantity left besides what
 // is reserved and blocked. A retake calls it on a locked booking's lines as a new hold does.
 func lineAvailable(ctx context.Context, tx pgx.Tx, l line) (lineState, error) {
 	var s lineState
-	err := tx.QueryRow(ctx, `SELECT count(*) > 0 AND min(i.unit_start) = $2 AND max(`+unitEndOf+`) = $3
-			AND sum(`+unitEndOf+` - i.unit_start) = $3::timestamp - $2::timestamp
-			AND bool_and(`+unitsLeft+` >= $4 AND `+priced+`) AND count(DISTINCT i.currency) = 1,
+	err := tx.QueryRow(ctx, `SELECT `+lineTakeable+`,
 			COALESCE(min(i.currency), ''), count(*),
 			EXISTS (SELECT 1 FROM allocations a WHERE a.resource_id = $1 AND a.unit_start >= $2 AND a.unit_start < $3),
 			min(i.unit_start) FILTER (WHERE NOT `+priced+`)

@@ -31,6 +31,15 @@ var ErrOnSale = fmt.Errorf("%w: the product is on sale: hold it instead of joini
 // fails with ErrNotFound for an unknown product or plan, ErrInvalid for a product whose sale
 // window has passed or an unknown channel or agent, and ErrOnSale while the product can be held.
 func (s *Store) JoinWaitlist(ctx context.Context, j WaitlistJoin) (e domain.WaitlistEntry, joined bool, err error) {
+	if e, joined, done, err := s.joinSoldOut(ctx, j); done || err != nil {
+		return e, joined, err
+	}
+	return s.joinJudged(ctx, j)
+}
+
+// joinJudged is JoinWaitlist for a product whose units may be free: its availability, for the
+// channel, and its sale rules judged in Go before the entry is written.
+func (s *Store) joinJudged(ctx context.Context, j WaitlistJoin) (e domain.WaitlistEntry, joined bool, err error) {
 	req := j.Request
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		l, err := waitlistLine(ctx, tx, req)
@@ -98,7 +107,7 @@ func waitlistLine(ctx context.Context, q querier, req domain.WaitlistRequest) (l
 
 // checkWaitlistWindow refuses a product that can no longer be sold: a stay whose check-in day
 // has passed at the hotel, a slot that has begun. A supplier's hotel has no waitlist.
-func checkWaitlistWindow(ctx context.Context, tx pgx.Tx, req domain.WaitlistRequest, l line) error {
+func checkWaitlistWindow(ctx context.Context, tx querier, req domain.WaitlistRequest, l line) error {
 	var open bool
 	var supplier string
 	err := tx.QueryRow(ctx, `SELECT CASE WHEN r.hotel_id IS NOT NULL
@@ -124,6 +133,9 @@ func checkWaitlistWindow(ctx context.Context, tx pgx.Tx, req domain.WaitlistRequ
 // refused by a rule (a stop-sell) may be waited for: the rule's end offers it.
 func canHoldNow(ctx context.Context, tx pgx.Tx, j WaitlistJoin, l line) (bool, error) {
 	st, err := lineAvailable(ctx, tx, l)
+	if err == nil && st.ok && st.allocated { // free rooms may all be other channels' allocations
+		st.ok, err = sharesFit(ctx, tx, l, j.ChannelID, j.AgentID)
+	}
 	if err != nil || !st.ok || j.Request.HotelID == "" {
 		return st.ok, err
 	}

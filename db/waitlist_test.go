@@ -472,3 +472,28 @@ func TestAGiveBackDoesNotWaitLongForARuleWritesSaleLock(t *testing.T) {
 	require.Len(t, offered, 1, "the desk's offer gives it the room once the rule write is done")
 	d.AssertInventoryMatchesBookings(t)
 }
+
+// TestADirectCustomerJoinsWhileTheFreeRoomsAreChannelsAllocations: with the pool sold out and
+// rooms free only in channels' allocations, a direct hold is refused, so a direct customer may
+// join; channel A's agent, whose allocation has rooms, is told to hold instead.
+func TestADirectCustomerJoinsWhileTheFreeRoomsAreChannelsAllocations(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	splitStock(t, d) // 18 rooms: 10 allotted to A, 5 to B, a pool of 3
+	b, err := d.Store.Reserve(ctx, holdParams("pool", "k", soonStay, 3))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, b.Status)
+	direct, err := d.Store.Reserve(ctx, holdParams("late", "k", soonStay, 1))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusRejected, direct.Status, "the pool is sold out")
+
+	req := domain.WaitlistRequest{CustomerID: "late", HotelID: "h1", RoomTypeID: "double", Stay: soonStay, Quantity: 1}
+	e, joined, err := d.Store.JoinWaitlist(ctx, db.WaitlistJoin{Request: req, CreatedBy: "late"})
+	require.NoError(t, err)
+	assert.True(t, joined)
+	assert.Equal(t, domain.WaitlistWaiting, e.Status)
+	req.CustomerID = "agent-guest"
+	_, _, err = d.Store.JoinWaitlist(ctx, db.WaitlistJoin{Request: req, CreatedBy: "agent-a", ChannelID: "A", AgentID: "agent-a"})
+	require.ErrorIs(t, err, db.ErrOnSale, "A's allocation has rooms")
+}

@@ -1,0 +1,72 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// joinSoldOut joins a waitlist in one statement when its product is sold out, the flash sale's
+// case: the product resolved, its window, plan and units read, and the entry written only when
+// no unit can be taken, together (done false when units are free: joinJudged then judges the
+// channel's shares and the sale rules). Two round trips: the statement and the entry's read.
+func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.WaitlistEntry, joined, done bool, err error) {
+	req := j.Request
+	site, code, from, to := req.HotelID, req.RoomTypeID, req.CheckIn.Time(), req.CheckOut.Time()
+	if req.VenueID != "" {
+		site, code, from, to = req.VenueID, req.ResourceID, req.Start.UTC(), req.End.UTC()
+	}
+	var plan *string
+	if req.HotelID != "" && req.RatePlan != "" && req.RatePlan != domain.DefaultRatePlan {
+		plan = &req.RatePlan
+	}
+	var resource, entry *int64
+	var open, free, known *bool
+	var supplier *string
+	err = s.pool.QueryRow(ctx, `WITH r AS (
+			SELECT r.id, COALESCE(h.supplier_id, '') AS supplier,
+				CASE WHEN r.hotel_id IS NOT NULL THEN $2::timestamp >= date_trunc('day', now() AT TIME ZONE h.time_zone)
+					ELSE $2::timestamp > now() AT TIME ZONE 'UTC' END AS open
+			FROM resources r LEFT JOIN hotels h ON h.id = r.hotel_id
+			WHERE CASE WHEN $6 THEN r.venue_id = $1 ELSE r.hotel_id = $1 END AND r.code = $5),
+		a AS (SELECT `+lineTakeable+` AS free FROM inventory i
+			WHERE i.resource_id = (SELECT id FROM r) AND i.unit_start >= $2 AND i.unit_start < $3),
+		p AS (SELECT $11::text IS NULL OR EXISTS (SELECT 1 FROM rate_plans WHERE hotel_id = $1 AND code = $11) AS known),
+		ins AS (INSERT INTO waitlist_entries (customer_id, created_by, channel_id, agent_id, resource_id, unit_from, unit_to,
+				quantity, rate_plan)
+			SELECT $7, $8, $9, $10, r.id, $2, $3, $4, $11 FROM r, a, p WHERE r.open AND r.supplier = '' AND NOT a.free AND p.known
+			ON CONFLICT (customer_id, resource_id, unit_from, unit_to, COALESCE(rate_plan, '')) WHERE status <> 'closed' DO NOTHING
+			RETURNING id)
+		SELECT (SELECT id FROM r), (SELECT open FROM r), (SELECT supplier FROM r), (SELECT free FROM a),
+			(SELECT known FROM p), (SELECT id FROM ins)`,
+		site, from, to, req.Quantity, code, req.VenueID != "", req.CustomerID, j.CreatedBy, nullable(j.ChannelID),
+		nullable(j.AgentID), plan).Scan(&resource, &open, &supplier, &free, &known, &entry)
+	switch {
+	case pgCode(err) == codeForeignKeyViolation:
+		return e, false, true, fmt.Errorf("%w: the channel %q or agent %q is not known", domain.ErrInvalid, j.ChannelID, j.AgentID)
+	case err != nil:
+		return e, false, true, err
+	case resource == nil && req.VenueID != "":
+		return e, false, true, fmt.Errorf("%w: venue %q has no resource %q", domain.ErrNotFound, req.VenueID, req.ResourceID)
+	case resource == nil:
+		return e, false, true, fmt.Errorf("%w: hotel %s has no room type %q", domain.ErrNotFound, req.HotelID, req.RoomTypeID)
+	case !*known:
+		return e, false, true, fmt.Errorf("%w: hotel %s has no rate plan %q", domain.ErrNotFound, req.HotelID, req.RatePlan)
+	case *supplier != "" || !*open:
+		return e, false, true, checkWaitlistWindow(ctx, s.pool, req, line{resourceID: *resource, from: from})
+	case *free:
+		return e, false, false, nil // its units are free: judged with the channel's shares and the rules
+	case entry == nil: // already waiting: that entry
+		err = s.pool.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE customer_id = $1 AND resource_id = $2
+			AND unit_from = $3 AND unit_to = $4 AND COALESCE(rate_plan, '') = COALESCE($5, '') AND status <> 'closed'`,
+			req.CustomerID, *resource, from, to, plan).Scan(&entry)
+		if err != nil {
+			return e, false, true, err
+		}
+	default:
+		joined = true
+	}
+	e, err = getWaitlistEntry(ctx, s.pool, *entry)
+	return e, joined, true, err
+}
