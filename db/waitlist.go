@@ -306,7 +306,7 @@ func (s *Store) CloseLapsedEntries(ctx context.Context) (int64, error) {
 // per customer): for the desk, when units are free that no give-back offered (an entry that
 // joined while one ran, or a site whose fit rule waits). It returns the entries it offered.
 func (s *Store) OfferWaitlist(ctx context.Context, req domain.WaitlistRequest) ([]domain.WaitlistEntry, error) {
-	var offered []domain.WaitlistEntry
+	offered := []domain.WaitlistEntry{} // none offered is an empty list, never null
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		l, err := waitlistLine(ctx, tx, req)
 		if err != nil {
