@@ -153,9 +153,9 @@ func (s *Server) askBooking(c echo.Context, id, update string, view viewer, want
 	}
 	handle, err := s.temporal.UpdateWorkflow(ctx, ask)
 	if isWorkflowGone(err) { // a waitlist offer may not have its workflow yet: then it gets it now
-		if started, startErr := worker.StartPendingOffer(ctx, s.temporal, s.store, id, s.resumeOptions()); startErr != nil {
+		if offer, startErr := worker.StartPendingOffer(ctx, s.temporal, s.store, id, s.resumeOptions()); startErr != nil {
 			return workflows.BookingState{}, startErr
-		} else if started {
+		} else if offer {
 			handle, err = s.temporal.UpdateWorkflow(ctx, ask)
 		}
 	}

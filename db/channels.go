@@ -108,6 +108,11 @@ func (s *Store) SetHotelSupplier(ctx context.Context, hotelID, supplierID, timeZ
 		return fmt.Errorf("%w: no supplier %q", domain.ErrNotFound, supplierID)
 	case err == nil && tag.RowsAffected() == 0:
 		return fmt.Errorf("%w: hotel %s already exists in another time zone than %s", domain.ErrConflict, hotelID, timeZone)
+	case err == nil && supplierID != "":
+		// Its supplier confirms every stay after the hold, which no offer can wait for: its
+		// waitlists can no longer be served (docs/waitlists.md).
+		_, err = s.pool.Exec(ctx, `UPDATE waitlist_entries e SET status = 'closed', closed_reason = 'window_closed', closed_at = now()
+			FROM resources r WHERE r.id = e.resource_id AND r.hotel_id = $1 AND e.status = 'waiting'`, hotelID)
 	}
 	return err
 }

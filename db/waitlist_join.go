@@ -22,7 +22,7 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 		plan = &req.RatePlan
 	}
 	var resource, entry *int64
-	var open, free, known *bool
+	var open, free, beyond, known *bool
 	var supplier *string
 	err = s.pool.QueryRow(ctx, `WITH r AS (
 			SELECT r.id, COALESCE(h.supplier_id, '') AS supplier,
@@ -30,18 +30,19 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 					ELSE $2::timestamp > now() AT TIME ZONE 'UTC' END AS open
 			FROM resources r LEFT JOIN hotels h ON h.id = r.hotel_id
 			WHERE CASE WHEN $6 THEN r.venue_id = $1 ELSE r.hotel_id = $1 END AND r.code = $5),
-		a AS (SELECT `+lineTakeable+` AS free FROM inventory i
+		a AS (SELECT `+lineTakeable+` AS free, COALESCE(bool_or(i.total < $4), false) AS beyond FROM inventory i
 			WHERE i.resource_id = (SELECT id FROM r) AND i.unit_start >= $2 AND i.unit_start < $3),
 		p AS (SELECT $11::text IS NULL OR EXISTS (SELECT 1 FROM rate_plans WHERE hotel_id = $1 AND code = $11) AS known),
 		ins AS (INSERT INTO waitlist_entries (customer_id, created_by, channel_id, agent_id, resource_id, unit_from, unit_to,
 				quantity, rate_plan)
-			SELECT $7, $8, $9, $10, r.id, $2, $3, $4, $11 FROM r, a, p WHERE r.open AND r.supplier = '' AND NOT a.free AND p.known
+			SELECT $7, $8, $9, $10, r.id, $2, $3, $4, $11 FROM r, a, p
+			WHERE r.open AND r.supplier = '' AND NOT a.free AND NOT a.beyond AND p.known
 			ON CONFLICT (customer_id, resource_id, unit_from, unit_to, COALESCE(rate_plan, '')) WHERE status <> 'closed' DO NOTHING
 			RETURNING id)
 		SELECT (SELECT id FROM r), (SELECT open FROM r), (SELECT supplier FROM r), (SELECT free FROM a),
-			(SELECT known FROM p), (SELECT id FROM ins)`,
+			(SELECT beyond FROM a), (SELECT known FROM p), (SELECT id FROM ins)`,
 		site, from, to, req.Quantity, code, req.VenueID != "", req.CustomerID, j.CreatedBy, nullable(j.ChannelID),
-		nullable(j.AgentID), plan).Scan(&resource, &open, &supplier, &free, &known, &entry)
+		nullable(j.AgentID), plan).Scan(&resource, &open, &supplier, &free, &beyond, &known, &entry)
 	switch {
 	case pgCode(err) == codeForeignKeyViolation:
 		return e, false, true, fmt.Errorf("%w: the channel %q or agent %q is not known", domain.ErrInvalid, j.ChannelID, j.AgentID)
@@ -55,6 +56,8 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 		return e, false, true, fmt.Errorf("%w: hotel %s has no rate plan %q", domain.ErrNotFound, req.HotelID, req.RatePlan)
 	case *supplier != "" || !*open:
 		return e, false, true, checkWaitlistWindow(ctx, s.pool, req, line{resourceID: *resource, from: from})
+	case *beyond: // it could never be offered, and under a fit rule of wait would hold up the line
+		return e, false, true, fmt.Errorf("%w: quantity %d is more than the product has on some of its units", domain.ErrInvalid, req.Quantity)
 	case *free:
 		return e, false, false, nil // its units are free: judged with the channel's shares and the rules
 	case entry == nil: // already waiting: that entry

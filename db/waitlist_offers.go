@@ -47,7 +47,9 @@ func (w waitingEntry) line() line {
 }
 
 // waitingFor reads, unlocked, the entries waiting for any unit of lines, in the order they
-// joined. An entry joining after it is read waits for the next give-back.
+// joined. An entry joining after it is read waits for the next give-back. A hotel sold through a
+// supplier offers nothing: its supplier confirms every stay after the hold (SetHotelSupplier
+// closes its entries).
 func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, error) {
 	resources, froms, tos := make([]int64, len(lines)), make([]time.Time, len(lines)), make([]time.Time, len(lines))
 	for i, l := range lines {
@@ -59,7 +61,8 @@ func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, e
 			COALESCE(h.waitlist_fit, v.waitlist_fit), COALESCE(h.waitlist_offer_seconds, v.waitlist_offer_seconds)
 		FROM waitlist_entries e JOIN resources r ON r.id = e.resource_id
 			LEFT JOIN hotels h ON h.id = r.hotel_id LEFT JOIN venues v ON v.id = r.venue_id
-		WHERE e.status = 'waiting' AND EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
+		WHERE e.status = 'waiting' AND h.supplier_id IS NULL
+			AND EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
 			WHERE e.resource_id = l.r AND e.unit_from < l.t AND e.unit_to > l.f)
 		ORDER BY e.id LIMIT `+fmt.Sprint(maxWaitingRead), resources, froms, tos)
 	if err != nil {
@@ -231,8 +234,10 @@ func nothingLeft(ctx context.Context, tx pgx.Tx, freed []line, resourceID int64)
 }
 
 // offerTo holds the entry's product for it when it fits, as its offer. fits is false when its
-// units are short or a sale rule refuses them; an entry being changed elsewhere, or whose
-// customer has a live offer, is passed over (fits true: the units are not what stops it).
+// units are short. An entry being changed elsewhere, whose customer is busy (a live offer, a
+// hold or an erasure under their hold lock) or whose hold is refused for another reason than
+// the units (a sale rule, an order the customer holds for the slot) is passed over (fits true:
+// it keeps its place and holds up nobody behind it).
 func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool, err error) {
 	var offers int
 	err = tx.QueryRow(ctx, `SELECT offers FROM waitlist_entries WHERE id = $1 AND status = 'waiting' FOR UPDATE SKIP LOCKED`,
@@ -246,10 +251,16 @@ func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool
 	if st, err := lineAvailable(ctx, tx, w.line()); err != nil || !st.ok {
 		return false, false, err
 	}
+	// The customer's hold lock, only tried: the erasure holds it while it reads the customer's
+	// bookings, and a hold under a limit while it counts them. The live offer is read after it
+	// is won, in a statement of its own that sees every offer committed before.
 	var free bool
-	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('waitlist-offer:' || $1, 0))
-			AND NOT EXISTS (SELECT 1 FROM bookings WHERE customer_id = $1 AND waitlist_entry_id IS NOT NULL AND status = 'HOLD')`,
+	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('holds:' || $1, 0))`,
 		w.customerID).Scan(&free); err != nil || !free {
+		return false, true, err
+	}
+	if err := tx.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM bookings WHERE customer_id = $1
+			AND waitlist_entry_id IS NOT NULL AND status = 'HOLD')`, w.customerID).Scan(&free); err != nil || !free {
 		return false, true, err
 	}
 	sp, err := tx.Begin(ctx) // a savepoint: an offer refused leaves nothing behind
@@ -264,9 +275,12 @@ func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool
 	}
 	held, err := holdOffer(ctx, sp, w, bookingID, fmt.Sprintf("waitlist-offer-%d-%d", w.id, offers+1))
 	if err != nil || !held {
-		return false, false, err
+		return false, true, err // the units fit (read above): what refused it was not them
 	}
 	if _, err := sp.Exec(ctx, `UPDATE bookings SET waitlist_entry_id = $2 WHERE id = $1`, bookingID, w.id); err != nil {
+		if pgCode(err) == codeUniqueViolation { // another live offer of the customer's, after all
+			return false, true, nil
+		}
 		return false, false, err
 	}
 	if _, err := sp.Exec(ctx, `UPDATE waitlist_entries SET status = 'offered', offers = offers + 1, offer_booking_id = $2
@@ -342,11 +356,11 @@ func (s *Store) OfferStarted(ctx context.Context, bookingID string) error {
 	return err
 }
 
-// OfferPendingStart reports whether booking id is a waitlist offer whose workflow is still to
-// start.
-func (s *Store) OfferPendingStart(ctx context.Context, bookingID string) (bool, error) {
-	var pending bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM waitlist_offer_starts WHERE booking_id = $1 AND started_at IS NULL)`,
-		bookingID).Scan(&pending)
-	return pending, err
+// OfferStart reports whether booking id is a waitlist offer, and whether its workflow is still
+// to start.
+func (s *Store) OfferStart(ctx context.Context, bookingID string) (offer, pending bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM waitlist_offer_starts WHERE booking_id = $1),
+			EXISTS (SELECT 1 FROM waitlist_offer_starts WHERE booking_id = $1 AND started_at IS NULL)`,
+		bookingID).Scan(&offer, &pending)
+	return offer, pending, err
 }

@@ -184,9 +184,10 @@ func TestAnEntryAskingMoreThanIsFreeIsSkippedOrWaitedForByTheSitesRule(t *testin
 	for _, fit := range []string{domain.WaitlistFitSkip, domain.WaitlistFitWait} {
 		t.Run(fit, func(t *testing.T) {
 			d := testsuite.NewDatabase(t)
-			d.SetInventory(t, "h1", "double", dec10, dec13, 2)
+			d.SetInventory(t, "h1", "double", dec10, dec13, 3)
 			require.NoError(t, d.Store.SetWaitlistSettings(ctx, "h1", false, domain.WaitlistSettings{OfferSeconds: 1800, Fit: fit}))
 			taken := holdRooms(t, d, "c0", stay3, 2)
+			holdRooms(t, d, "other", stay3, 1)
 			entries := []domain.WaitlistEntry{waitFor(t, d, "big", stay3, 3), waitFor(t, d, "one", stay3, 1),
 				waitFor(t, d, "two", stay3, 1), waitFor(t, d, "three", stay3, 1)}
 
@@ -201,7 +202,7 @@ func TestAnEntryAskingMoreThanIsFreeIsSkippedOrWaitedForByTheSitesRule(t *testin
 				assert.WithinDuration(t, offer.CreatedAt.Add(30*time60s), offer.ExpiresAt, time10s, "the site's offer time")
 			} else {
 				assert.Equal(t, []string{"waiting", "waiting", "waiting", "waiting"}, statuses)
-				assert.Equal(t, []int{0, 0, 0}, d.Reserved(t, "h1", "double", stay3), "the units went back on sale")
+				assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3), "the units went back on sale")
 			}
 			big, err := d.Store.WaitlistEntry(ctx, entries[0].ID)
 			require.NoError(t, err)
@@ -324,6 +325,10 @@ func TestJoiningIsRefusedWhileOnSaleAndAnsweredOnceARepeat(t *testing.T) {
 	_, err = d.Store.LeaveWaitlist(ctx, "someone-else", first.ID)
 	require.ErrorIs(t, err, domain.ErrNotFound)
 
+	join.Request.Quantity = 2
+	_, _, err = d.Store.JoinWaitlist(ctx, join)
+	require.ErrorIs(t, err, domain.ErrInvalid, "more than the room type has: it could never be offered")
+	join.Request.Quantity = 1
 	join.Request.RoomTypeID = "suite"
 	_, _, err = d.Store.JoinWaitlist(ctx, join)
 	require.ErrorIs(t, err, domain.ErrNotFound)
@@ -417,9 +422,10 @@ func TestTheDesksManualOfferFollowsTheGiveBacksRules(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
-	d.SetInventory(t, "h1", "double", dec10, dec13, 2)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
 	require.NoError(t, d.Store.SetWaitlistSettings(ctx, "h1", false, domain.WaitlistSettings{OfferSeconds: 600, Fit: domain.WaitlistFitWait}))
 	taken := holdRooms(t, d, "c0", stay3, 2)
+	holdRooms(t, d, "other", stay3, 1)
 	big, one := waitFor(t, d, "big", stay3, 3), waitFor(t, d, "one", stay3, 1)
 	_, err := d.Store.Release(ctx, taken.ID, domain.StatusExpired)
 	require.NoError(t, err)
@@ -438,7 +444,7 @@ func TestTheDesksManualOfferFollowsTheGiveBacksRules(t *testing.T) {
 	assert.Empty(t, again, "nothing fits the rest: one room left, and big asks three")
 	statuses, _ := entryStates(t, d, []domain.WaitlistEntry{big, one})
 	assert.Equal(t, []string{"waiting", "offered"}, statuses)
-	assert.Equal(t, []int{1, 1, 1}, d.Reserved(t, "h1", "double", stay3))
+	assert.Equal(t, []int{2, 2, 2}, d.Reserved(t, "h1", "double", stay3))
 	d.AssertInventoryMatchesBookings(t)
 }
 

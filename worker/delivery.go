@@ -44,11 +44,11 @@ func (d Deliverer) Deliver(ctx context.Context, ev domain.PaymentEvent) error {
 	}
 	err := d.Temporal.SignalWorkflow(ctx, ev.BookingID, "", workflows.SignalPayment, ev)
 	if WorkflowGone(err) { // a waitlist offer paid before its workflow started gets it now
-		started, startErr := StartPendingOffer(ctx, d.Temporal, d.Store, ev.BookingID, d.offerOptions())
+		offer, startErr := StartPendingOffer(ctx, d.Temporal, d.Store, ev.BookingID, d.offerOptions())
 		if startErr != nil {
 			return startErr
 		}
-		if started {
+		if offer {
 			err = d.Temporal.SignalWorkflow(ctx, ev.BookingID, "", workflows.SignalPayment, ev)
 		}
 	}

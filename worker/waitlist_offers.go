@@ -114,12 +114,13 @@ func StartOffer(ctx context.Context, c client.Client, store *db.Store, b domain.
 }
 
 // StartPendingOffer starts the workflow of booking id when it is a waitlist offer whose workflow
-// is still to start (the starter has not reached it, or its worker is down), and says whether it
-// did: a payment, a decline or a cancel that finds no workflow then has one to act on it.
-func StartPendingOffer(ctx context.Context, c client.Client, store *db.Store, id string, opts ResumeOptions) (bool, error) {
-	pending, err := store.OfferPendingStart(ctx, id)
+// is still to start (the starter has not reached it, or its worker is down), and says whether
+// id is an offer at all: a payment, a decline or a cancel that found no workflow then asks
+// again, since an offer's workflow runs now (started here, or by the starter meanwhile).
+func StartPendingOffer(ctx context.Context, c client.Client, store *db.Store, id string, opts ResumeOptions) (offer bool, err error) {
+	offer, pending, err := store.OfferStart(ctx, id)
 	if err != nil || !pending {
-		return false, err
+		return offer, err
 	}
 	b, err := store.GetBooking(ctx, id)
 	if err != nil {

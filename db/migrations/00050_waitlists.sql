@@ -110,7 +110,8 @@ CREATE TRIGGER waitlist_entries_events AFTER INSERT OR UPDATE OF status ON waitl
 
 -- An offer's booking leaving HOLD ends its offer: paid (booked), expired or cancelled (declined:
 -- the customer's decline is a cancel of the hold). Any booking confirmed closes its customer's
--- waiting entries for the same resource over any of its units: they booked it another way.
+-- waiting entries for a resource of any of its lines over any of their units: they booked it
+-- another way.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION close_waitlist_entries() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -121,9 +122,11 @@ BEGIN
          WHERE id = NEW.waitlist_entry_id AND status = 'offered' AND offer_booking_id = NEW.id;
     END IF;
     IF NEW.status = 'CONFIRMED' AND OLD.status IS DISTINCT FROM 'CONFIRMED' THEN
-        UPDATE waitlist_entries SET status = 'closed', closed_at = now(), closed_reason = 'booked_elsewhere'
-         WHERE customer_id = NEW.customer_id AND status = 'waiting' AND resource_id = NEW.resource_id
-           AND unit_from < NEW.unit_to AND unit_to > NEW.unit_from;
+        UPDATE waitlist_entries e SET status = 'closed', closed_at = now(), closed_reason = 'booked_elsewhere'
+         WHERE e.customer_id = NEW.customer_id AND e.status = 'waiting'
+           AND ((e.resource_id = NEW.resource_id AND e.unit_from < NEW.unit_to AND e.unit_to > NEW.unit_from)
+                OR EXISTS (SELECT 1 FROM booking_lines l WHERE l.booking_id = NEW.id AND l.resource_id = e.resource_id
+                              AND e.unit_from < l.unit_to AND e.unit_to > l.unit_from));
     END IF;
     RETURN NULL;
 END $$;
