@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/bookflow/bookflow/domain"
 )
@@ -10,7 +11,7 @@ import (
 // joinSoldOut joins a waitlist in one statement when its product is sold out, the flash sale's
 // case: the product resolved, its window, plan and units read, and the entry written only when
 // no unit can be taken, together (done false when units are free: joinJudged then judges the
-// channel's shares and the sale rules). Two round trips: the statement and the entry's read.
+// channel's shares and the sale rules). One round trip: the entry is answered as written.
 func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.WaitlistEntry, joined, done bool, err error) {
 	req := j.Request
 	site, code, from, to := req.HotelID, req.RoomTypeID, req.CheckIn.Time(), req.CheckOut.Time()
@@ -24,6 +25,8 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 	var resource, entry *int64
 	var open, free, beyond, known *bool
 	var supplier *string
+	var created *time.Time
+	var place *int
 	err = s.pool.QueryRow(ctx, `WITH r AS (
 			SELECT r.id, COALESCE(h.supplier_id, '') AS supplier,
 				CASE WHEN r.hotel_id IS NOT NULL THEN $2::timestamp >= date_trunc('day', now() AT TIME ZONE h.time_zone)
@@ -38,11 +41,14 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 			SELECT $7, $8, $9, $10, r.id, $2, $3, $4, $11 FROM r, a, p
 			WHERE r.open AND r.supplier = '' AND NOT a.free AND NOT a.beyond AND p.known
 			ON CONFLICT (customer_id, resource_id, unit_from, unit_to, COALESCE(rate_plan, '')) WHERE status <> 'closed' DO NOTHING
-			RETURNING id)
+			RETURNING id, created_at)
 		SELECT (SELECT id FROM r), (SELECT open FROM r), (SELECT supplier FROM r), (SELECT free FROM a),
-			(SELECT beyond FROM a), (SELECT known FROM p), (SELECT id FROM ins)`,
+			(SELECT beyond FROM a), (SELECT known FROM p), (SELECT id FROM ins), (SELECT created_at FROM ins),
+			-- every waiting entry over its units joined before it (the statement does not see it)
+			CASE WHEN EXISTS (SELECT 1 FROM ins) THEN (SELECT count(*) + 1 FROM waitlist_entries o
+				WHERE o.resource_id = (SELECT id FROM r) AND o.status = 'waiting' AND o.unit_from < $3 AND o.unit_to > $2) END`,
 		site, from, to, req.Quantity, code, req.VenueID != "", req.CustomerID, j.CreatedBy, nullable(j.ChannelID),
-		nullable(j.AgentID), plan).Scan(&resource, &open, &supplier, &free, &beyond, &known, &entry)
+		nullable(j.AgentID), plan).Scan(&resource, &open, &supplier, &free, &beyond, &known, &entry, &created, &place)
 	switch {
 	case pgCode(err) == codeForeignKeyViolation:
 		return e, false, true, fmt.Errorf("%w: the channel %q or agent %q is not known", domain.ErrInvalid, j.ChannelID, j.AgentID)
@@ -67,9 +73,17 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 		if err != nil {
 			return e, false, true, err
 		}
-	default:
-		joined = true
+	default: // the entry as written, without reading it again
+		e = domain.WaitlistEntry{ID: *entry, WaitlistRequest: req, CreatedBy: j.CreatedBy, ChannelID: j.ChannelID,
+			AgentID: j.AgentID, Status: domain.WaitlistWaiting, Place: *place, CreatedAt: *created}
+		if plan == nil {
+			e.RatePlan = ""
+		}
+		if req.VenueID != "" {
+			e.Start, e.End = from, to
+		}
+		return e, true, true, nil
 	}
 	e, err = getWaitlistEntry(ctx, s.pool, *entry)
-	return e, joined, true, err
+	return e, false, true, err
 }

@@ -188,17 +188,20 @@ func benchCache(ctx context.Context, d *deps, queue string, verifier *auth.Verif
 		return fmt.Errorf("the flash sale ended %v, not %d held and %d sold out", codes, rooms, buyers-rooms)
 	}
 	// Then late buyers find it sold out: the gate's answer.
-	measure(ctx, "sold out: hold refused by the gate (409)", o.clients, 0, o.duration, func(ctx context.Context, i int) error {
+	soldOut := measure(ctx, "sold out: hold refused by the gate (409)", o.clients, 0, o.duration, func(ctx context.Context, i int) error {
 		code, err := call(ctx, http.MethodPost, "/bookings", fmt.Sprintf("late-%d", i), body)
 		if err == nil && code != http.StatusConflict {
 			err = fmt.Errorf("status %d", code)
 		}
 		return err
-	}).print(&health)
+	})
+	soldOut.print(&health)
+	soldOut.label = "the gate's sold-out answers"
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM bookings b JOIN resources r ON r.id = b.resource_id WHERE r.hotel_id = $1`,
 		flash).Scan(&started); err != nil {
 		return err
 	}
 	fmt.Printf("  workflows started for the flash sale in all: %d\n", started)
-	return nil
+	return benchWaitlist(ctx, waitlistBench{d: d, queue: queue, root: root, httpc: httpc, token: token, o: o, run: run,
+		flash: body, soldOut: &soldOut, stay: stay, customer: customerTokens(run)})
 }
