@@ -323,6 +323,16 @@ func (s *Store) SetRates(ctx context.Context, hotelID, roomTypeID string, from, 
 			return err
 		}
 		n = int(tag.RowsAffected())
+		// Nights without a rate were not for sale: priced now, they go to the waitlist first.
+		if n > 0 {
+			resource, err := roomTypeResource(ctx, tx, hotelID, roomTypeID)
+			if err != nil {
+				return err
+			}
+			if err := offerAfterLocks(ctx, tx, []line{{resourceID: resource, from: from.Time(), to: to.Time()}}); err != nil {
+				return err
+			}
+		}
 		// A rate plan's own rates on these nights are in the nights' currency (SetPlanRates reads
 		// the rows this updated FOR SHARE, so one of the two sees the other).
 		var plan string

@@ -77,6 +77,15 @@ func (s *Store) CreateSaleRules(ctx context.Context, rules []domain.SaleRule) ([
 			}
 			out = append(out, stored)
 		}
+		for _, r := range out {
+			// A rule overriding the hotel's own of its kind may ease it (a channel's shorter
+			// minimum stay): the stays it lets sell go to the waitlist first.
+			if r.OverridesGlobal {
+				if err := offerAfterRuleChange(ctx, tx, scopeOf(r)); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
 	})
 	return out, err

@@ -62,6 +62,8 @@ func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, e
 		FROM waitlist_entries e JOIN resources r ON r.id = e.resource_id
 			LEFT JOIN hotels h ON h.id = r.hotel_id LEFT JOIN venues v ON v.id = r.venue_id
 		WHERE e.status = 'waiting' AND h.supplier_id IS NULL
+			AND CASE WHEN r.hotel_id IS NOT NULL THEN e.unit_from >= date_trunc('day', now() AT TIME ZONE h.time_zone)
+				ELSE e.unit_from > now() AT TIME ZONE 'UTC' END -- its window still open (the sweep closes the rest)
 			AND EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
 			WHERE e.resource_id = l.r AND e.unit_from < l.t AND e.unit_to > l.f)
 		ORDER BY e.id LIMIT `+fmt.Sprint(maxWaitingRead), resources, froms, tos)
@@ -111,6 +113,14 @@ func lockForGiveBack(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEnt
 // sale locks (an amendment to another room type) could wait on one in a cycle with it.
 const saleLockWait = 200 * time.Millisecond
 
+// boundLockWait bounds the lock waits of savepoint sp by saleLockWait and returns the
+// transaction's own bound, to set again once sp's locks are taken (sp's rollback restores it).
+func boundLockWait(ctx context.Context, sp pgx.Tx) (was string, err error) {
+	err = sp.QueryRow(ctx, `SELECT current_setting('lock_timeout'), set_config('lock_timeout', $1, true)`,
+		fmt.Sprint(saleLockWait.Milliseconds())).Scan(&was, new(string))
+	return was, err
+}
+
 // takeSaleLocks takes the sale locks (FOR KEY SHARE) of resources ids in id order, waiting at most
 // saleLockWait, and says whether it got them; a savepoint undoes a timeout.
 func takeSaleLocks(ctx context.Context, tx pgx.Tx, ids []int64) (bool, error) {
@@ -119,9 +129,8 @@ func takeSaleLocks(ctx context.Context, tx pgx.Tx, ids []int64) (bool, error) {
 		return false, err
 	}
 	defer sp.Rollback(ctx) //nolint:errcheck // a no-op once released
-	var was string
-	if err := sp.QueryRow(ctx, `SELECT current_setting('lock_timeout'), set_config('lock_timeout', $1, true)`,
-		fmt.Sprint(saleLockWait.Milliseconds())).Scan(&was, new(string)); err != nil {
+	was, err := boundLockWait(ctx, sp)
+	if err != nil {
 		return false, err
 	}
 	_, err = sp.Exec(ctx, `SELECT 1 FROM resources WHERE id = ANY($1) ORDER BY id FOR KEY SHARE`, ids)
@@ -248,7 +257,11 @@ func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool
 	if err != nil {
 		return false, false, err
 	}
-	if st, err := lineAvailable(ctx, tx, w.line()); err != nil || !st.ok {
+	st, err := lineAvailable(ctx, tx, w.line())
+	if err == nil && st.ok && st.allocated { // the free rooms may be other channels' allocations
+		st.ok, err = sharesFit(ctx, tx, w.line(), w.channelID, w.agentID)
+	}
+	if err != nil || !st.ok {
 		return false, false, err
 	}
 	// The customer's hold lock, only tried: the erasure holds it while it reads the customer's
@@ -273,7 +286,17 @@ func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool
 	if _, err := sp.Exec(ctx, `SELECT set_config('bookflow.booking_id', $1, true)`, bookingID); err != nil {
 		return false, false, err
 	}
+	// Every lock the offer takes from here is bounded: the customer's own order for the slot,
+	// inserted meanwhile and waiting for the units this transaction holds, would otherwise wait
+	// in a cycle with it on the one-order-per-slot index. Past the bound it is passed over.
+	was, err := boundLockWait(ctx, sp)
+	if err != nil {
+		return false, false, err
+	}
 	held, err := holdOffer(ctx, sp, w, bookingID, fmt.Sprintf("waitlist-offer-%d-%d", w.id, offers+1))
+	if pgCode(err) == lockNotAvailable {
+		return false, true, nil
+	}
 	if err != nil || !held {
 		return false, true, err // the units fit (read above): what refused it was not them
 	}
@@ -288,6 +311,9 @@ func offerTo(ctx context.Context, tx pgx.Tx, w waitingEntry) (offered, fits bool
 		return false, false, err
 	}
 	if _, err := sp.Exec(ctx, `INSERT INTO waitlist_offer_starts (booking_id) VALUES ($1)`, bookingID); err != nil {
+		return false, false, err
+	}
+	if _, err := sp.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, was); err != nil {
 		return false, false, err
 	}
 	return true, true, sp.Commit(ctx)
