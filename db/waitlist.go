@@ -38,7 +38,8 @@ func (s *Store) JoinWaitlist(ctx context.Context, j WaitlistJoin) (e domain.Wait
 }
 
 // joinJudged is JoinWaitlist for a product whose units may be free: its availability, for the
-// channel, and its sale rules judged in Go before the entry is written.
+// channel, and its sale rules judged in Go before the entry is written. joinSoldOut has checked
+// the product, its plan and its window just before.
 func (s *Store) joinJudged(ctx context.Context, j WaitlistJoin) (e domain.WaitlistEntry, joined bool, err error) {
 	req := j.Request
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
@@ -46,21 +47,7 @@ func (s *Store) joinJudged(ctx context.Context, j WaitlistJoin) (e domain.Waitli
 		if err != nil {
 			return err
 		}
-		var plan *string
-		if req.HotelID != "" && req.RatePlan != "" && req.RatePlan != domain.DefaultRatePlan {
-			plan = &req.RatePlan
-			var known bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM rate_plans WHERE hotel_id = $1 AND code = $2)`,
-				req.HotelID, req.RatePlan).Scan(&known); err != nil {
-				return err
-			}
-			if !known { // as a hold naming it is answered
-				return fmt.Errorf("%w: hotel %s has no rate plan %q", domain.ErrNotFound, req.HotelID, req.RatePlan)
-			}
-		}
-		if err := checkWaitlistWindow(ctx, tx, req, l); err != nil {
-			return err
-		}
+		plan := planOf(req)
 		if onSale, err := canHoldNow(ctx, tx, j, l); err != nil || onSale {
 			if err == nil {
 				err = ErrOnSale
@@ -77,9 +64,7 @@ func (s *Store) joinJudged(ctx context.Context, j WaitlistJoin) (e domain.Waitli
 		switch {
 		case errors.Is(err, pgx.ErrNoRows): // already waiting: that entry
 			joined = false
-			err = tx.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE customer_id = $1 AND resource_id = $2
-				AND unit_from = $3 AND unit_to = $4 AND COALESCE(rate_plan, '') = COALESCE($5, '') AND status <> 'closed'`,
-				req.CustomerID, l.resourceID, l.from, l.to, plan).Scan(&id)
+			id, err = openEntryID(ctx, tx, req.CustomerID, l, plan)
 		case pgCode(err) == codeForeignKeyViolation:
 			return fmt.Errorf("%w: the channel %q or agent %q is not known", domain.ErrInvalid, j.ChannelID, j.AgentID)
 		default:
@@ -92,6 +77,31 @@ func (s *Store) joinJudged(ctx context.Context, j WaitlistJoin) (e domain.Waitli
 		return err
 	})
 	return e, joined, err
+}
+
+// planOf is the plan an entry names: nil for the hotel's default plan (and a venue's product).
+func planOf(req domain.WaitlistRequest) *string {
+	if req.HotelID != "" && req.RatePlan != "" && req.RatePlan != domain.DefaultRatePlan {
+		return &req.RatePlan
+	}
+	return nil
+}
+
+// openEntryID is the id of the customer's open entry for the product of l under plan.
+func openEntryID(ctx context.Context, q querier, customerID string, l line, plan *string) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE customer_id = $1 AND resource_id = $2
+		AND unit_from = $3 AND unit_to = $4 AND COALESCE(rate_plan, '') = COALESCE($5, '') AND status <> 'closed'`,
+		customerID, l.resourceID, l.from, l.to, plan).Scan(&id)
+	return id, err
+}
+
+// windowOpen is SQL for whether a product starting at the timestamp from (units in the hotel's
+// local time or a venue's UTC) may still be sold, with r its resource and h its hotel (joined
+// LEFT): its check-in day has not passed at the hotel, its slot has not begun.
+func windowOpen(from string) string {
+	return `CASE WHEN r.hotel_id IS NOT NULL THEN ` + from + ` >= date_trunc('day', now() AT TIME ZONE h.time_zone)
+		ELSE ` + from + ` > now() AT TIME ZONE 'UTC' END`
 }
 
 // waitlistLine resolves the product a request waits for to its resource and units (a stay's
@@ -110,9 +120,7 @@ func waitlistLine(ctx context.Context, q querier, req domain.WaitlistRequest) (l
 func checkWaitlistWindow(ctx context.Context, tx querier, req domain.WaitlistRequest, l line) error {
 	var open bool
 	var supplier string
-	err := tx.QueryRow(ctx, `SELECT CASE WHEN r.hotel_id IS NOT NULL
-			THEN $2::timestamp >= date_trunc('day', now() AT TIME ZONE h.time_zone)
-			ELSE $2::timestamp > now() AT TIME ZONE 'UTC' END, COALESCE(h.supplier_id, '')
+	err := tx.QueryRow(ctx, `SELECT `+windowOpen("$2::timestamp")+`, COALESCE(h.supplier_id, '')
 		FROM resources r LEFT JOIN hotels h ON h.id = r.hotel_id WHERE r.id = $1`, l.resourceID, l.from).Scan(&open, &supplier)
 	if err == nil && supplier != "" {
 		// Its supplier confirms every stay after the hold, which an offer made inside a
@@ -295,9 +303,7 @@ func eraseWaitlist(ctx context.Context, tx pgx.Tx, customerID, pseudonym string)
 func (s *Store) CloseLapsedEntries(ctx context.Context) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `UPDATE waitlist_entries e SET status = 'closed', closed_reason = 'window_closed', closed_at = now()
 		FROM resources r LEFT JOIN hotels h ON h.id = r.hotel_id
-		WHERE r.id = e.resource_id AND e.status = 'waiting' AND CASE WHEN r.hotel_id IS NOT NULL
-			THEN e.unit_from < date_trunc('day', now() AT TIME ZONE h.time_zone)
-			ELSE e.unit_from <= now() AT TIME ZONE 'UTC' END`)
+		WHERE r.id = e.resource_id AND e.status = 'waiting' AND NOT `+windowOpen("e.unit_from"))
 	return tag.RowsAffected(), err
 }
 

@@ -18,10 +18,7 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 	if req.VenueID != "" {
 		site, code, from, to = req.VenueID, req.ResourceID, req.Start.UTC(), req.End.UTC()
 	}
-	var plan *string
-	if req.HotelID != "" && req.RatePlan != "" && req.RatePlan != domain.DefaultRatePlan {
-		plan = &req.RatePlan
-	}
+	plan := planOf(req)
 	var resource, entry *int64
 	var open, free, beyond, known *bool
 	var supplier *string
@@ -29,8 +26,7 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 	var place *int
 	err = s.pool.QueryRow(ctx, `WITH r AS (
 			SELECT r.id, COALESCE(h.supplier_id, '') AS supplier,
-				CASE WHEN r.hotel_id IS NOT NULL THEN $2::timestamp >= date_trunc('day', now() AT TIME ZONE h.time_zone)
-					ELSE $2::timestamp > now() AT TIME ZONE 'UTC' END AS open
+				`+windowOpen("$2::timestamp")+` AS open
 			FROM resources r LEFT JOIN hotels h ON h.id = r.hotel_id
 			WHERE CASE WHEN $6 THEN r.venue_id = $1 ELSE r.hotel_id = $1 END AND r.code = $5),
 		a AS (SELECT `+lineTakeable+` AS free, COALESCE(bool_or(i.total < $4), false) AS beyond FROM inventory i
@@ -67,12 +63,11 @@ func (s *Store) joinSoldOut(ctx context.Context, j WaitlistJoin) (e domain.Waitl
 	case *free:
 		return e, false, false, nil // its units are free: judged with the channel's shares and the rules
 	case entry == nil: // already waiting: that entry
-		err = s.pool.QueryRow(ctx, `SELECT id FROM waitlist_entries WHERE customer_id = $1 AND resource_id = $2
-			AND unit_from = $3 AND unit_to = $4 AND COALESCE(rate_plan, '') = COALESCE($5, '') AND status <> 'closed'`,
-			req.CustomerID, *resource, from, to, plan).Scan(&entry)
+		id, err := openEntryID(ctx, s.pool, req.CustomerID, line{resourceID: *resource, from: from, to: to}, plan)
 		if err != nil {
 			return e, false, true, err
 		}
+		entry = &id
 	default: // the entry as written, without reading it again
 		e = domain.WaitlistEntry{ID: *entry, WaitlistRequest: req, CreatedBy: j.CreatedBy, ChannelID: j.ChannelID,
 			AgentID: j.AgentID, Status: domain.WaitlistWaiting, Place: *place, CreatedAt: *created}

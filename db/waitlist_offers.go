@@ -62,8 +62,7 @@ func waitingFor(ctx context.Context, tx pgx.Tx, lines []line) ([]waitingEntry, e
 		FROM waitlist_entries e JOIN resources r ON r.id = e.resource_id
 			LEFT JOIN hotels h ON h.id = r.hotel_id LEFT JOIN venues v ON v.id = r.venue_id
 		WHERE e.status = 'waiting' AND h.supplier_id IS NULL
-			AND CASE WHEN r.hotel_id IS NOT NULL THEN e.unit_from >= date_trunc('day', now() AT TIME ZONE h.time_zone)
-				ELSE e.unit_from > now() AT TIME ZONE 'UTC' END -- its window still open (the sweep closes the rest)
+			AND `+windowOpen("e.unit_from")+` -- its window still open (the sweep closes the rest)
 			AND EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::timestamp[], $3::timestamp[]) AS l(r, f, t)
 			WHERE e.resource_id = l.r AND e.unit_from < l.t AND e.unit_to > l.f)
 		ORDER BY e.id LIMIT `+fmt.Sprint(maxWaitingRead), resources, froms, tos)
