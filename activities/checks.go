@@ -75,6 +75,7 @@ func (a *Checks) RunChecks(ctx context.Context, in CheckInput) (domain.CheckRepo
 		}
 		if err := errors.Join(
 			add(a.Store.InventoryMismatches(ctx)),
+			add(a.Store.BlockMismatches(ctx)),
 			add(a.orphanedHolds(ctx, in)),
 			add(a.Store.BalancesPastDue(ctx, in.HoldGrace)),
 			add(a.Store.FeesNotCharged(ctx, in.UnsettledAge)),

@@ -312,8 +312,9 @@ func lineShares(ctx context.Context, tx pgx.Tx, l line, channel, agent string) (
 // rooms from: the allocation of the booking's agent first, then the channel's, then the pool.
 // When every night has enough it records the allocations taken (used, and booking_allocations
 // for the release) and reports true; otherwise it changes nothing. The caller then takes the
-// rooms from the nights themselves.
-func takeShares(ctx context.Context, tx pgx.Tx, bookingID string, l line, channel string) (bool, error) {
+// rooms from the nights themselves. drawn (nil for a sale without a group) is what a pickup
+// drew per night from its block: rooms the pool just got back, which are the sale's own.
+func takeShares(ctx context.Context, tx pgx.Tx, bookingID string, l line, channel string, drawn map[time.Time]int) (bool, error) {
 	var agent string
 	if err := tx.QueryRow(ctx, `SELECT COALESCE(agent_id, '') FROM bookings WHERE id = $1`, bookingID).Scan(&agent); err != nil {
 		return false, err
@@ -329,7 +330,9 @@ func takeShares(ctx context.Context, tx pgx.Tx, bookingID string, l line, channe
 		if n.unlimited {
 			continue
 		}
-		fromAgent, fromChannel, fits := n.split(l.quantity)
+		d := drawn[n.start]
+		n.pool -= d
+		fromAgent, fromChannel, fits := n.split(l.quantity - d)
 		if !fits {
 			return false, nil
 		}

@@ -82,7 +82,7 @@ func reline(ctx context.Context, tx pgx.Tx, bookingID, channel string, current, 
 				return out, nil, err
 			}
 			if st.ok && st.allocated {
-				if st.ok, err = takeShares(ctx, tx, bookingID, run, channel); err != nil {
+				if st.ok, err = takeShares(ctx, tx, bookingID, run, channel, nil); err != nil {
 					return out, nil, err
 				}
 			}
@@ -222,6 +222,20 @@ func firstShortUnit(ctx context.Context, tx pgx.Tx, l line) (time.Time, error) {
 // took of them from allocations beyond what it keeps (want, per unit): the pool's rooms go
 // first, so a channel's booking keeps its allocation's rooms for as long as it can.
 func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want map[unitKey]int) error {
+	tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`, l.resourceID, l.from, l.to, l.quantity)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = fmt.Errorf("amend %s: no units of resource %d over [%s, %s) to give back", bookingID, l.resourceID,
+			l.from.Format(time.RFC3339), l.to.Format(time.RFC3339))
+	}
+	if err != nil {
+		return err
+	}
+	// The block's rooms are kept first, then the allocations', then the pool's.
+	blockKept, err := returnToBlock(ctx, tx, bookingID, l, want)
+	if err != nil {
+		return err
+	}
 	rows, err := tx.Query(ctx, `SELECT unit_start, agent_id, quantity FROM booking_allocations
 		WHERE booking_id = $1 AND resource_id = $2 AND unit_start >= $3 AND unit_start < $4
 		ORDER BY unit_start, agent_id NULLS FIRST`, bookingID, l.resourceID, l.from, l.to)
@@ -242,7 +256,7 @@ func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want
 		held[s.Start] += s.Quantity
 	}
 	for _, s := range shares {
-		excess := held[s.Start] - want[unitKey{l.resourceID, s.Start}]
+		excess := held[s.Start] - (want[unitKey{l.resourceID, s.Start}] - blockKept[s.Start])
 		back := min(excess, s.Quantity)
 		if back <= 0 {
 			continue
@@ -262,13 +276,7 @@ func giveBackPart(ctx context.Context, tx pgx.Tx, bookingID string, l line, want
 			return err
 		}
 	}
-	tag, err := tx.Exec(ctx, `UPDATE inventory SET reserved = reserved - $4
-		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`, l.resourceID, l.from, l.to, l.quantity)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = fmt.Errorf("amend %s: no units of resource %d over [%s, %s) to give back", bookingID, l.resourceID,
-			l.from.Format(time.RFC3339), l.to.Format(time.RFC3339))
-	}
-	return err
+	return nil
 }
 
 // paidOnline reports whether a booking keeps a payment the provider took (its payment or an

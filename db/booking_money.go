@@ -53,8 +53,10 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 		if booking, err = getBooking(ctx, tx, bookingID); err != nil {
 			return err
 		}
-		if err := judgeRetake(ctx, tx, booking); err != nil {
-			return err
+		if booking.BlockID == "" { // a group's pickup is judged by its block, not the sale rules
+			if err := judgeRetake(ctx, tx, booking); err != nil {
+				return err
+			}
 		}
 		lines, err := bookingLines(ctx, tx, bookingID)
 		if err != nil {
@@ -69,6 +71,9 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 			}
 		}
 		channel := booking.ChannelID
+		if booking.BlockID != "" {
+			return retakePickup(ctx, tx, &booking, lines)
+		}
 		units := make([]int, len(lines))
 		for i, l := range lines {
 			st, err := lineAvailable(ctx, tx, l)
@@ -78,7 +83,7 @@ func (s *Store) Retake(ctx context.Context, bookingID string, pay domain.Payment
 			ok := st.ok
 			if ok && st.allocated {
 				// Taken where a new sale by its channel would take it: the allocation, then the pool.
-				if ok, err = takeShares(ctx, tx, bookingID, l, channel); err != nil {
+				if ok, err = takeShares(ctx, tx, bookingID, l, channel, nil); err != nil {
 					return err
 				}
 			}

@@ -12,7 +12,8 @@ import (
 )
 
 // InventoryMismatches finds the units, from yesterday on, whose reserved count is not the sum of
-// the quantities of the bookings holding them, or exceeds their total, and nights held by
+// the quantities of the bookings holding them and the rooms group blocks set aside, or exceeds
+// their total, and nights held by
 // bookings that have no inventory row. One pass: the held nights of the bookings still running
 // are counted once, then joined to the inventory; a venue order's lines are joined to the units
 // they cover.
@@ -23,7 +24,7 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 			UNION ALL
 			SELECT l.resource_id, l.unit_from, l.unit_to, l.quantity FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
 			WHERE b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED') AND l.unit_to > current_date - 1),
-		held AS (
+		parts AS (
 			SELECT b.resource_id, n.unit_start, sum(b.quantity) AS held
 			FROM bookings b CROSS JOIN LATERAL generate_series(greatest(b.unit_from, current_date - 1),
 				b.unit_to - interval '1 day', interval '1 day') AS n(unit_start)
@@ -34,7 +35,11 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 			SELECT i.resource_id, i.unit_start, sum(l.quantity)
 			FROM venue_lines l JOIN inventory i ON i.resource_id = l.resource_id
 				AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to AND i.unit_start >= current_date - 1
-			GROUP BY 1, 2),
+			GROUP BY 1, 2
+			UNION ALL -- what definite group blocks set aside
+			SELECT n.resource_id, n.unit_start, sum(n.held) FROM block_nights n
+			WHERE n.unit_start >= current_date - 1 AND n.held > 0 GROUP BY 1, 2),
+		held AS (SELECT resource_id, unit_start, sum(held) AS held FROM parts GROUP BY 1, 2),
 		units AS (SELECT resource_id, unit_start, reserved, total FROM inventory WHERE unit_start >= current_date - 1)
 		SELECT COALESCE(r.hotel_id, r.venue_id), r.code, COALESCE(u.unit_start, h.unit_start), u.reserved, u.total, COALESCE(h.held, 0)
 		FROM units u FULL JOIN held h ON h.resource_id = u.resource_id AND h.unit_start = u.unit_start
@@ -64,6 +69,35 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 				hotel, roomType, when, *reserved, held, totalText)
 		}
 		return domain.Finding{Check: domain.CheckInventory, Detail: detail}, err
+	})
+}
+
+// BlockMismatches finds the nights of group blocks, from yesterday on, whose picked count is not
+// what the bookings holding rooms drew from them, or whose counts do not add up to the rooms
+// promised (held + picked + released, once definite; nothing while tentative; nothing held once
+// released or cancelled).
+func (s *Store) BlockMismatches(ctx context.Context) ([]domain.Finding, error) {
+	rows, err := s.pool.Query(ctx, `SELECT k.id, k.group_code, n.unit_start, k.status, n.rooms, n.held, n.picked, n.released,
+			COALESCE((SELECT sum(bb.quantity) FROM booking_blocks bb JOIN bookings b ON b.id = bb.booking_id
+				WHERE bb.block_id = n.block_id AND bb.unit_start = n.unit_start AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0) AS drawn
+		FROM block_nights n JOIN blocks k ON k.id = n.block_id WHERE n.unit_start >= current_date - 1
+		AND (n.picked <> COALESCE((SELECT sum(bb.quantity) FROM booking_blocks bb JOIN bookings b ON b.id = bb.booking_id
+				WHERE bb.block_id = n.block_id AND bb.unit_start = n.unit_start AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0)
+			OR (k.status = 'INQUIRY' AND n.held + n.picked + n.released > 0)
+			OR (k.status <> 'INQUIRY' AND n.held + n.picked + n.released <> n.rooms)
+			OR (k.status IN ('RELEASED', 'CANCELLED') AND n.held > 0))
+		ORDER BY 1, 3 LIMIT $1`, maxFindings)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Finding, error) {
+		var id, code, status string
+		var night time.Time
+		var rooms, held, picked, released, drawn int
+		err := r.Scan(&id, &code, &night, &status, &rooms, &held, &picked, &released, &drawn)
+		return domain.Finding{Check: domain.CheckBlock, Detail: fmt.Sprintf(
+			"block %s (group %s, %s) on %s: rooms %d, held %d, picked %d (bookings drew %d), released %d",
+			id, code, status, night.Format(domain.DateLayout), rooms, held, picked, drawn, released)}, err
 	})
 }
 

@@ -26,17 +26,28 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 			ADD COLUMN IF NOT EXISTS balance_payment_id text; -- 00047
 		ALTER TABLE bookings ADD COLUMN IF NOT EXISTS card_guarantee jsonb,
 			ADD COLUMN IF NOT EXISTS guarantee_fee jsonb -- 00049`)
-	if err != nil || version >= 50 {
-		return err
-	}
-	// Every give-back reads the waitlist: 00050 whole, which may run twice.
-	text, err := migrations.ReadFile("migrations/00050_waitlists.sql")
 	if err != nil {
 		return err
 	}
-	up, _, _ := strings.Cut(string(text), "-- +goose Down")
-	_, err = pool.Exec(ctx, up)
-	return err
+	// Every give-back reads the waitlist (00050) and the blocks (00051): those whole, each of which
+	// may run twice.
+	for _, m := range []struct {
+		version int64
+		file    string
+	}{{50, "00050_waitlists.sql"}, {51, "00051_group_blocks.sql"}} {
+		if version >= m.version {
+			continue
+		}
+		text, err := migrations.ReadFile("migrations/" + m.file)
+		if err != nil {
+			return err
+		}
+		up, _, _ := strings.Cut(string(text), "-- +goose Down")
+		if _, err := pool.Exec(ctx, up); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FunctionFiles is the text of each file of db/functions, by file name.

@@ -43,7 +43,7 @@ type ReserveParams struct {
 // exists for a different request, and ErrTooManyHolds when the customer is at
 // p.MaxActiveHolds.
 func (s *Store) Reserve(ctx context.Context, p ReserveParams) (domain.Booking, error) {
-	if p.ChannelID == "" && p.AgentID == "" && p.Request.Plan() == domain.DefaultRatePlan { // one round trip
+	if p.ChannelID == "" && p.AgentID == "" && p.Request.Plan() == domain.DefaultRatePlan && p.Request.GroupCode == "" { // one round trip
 		direct := s.reserveDirect
 		if s.Batching() {
 			direct = s.reserveBatched
@@ -172,14 +172,27 @@ const (
 // otherwise.
 func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup) (domain.Booking, error) {
 	req := p.Request
-	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
-		ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay, RatePlan: req.RatePlan})
-	if err != nil {
+	var v domain.SaleVerdict
+	var blk *blockSale
+	var err error
+	if req.GroupCode != "" { // a group's contract, not the sale rules, says what its guests may book
+		var refusal string
+		if blk, refusal, err = blockForPickup(ctx, tx, p, sale.resourceID); err != nil || refusal != "" {
+			if err != nil {
+				return domain.Booking{}, err
+			}
+			return reject(ctx, tx, p.BookingID, refusal)
+		}
+		if blk.ratePlan != "" {
+			p.Request.RatePlan = blk.ratePlan
+		}
+	} else if v, err = judgeSale(ctx, tx, domain.SaleContext{HotelID: req.HotelID, RoomTypeID: req.RoomTypeID,
+		ChannelID: p.ChannelID, AgentID: p.AgentID, Stay: req.Stay, RatePlan: req.RatePlan}); err != nil {
 		return domain.Booking{}, err
-	}
-	if !v.Allowed {
+	} else if !v.Allowed {
 		return reject(ctx, tx, p.BookingID, v.Refusal.Named())
 	}
+	req = p.Request
 	var planned *plannedSale
 	if req.Plan() != domain.DefaultRatePlan {
 		var refusal string
@@ -190,7 +203,7 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 			return reject(ctx, tx, p.BookingID, refusal)
 		}
 	}
-	price, refusal, err := takeUnits(ctx, tx, p.BookingID, sale.resourceID, req.Stay, req.Quantity, p.ChannelID)
+	price, refusal, err := takeUnits(ctx, tx, p.BookingID, sale.resourceID, req.Stay, req.Quantity, p.ChannelID, blk)
 	if err != nil {
 		return domain.Booking{}, err
 	}
@@ -213,11 +226,15 @@ func reserveStay(ctx context.Context, tx pgx.Tx, p ReserveParams, sale saleSetup
 			return domain.Booking{}, err
 		}
 	}
+	var blockID *string
+	if blk != nil {
+		blockID = &blk.id
+	}
 	return scanBooking(tx.QueryRow(ctx, `UPDATE bookings b SET currency = $2, total = $3, nightly_rates = $4, discount = $5,
 			rate_plan = COALESCE($6, rate_plan), plan_terms = $7, policy = COALESCE($8, policy),
-			balance_due_at = CASE WHEN $9::timestamptz > now() THEN $9::timestamptz END
+			balance_due_at = CASE WHEN $9::timestamptz > now() THEN $9::timestamptz END, block_id = $10
 		FROM resources r WHERE r.id = b.resource_id AND b.id = $1 RETURNING `+bookingColumns,
-		p.BookingID, price.Currency, price.Total, price.Nights, off, plan, terms, policy, balanceDueAt))
+		p.BookingID, price.Currency, price.Total, price.Nights, off, plan, terms, policy, balanceDueAt, blockID))
 }
 
 // reject stores a new booking REJECTED with its refusal (empty: stock refused it, which needs
@@ -345,18 +362,22 @@ func (s *Store) abandon(ctx context.Context, bookingID string, insertFence func(
 // currency and has qty rooms left besides those reserved and blocked (for a channel's sale, in
 // its allocation and the shared pool; for a direct one, in the pool), and only then takes them.
 // It returns the price of the quantity at the nights' current rates, or nil when the units were
-// not taken (nothing changed), with the refusal to store (see lineState.refusal).
-func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int64, stay domain.Stay, qty int, channel string) (*domain.Price, string, error) {
+// not taken (nothing changed), with the refusal to store (see lineState.refusal). A group's
+// pickup (blk) takes its block's rooms first (takeGroupLine), at the block's rates.
+func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int64, stay domain.Stay, qty int, channel string, blk *blockSale) (*domain.Price, string, error) {
 	l := line{resourceID: resourceID, from: stay.CheckIn.Time(), to: stay.CheckOut.Time(), quantity: qty}
 	if err := lockLines(ctx, tx, []line{l}); err != nil {
 		return nil, "", err
+	}
+	if blk != nil {
+		return takePickup(ctx, tx, bookingID, l, stay, channel, blk)
 	}
 	st, err := lineAvailable(ctx, tx, l)
 	if err != nil || !st.ok {
 		return nil, st.refusal(), err // a short, missing, closed or unpriced night: nothing was taken
 	}
 	if st.allocated {
-		if ok, err := takeShares(ctx, tx, bookingID, l, channel); err != nil || !ok {
+		if ok, err := takeShares(ctx, tx, bookingID, l, channel, nil); err != nil || !ok {
 			return nil, "", err // the channel's allocation and the pool are short: nothing was taken
 		}
 	}
@@ -364,11 +385,17 @@ func takeUnits(ctx context.Context, tx pgx.Tx, bookingID string, resourceID int6
 	if err != nil {
 		return nil, "", err
 	}
-	price := domain.Price{Currency: st.currency}
+	price := priceAt(st.currency, rates, qty)
+	return &price, "", nil
+}
+
+// priceAt is the price of qty units at the rates of the units taken, night by night.
+func priceAt(currency string, rates []unitRate, qty int) domain.Price {
+	price := domain.Price{Currency: currency}
 	for _, u := range rates {
 		price.Nights = append(price.Nights, domain.NightRate{Date: domain.DateOf(u.start, time.UTC), Amount: u.rate * int64(qty)})
 		price.Total += u.rate * int64(qty)
 	}
 	slices.SortFunc(price.Nights, func(a, b domain.NightRate) int { return a.Date.Time().Compare(b.Date.Time()) })
-	return &price, "", nil
+	return price
 }

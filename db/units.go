@@ -170,7 +170,8 @@ func giveBack(ctx context.Context, tx pgx.Tx, bookingID string) error {
 }
 
 // giveBackLine subtracts a line's quantity from its units, locked by the caller, which must
-// still tile its span, and gives what it took from channels' allocations back to them.
+// still tile its span, and gives what it took from channels' allocations and a group's block
+// back to them.
 func giveBackLine(ctx context.Context, tx pgx.Tx, bookingID string, l line) error {
 	if err := giveBackShares(ctx, tx, bookingID, l); err != nil {
 		return err
@@ -183,6 +184,9 @@ func giveBackLine(ctx context.Context, tx pgx.Tx, bookingID string, l line) erro
 		SELECT count(*) > 0 AND min(unit_start) = $2 AND max(unit_end) = $3
 			AND sum(unit_end - unit_start) = $3::timestamp - $2::timestamp FROM given`,
 		l.resourceID, l.from, l.to, l.quantity).Scan(&tiles)
+	if err == nil && tiles {
+		_, err = returnToBlock(ctx, tx, bookingID, l, nil) // after: the check on the total sees the rooms gone first
+	}
 	if err == nil && !tiles {
 		err = fmt.Errorf("release %s: the units of resource %d over [%s, %s) are not all there: inventory rows were removed under a booking",
 			bookingID, l.resourceID, l.from.Format(time.RFC3339), l.to.Format(time.RFC3339))

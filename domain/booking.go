@@ -85,6 +85,8 @@ type HoldRequest struct {
 	Quantity int `json:"quantity"`
 	// RatePlan is the plan sold (empty: the hotel's default plan, DefaultRatePlan).
 	RatePlan string `json:"ratePlan,omitempty"`
+	// GroupCode books a group block's rooms at its rate (docs/groups-and-blocks.md).
+	GroupCode string `json:"groupCode,omitempty"`
 }
 
 // Plan is the plan the request names, the default plan when it names none.
@@ -106,6 +108,11 @@ func (r HoldRequest) Validate(l Limits) error {
 			return err
 		}
 	}
+	if r.GroupCode != "" {
+		if err := ValidateGroupCode(r.GroupCode); err != nil {
+			return err
+		}
+	}
 	if r.Quantity < 1 || r.Quantity > l.MaxQuantity {
 		return fmt.Errorf("%w: quantity must be between 1 and %d", ErrInvalid, l.MaxQuantity)
 	}
@@ -118,6 +125,9 @@ func (r HoldRequest) Fingerprint() string {
 	parts := []string{r.CustomerID, r.HotelID, r.RoomTypeID, r.CheckIn.String(), r.CheckOut.String(), strconv.Itoa(r.Quantity)}
 	if r.Plan() != DefaultRatePlan { // the default plan's requests keep the fingerprints they always had
 		parts = append(parts, r.RatePlan)
+	}
+	if r.GroupCode != "" { // only a group's requests carry it
+		parts = append(parts, "group:"+strings.ToLower(r.GroupCode))
 	}
 	canon := strings.Join(parts, "\x1f")
 	sum := sha256.Sum256([]byte(canon))
@@ -152,6 +162,9 @@ type Booking struct {
 	RatePlan  string     `json:"ratePlan,omitempty"`
 	PlanTerms *PlanTerms `json:"planTerms,omitempty"`
 	TimeZone  string     `json:"timeZone,omitempty"`
+	// BlockID and GroupCode: the group block it was picked up from (empty: none).
+	BlockID   string `json:"blockId,omitempty"`
+	GroupCode string `json:"groupCode,omitempty"`
 	// Abandoned: the reservation did not complete within the time the API waits, and nothing
 	// is held for it.
 	Abandoned bool `json:"abandoned,omitempty"`

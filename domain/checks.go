@@ -28,6 +28,9 @@ const (
 	// CheckFeeNotCharged: a guaranteed booking's fee its card declined in the last day, or one
 	// still charging or processing long after it was asked (its webhook may be lost).
 	CheckFeeNotCharged = "fee_not_charged"
+	// CheckBlock: a group block's night whose picked rooms differ from what its guests' bookings
+	// drew, or whose counts do not add up to the rooms it was promised.
+	CheckBlock = "block_mismatch"
 )
 
 // Finding is one thing the invariant checker found wrong, and what it did about it.

@@ -118,7 +118,9 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 				UNION ALL
 				SELECT l.quantity FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
 				WHERE l.resource_id = i.resource_id AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')
-					AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to) held), 0)
+					AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to
+				UNION ALL -- what definite group blocks set aside
+				SELECT n.held FROM block_nights n WHERE n.resource_id = i.resource_id AND n.unit_start = i.unit_start) held), 0)
 		FROM inventory i ORDER BY 1, 2`)
 	require.NoError(t, err)
 	defer rows.Close()
@@ -149,6 +151,19 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM booking_allocations ba
 		JOIN bookings b ON b.id = ba.booking_id WHERE b.status NOT IN ('HOLD', 'CONFIRMED', 'COMPLETED')`).Scan(&wrong))
 	require.Zero(t, wrong, "allocation takes kept by bookings that no longer hold rooms")
+
+	// What a block's guests picked is what the bookings holding rooms drew from it, and a block
+	// accounts for every room it was promised.
+	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM block_nights n JOIN blocks k ON k.id = n.block_id
+		WHERE n.picked <> COALESCE((SELECT sum(bb.quantity) FROM booking_blocks bb JOIN bookings b ON b.id = bb.booking_id
+				WHERE bb.block_id = n.block_id AND bb.unit_start = n.unit_start AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0)
+			OR (k.status = 'INQUIRY' AND n.held + n.picked + n.released > 0)
+			OR (k.status <> 'INQUIRY' AND n.held + n.picked + n.released <> n.rooms)
+			OR (k.status IN ('RELEASED', 'CANCELLED') AND n.held > 0)`).Scan(&wrong))
+	require.Zero(t, wrong, "block nights whose counts do not add up")
+	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM booking_blocks bb
+		JOIN bookings b ON b.id = bb.booking_id WHERE b.status NOT IN ('HOLD', 'CONFIRMED', 'COMPLETED') OR bb.quantity > b.quantity`).Scan(&wrong))
+	require.Zero(t, wrong, "block draws kept by bookings that no longer hold them")
 }
 
 // AssertMoneyBalances checks that no money is kept without a booking and none is given back
