@@ -24,23 +24,23 @@ import (
 
 // Block is a block as stored, with its nights.
 type Block struct {
-	ID         string             `json:"id"`
-	HotelID    string             `json:"hotelId"`
-	RoomTypeID string             `json:"roomTypeId"`
-	GroupCode  string             `json:"groupCode"`
-	Name       string             `json:"name"`
-	Status     domain.BlockStatus `json:"status"`
-	RatePlan   string             `json:"ratePlan,omitempty"`
-	Currency   string             `json:"currency,omitempty"`
-	Overflow   bool               `json:"overflow"`
+	ID         string              `json:"id"`
+	HotelID    string              `json:"hotelId"`
+	RoomTypeID string              `json:"roomTypeId"`
+	GroupCode  string              `json:"groupCode"`
+	Name       string              `json:"name"`
+	Status     domain.BlockStatus  `json:"status"`
+	RatePlan   string              `json:"ratePlan,omitempty"`
+	Currency   string              `json:"currency,omitempty"`
+	Overflow   bool                `json:"overflow"`
 	Release    domain.BlockRelease `json:"release"`
-	Direct     bool               `json:"direct"`
-	Channels   []string           `json:"channels"`
-	Owner      domain.BlockOwner  `json:"owner"`
-	CreatedBy  string             `json:"createdBy"`
-	CreatedAt  time.Time          `json:"createdAt"`
-	UpdatedAt  time.Time          `json:"updatedAt"`
-	Nights     []BlockNightState  `json:"nights"`
+	Direct     bool                `json:"direct"`
+	Channels   []string            `json:"channels"`
+	Owner      domain.BlockOwner   `json:"owner"`
+	CreatedBy  string              `json:"createdBy"`
+	CreatedAt  time.Time           `json:"createdAt"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+	Nights     []BlockNightState   `json:"nights"`
 }
 
 // BlockNightState is a night of a block: promised (rooms), still set aside (remaining), taken
