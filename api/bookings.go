@@ -230,7 +230,8 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 		}
 		return nil
 	}
-	if !ok || m.supplier.Mode == db.ModeDirectConnect {
+	// A group's pickup takes rooms the cache counts as sold (its block's): the database decides.
+	if !ok || m.supplier.Mode == db.ModeDirectConnect || req.GroupCode != "" {
 		if err := rateLimit(); err != nil {
 			return err
 		}

@@ -46,7 +46,8 @@ type BlockRelease struct {
 	Time string `json:"time,omitempty"`
 }
 
-// BlockOwner is the group's organiser (personal data: erasure covers it).
+// BlockOwner is the group's organiser: personal data, kept in PostgreSQL only (never in a
+// workflow's input or an event).
 type BlockOwner struct {
 	Name    string `json:"name"`
 	Contact string `json:"contact"`

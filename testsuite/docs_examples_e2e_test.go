@@ -147,6 +147,17 @@ var docsRunBlocks = map[string]docsRun{
 			`"status":"offered".*"offerBookingId":"booking-wl[0-9]+-1-[a-z0-9]+","offerExpiresAt":"`,
 		},
 	},
+	"docs/groups-and-blocks.md#Try it": {
+		statuses: []int{200, 201, 200, 200, 201, 200},
+		shows: []string{
+			`"totalRooms":5`,
+			`(?m)^blk_[a-z0-9]{16}$`,
+			`"status":"DEFINITE"`,
+			`"available":2`,
+			`"status":"HOLD".*"total":19000.*"groupCode":"KIM-LEE"`,
+			`"remaining":1,"picked":1,"released":1`,
+		},
+	},
 	"docs/venues.md#Try it": {
 		statuses: []int{200, 200, 201, 201, 200, 201, 409, 200, 200, 200},
 		shows: []string{

@@ -60,6 +60,10 @@ func NewChecks(c client.Client, store *db.Store, resume ResumeOptions) *activiti
 		}}
 }
 
+// BlockReleaseInterval is how often the group blocks' schedule releases what is past its cut-off:
+// a night's rooms go back to sale at most this long after it.
+const BlockReleaseInterval = time.Minute
+
 // ReconcileInterval is how often the payment reconciliation's schedule runs it.
 const ReconcileInterval = 24 * time.Hour
 
@@ -73,7 +77,8 @@ func NewReconciliation(c client.Client, store *db.Store, provider payments.Provi
 
 // EnsureSchedules makes the schedules the worker keeps: the invariant checker, with repairs,
 // every CheckInterval, the payment reconciliation every ReconcileInterval, and the expiry of
-// past stop-sells and dated restrictions hourly, on taskQueue, each named by ids (the
+// past stop-sells and dated restrictions hourly, the release of group blocks past their cut-off
+// every BlockReleaseInterval, on taskQueue, each named by ids (the
 // deployment's prefix). It creates them, or brings existing ones up to date (a newer worker may
 // run another interval or task queue); a paused schedule stays paused.
 func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string, ids workflows.ScheduleIDs) error {
@@ -83,6 +88,7 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string, ids
 	checkSchedule, checkID := ids.InvariantCheck()
 	reconcileSchedule, reconcileID := ids.Reconcile()
 	expirySchedule, expiryID := ids.ExpireStopSells()
+	blocksSchedule, blocksID := ids.ReleaseBlocks()
 	return errors.Join(
 		ensureSchedule(ctx, c, checkSchedule, CheckInterval, &client.ScheduleWorkflowAction{
 			ID: checkID, Workflow: workflows.InvariantCheckWorkflowName, TaskQueue: taskQueue,
@@ -92,6 +98,8 @@ func EnsureSchedules(ctx context.Context, c client.Client, taskQueue string, ids
 			Args: []any{activities.ReconcileInput{}}}),
 		ensureSchedule(ctx, c, expirySchedule, time.Hour, &client.ScheduleWorkflowAction{
 			ID: expiryID, Workflow: workflows.ExpireStopSellsWorkflowName, TaskQueue: taskQueue}),
+		ensureSchedule(ctx, c, blocksSchedule, BlockReleaseInterval, &client.ScheduleWorkflowAction{
+			ID: blocksID, Workflow: workflows.ReleaseBlocksWorkflowName, TaskQueue: taskQueue}),
 	)
 }
 

@@ -61,12 +61,14 @@ func TestAScheduleIDPrefixStartsEveryScheduleAndScheduledWorkflowID(t *testing.T
 		"bookflow-invariant-check":    "invariant-check",
 		"bookflow-reconcile-payments": "reconcile-payments",
 		"bookflow-expire-stop-sells":  "expire-stop-sells",
+		"bookflow-release-blocks":     "release-blocks",
 		"bookflow-supplier-sync-acme": "supplier-sync-acme",
 	}, ensure(workflows.ScheduleIDs{}), "no prefix: the ids as they always were")
 	assert.Equal(t, map[string]string{
 		"eu-bookflow-invariant-check":    "eu-invariant-check",
 		"eu-bookflow-reconcile-payments": "eu-reconcile-payments",
 		"eu-bookflow-expire-stop-sells":  "eu-expire-stop-sells",
+		"eu-bookflow-release-blocks":     "eu-release-blocks",
 		"eu-bookflow-supplier-sync-acme": "eu-supplier-sync-acme",
 	}, ensure(workflows.ScheduleIDs{Prefix: "eu-"}))
 

@@ -48,6 +48,7 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	workflows.RegisterAll(w)
 	w.RegisterActivity(&activities.Bookings{Store: store})
 	w.RegisterActivity(&activities.Suppliers{Store: store, SyncDays: o.supplierSyncDays})
+	w.RegisterActivity(&activities.Blocks{Store: store})
 	w.RegisterActivity(&activities.Refunds{Store: store, Provider: provider})
 	cards, _ := provider.(payments.Guarantees) // a provider that keeps no cards declines every fee
 	w.RegisterActivity(&activities.Fees{Store: store, Guarantees: cards})

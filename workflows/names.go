@@ -69,6 +69,12 @@ const (
 	ExpireStopSellsScheduleID   = "bookflow-expire-stop-sells"
 	ExpireStopSellsWorkflowID   = "expire-stop-sells"
 
+	// ReleaseBlocksWorkflowName gives back to sale what group blocks hold past their cut-off;
+	// ReleaseBlocksScheduleID starts it every minute, as workflows ReleaseBlocksWorkflowID.
+	ReleaseBlocksWorkflowName = "ReleaseBlocks"
+	ReleaseBlocksScheduleID   = "bookflow-release-blocks"
+	ReleaseBlocksWorkflowID   = "release-blocks"
+
 	// StaffRefundWorkflowName gives staff refunds of a booking whose own workflow has closed.
 	StaffRefundWorkflowName = "StaffRefund"
 	// RecoverRefundWorkflowName finishes the refund of a booking whose own workflow is gone.
@@ -144,6 +150,11 @@ func (n ScheduleIDs) Reconcile() (schedule, workflow string) {
 // ExpireStopSells is the stop-sells' expiry schedule and the id of the workflows it starts.
 func (n ScheduleIDs) ExpireStopSells() (schedule, workflow string) {
 	return n.Prefix + ExpireStopSellsScheduleID, n.Prefix + ExpireStopSellsWorkflowID
+}
+
+// ReleaseBlocks is the group blocks' release schedule and the id of the workflows it starts.
+func (n ScheduleIDs) ReleaseBlocks() (schedule, workflow string) {
+	return n.Prefix + ReleaseBlocksScheduleID, n.Prefix + ReleaseBlocksWorkflowID
 }
 
 // SupplierSync is a supplier's stock sync schedule and the id of its SupplierSync workflows,

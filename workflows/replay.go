@@ -22,6 +22,7 @@ func RegisterAll(r Registry) {
 	r.RegisterWorkflowWithOptions(SupplierSyncWorkflow, workflow.RegisterOptions{Name: SupplierSyncWorkflowName})
 	r.RegisterWorkflowWithOptions(ExpireStopSellsWorkflow, workflow.RegisterOptions{Name: ExpireStopSellsWorkflowName})
 	r.RegisterWorkflowWithOptions(TellSupplierWorkflow, workflow.RegisterOptions{Name: TellSupplierWorkflowName})
+	r.RegisterWorkflowWithOptions(ReleaseBlocksWorkflow, workflow.RegisterOptions{Name: ReleaseBlocksWorkflowName})
 }
 
 // NewReplayer returns a workflow replayer with every workflow registered under its name, for
