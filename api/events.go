@@ -17,11 +17,12 @@ import (
 )
 
 // EventTypes are the integrator events a subscriber may ask for (queued by migration 00029's
-// triggers, payment_stuck by the booking workflow's own step, and the waitlist's by migration
-// 00050's).
+// triggers, payment_stuck by the booking workflow's own step, the waitlist's by migration
+// 00050's, and the group blocks' by 00051's).
 var EventTypes = []string{"booking.held", "booking.confirmed", "booking.amended", "booking.cancelled",
 	"booking.refunded", "booking.checked_in", "booking.no_show", "booking.expired", "booking.rejected", "booking.payment_stuck",
-	"waitlist.joined", "waitlist.offered", "waitlist.expired", "waitlist.declined", "waitlist.closed"}
+	"waitlist.joined", "waitlist.offered", "waitlist.expired", "waitlist.declined", "waitlist.closed",
+	"block.created", "block.definite", "block.released", "block.cancelled"}
 
 // agentSubscriberPrefix starts the id of an agent's webhook as a subscriber (migration 00029).
 const agentSubscriberPrefix = "agent."

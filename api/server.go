@@ -117,6 +117,8 @@ type Server struct {
 	soldOut  soldOutMemo
 	// gateReads bounds the gate's PostgreSQL reads at once (see gateRead).
 	gateReads chan struct{}
+	// self is the API's own handler, which a rooming list's lines are booked through.
+	self http.Handler
 }
 
 // DefaultWorkflowTimeout is how long a request waits for a workflow's answer by default.
@@ -153,6 +155,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 		gateReads: make(chan struct{}, max(2, int(store.Pool().Config().MaxConns)/2))}
 
 	e := echo.New()
+	s.self = e
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
@@ -246,6 +249,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/blocks/:blockId/definite", s.makeBlockDefinite, desk)
 	staff.add(http.MethodPost, "/blocks/:blockId/cancel", s.cancelBlock, desk)
 	staff.add(http.MethodPost, "/blocks/:blockId/releases", s.releaseBlockRooms, desk)
+	staff.add(http.MethodPost, "/blocks/:blockId/rooming-list", s.uploadRoomingList, desk)
 	staff.add(http.MethodGet, "/bookings", s.staffListBookings, anyStaff)
 	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)

@@ -23,6 +23,7 @@ func (c *Console) deskRoutes(page func(method, path string, h handler, roles []d
 	page(http.MethodGet, "/waitlist", c.waitlist, anyStaff)
 	page(http.MethodPost, "/waitlist/offers", c.offerWaitlist, desk)
 	c.bookingRoutes(page, desk, anyStaff)
+	c.blockRoutes(page, desk, anyStaff)
 }
 
 // closeUnits closes (or reopens) a slot, a resource's day or the venue's day, with a reason,

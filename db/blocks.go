@@ -269,3 +269,18 @@ func timeOrNil(d *domain.Date) *time.Time {
 	t := d.Time()
 	return &t
 }
+
+// NoteBlockGuest keeps the name a rooming list gave the guest of a pickup of block blockID; a
+// booking that is not the block's is ErrNotFound. Noting it again changes nothing.
+func (s *Store) NoteBlockGuest(ctx context.Context, blockID, bookingID, name string) error {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO block_guests (booking_id, block_id, name)
+		SELECT id, block_id, $3 FROM bookings WHERE id = $1 AND block_id = $2
+		ON CONFLICT (booking_id) DO NOTHING`, bookingID, blockID, name)
+	if err == nil && tag.RowsAffected() == 0 {
+		var known bool
+		if err = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM block_guests WHERE booking_id = $1)`, bookingID).Scan(&known); err == nil && !known {
+			err = fmt.Errorf("%w: booking %s is not a pickup of block %s", domain.ErrNotFound, bookingID, blockID)
+		}
+	}
+	return err
+}

@@ -278,10 +278,18 @@ type StockNightView struct {
 	// ReportedAt is the report time of the supplier's report that set the night (see
 	// ApplySupplierStock).
 	ReportedAt *time.Time `json:"reportedAt,omitempty"`
+	// The night's group blocks (docs/groups-and-blocks.md): the rooms definite and tentative
+	// blocks promise, what their guests picked up (counted in sold and held) and what definite
+	// ones still set aside (GroupRemaining, off sale besides sold and held).
+	GroupDefinite  int `json:"groupDefinite"`
+	GroupTentative int `json:"groupTentative"`
+	GroupPicked    int `json:"groupPicked"`
+	GroupRemaining int `json:"groupRemaining"`
 }
 
 // HotelStock lists a hotel's nights in [from, to) with what is sold and held of each: a night's
-// total is sold + held + blocked rooms + available (unless it is closed or over-reserved). A
+// total is sold + held + blocked rooms + group rooms set aside + available (unless it is closed
+// or over-reserved). A
 // night a stop-sell closes for every sale shows closed, with nothing available.
 func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.Date) ([]StockNightView, error) {
 	rules, err := activeSaleRules(ctx, s.pool, hotelID)
@@ -296,8 +304,14 @@ func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.
 			+ COALESCE((SELECT sum(l.quantity) FROM booking_lines l JOIN bookings b ON b.id = l.booking_id
 				WHERE l.resource_id = r.id AND l.amendment_id IS NOT NULL AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')
 				AND i.unit_start >= l.unit_from AND i.unit_start < l.unit_to), 0),
-			i.blocked, i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, ''), i.reported_at
+			i.blocked, i.closed_at IS NOT NULL, `+unitsLeft+`, i.synced_at, COALESCE(i.synced_from, ''), i.reported_at,
+			g.definite, g.tentative, g.picked, g.remaining
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
+			CROSS JOIN LATERAL (SELECT COALESCE(sum(n.rooms) FILTER (WHERE k.status = 'DEFINITE'), 0) AS definite,
+					COALESCE(sum(n.rooms) FILTER (WHERE k.status = 'INQUIRY'), 0) AS tentative,
+					COALESCE(sum(n.picked), 0) AS picked, COALESCE(sum(n.held), 0) AS remaining
+				FROM block_nights n JOIN blocks k ON k.id = n.block_id
+				WHERE n.resource_id = r.id AND n.unit_start = i.unit_start) g
 		WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3
 		ORDER BY r.code, i.unit_start`, hotelID, from.Time(), to.Time())
 	if err != nil {
@@ -307,7 +321,7 @@ func (s *Store) HotelStock(ctx context.Context, hotelID string, from, to domain.
 		var v StockNightView
 		var night time.Time
 		err := r.Scan(&v.RoomTypeID, &night, &v.Total, &v.Sold, &v.Held, &v.BlockedRooms, &v.Blocked, &v.Available,
-			&v.SyncedAt, &v.SyncedFrom, &v.ReportedAt)
+			&v.SyncedAt, &v.SyncedFrom, &v.ReportedAt, &v.GroupDefinite, &v.GroupTentative, &v.GroupPicked, &v.GroupRemaining)
 		v.Date = domain.DateOf(night, time.UTC)
 		if stop := domain.StopSold(rules, hotelID, v.RoomTypeID, v.Date); stop != nil {
 			v.Blocked, v.StopSellID, v.Available = true, stop.ID, 0

@@ -84,6 +84,7 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/blocks/:blockId/definite", desk},
 	{"POST", "/api/v1/staff/blocks/:blockId/cancel", desk},
 	{"POST", "/api/v1/staff/blocks/:blockId/releases", desk},
+	{"POST", "/api/v1/staff/blocks/:blockId/rooming-list", desk},
 	{"GET", "/api/v1/staff/bookings", anyStaff},
 	{"GET", "/api/v1/staff/bookings/stuck", money},
 	{"GET", "/api/v1/staff/bookings/:id", anyStaff},

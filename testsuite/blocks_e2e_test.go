@@ -3,9 +3,12 @@ package testsuite_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
@@ -53,6 +56,9 @@ func TestABlocksScheduleReleasesItOnTheHotelsClockFarFromUTC(t *testing.T) {
 	zone, err := time.LoadLocation("Pacific/Kiritimati")
 	require.NoError(t, err)
 	hotel, stay := "blk-tz-"+sys.ID, stayFromNow(20, 2)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	subscribe(t, sys, "blocks", receiver.URL, "block.created", "block.definite", "block.released", "block.cancelled")
 	res := sys.Admin(t, http.MethodPut, fmt.Sprintf("/api/v1/admin/hotels/%s/room-types/double/inventory", hotel),
 		map[string]any{"from": stay.CheckIn, "to": stay.CheckOut, "totalRooms": 3, "timeZone": "Pacific/Kiritimati",
 			"rate": testsuite.TestRate.Amount, "currency": testsuite.TestRate.Currency})
@@ -108,7 +114,18 @@ func TestABlocksScheduleReleasesItOnTheHotelsClockFarFromUTC(t *testing.T) {
 		actions = append(actions, c.(map[string]any)["action"])
 	}
 	assert.Equal(t, []any{"created", "definite", "released_at_cut_off"}, actions)
+	assert.Equal(t, []string{"block.created", "block.definite", "block.released"}, blockEvents(t, sys, id))
 	checkInvariants(t, sys)
+}
+
+// blockEvents lists the event types queued for a block, in order.
+func blockEvents(t *testing.T, sys *testsuite.System, id string) []string {
+	t.Helper()
+	rows, err := sys.DB.Pool.Query(t.Context(), `SELECT type FROM event_deliveries WHERE booking_id = $1 ORDER BY id`, "block-"+id)
+	require.NoError(t, err)
+	types, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return types
 }
 
 // TestAGroupCodeIsBookedOnAnAgentsChannel: a block its channel may book is picked up by the
@@ -137,5 +154,103 @@ func TestAGroupCodeIsBookedOnAnAgentsChannel(t *testing.T) {
 	assert.Equal(t, block["id"], res.Body["blockId"])
 	assert.EqualValues(t, 2*2*8000, res.Body["price"].(map[string]any)["total"])
 	assert.Equal(t, 2, roomsLeft(t, sys, hotel, "double", stay), "the block's rooms, not the open ones")
+	checkInvariants(t, sys)
+}
+
+// roomingList is a CSV of guests over stay: the first withPhone by phone, the rest by name only.
+func roomingList(n, withPhone int, stay domain.Stay) string {
+	var b strings.Builder
+	b.WriteString("name,checkIn,checkOut,phone\n")
+	for i := range n {
+		phone := ""
+		if i < withPhone {
+			phone = fmt.Sprintf("+3670%07d", 1000000+i)
+		}
+		fmt.Fprintf(&b, "Guest %d,%s,%s,%s\n", i+1, stay.CheckIn, stay.CheckOut, phone)
+	}
+	return b.String()
+}
+
+// TestARoomingListOfFiftyLinesBooksEachGuestAndIsAnsweredLineByLine: fifty guests uploaded in
+// one request are fifty pickups, each its own booking through the booking workflow; the same
+// upload sent again answers the same bookings.
+func TestARoomingListOfFiftyLinesBooksEachGuestAndIsAnsweredLineByLine(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	hotel, stay := "blk-rooming-"+sys.ID, stayFromNow(30, 2)
+	openRooms(t, sys, hotel, "double", stay, 60)
+	block := definiteBlockAt(t, sys, hotel, blockBody("CONF", stay, 50, map[string]any{"kind": "rolling", "days": 7}))
+	path := "/api/v1/staff/blocks/" + block["id"].(string) + "/rooming-list"
+	csvHeaders := map[string]string{"Idempotency-Key": "rl-1", "Content-Type": "text/csv"}
+
+	res := blockDesk(t, sys, hotel).Do(t, http.MethodPost, path, csvHeaders, roomingList(50, 10, stay))
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, true, res.Body["kept"])
+	assert.EqualValues(t, 50, res.Body["held"])
+	assert.EqualValues(t, 0, res.Body["refused"])
+	lines := res.Body["lines"].([]any)
+	require.Len(t, lines, 50)
+	ids := map[string]bool{}
+	for i, l := range lines {
+		l := l.(map[string]any)
+		assert.EqualValues(t, i+2, l["line"])
+		assert.EqualValues(t, http.StatusCreated, l["status"], "%v", l)
+		assert.Equal(t, "HOLD", l["bookingStatus"])
+		ids[l["bookingId"].(string)] = true
+	}
+	assert.Len(t, ids, 50, "each line its own booking")
+	got := blockDesk(t, sys, hotel).Do(t, http.MethodGet, "/api/v1/staff/blocks/"+block["id"].(string), nil, nil)
+	for _, n := range got.Body["nights"].([]any) {
+		assert.EqualValues(t, 50, n.(map[string]any)["picked"])
+	}
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM walk_in_customers WHERE name = 'Guest 1'`), "a phone's guest is a walk-in")
+	assert.Equal(t, 40, count(t, sys, `SELECT count(*) FROM block_guests WHERE block_id = $1`, block["id"]), "the rest by name")
+
+	again := blockDesk(t, sys, hotel).Do(t, http.MethodPost, path, csvHeaders, roomingList(50, 10, stay))
+	require.Equal(t, http.StatusOK, again.Status, again.Raw)
+	for i, l := range again.Body["lines"].([]any) {
+		assert.Equal(t, lines[i].(map[string]any)["bookingId"], l.(map[string]any)["bookingId"], "sent again: the same booking")
+	}
+	assert.Equal(t, 10, roomsLeft(t, sys, hotel, "double", stay))
+	checkInvariants(t, sys)
+}
+
+// TestARoomingListAllOrNothingKeepsNothingWhenALineIsRefused: six guests for a block of five,
+// all or nothing: the sixth is refused, the five held are cancelled, the block has its five.
+func TestARoomingListAllOrNothingKeepsNothingWhenALineIsRefused(t *testing.T) {
+	t.Parallel()
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
+	hotel, stay := "blk-all-"+sys.ID, stayFromNow(31, 1)
+	openRooms(t, sys, hotel, "double", stay, 5)
+	block := definiteBlockAt(t, sys, hotel, blockBody("ALL", stay, 5, map[string]any{"kind": "none"}))
+	id := block["id"].(string)
+
+	res := blockDesk(t, sys, hotel).Do(t, http.MethodPost, "/api/v1/staff/blocks/"+id+"/rooming-list?allOrNothing=true",
+		map[string]string{"Idempotency-Key": "rl-all", "Content-Type": "text/csv"}, roomingList(6, 0, stay))
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, false, res.Body["kept"])
+	assert.EqualValues(t, 0, res.Body["held"])
+	refused, released := 0, 0
+	for _, l := range res.Body["lines"].([]any) {
+		l := l.(map[string]any)
+		if l["status"] == float64(http.StatusConflict) {
+			refused++
+			assert.Contains(t, l["error"].(map[string]any)["message"], "group ALL has 0 rooms left")
+		}
+		if l["released"] == true {
+			released++
+		}
+	}
+	assert.Equal(t, 1, refused)
+	assert.Equal(t, 5, released)
+	got := blockDesk(t, sys, hotel).Do(t, http.MethodGet, "/api/v1/staff/blocks/"+id, nil, nil)
+	night := got.Body["nights"].([]any)[0].(map[string]any)
+	assert.EqualValues(t, 5, night["remaining"], "the five came back to the block")
+	assert.EqualValues(t, 0, night["picked"])
+
+	bad := blockDesk(t, sys, hotel).Do(t, http.MethodPost, "/api/v1/staff/blocks/"+id+"/rooming-list",
+		map[string]string{"Idempotency-Key": "rl-bad", "Content-Type": "text/csv"}, "name,checkIn\nAda,2031-01-01\n")
+	assert.Equal(t, http.StatusBadRequest, bad.Status, bad.Raw)
+	assert.Contains(t, bad.Raw, "no checkout column")
 	checkInvariants(t, sys)
 }

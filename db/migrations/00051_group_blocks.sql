@@ -76,6 +76,15 @@ CREATE INDEX IF NOT EXISTS booking_blocks_block ON booking_blocks (block_id, uni
 ALTER TABLE bookings ADD COLUMN IF NOT EXISTS block_id text REFERENCES blocks (id);
 CREATE INDEX IF NOT EXISTS bookings_block ON bookings (block_id) WHERE block_id IS NOT NULL;
 
+-- The names a rooming list gave its guests booked without a phone (a phone's walk-in keeps its
+-- name in walk_in_customers). Personal data: PostgreSQL only, never a workflow's input.
+CREATE TABLE IF NOT EXISTS block_guests (
+    booking_id text        PRIMARY KEY REFERENCES bookings (id),
+    block_id   text        NOT NULL REFERENCES blocks (id),
+    name       text        NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+
 -- Every move of a block, who made it and what it changed.
 CREATE TABLE IF NOT EXISTS block_changes (
     id       bigserial   PRIMARY KEY,
@@ -87,8 +96,39 @@ CREATE TABLE IF NOT EXISTS block_changes (
 );
 CREATE INDEX IF NOT EXISTS block_changes_block ON block_changes (block_id, id);
 
+-- Integrators' events of a block, one per recorded change, ordered per block
+-- (event_deliveries.booking_id is the ordering key: 'block-<id>'). They name no person: the
+-- organiser stays in the block's row.
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION queue_block_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    t text := CASE NEW.action WHEN 'created' THEN 'block.created' WHEN 'definite' THEN 'block.definite'
+        WHEN 'cancelled' THEN 'block.cancelled' ELSE 'block.released' END;
+BEGIN
+    INSERT INTO event_deliveries (event_id, subscriber_id, booking_id, type, payload)
+    SELECT 'evt_blk' || NEW.id, s.id, 'block-' || b.id, t,
+           jsonb_build_object('id', 'evt_blk' || NEW.id, 'type', t, 'createdAt', NEW.at,
+               'data', jsonb_strip_nulls(jsonb_build_object(
+                   'blockId', b.id, 'groupCode', b.group_code, 'hotelId', b.hotel_id, 'roomTypeId', r.code,
+                   'status', b.status, 'change', NEW.action, 'released', NEW.detail -> 'released',
+                   'nights', (SELECT jsonb_agg(jsonb_build_object('date', n.unit_start::date, 'rooms', n.rooms,
+                                  'remaining', n.held, 'picked', n.picked, 'released', n.released) ORDER BY n.unit_start)
+                              FROM block_nights n WHERE n.block_id = b.id))))
+      FROM event_subscribers s, blocks b JOIN resources r ON r.id = b.resource_id
+     WHERE t = ANY (s.events) AND b.id = NEW.block_id
+    ON CONFLICT (subscriber_id, event_id) DO NOTHING;
+    RETURN NULL;
+END $$;
+-- +goose StatementEnd
+DROP TRIGGER IF EXISTS block_changes_events ON block_changes;
+CREATE TRIGGER block_changes_events AFTER INSERT ON block_changes
+    FOR EACH ROW EXECUTE FUNCTION queue_block_events();
+
 -- +goose Down
+DROP TRIGGER block_changes_events ON block_changes;
+DROP FUNCTION queue_block_events();
 DROP TABLE block_changes;
+DROP TABLE block_guests;
 ALTER TABLE bookings DROP COLUMN block_id;
 DROP TABLE booking_blocks;
 DROP TABLE block_nights;
