@@ -142,6 +142,9 @@ func (s *Server) cancelBlock(c echo.Context) error {
 	if len(body.Reason) > 500 {
 		return newError(http.StatusBadRequest, "invalid_request", "reason takes at most 500 characters")
 	}
+	if err := domain.ValidateText("reason", body.Reason); err != nil {
+		return err
+	}
 	if b, err = s.store.CancelBlock(c.Request().Context(), b.ID, principal(c).Subject, body.Reason); err != nil {
 		return err
 	}

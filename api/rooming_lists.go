@@ -252,6 +252,8 @@ func readRoomingLine(rec []string, column map[string]int, blockRoomType string) 
 	switch {
 	case l.Name == "" || len(l.Name) > 200:
 		return nil, errors.New("name is required (at most 200 characters)")
+	case domain.ValidateText("name", l.Name) != nil:
+		return nil, errors.New("name has a control character or is not UTF-8")
 	case l.phone != "" && l.customerID != "":
 		return nil, errors.New("give phone or customerId, not both")
 	}

@@ -159,6 +159,11 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 	if err := checkBegunStay(from, to, domain.DateOf(today, time.UTC)); err != nil {
 		return a, nil, err
 	}
+	if b.BlockID != "" && !shrinks(from, to) {
+		// Its rooms and rate are the block's: what a new night or room would cost, and where it
+		// would come from, are the block's to say, through a booking under its code.
+		return refused(a, "a group's booking only gives back rooms or nights: book more under group "+b.GroupCode), nil, nil
+	}
 	resource, err := roomTypeResource(ctx, tx, b.HotelID, to.RoomTypeID)
 	if err != nil {
 		return a, nil, err
@@ -167,13 +172,15 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM resources WHERE id = $1 FOR KEY SHARE`, resource); err != nil {
 		return a, nil, err
 	}
-	v, err := judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
-		ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay(), RatePlan: to.RatePlan})
-	if err != nil {
-		return a, nil, err
-	}
-	if !v.Allowed {
-		return refused(a, v.Refusal.Named()), nil, nil
+	var v domain.SaleVerdict
+	if b.BlockID == "" { // a group's booking is judged by its block's contract, not the sale rules
+		if v, err = judgeSale(ctx, tx, domain.SaleContext{HotelID: b.HotelID, RoomTypeID: to.RoomTypeID,
+			ChannelID: b.ChannelID, AgentID: b.AgentID, Stay: to.Stay(), RatePlan: to.RatePlan}); err != nil {
+			return a, nil, err
+		}
+		if !v.Allowed {
+			return refused(a, v.Refusal.Named()), nil, nil
+		}
 	}
 	var sale *plannedSale // a change of plan: the new plan's, read under the same lock
 	if to.RatePlan != from.RatePlan {
@@ -261,6 +268,13 @@ func refundOfFall(b domain.Booking, a domain.Amendment, refundOf func(domain.Boo
 func refused(a domain.Amendment, why string) domain.Amendment {
 	a.Status, a.Reason, a.PriceAfter = domain.AmendmentRefused, why, a.PriceBefore
 	return a
+}
+
+// shrinks is whether a change only gives back: the same room type and plan, no more rooms, and
+// nights within the stay's.
+func shrinks(from, to domain.Units) bool {
+	return to.RoomTypeID == from.RoomTypeID && to.RatePlan == from.RatePlan && to.Quantity <= from.Quantity &&
+		!to.CheckIn.Before(from.CheckIn) && !to.CheckOut.After(from.CheckOut)
 }
 
 // checkBegunStay refuses a change of a stay that has begun (today at the hotel is on or after

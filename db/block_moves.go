@@ -59,6 +59,14 @@ func (s *Store) MakeBlockDefinite(ctx context.Context, id, actor string) (Block,
 		if err := lockLines(ctx, tx, b.span()); err != nil {
 			return err
 		}
+		var open bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM block_nights WHERE block_id = $1
+			AND (release_at IS NULL OR release_at > now()))`, id).Scan(&open); err != nil {
+			return err
+		}
+		if !open {
+			return fmt.Errorf("%w: every night of block %s is past its cut-off: there is nothing to set aside", domain.ErrConflict, id)
+		}
 		if short, err := shortBlockNights(ctx, tx, id); err != nil || short != "" {
 			if err == nil {
 				err = fmt.Errorf("%w: block %s cannot be made definite: %s; nothing was set aside", domain.ErrConflict, id, short)
@@ -74,7 +82,7 @@ func (s *Store) MakeBlockDefinite(ctx context.Context, id, actor string) (Block,
 			WHERE i.resource_id = a.resource_id AND i.unit_start = a.unit_start AND a.held > 0`, id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE blocks SET status = 'DEFINITE', updated_at = now() WHERE id = $1`, id); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE blocks SET status = 'DEFINITE', definite_at = now(), updated_at = now() WHERE id = $1`, id); err != nil {
 			return err
 		}
 		return recordBlockChange(ctx, tx, id, actor, "definite", map[string]any{})
@@ -215,7 +223,7 @@ func releaseBlockNights(ctx context.Context, tx pgx.Tx, b lockedBlock, release f
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.Query(ctx, `SELECT unit_start, held, released_at IS NULL AND release_at <= now() FROM block_nights
+	rows, err := tx.Query(ctx, `SELECT unit_start, held, COALESCE(released_at IS NULL AND release_at <= now(), false) FROM block_nights
 		WHERE block_id = $1 ORDER BY unit_start`, b.id)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -97,6 +98,15 @@ func takePickup(ctx context.Context, tx pgx.Tx, bookingID string, l line, stay d
 		return nil, "", err
 	}
 	defer sp.Rollback(ctx) //nolint:errcheck // a no-op once released
+	// Read again under the units' locks, which every change of a block's status holds: a block
+	// cancelled or released since blockForPickup read it sells nothing more.
+	var status domain.BlockStatus
+	if err := sp.QueryRow(ctx, `SELECT status FROM blocks WHERE id = $1`, blk.id).Scan(&status); err != nil {
+		return nil, "", err
+	}
+	if status != domain.BlockDefinite {
+		return nil, "group " + blk.code + "'s block is " + strings.ToLower(string(status)), nil
+	}
 	rates, currency, refusal, err := takeGroupLine(ctx, sp, bookingID, l, channel, blk, blk.overflow)
 	if err != nil || refusal != "" {
 		return nil, refusal, err
@@ -124,8 +134,8 @@ func takeGroupLine(ctx context.Context, tx pgx.Tx, bookingID string, l line, cha
 	if nights := int(l.to.Sub(l.from).Hours() / 24); len(drawn) < nights && !overflow {
 		return nil, "", "group " + blk.code + " has no rooms on some nights of the stay", nil
 	}
-	for start, d := range drawn {
-		if d < l.quantity && !overflow {
+	for _, start := range slices.SortedFunc(maps.Keys(drawn), time.Time.Compare) { // the first short night, every time
+		if d := drawn[start]; d < l.quantity && !overflow {
 			return nil, "", fmt.Sprintf("group %s has %d rooms left on the night of %s", blk.code, d, start.Format(time.DateOnly)), nil
 		}
 	}

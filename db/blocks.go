@@ -106,8 +106,8 @@ func (s *Store) CreateBlock(ctx context.Context, hotelID, actor string, r domain
 	return s.GetBlock(ctx, id)
 }
 
-// checkBlockTerms refuses a block of a supplier's hotel, one with a night before the hotel's
-// today, and one naming an unknown rate plan or channel.
+// checkBlockTerms refuses a block of a supplier's hotel, one with a night or a fixed release date
+// before the hotel's today, and one naming an unknown rate plan or channel.
 func checkBlockTerms(ctx context.Context, tx pgx.Tx, hotelID string, r domain.BlockRequest) error {
 	var supplier *string
 	var today time.Time
@@ -124,6 +124,9 @@ func checkBlockTerms(ctx context.Context, tx pgx.Tx, hotelID string, r domain.Bl
 	case r.Nights[0].Date.Time().Before(today):
 		return fmt.Errorf("%w: the night of %s is before the hotel's today (%s)", domain.ErrInvalid, r.Nights[0].Date,
 			today.Format(time.DateOnly))
+	case r.Release.Date != nil && r.Release.Date.Time().Before(today):
+		return fmt.Errorf("%w: release.date %s is before the hotel's today (%s): the block would be released at once",
+			domain.ErrInvalid, *r.Release.Date, today.Format(time.DateOnly))
 	}
 	if r.RatePlan != "" && r.RatePlan != domain.DefaultRatePlan {
 		var known bool

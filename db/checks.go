@@ -74,8 +74,8 @@ func (s *Store) InventoryMismatches(ctx context.Context) ([]domain.Finding, erro
 
 // BlockMismatches finds the nights of group blocks, from yesterday on, whose picked count is not
 // what the bookings holding rooms drew from them, or whose counts do not add up to the rooms
-// promised (held + picked + released, once definite; nothing while tentative; nothing held once
-// released or cancelled).
+// promised (held + picked + released, once made definite; nothing for a block never made
+// definite; nothing held once released or cancelled).
 func (s *Store) BlockMismatches(ctx context.Context) ([]domain.Finding, error) {
 	rows, err := s.pool.Query(ctx, `SELECT k.id, k.group_code, n.unit_start, k.status, n.rooms, n.held, n.picked, n.released,
 			COALESCE((SELECT sum(bb.quantity) FROM booking_blocks bb JOIN bookings b ON b.id = bb.booking_id
@@ -83,8 +83,8 @@ func (s *Store) BlockMismatches(ctx context.Context) ([]domain.Finding, error) {
 		FROM block_nights n JOIN blocks k ON k.id = n.block_id WHERE n.unit_start >= current_date - 1
 		AND (n.picked <> COALESCE((SELECT sum(bb.quantity) FROM booking_blocks bb JOIN bookings b ON b.id = bb.booking_id
 				WHERE bb.block_id = n.block_id AND bb.unit_start = n.unit_start AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0)
-			OR (k.status = 'INQUIRY' AND n.held + n.picked + n.released > 0)
-			OR (k.status <> 'INQUIRY' AND n.held + n.picked + n.released <> n.rooms)
+			OR (k.definite_at IS NULL AND n.held + n.picked + n.released > 0)
+			OR (k.definite_at IS NOT NULL AND n.held + n.picked + n.released <> n.rooms)
 			OR (k.status IN ('RELEASED', 'CANCELLED') AND n.held > 0))
 		ORDER BY 1, 3 LIMIT $1`, maxFindings)
 	if err != nil {

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A group block sets rooms of one room type aside, night by night, for a group whose guests book
@@ -84,6 +87,19 @@ func ValidateGroupCode(code string) error {
 // MaxBlockNights is the most nights one block spans.
 const MaxBlockNights = 366
 
+// MaxBlockPrice bounds a night's negotiated price (minor units): a pickup's total, at most the
+// most rooms times the most nights of a booking, stays far inside an int64.
+const MaxBlockPrice = 1_000_000_000_000
+
+// ValidateText refuses text PostgreSQL cannot store or a person cannot read: invalid UTF-8 and
+// control characters (tabs and line breaks aside).
+func ValidateText(field, v string) error {
+	if !utf8.ValidString(v) || strings.ContainsFunc(v, func(r rune) bool { return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' }) {
+		return fmt.Errorf("%w: %s has a control character or is not UTF-8", ErrInvalid, field)
+	}
+	return nil
+}
+
 // Validate checks the request's shape; that the nights are on sale is the store's to say.
 func (r *BlockRequest) Validate() error {
 	if err := ValidateGroupCode(r.GroupCode); err != nil {
@@ -97,6 +113,11 @@ func (r *BlockRequest) Validate() error {
 	}
 	if len(r.Owner.Name) > 200 || len(r.Owner.Contact) > 200 {
 		return fmt.Errorf("%w: owner.name and owner.contact take at most 200 characters", ErrInvalid)
+	}
+	for _, f := range []struct{ name, v string }{{"name", r.Name}, {"owner.name", r.Owner.Name}, {"owner.contact", r.Owner.Contact}} {
+		if err := ValidateText(f.name, f.v); err != nil {
+			return err
+		}
 	}
 	if len(r.Nights) == 0 || len(r.Nights) > MaxBlockNights {
 		return fmt.Errorf("%w: nights must list 1 to %d nights", ErrInvalid, MaxBlockNights)
@@ -114,9 +135,11 @@ func (r *BlockRequest) Validate() error {
 			return fmt.Errorf("%w: the night of %s has a price, but the block is sold under rate plan %s", ErrInvalid, n.Date, r.RatePlan)
 		case r.RatePlan == "" && (n.Price == nil || *n.Price < 0):
 			return fmt.Errorf("%w: the night of %s needs a price (minor units of currency), or give the block a ratePlan", ErrInvalid, n.Date)
+		case n.Price != nil && *n.Price > MaxBlockPrice:
+			return fmt.Errorf("%w: the night of %s: a price is at most %d minor units", ErrInvalid, n.Date, int64(MaxBlockPrice))
 		}
 	}
-	if r.Nights[len(r.Nights)-1].Date.DaysUntil(r.Nights[0].Date) < -MaxBlockNights {
+	if r.Nights[0].Date.DaysUntil(r.Nights[len(r.Nights)-1].Date) >= MaxBlockNights {
 		return fmt.Errorf("%w: a block spans at most %d nights", ErrInvalid, MaxBlockNights)
 	}
 	if r.RatePlan != "" {
@@ -195,5 +218,5 @@ func (c BlockRoomsChange) Validate() error {
 	case len(c.Reason) > 500:
 		return fmt.Errorf("%w: reason takes at most 500 characters", ErrInvalid)
 	}
-	return nil
+	return ValidateText("reason", c.Reason)
 }

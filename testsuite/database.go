@@ -157,8 +157,8 @@ func (d *Database) AssertInventoryMatchesBookings(t testing.TB) {
 	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM block_nights n JOIN blocks k ON k.id = n.block_id
 		WHERE n.picked <> COALESCE((SELECT sum(bb.quantity) FROM booking_blocks bb JOIN bookings b ON b.id = bb.booking_id
 				WHERE bb.block_id = n.block_id AND bb.unit_start = n.unit_start AND b.status IN ('HOLD', 'CONFIRMED', 'COMPLETED')), 0)
-			OR (k.status = 'INQUIRY' AND n.held + n.picked + n.released > 0)
-			OR (k.status <> 'INQUIRY' AND n.held + n.picked + n.released <> n.rooms)
+			OR (k.definite_at IS NULL AND n.held + n.picked + n.released > 0)
+			OR (k.definite_at IS NOT NULL AND n.held + n.picked + n.released <> n.rooms)
 			OR (k.status IN ('RELEASED', 'CANCELLED') AND n.held > 0)`).Scan(&wrong))
 	require.Zero(t, wrong, "block nights whose counts do not add up")
 	require.NoError(t, d.Pool.QueryRow(context.Background(), `SELECT count(*) FROM booking_blocks bb

@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS blocks (
     created_by    text        NOT NULL,
     created_at    timestamptz NOT NULL DEFAULT now(),
     updated_at    timestamptz NOT NULL DEFAULT now(),
+    definite_at   timestamptz,
     CHECK ((rate_plan IS NULL) = (currency IS NOT NULL)),
     CHECK ((release_kind = 'fixed') = (release_date IS NOT NULL)),
     CHECK ((release_kind = 'rolling') = (release_days IS NOT NULL))
@@ -42,8 +43,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS blocks_group_code ON blocks (hotel_id, lower(g
 -- One row per night of a block. rooms: what the group was promised; held: rooms still set aside
 -- (counted in inventory.reserved); picked: rooms its guests' bookings took from it
 -- (booking_blocks); released: rooms given back to sale (at the cut-off, early, by a wash, by a
--- pickup cancelled after the cut-off, or by the block's end). Once DEFINITE,
--- held + picked + released = rooms. release_at: when the night's unpicked rooms go back to sale
+-- pickup cancelled after the cut-off, or by the block's end). Once made definite
+-- (blocks.definite_at), held + picked + released = rooms; until then all three are 0. release_at: when the night's unpicked rooms go back to sale
 -- (NULL: never by itself); released_at: when the release sweep did it.
 CREATE TABLE IF NOT EXISTS block_nights (
     block_id    text        NOT NULL REFERENCES blocks (id),
