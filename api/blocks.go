@@ -1,7 +1,9 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -169,4 +171,40 @@ func (s *Server) releaseBlockRooms(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, b)
+}
+
+// groupNight is a night of a group's availability as its guests see it.
+type groupNight struct {
+	Date      domain.Date `json:"date"`
+	Remaining int         `json:"remaining"`
+	Tentative int         `json:"tentative"`
+	Picked    int         `json:"picked"`
+	Price     *int64      `json:"price,omitempty"`
+}
+
+// groupAvailability answers what a group's block has left per night, for whoever may book it:
+// its guests (a block open to direct bookings), the agents of its channels, and staff. The
+// organiser and the block's name are not shown; anyone else gets 404, as for no such group.
+func (s *Server) groupAvailability(c echo.Context) error {
+	hotelID, code := c.Param("hotelId"), c.Param("groupCode")
+	if err := domain.ValidateGroupCode(code); err != nil {
+		return err
+	}
+	b, err := s.store.HotelBlockByCode(c.Request().Context(), hotelID, code)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	channel, _ := p.SellsThrough()
+	mayBook := p.CanRead(hotelID) || (channel == "" && p.Has(domain.RoleCustomer) && b.Direct) ||
+		(channel != "" && slices.Contains(b.Channels, channel))
+	if !mayBook {
+		return fmt.Errorf("%w: hotel %s has no group %s", domain.ErrNotFound, hotelID, code)
+	}
+	nights := make([]groupNight, len(b.Nights))
+	for i, n := range b.Nights {
+		nights[i] = groupNight{Date: n.Date, Remaining: n.Remaining, Tentative: n.Tentative, Picked: n.Picked, Price: n.Price}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"hotelId": b.HotelID, "groupCode": b.GroupCode, "roomTypeId": b.RoomTypeID,
+		"status": b.Status, "ratePlan": b.RatePlan, "currency": b.Currency, "overflow": b.Overflow, "nights": nights})
 }

@@ -193,6 +193,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	signedIn := routes{v1, []echo.MiddlewareFunc{authn, allow(domain.Roles...)}}
 	signedIn.add(http.MethodGet, "/hotels/:hotelId/availability", s.availability)
 	signedIn.add(http.MethodGet, "/hotels/:hotelId/availability/explain", s.explainAvailability)
+	signedIn.add(http.MethodGet, "/hotels/:hotelId/groups/:groupCode/availability", s.groupAvailability)
 	signedIn.add(http.MethodGet, "/venues/:venueId/slots", s.venueSlots)
 	signedIn.add(http.MethodGet, "/venues/:venueId/equipment", s.venueEquipment)
 

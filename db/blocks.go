@@ -287,3 +287,16 @@ func (s *Store) NoteBlockGuest(ctx context.Context, blockID, bookingID, name str
 	}
 	return err
 }
+
+// HotelBlockByCode returns the hotel's block whose group code is code, whatever its case
+// (ErrNotFound when there is none).
+func (s *Store) HotelBlockByCode(ctx context.Context, hotelID, code string) (Block, error) {
+	blocks, err := s.blocks(ctx, `b.hotel_id = $1 AND lower(b.group_code) = lower($2)`, hotelID, code)
+	if err == nil && len(blocks) == 0 {
+		err = fmt.Errorf("%w: hotel %s has no group %s", domain.ErrNotFound, hotelID, code)
+	}
+	if err != nil {
+		return Block{}, err
+	}
+	return blocks[0], nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,6 +164,35 @@ func TestThirtyPickupsRacingForABlockOfTenWithOpenStockSoldOutGetExactlyTen(t *t
 	assert.Equal(t, []int{0, 0, 0}, remaining)
 	assert.Equal(t, []int{10, 10, 10}, picked)
 	d.AssertInventoryMatchesBookings(t)
+}
+
+// The control of the race above: a pickup that decides on the block's held rooms before it holds
+// the units' locks, and writes what it decided, draws more than the block has.
+func TestControlAPickupThatDecidesBeforeItsLocksOverdrawsTheBlock(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec11, 10)
+	b := definiteBlock(t, d, groupBlock("NAIVE", 10))
+	wins := make([]bool, 30)
+	testsuite.Race(30, func(i int) {
+		var held int
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT held FROM block_nights WHERE block_id = $1`, b.ID).Scan(&held))
+		if held < 1 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // the think time between the read and the write
+		_, err := d.Pool.Exec(ctx, `UPDATE block_nights SET held = $2, picked = picked + 1 WHERE block_id = $1`, b.ID, held-1)
+		require.NoError(t, err)
+		wins[i] = true
+	})
+	won := 0
+	for _, w := range wins {
+		if w {
+			won++
+		}
+	}
+	assert.Greater(t, won, 10, "the naive pickup must overdraw, or this control proves nothing")
 }
 
 func TestAPickupCancelledBeforeTheCutOffGoesBackToTheBlockAndAfterItToSale(t *testing.T) {

@@ -44,6 +44,7 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/supplier-openapi.json", nil},
 	{"POST", "/api/v1/webhooks/payments", nil},
 	{"GET", "/api/v1/hotels/:hotelId/availability", everyone},
+	{"GET", "/api/v1/hotels/:hotelId/groups/:groupCode/availability", everyone},
 	{"GET", "/api/v1/hotels/:hotelId/availability/explain", everyone},
 	{"POST", "/api/v1/suppliers/:supplierId/stock", nil},
 	{"GET", "/api/v1/venues/:venueId/slots", everyone},
@@ -183,7 +184,7 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
 		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
 		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}",
-		":entryId", "{entryId}")
+		":entryId", "{entryId}", ":blockId", "{blockId}", ":groupCode", "{groupCode}")
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
 		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)

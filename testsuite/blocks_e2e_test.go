@@ -154,6 +154,16 @@ func TestAGroupCodeIsBookedOnAnAgentsChannel(t *testing.T) {
 	assert.Equal(t, block["id"], res.Body["blockId"])
 	assert.EqualValues(t, 2*2*8000, res.Body["price"].(map[string]any)["total"])
 	assert.Equal(t, 2, roomsLeft(t, sys, hotel, "double", stay), "the block's rooms, not the open ones")
+
+	path := "/api/v1/hotels/" + hotel + "/groups/tour/availability"
+	res = w.agent.Do(t, http.MethodGet, path, nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	night := res.Body["nights"].([]any)[0].(map[string]any)
+	assert.EqualValues(t, 0, night["remaining"])
+	assert.EqualValues(t, 2, night["picked"])
+	assert.NotContains(t, res.Raw, "Ada", "never the organiser")
+	res = sys.Guest(t, sys.Customer("guest")).Do(t, http.MethodGet, path, nil, nil)
+	assert.Equal(t, http.StatusNotFound, res.Status, "a block its channels book is not a direct guest's: %s", res.Raw)
 	checkInvariants(t, sys)
 }
 
