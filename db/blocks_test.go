@@ -309,3 +309,60 @@ func TestTheCheckerCountsWhatBlocksSetAsideAndFindsABlockWhoseCountsDrift(t *tes
 	require.Len(t, blocks, 1)
 	assert.Contains(t, blocks[0].Detail, "rooms 3, held 1, picked 1 (bookings drew 1), released 0")
 }
+
+func TestRoomsABlockReleasesAreOfferedToTheWaitlistFirst(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
+	b := definiteBlock(t, d, groupBlock("WAIT", 2, 2, 2))
+	holdRooms(t, d, "public", stay3, 1) // the open room: sold out
+	entry := waitFor(t, d, "waiting", stay3, 1)
+
+	_, err := d.Store.ReleaseBlockRooms(ctx, b.ID, "desk-1", domain.BlockRoomsChange{Rooms: 1, Reason: "one room fewer"})
+	require.NoError(t, err)
+	got, err := d.Store.WaitlistEntry(ctx, entry.ID)
+	require.NoError(t, err)
+	assert.Equal(t, domain.WaitlistOffered, got.Status, "the released room is held for the first in line")
+	assert.Equal(t, []int{3, 3, 3}, d.Reserved(t, "h1", "double", stay3), "never on open sale")
+	d.AssertInventoryMatchesBookings(t)
+}
+
+func TestTheStockViewShowsEachNightsGroupRooms(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 10)
+	definiteBlock(t, d, groupBlock("STOCK", 4, 4, 4))
+	tentative := groupBlock("MAYBE", 2, 0, 2)
+	require.NoError(t, tentative.Validate())
+	_, err := d.Store.CreateBlock(ctx, "h1", "admin-1", tentative)
+	require.NoError(t, err)
+	_, err = d.Store.Reserve(ctx, pickup("guest-1", "STOCK", stay3, 1))
+	require.NoError(t, err)
+
+	nights, err := d.Store.HotelStock(ctx, "h1", dec10, dec13)
+	require.NoError(t, err)
+	require.Len(t, nights, 3)
+	n := nights[1]
+	assert.Equal(t, []int{4, 0, 1, 3}, []int{n.GroupDefinite, n.GroupTentative, n.GroupPicked, n.GroupRemaining})
+	assert.Equal(t, 2, nights[0].GroupTentative)
+	assert.Equal(t, 10, n.Held+n.Sold+n.BlockedRooms+n.GroupRemaining+n.Available, "the total adds up")
+}
+
+func TestErasingAGroupGuestDeletesTheNameTheRoomingListGave(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := definiteBlock(t, d, groupBlock("NAMES", 2, 2, 2))
+	g, err := d.Store.Reserve(ctx, pickup("group-guest-1", "NAMES", stay3, 1))
+	require.NoError(t, err)
+	require.NoError(t, d.Store.NoteBlockGuest(ctx, b.ID, g.ID, "Zsófia Kertész"))
+	_, err = d.Store.Release(ctx, g.ID, domain.StatusCancelled)
+	require.NoError(t, err)
+
+	e := erase(t, d, "group-guest-1")
+	assert.Equal(t, int64(1), e.Rows.BlockGuests)
+	assert.Empty(t, testsuite.ColumnsHolding(t, d.Pool, "Zsófia Kertész"))
+}

@@ -47,12 +47,14 @@ type ErasureRows struct {
 	// WaitlistEntries are the customer's entries: open ones close (erased), and every one
 	// names the pseudonym.
 	WaitlistEntries int64 `json:"waitlistEntries"`
+	// BlockGuests are the names a rooming list gave the customer as a group's guest: deleted.
+	BlockGuests int64 `json:"blockGuests"`
 }
 
 func (r ErasureRows) total() int64 {
 	return r.Bookings + r.BookingChanges + r.Amendments + r.PriceChanges + r.Payments + r.Refunds +
 		r.StaffRefunds + r.AuditLog + r.PaymentEvents + r.UnprocessableEvents + r.AgentNotifications + r.EventDeliveries +
-		r.WalkInCustomers + r.WaitlistEntries
+		r.WalkInCustomers + r.WaitlistEntries + r.BlockGuests
 }
 
 // OpenBookingsError refuses an erasure while some of the customer's bookings are still in play:
@@ -164,6 +166,11 @@ func (s *Store) EraseCustomer(ctx context.Context, req ErasureRequest) (Erasure,
 				return err
 			}
 		}
+		tag, err := tx.Exec(ctx, `DELETE FROM block_guests WHERE booking_id = ANY($1)`, ids)
+		if err != nil {
+			return err
+		}
+		e.Rows.BlockGuests = tag.RowsAffected()
 		sc.compile()
 		if err := sc.rewrite(ctx, tx, ids, &e.Rows); err != nil {
 			return err
