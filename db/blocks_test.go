@@ -366,3 +366,33 @@ func TestErasingAGroupGuestDeletesTheNameTheRoomingListGave(t *testing.T) {
 	assert.Equal(t, int64(1), e.Rows.BlockGuests)
 	assert.Empty(t, testsuite.ColumnsHolding(t, d.Pool, "Zsófia Kertész"))
 }
+
+func TestABlockSoldUnderARatePlanPricesItsPickupsByThePlan(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	ctx := context.Background()
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5) // BAR: 100.00 a night
+	_, err := d.Store.PutRatePlan(ctx, flexible("GRP", domain.DefaultRatePlan)) // 10% off BAR
+	require.NoError(t, err)
+	r := groupBlock("PLAN", 2, 2, 2)
+	r.Currency, r.RatePlan = "", "GRP"
+	for i := range r.Nights {
+		r.Nights[i].Price = nil
+	}
+	b := definiteBlock(t, d, r)
+	assert.Equal(t, "GRP", b.RatePlan)
+
+	g, err := d.Store.Reserve(ctx, pickup("guest-1", "PLAN", stay3, 1))
+	require.NoError(t, err)
+	require.Equal(t, domain.StatusHold, g.Status, g.Refusal)
+	assert.Equal(t, "GRP", g.RatePlan)
+	assert.Equal(t, int64(3*9000), g.Price.Total, "the plan's price, 10% off BAR")
+
+	other := pickup("guest-2", "PLAN", stay3, 1)
+	other.Request.RatePlan = domain.DefaultRatePlan
+	refused, err := d.Store.Reserve(ctx, other)
+	require.NoError(t, err)
+	assert.Equal(t, domain.StatusRejected, refused.Status)
+	assert.Equal(t, "group PLAN is sold at its own rate, not under rate plan BAR", refused.Refusal)
+	d.AssertInventoryMatchesBookings(t)
+}
