@@ -195,7 +195,14 @@ func (s *Server) groupAvailability(c echo.Context) error {
 		return err
 	}
 	p := principal(c)
-	channel, _ := p.SellsThrough()
+	var channel string
+	if _, agent := p.SellsThrough(); agent != "" {
+		pty, err := s.agentParty(c) // the stored agent, never the token's claim alone
+		if err != nil {
+			return err
+		}
+		channel = pty.channel
+	}
 	mayBook := p.CanRead(hotelID) || (channel == "" && p.Has(domain.RoleCustomer) && b.Direct) ||
 		(channel != "" && slices.Contains(b.Channels, channel))
 	if !mayBook {

@@ -215,7 +215,7 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 	// not a retry already known to repeat a booking.
 	rateLimit := func() error {
 		n := s.cfg.HoldLimits.PerHotelPerSecond
-		if n <= 0 || s.cfg.Cache == nil || knownRepeat(c, id) {
+		if n <= 0 || s.cfg.Cache == nil || knownRepeat(c, id) || rateExempt(c) {
 			return nil
 		}
 		allowed, after, err := s.cfg.Cache.HotelRate(ctx, req.HotelID, n)
@@ -229,6 +229,17 @@ func (s *Server) holdThrough(c echo.Context, req domain.HoldRequest, pty party, 
 				req.HotelID, n)
 		}
 		return nil
+	}
+	if req.GroupCode != "" && retry() != retryYes {
+		// A pickup passes the gate (the cache counts its block's rooms as sold): a code its block
+		// refuses is answered here, with nothing written.
+		refusal, err := s.store.PickupRefusal(ctx, db.ReserveParams{Request: req, ChannelID: pty.channel, AgentID: pty.agent})
+		if err != nil {
+			return err
+		}
+		if refusal != "" {
+			return newError(http.StatusConflict, "unavailable", "not on sale: %s", refusal)
+		}
 	}
 	// A group's pickup takes rooms the cache counts as sold (its block's): the database decides.
 	if !ok || m.supplier.Mode == db.ModeDirectConnect || req.GroupCode != "" {

@@ -16,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -42,12 +44,14 @@ type roomingLine struct {
 	quantity   int
 	phone      string
 	customerID string
+	customer   string // the booking's customer: customerID, a walk-in's or a group guest's
+	key        string // its booking's Idempotency-Key
 	// The outcome: the HTTP status its booking was answered with, the booking, or the error.
 	Status        int           `json:"status"`
 	BookingID     string        `json:"bookingId,omitempty"`
 	BookingStatus domain.Status `json:"bookingStatus,omitempty"`
 	Error         *Error        `json:"error,omitempty"`
-	// Released: held, then cancelled because another line was refused (allOrNothing).
+	// Released: held by this upload, then cancelled because another line was refused.
 	Released bool `json:"released,omitempty"`
 }
 
@@ -56,11 +60,23 @@ func (l *roomingLine) held() bool {
 	return l.BookingStatus == domain.StatusHold || l.BookingStatus == domain.StatusConfirmed
 }
 
+// roomingListWait bounds an upload's work once begun: it goes on when its caller leaves, so an
+// all-or-nothing upload never stops between its holds and their release.
+const roomingListWait = 5 * time.Minute
+
+// rateExemptKey marks a rooming list's own line bookings: the upload, one request of the desk,
+// is not held to the hotel's rate of holds line by line.
+type rateExemptKey struct{}
+
+// rateExempt is whether the request is a rooming list's line booking (only code can say so).
+func rateExempt(c echo.Context) bool { return c.Request().Context().Value(rateExemptKey{}) != nil }
+
 // uploadRoomingList books each line of a CSV rooming list as a pickup of the block of the path.
 // The header names the columns (any order, any case): name, checkIn, checkOut (required);
-// roomType (the block's), quantity (1), phone (a walk-in by phone), customerId. With
-// ?allOrNothing=true, a refused line cancels every line held, and nothing is kept. The answer is
-// 200 with each line's outcome; a file that cannot be read is 400 with nothing booked.
+// roomType (the block's), quantity (1), phone (a walk-in by phone), customerId. Every line is
+// checked before any is booked: a file that cannot be read or a bad value is 400 naming the
+// line, with nothing booked. The same key with another upload is 422. With ?allOrNothing=true, a
+// refused line cancels every line this upload held. The answer is 200 with each line's outcome.
 func (s *Server) uploadRoomingList(c echo.Context) error {
 	b, err := s.staffBlock(c, true)
 	if err != nil {
@@ -72,7 +88,7 @@ func (s *Server) uploadRoomingList(c echo.Context) error {
 	}
 	if len(key) > 100 {
 		return newError(http.StatusBadRequest, "invalid_request", "a rooming list's Idempotency-Key takes at most 100 characters "+
-			"(each line's booking adds its line number)")
+			"(each line's booking adds the block and its line number)")
 	}
 	allOrNothing, err := strconv.ParseBool(cmp.Or(c.QueryParam("allOrNothing"), "false"))
 	if err != nil {
@@ -82,54 +98,36 @@ func (s *Server) uploadRoomingList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	who := principal(c)
-	book := func(l *roomingLine) {
-		body := map[string]any{"hotelId": b.HotelID, "roomTypeId": l.roomType, "checkIn": l.checkIn, "checkOut": l.checkOut,
-			"quantity": l.quantity, "groupCode": b.GroupCode}
-		switch {
-		case l.customerID != "":
-			body["customerId"] = l.customerID
-		case l.phone != "":
-			body["phone"], body["name"] = l.phone, l.Name
-		default:
-			body["customerId"] = groupGuestID(b.ID, key, l.Line)
+	upload := sha256.New()
+	fmt.Fprintf(upload, "%t\n", allOrNothing)
+	for _, l := range lines {
+		if err := s.checkRoomingLine(l, b, key); err != nil {
+			return err
 		}
-		status, answer := s.inProcess(ctx, who, http.MethodPost, "/api/v1/staff/bookings", key+"-"+strconv.Itoa(l.Line), body)
-		l.Status = status
-		var booking domain.Booking
-		if status >= 300 {
-			l.Error = &Error{}
-			var wrapped struct {
-				Error *Error `json:"error"`
-			}
-			wrapped.Error = l.Error
-			_ = json.Unmarshal(answer, &wrapped)
-			return
-		}
-		if err := json.Unmarshal(answer, &booking); err != nil {
-			l.Error = newError(http.StatusInternalServerError, "internal", "the booking's answer could not be read")
-			return
-		}
-		l.BookingID, l.BookingStatus = booking.ID, booking.Status
-		if l.customerID == "" && l.phone == "" {
-			if err := s.store.NoteBlockGuest(ctx, b.ID, booking.ID, l.Name); err != nil {
-				s.cfg.Logger.ErrorContext(ctx, "rooming list: the guest's name was not kept", "booking", booking.ID, "err", err)
-			}
-		}
+		fmt.Fprintf(upload, "%d\x1f%s\x1f%s\x1f%s\x1f%s\x1f%d\x1f%s\n", l.Line, l.Name, l.customer, l.checkIn, l.checkOut,
+			l.quantity, l.roomType)
 	}
-	eachLine(lines, book)
+	if err := s.store.RecordRoomingList(c.Request().Context(), b.ID, who.Subject, key, hex.EncodeToString(upload.Sum(nil))); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(c.Request().Context()), rateExemptKey{}, true),
+		roomingListWait)
+	defer cancel()
+	eachLine(lines, func(l *roomingLine) { s.bookRoomingLine(ctx, who, b, l) })
 	kept := true
 	for _, l := range lines {
 		kept = kept && l.held()
 	}
 	if allOrNothing && !kept {
 		eachLine(lines, func(l *roomingLine) {
-			if !l.held() {
-				return
+			// What this upload held, or may have held (its answer was lost): never a booking an
+			// earlier sending of the upload made, which that answer kept.
+			if (l.held() && l.Status == http.StatusCreated) || l.Status == 0 || l.Status >= 500 {
+				id := cmp.Or(l.BookingID, domain.BookingID(s.cfg.BookingIDKey, l.customer, who.Subject, l.key))
+				status, _ := s.inProcess(ctx, who, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", "", nil)
+				l.Released = status == http.StatusOK && l.held()
 			}
-			status, _ := s.inProcess(ctx, who, http.MethodPost, "/api/v1/staff/bookings/"+l.BookingID+"/cancel", "", nil)
-			l.Released = status == http.StatusOK
 		})
 	}
 	held := 0
@@ -140,6 +138,60 @@ func (s *Server) uploadRoomingList(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"blockId": b.ID, "allOrNothing": allOrNothing,
 		"kept": !allOrNothing || kept, "held": held, "refused": len(lines) - held, "lines": lines})
+}
+
+// checkRoomingLine checks a line as the staff booking route will, before any line is booked, and
+// names its customer and its booking's key.
+func (s *Server) checkRoomingLine(l *roomingLine, b db.Block, key string) error {
+	l.key = fmt.Sprintf("%s-%s-%d", key, b.ID, l.Line)
+	customerID := l.customerID
+	if customerID == "" && l.phone == "" {
+		customerID = groupGuestID(b.ID, key, l.Line)
+	}
+	customer, err := staffCustomer(customerID, walkIn{Phone: l.phone, Name: l.Name})
+	if err == nil {
+		l.customer = customer
+		err = domain.HoldRequest{CustomerID: customer, HotelID: b.HotelID, RoomTypeID: l.roomType, Quantity: l.quantity,
+			Stay: domain.Stay{CheckIn: l.checkIn, CheckOut: l.checkOut}, GroupCode: b.GroupCode}.Validate(s.cfg.Limits)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: line %d: %s", domain.ErrInvalid, l.Line, strings.TrimPrefix(err.Error(), domain.ErrInvalid.Error()+": "))
+	}
+	return nil
+}
+
+// bookRoomingLine books one line as POST /staff/bookings would, as who, and keeps the name of a
+// guest named by name alone.
+func (s *Server) bookRoomingLine(ctx context.Context, who domain.Principal, b db.Block, l *roomingLine) {
+	body := map[string]any{"hotelId": b.HotelID, "roomTypeId": l.roomType, "checkIn": l.checkIn, "checkOut": l.checkOut,
+		"quantity": l.quantity, "groupCode": b.GroupCode}
+	if l.phone != "" {
+		body["phone"], body["name"] = l.phone, l.Name
+	} else {
+		body["customerId"] = l.customer
+	}
+	status, answer := s.inProcess(ctx, who, http.MethodPost, "/api/v1/staff/bookings", l.key, body)
+	l.Status = status
+	if status >= 300 {
+		l.Error = &Error{}
+		var wrapped struct {
+			Error *Error `json:"error"`
+		}
+		wrapped.Error = l.Error
+		_ = json.Unmarshal(answer, &wrapped)
+		return
+	}
+	var booking domain.Booking
+	if err := json.Unmarshal(answer, &booking); err != nil {
+		l.Error = newError(http.StatusInternalServerError, "internal", "the booking's answer could not be read")
+		return
+	}
+	l.BookingID, l.BookingStatus = booking.ID, booking.Status
+	if l.customerID == "" && l.phone == "" {
+		if err := s.store.NoteBlockGuest(ctx, b.ID, booking.ID, l.Name); err != nil {
+			s.cfg.Logger.ErrorContext(ctx, "rooming list: the guest's name was not kept", "booking", booking.ID, "err", err)
+		}
+	}
 }
 
 // eachLine runs do on every line, roomingListWorkers at a time.
@@ -191,30 +243,25 @@ func (s *Server) inProcess(ctx context.Context, who domain.Principal, method, pa
 	return w.Code, w.Body.Bytes()
 }
 
-// readRoomingList reads a rooming list's CSV: a header, then at most MaxRoomingListLines guests.
-// A file that cannot be read, a missing column or a bad value is ErrInvalid naming the line.
+// readRoomingList reads a rooming list's CSV: a header, then at most MaxRoomingListLines guests,
+// each numbered by its line in the file. A file that cannot be read, a missing, unknown or
+// repeated column, or a bad value is ErrInvalid naming the line.
 func readRoomingList(body io.Reader, blockRoomType string) ([]*roomingLine, error) {
 	r := csv.NewReader(body)
 	r.TrimLeadingSpace = true
 	r.FieldsPerRecord = -1
-	records, err := r.ReadAll()
-	var parseErr *csv.ParseError
-	switch {
-	case errors.As(err, &parseErr):
-		return nil, fmt.Errorf("%w: the rooming list is not CSV: line %d: %s", domain.ErrInvalid, parseErr.Line, parseErr.Err)
-	case err != nil:
-		return nil, err
-	case len(records) < 2:
-		return nil, fmt.Errorf("%w: a rooming list is a CSV header (name,checkIn,checkOut,...) and at least one guest", domain.ErrInvalid)
-	case len(records)-1 > MaxRoomingListLines:
-		return nil, fmt.Errorf("%w: a rooming list takes at most %d guests: send the rest in another upload", domain.ErrInvalid,
-			MaxRoomingListLines)
+	header, err := r.Read()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, csvError(err)
 	}
 	column := map[string]int{}
-	for i, h := range records[0] {
+	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		switch name {
 		case "name", "checkin", "checkout", "roomtype", "quantity", "phone", "customerid":
+			if _, twice := column[name]; twice {
+				return nil, fmt.Errorf("%w: the column %q is given twice", domain.ErrInvalid, h)
+			}
 			column[name] = i
 		default:
 			return nil, fmt.Errorf("%w: unknown column %q: the columns are name, checkIn, checkOut, roomType, quantity, phone, customerId",
@@ -227,15 +274,39 @@ func readRoomingList(body io.Reader, blockRoomType string) ([]*roomingLine, erro
 		}
 	}
 	var lines []*roomingLine
-	for n, rec := range records[1:] {
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvError(err)
+		}
+		if len(lines) == MaxRoomingListLines {
+			return nil, fmt.Errorf("%w: a rooming list takes at most %d guests: send the rest in another upload", domain.ErrInvalid,
+				MaxRoomingListLines)
+		}
+		at, _ := r.FieldPos(0)
 		l, err := readRoomingLine(rec, column, blockRoomType)
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %s", domain.ErrInvalid, n+2, err.Error())
+			return nil, fmt.Errorf("%w: line %d: %s", domain.ErrInvalid, at, err.Error())
 		}
-		l.Line = n + 2
+		l.Line = at
 		lines = append(lines, l)
 	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%w: a rooming list is a CSV header (name,checkIn,checkOut,...) and at least one guest", domain.ErrInvalid)
+	}
 	return lines, nil
+}
+
+// csvError is a CSV reading error as a refusal naming its line.
+func csvError(err error) error {
+	var parseErr *csv.ParseError
+	if errors.As(err, &parseErr) {
+		return fmt.Errorf("%w: the rooming list is not CSV: line %d: %s", domain.ErrInvalid, parseErr.Line, parseErr.Err)
+	}
+	return err
 }
 
 // readRoomingLine reads one guest by the header's columns.

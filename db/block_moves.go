@@ -130,12 +130,16 @@ func shortBlockNights(ctx context.Context, tx pgx.Tx, id string) (string, error)
 }
 
 // CancelBlock ends a block: what it still sets aside goes back to sale (offered to the waitlist
-// first). Its guests' bookings stay theirs. A cancelled block is answered as it is.
+// first). Its guests' bookings stay theirs. A cancelled block is answered as it is; a released
+// one, which holds nothing, is a conflict.
 func (s *Store) CancelBlock(ctx context.Context, id, actor, reason string) (Block, error) {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		b, err := lockBlock(ctx, tx, id)
-		if err != nil || b.status == domain.BlockCancelled {
+		switch {
+		case err != nil || b.status == domain.BlockCancelled:
 			return err
+		case b.status == domain.BlockReleased:
+			return fmt.Errorf("%w: block %s is released: it holds nothing to cancel", domain.ErrConflict, id)
 		}
 		released, err := releaseBlockNights(ctx, tx, b, func(n heldNight) int { return n.held })
 		if err != nil {
@@ -154,8 +158,9 @@ func (s *Store) CancelBlock(ctx context.Context, id, actor, reason string) (Bloc
 
 // ReleaseBlockRooms gives rooms of a definite block back to sale before its cut-off: c.Rooms on
 // each of c.Nights (every night when none), or c.Percent of what each night still holds,
-// rounded down (a wash). A night that holds fewer than c.Rooms is a conflict, with nothing
-// released; a date that is not one of the block's nights is invalid.
+// rounded down (a wash; one that rounds to nothing changes and records nothing). A night that
+// holds fewer than c.Rooms is a conflict, with nothing released; a date that is not one of the
+// block's nights is invalid.
 func (s *Store) ReleaseBlockRooms(ctx context.Context, id, actor string, c domain.BlockRoomsChange) (Block, error) {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		b, err := lockBlock(ctx, tx, id)
@@ -188,6 +193,9 @@ func (s *Store) ReleaseBlockRooms(ctx context.Context, id, actor string, c domai
 		if len(short) > 0 {
 			return fmt.Errorf("%w: cannot release %d rooms a night: %s; nothing was released", domain.ErrConflict, c.Rooms,
 				strings.Join(short, ", "))
+		}
+		if len(released) == 0 {
+			return nil // a wash of too few rooms to round to one: nothing changed, nothing to tell
 		}
 		action := "released_early"
 		if c.Percent > 0 {

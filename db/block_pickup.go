@@ -30,46 +30,14 @@ type blockSale struct {
 }
 
 // blockForPickup finds the block a reservation's group code names and judges the reservation
-// by it: the room type, a definite block, the channel, the stay within its nights, and the rate
-// plan. refusal is set, with blk nil, when it may not be picked up.
+// by it (judgePickup), then reads its negotiated prices. refusal is set, with blk nil, when it
+// may not be picked up.
 func blockForPickup(ctx context.Context, tx pgx.Tx, p ReserveParams, resourceID int64) (blk *blockSale, refusal string, err error) {
+	b, refusal, err := judgePickup(ctx, tx, p, resourceID)
+	if err != nil || refusal != "" {
+		return nil, refusal, err
+	}
 	req := p.Request
-	var b blockSale
-	var blockResource int64
-	var status domain.BlockStatus
-	var direct bool
-	var channels []string
-	var first, end time.Time
-	err = tx.QueryRow(ctx, `SELECT b.id, b.group_code, b.resource_id, b.status, b.overflow, COALESCE(b.rate_plan, ''),
-			COALESCE(b.currency, ''), b.direct, b.channel_ids,
-			(SELECT min(unit_start) FROM block_nights n WHERE n.block_id = b.id),
-			(SELECT max(unit_start) + interval '1 day' FROM block_nights n WHERE n.block_id = b.id)
-		FROM blocks b WHERE b.hotel_id = $1 AND lower(b.group_code) = lower($2)`, req.HotelID, req.GroupCode).
-		Scan(&b.id, &b.code, &blockResource, &status, &b.overflow, &b.ratePlan, &b.currency, &direct, &channels, &first, &end)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, "hotel " + req.HotelID + " has no group " + req.GroupCode, nil
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	group := "group " + b.code
-	switch {
-	case blockResource != resourceID:
-		return nil, group + "'s rooms are of another room type", nil
-	case status == domain.BlockInquiry:
-		return nil, group + "'s block is tentative: its rooms are not set aside yet", nil
-	case status != domain.BlockDefinite:
-		return nil, group + "'s block is " + strings.ToLower(string(status)), nil
-	case p.ChannelID == "" && !direct:
-		return nil, group + " is booked through its channels", nil
-	case p.ChannelID != "" && !slices.Contains(channels, p.ChannelID):
-		return nil, group + " cannot be booked through channel " + p.ChannelID, nil
-	case req.CheckIn.Time().Before(first) || req.CheckOut.Time().After(end):
-		return nil, fmt.Sprintf("%s's nights are %s to %s: book the nights outside them without the code", group,
-			first.Format(time.DateOnly), end.Format(time.DateOnly)), nil
-	case req.RatePlan != "" && req.Plan() != cmpOr(b.ratePlan, domain.DefaultRatePlan):
-		return nil, group + " is sold at its own rate, not under rate plan " + req.RatePlan, nil
-	}
 	if b.ratePlan == "" {
 		rows, err := tx.Query(ctx, `SELECT unit_start, price FROM block_nights WHERE block_id = $1 AND unit_start >= $2 AND unit_start < $3`,
 			b.id, req.CheckIn.Time(), req.CheckOut.Time())
@@ -83,10 +51,65 @@ func blockForPickup(ctx context.Context, tx pgx.Tx, p ReserveParams, resourceID 
 			return nil, "", err
 		}
 		if len(b.prices) != req.Nights() {
-			return nil, group + " has no rooms on some nights of the stay", nil
+			return nil, "group " + b.code + " has no rooms on some nights of the stay", nil
 		}
 	}
 	return &b, "", nil
+}
+
+// judgePickup reads the block a reservation's group code names and judges the reservation by it:
+// the room type, a definite block, the channel, the stay within its nights, and the rate plan.
+// refusal says why it may not be picked up.
+func judgePickup(ctx context.Context, q querier, p ReserveParams, resourceID int64) (b blockSale, refusal string, err error) {
+	req := p.Request
+	var blockResource int64
+	var status domain.BlockStatus
+	var direct bool
+	var channels []string
+	var first, end time.Time
+	err = q.QueryRow(ctx, `SELECT b.id, b.group_code, b.resource_id, b.status, b.overflow, COALESCE(b.rate_plan, ''),
+			COALESCE(b.currency, ''), b.direct, b.channel_ids,
+			(SELECT min(unit_start) FROM block_nights n WHERE n.block_id = b.id),
+			(SELECT max(unit_start) + interval '1 day' FROM block_nights n WHERE n.block_id = b.id)
+		FROM blocks b WHERE b.hotel_id = $1 AND lower(b.group_code) = lower($2)`, req.HotelID, req.GroupCode).
+		Scan(&b.id, &b.code, &blockResource, &status, &b.overflow, &b.ratePlan, &b.currency, &direct, &channels, &first, &end)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return b, "hotel " + req.HotelID + " has no group " + req.GroupCode, nil
+	}
+	if err != nil {
+		return b, "", err
+	}
+	group := "group " + b.code
+	switch {
+	case blockResource != resourceID:
+		return b, group + "'s rooms are of another room type", nil
+	case status == domain.BlockInquiry:
+		return b, group + "'s block is tentative: its rooms are not set aside yet", nil
+	case status != domain.BlockDefinite:
+		return b, group + "'s block is " + strings.ToLower(string(status)), nil
+	case p.ChannelID == "" && !direct:
+		return b, group + " is booked through its channels", nil
+	case p.ChannelID != "" && !slices.Contains(channels, p.ChannelID):
+		return b, group + " cannot be booked through channel " + p.ChannelID, nil
+	case req.CheckIn.Time().Before(first) || req.CheckOut.Time().After(end):
+		return b, fmt.Sprintf("%s's nights are %s to %s: book the nights outside them without the code", group,
+			first.Format(time.DateOnly), end.Format(time.DateOnly)), nil
+	case req.RatePlan != "" && req.Plan() != cmpOr(b.ratePlan, domain.DefaultRatePlan):
+		return b, group + " is sold at its own rate, not under rate plan " + req.RatePlan, nil
+	}
+	return b, "", nil
+}
+
+// PickupRefusal says why a reservation under a group code would be refused by its block, read
+// now and without a lock (empty when it may be tried): the API's answer before it starts a
+// workflow, since a pickup passes the sold-out gate. The reservation judges it again.
+func (s *Store) PickupRefusal(ctx context.Context, p ReserveParams) (string, error) {
+	resourceID, err := roomTypeResource(ctx, s.pool, p.Request.HotelID, p.Request.RoomTypeID)
+	if err != nil {
+		return "", err
+	}
+	_, refusal, err := judgePickup(ctx, s.pool, p, resourceID)
+	return refusal, err
 }
 
 // takePickup takes a group's pickup of l, whose units are locked, as takeUnits does a sale: in

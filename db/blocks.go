@@ -300,3 +300,25 @@ func (s *Store) HotelBlockByCode(ctx context.Context, hotelID, code string) (Blo
 	}
 	return blocks[0], nil
 }
+
+// RecordRoomingList records an upload of a block's rooming list by createdBy under key, with its
+// content's fingerprint; the same key with another fingerprint is ErrIdempotencyMismatch (the
+// lines' bookings are keyed by the upload's key). Recording it again changes nothing.
+func (s *Store) RecordRoomingList(ctx context.Context, blockID, createdBy, key, fingerprint string) error {
+	var stored string
+	err := pgx.ErrNoRows
+	// Twice at most: a concurrent upload under the key, committed after this statement's snapshot,
+	// is read by the second.
+	for try := 0; try < 2 && errors.Is(err, pgx.ErrNoRows); try++ {
+		err = s.pool.QueryRow(ctx, `WITH ins AS (
+			INSERT INTO rooming_lists (block_id, created_by, idempotency_key, fingerprint) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING RETURNING fingerprint)
+		SELECT fingerprint FROM ins UNION ALL
+		SELECT fingerprint FROM rooming_lists WHERE block_id = $1 AND created_by = $2 AND idempotency_key = $3`,
+			blockID, createdBy, key, fingerprint).Scan(&stored)
+	}
+	if err == nil && stored != fingerprint {
+		err = fmt.Errorf("%w: the Idempotency-Key %s was used for another rooming list of block %s", domain.ErrIdempotencyMismatch, key, blockID)
+	}
+	return err
+}

@@ -371,7 +371,7 @@ func TestABlockSoldUnderARatePlanPricesItsPickupsByThePlan(t *testing.T) {
 	t.Parallel()
 	d := testsuite.NewDatabase(t)
 	ctx := context.Background()
-	d.SetInventory(t, "h1", "double", dec10, dec13, 5) // BAR: 100.00 a night
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)                          // BAR: 100.00 a night
 	_, err := d.Store.PutRatePlan(ctx, flexible("GRP", domain.DefaultRatePlan)) // 10% off BAR
 	require.NoError(t, err)
 	r := groupBlock("PLAN", 2, 2, 2)

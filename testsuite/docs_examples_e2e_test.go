@@ -154,7 +154,7 @@ var docsRunBlocks = map[string]docsRun{
 			`(?m)^blk_[a-z0-9]{16}$`,
 			`"status":"DEFINITE"`,
 			`"available":2`,
-			`"status":"HOLD".*"total":19000.*"groupCode":"KIM-LEE"`,
+			`"status":"HOLD".*"total":19000.*"groupCode":"WED-0612"`,
 			`"remaining":1,"picked":1,"released":1`,
 		},
 	},

@@ -86,6 +86,17 @@ CREATE TABLE IF NOT EXISTS block_guests (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- Each rooming list uploaded, under its Idempotency-Key: the same key with another upload is
+-- refused, so its lines' bookings (keyed by the upload's key and their line) are always its own.
+CREATE TABLE IF NOT EXISTS rooming_lists (
+    block_id        text        NOT NULL REFERENCES blocks (id),
+    created_by      text        NOT NULL,
+    idempotency_key text        NOT NULL,
+    fingerprint     text        NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (block_id, created_by, idempotency_key)
+);
+
 -- Every move of a block, who made it and what it changed.
 CREATE TABLE IF NOT EXISTS block_changes (
     id       bigserial   PRIMARY KEY,
@@ -130,6 +141,7 @@ DROP TRIGGER block_changes_events ON block_changes;
 DROP FUNCTION queue_block_events();
 DROP TABLE block_changes;
 DROP TABLE block_guests;
+DROP TABLE rooming_lists;
 ALTER TABLE bookings DROP COLUMN block_id;
 DROP TABLE booking_blocks;
 DROP TABLE block_nights;
