@@ -137,6 +137,9 @@ type ConfirmInput struct {
 	Payment   *domain.Payment
 	// Actor, as in ReleaseInput: the desk's staff member, say; a payment names itself.
 	Actor string `json:",omitempty"`
+	// CatchUp: a booking confirmed already (by another payment, or without one) is answered
+	// as ErrTypeAhead with the booking, not as a conflict.
+	CatchUp bool `json:",omitempty"`
 }
 
 // Confirm confirms a booking on hold. A hold that expired by the database's clock, or a booking
@@ -150,7 +153,7 @@ func (a *Bookings) Confirm(ctx context.Context, in ConfirmInput) (domain.Booking
 	if errors.Is(err, db.ErrBalanceDatePassed) {
 		return b, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeBalanceDatePassed, err)
 	}
-	return b, classify(err)
+	return b, aheadOfHold(in.CatchUp, b, err)
 }
 
 // Actors the booking workflow names for its own steps in the booking's history.
@@ -170,6 +173,9 @@ type ReleaseInput struct {
 	// customer, agent or staff member who cancelled. Left empty, an expiry is the hold timer's
 	// and a cancel names nobody.
 	Actor string `json:",omitempty"`
+	// CatchUp: a booking the database holds confirmed is answered as ErrTypeAhead with the
+	// booking, not as a conflict.
+	CatchUp bool `json:",omitempty"`
 }
 
 // Release gives a booking's units back and moves it to EXPIRED or CANCELLED, or a hold its
@@ -185,7 +191,7 @@ func (a *Bookings) Release(ctx context.Context, in ReleaseInput) (domain.Booking
 		return b, classify(err)
 	}
 	b, err := a.Store.Release(ctx, in.BookingID, in.To)
-	return b, classify(err)
+	return b, aheadOfHold(in.CatchUp, b, err)
 }
 
 // RetakeInput confirms an expired booking whose payment arrived late.
@@ -219,6 +225,9 @@ type StartRefundInput struct {
 	// Actor, as in ReleaseInput. Left empty, a refund of a payment for nights the booking no
 	// longer holds is the late payment's, and a cancel names nobody.
 	Actor string `json:",omitempty"`
+	// EndsHold: the refund ends a hold the desk took part of the price for (its expiry). A
+	// booking the database holds confirmed is not refunded: it is answered as ErrTypeAhead.
+	EndsHold bool `json:",omitempty"`
 }
 
 // StartRefund releases the booking's nights if it holds them, marks it REFUNDING and stores the
@@ -236,6 +245,9 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 		actor = db.ActorLatePayment
 	}
 	b, err := a.Store.StartRefund(db.WithActor(ctx, actor), in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
+		if in.EndsHold && b.Status != domain.StatusHold {
+			return 0, aheadError(b)
+		}
 		if in.Amount > 0 {
 			return in.Amount, nil
 		}
@@ -252,6 +264,10 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 		}
 		return b.PolicyRefund(b.Paid, currency, at)
 	})
+	var ahead *temporal.ApplicationError
+	if errors.As(err, &ahead) && ahead.Type() == ErrTypeAhead {
+		return b, ahead
+	}
 	return b, classify(err)
 }
 

@@ -312,7 +312,7 @@ func (s *Server) startBooking(c echo.Context, in workflows.BookingInput, custome
 	}
 	in.BookingID, in.IdempotencyKey, in.CreatedBy = id, key, createdBy
 	in.ReserveTimeout, in.LateWindow = reserveTimeout(s.cfg.WorkflowTimeout), s.cfg.LateWindow
-	in.ReserveLocally = s.cfg.ReserveLocally
+	in.ReserveLocally, in.ConfirmLocally = s.cfg.ReserveLocally, s.cfg.ConfirmLocally
 	in.MaxRefundAttempts, in.RefundBackoff = s.cfg.MaxRefundAttempts, s.cfg.RefundBackoff
 	if s.cfg.NoShowAfter > 0 {
 		in.NoShowAt = s.cfg.Now().Add(s.cfg.NoShowAfter).UTC()

@@ -56,6 +56,8 @@ type Config struct {
 	LateWindow  time.Duration // how long an ended booking's workflow keeps answering
 	// ReserveLocally runs new bookings' reservations as local activities (workflows.BookingInput).
 	ReserveLocally bool
+	// ConfirmLocally runs new bookings' confirmations as local activities (workflows.BookingInput).
+	ConfirmLocally bool
 	// Tracing makes a span of every request (otelecho), under the caller's traceparent; without
 	// it the caller's trace id is only read, for the log line (telemetry.TracingEnabled).
 	Tracing bool

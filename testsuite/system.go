@@ -156,6 +156,9 @@ type SystemOptions struct {
 	// ReserveAsActivity runs reservations as activities (RESERVE_LOCAL_ACTIVITY=false); by
 	// default they run as local activities, as in production.
 	ReserveAsActivity bool
+	// ConfirmAsActivity runs confirmations as activities (CONFIRM_LOCAL_ACTIVITY=false); by
+	// default they run as local activities, as in production.
+	ConfirmAsActivity bool
 	// Console serves the staff console beside the API, with the development sign-in unless
 	// ConsoleOIDC names an identity provider to sign in with instead. Its RedirectURL, when
 	// empty, is the system's own callback (<URL>/console/oidc/callback), which no caller can
@@ -208,9 +211,9 @@ type System struct {
 }
 
 // StartWorker starts a worker for the system's task queue, as a restarted worker process would.
-func (s *System) StartWorker(t testing.TB) {
+func (s *System) StartWorker(t testing.TB, opts ...worker.Option) {
 	t.Helper()
-	s.worker = worker.New(s.Temporal, s.DB.Store, s.provider, s.TaskQueue)
+	s.worker = worker.New(s.Temporal, s.DB.Store, s.provider, s.TaskQueue, opts...)
 	require.NoError(t, s.worker.Start())
 }
 
@@ -290,7 +293,7 @@ func NewSystem(t testing.TB, opts SystemOptions) *System {
 		WebhookSecret: s.WebhookSecret, RefundBackoff: opts.RefundBackoff, Logger: cmp.Or(opts.Logger, quietLogger()),
 		SupplierHoldTTL: opts.SupplierHoldTTL, SupplierStuckAfter: opts.SupplierStuckAfter,
 		SupplierTellFor: opts.SupplierTellFor, Cache: s.Cache,
-		ReserveLocally: !opts.ReserveAsActivity, Changes: changes, Tracing: true, Now: opts.Now, CORS: opts.CORS,
+		ReserveLocally: !opts.ReserveAsActivity, ConfirmLocally: !opts.ConfirmAsActivity, Changes: changes, Tracing: true, Now: opts.Now, CORS: opts.CORS,
 		PayloadKeys: payloadKeys(opts)})
 	checked := CheckOpenAPI(t, e) // every exchange held to api/openapi.yaml, the console's too
 	// The listener first: the console's OpenID Connect callback is on the system's own address.

@@ -40,7 +40,8 @@ func RunWorkerProcessIfAsked() {
 	if err != nil {
 		panic(err)
 	}
-	w := worker.New(c, db.NewStore(pool, 0), pendingRefunds{}, os.Getenv(envWorkerQueue))
+	w := worker.New(c, db.NewStore(pool, 0), pendingRefunds{}, os.Getenv(envWorkerQueue),
+		worker.WithInterceptors(crashHookFromEnv()...))
 	if err := w.Run(sdkworker.InterruptCh()); err != nil {
 		panic(err)
 	}
@@ -65,10 +66,17 @@ type WorkerProcess struct{ cmd *exec.Cmd }
 // instead of the in-process one, so a test can kill it the hard way.
 func (s *System) StartWorkerProcess(t testing.TB) *WorkerProcess {
 	t.Helper()
+	return s.startWorkerProcess(t)
+}
+
+// startWorkerProcess starts the worker process with env added to its environment.
+func (s *System) startWorkerProcess(t testing.TB, env ...string) *WorkerProcess {
+	t.Helper()
 	s.StopWorker()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envWorkerProcess+"=1", envWorkerDB+"="+s.DB.URL,
 		envWorkerTemporal+"="+devServer.FrontendHostPort(), envWorkerQueue+"="+s.TaskQueue)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	require.NoError(t, cmd.Start())
 	p := &WorkerProcess{cmd: cmd}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/bookflow/bookflow/activities"
@@ -44,6 +45,7 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 		// per connection keep the pool busy. Without a bound (the SDK's 1,000) a flash sale
 		// queues its reservations on the pool, and confirmations and releases wait behind them.
 		MaxConcurrentLocalActivityExecutionSize: LocalActivitiesPerConnection * conns,
+		Interceptors:                            o.interceptors,
 	})
 	workflows.RegisterAll(w)
 	w.RegisterActivity(&activities.Bookings{Store: store})
@@ -64,6 +66,13 @@ type Option func(*options)
 type options struct {
 	supplierSyncDays int
 	resume           ResumeOptions
+	interceptors     []interceptor.WorkerInterceptor
+}
+
+// WithInterceptors runs the worker's workflows and activities through interceptors (a test's
+// faults, say).
+func WithInterceptors(i ...interceptor.WorkerInterceptor) Option {
+	return func(o *options) { o.interceptors = append(o.interceptors, i...) }
 }
 
 // WithResumeSettings sets the late window and refund settings of the bookings the invariant

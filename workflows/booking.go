@@ -74,6 +74,9 @@ type BookingInput struct {
 	// ReserveLocally runs the reservation as a local activity (see startReserve); absent in
 	// the inputs of workflows started before it existed, which keep the activity.
 	ReserveLocally bool `json:",omitempty"`
+	// ConfirmLocally runs the confirmation of a hold as a local activity (confirm_local.go);
+	// absent in the inputs of workflows started before it existed, which keep the activity.
+	ConfirmLocally bool `json:",omitempty"`
 	// StartAttributesGiven: the workflow was started with its start search attributes
 	// (GiveStartAttributes), so a lean booking does not upsert them.
 	StartAttributesGiven bool `json:",omitempty"`
@@ -196,7 +199,9 @@ type booking struct {
 	// lean: the workflow costs the server less; skippedMarkers: it took every earlier change
 	// without its marker (lean.go).
 	lean, skippedMarkers bool
-	logger               log.Logger
+	// confirmLocally: the confirmation runs as a local activity (confirm_local.go).
+	confirmLocally bool
+	logger         log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;

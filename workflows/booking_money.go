@@ -138,6 +138,9 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored)
+	if caught, err := b.caughtUp(ctx, err); caught {
+		return errors.Join(errCaughtUp, err)
+	}
 	if conflict(err) {
 		if !b.takes(ctx, versionStuckStartRefund) {
 			return b.flag(ctx, err)

@@ -43,6 +43,9 @@ func (b *booking) cancelWhole(ctx workflow.Context, reason string, at time.Time,
 	} else {
 		err = b.release(ctx, domain.StatusCancelled, reason, actor)
 	}
+	if errors.Is(err, errCaughtUp) {
+		return b.cancel(ctx, reason, at, actor) // the booking was confirmed: cancel that
+	}
 	if err != nil || b.status().HoldsInventory() {
 		return err // a refund the database refused leaves the booking as it was: the supplier keeps it
 	}
@@ -177,8 +180,13 @@ func (b *booking) refundDerived(ctx workflow.Context, req MoneyRequest, kind str
 // are released, and a payment is then handled as a late one.
 func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor string) error {
 	var stored domain.Booking
-	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Confirm, activities.ConfirmInput{
-		BookingID: b.in.BookingID, Payment: pay, Actor: actor}).Get(ctx, &stored)
+	err := b.runConfirm(ctx, activities.ConfirmInput{BookingID: b.in.BookingID, Payment: pay, Actor: actor}).Get(ctx, &stored)
+	if caught, err := b.caughtUp(ctx, err); caught {
+		if err != nil {
+			return err
+		}
+		return b.confirmedAhead(ctx, pay)
+	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeBalanceDatePassed && pay != nil {
 		// The deposit reached the database after the balance date: the hold, live, waits for its price.
@@ -196,7 +204,9 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 		if b.state.Booking.Paid > 0 {
 			return b.depositExpired(ctx, pay)
 		}
-		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired", ""); err != nil {
+		if err := b.release(ctx, domain.StatusExpired, "payment confirmation arrived after the hold expired", ""); errors.Is(err, errCaughtUp) {
+			return b.confirmedAhead(ctx, pay)
+		} else if err != nil {
 			return err
 		}
 		if err := b.bookingOff(ctx, EventExpired, b.state.Reason); err != nil {
@@ -228,8 +238,8 @@ func (b *booking) confirm(ctx workflow.Context, pay *domain.Payment, actor strin
 // rest was paid: what the desk took goes back by its method, and pay (the rest, arriving too
 // late; nil for a desk confirmation) goes back whole.
 func (b *booking) depositExpired(ctx workflow.Context, pay *domain.Payment) error {
-	if err := b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Actor: db.ActorHoldTimer},
-		"the hold expired before its price was paid: what the desk took goes back"); err != nil {
+	if err := b.startRefund(ctx, activities.StartRefundInput{BookingID: b.in.BookingID, Actor: db.ActorHoldTimer,
+		EndsHold: b.confirmLocally}, "the hold expired before its price was paid: what the desk took goes back"); err != nil {
 		return err
 	}
 	if err := b.bookingOff(ctx, EventExpired, b.state.Reason); err != nil || pay == nil {
@@ -275,14 +285,14 @@ func (b *booking) depositLate(ctx workflow.Context, pay domain.Payment) error {
 // release gives the nights of an unpaid booking back and moves it to status to (the reason of
 // a REJECTED one is recorded as its refusal), for actor (empty: an expiry is the hold timer's).
 func (b *booking) release(ctx workflow.Context, to domain.Status, reason, actor string) error {
-	in := activities.ReleaseInput{BookingID: b.in.BookingID, To: to, Actor: actor}
+	in := activities.ReleaseInput{BookingID: b.in.BookingID, To: to, Actor: actor, CatchUp: b.confirmLocally}
 	if to == domain.StatusRejected {
 		in.Refusal = reason
 	}
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.Release, in).Get(ctx, &stored)
 	if err != nil {
-		return err
+		return b.caughtUpOr(ctx, err)
 	}
 	b.state.Booking = stored
 	b.state.Reason = reason

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -12,13 +13,16 @@ import (
 // hold waits for payment, a confirm or a cancel, raced against the hold timer.
 func (b *booking) hold(ctx workflow.Context) error {
 	return b.serve(ctx, until(ctx, b.state.Booking.ExpiresAt), func() error {
+		var err error
 		if b.state.Booking.Paid > 0 {
-			return b.depositExpired(ctx, nil) // the desk took part of the price: it goes back
+			err = b.depositExpired(ctx, nil) // the desk took part of the price: it goes back
+		} else if err = b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed", ""); err == nil {
+			err = b.bookingOff(ctx, EventExpired, b.state.Reason)
 		}
-		if err := b.release(ctx, domain.StatusExpired, "the hold expired before payment was confirmed", ""); err != nil {
-			return err
+		if errors.Is(err, errCaughtUp) {
+			return nil // a payment confirmed the booking before its hold ran out
 		}
-		return b.bookingOff(ctx, EventExpired, b.state.Reason)
+		return err
 	})
 }
 

@@ -64,12 +64,14 @@ func (b *booking) onGuarantee(ctx workflow.Context, ev domain.PaymentEvent) erro
 		BookingID: b.in.BookingID, Card: *ev.Guarantee}).Get(ctx, &stored)
 	if conflict(err) {
 		if b.state.Booking.Paid > 0 {
-			return b.depositExpired(ctx, nil) // the desk took part of the price: it goes back
+			err = b.depositExpired(ctx, nil) // the desk took part of the price: it goes back
+		} else if err = b.release(ctx, domain.StatusExpired, "the card was saved after the hold expired", ""); err == nil {
+			err = b.bookingOff(ctx, EventExpired, b.state.Reason)
 		}
-		if err := b.release(ctx, domain.StatusExpired, "the card was saved after the hold expired", ""); err != nil {
-			return err
+		if errors.Is(err, errCaughtUp) {
+			return nil // confirmed by the desk before the card was saved: the card is not needed
 		}
-		return b.bookingOff(ctx, EventExpired, b.state.Reason)
+		return err
 	}
 	if err != nil {
 		return err

@@ -20,13 +20,18 @@ const (
 	// would have run such a workflow by its old branches without noticing.
 	leanSkippedMarkers workflow.Version = 2
 	leanVersion        workflow.Version = 3
+	// confirmLocalVersion is a lean booking whose confirmation may run as a local activity
+	// (confirmLocally). A worker of a release before it refuses such a workflow (a version it
+	// does not know) rather than run its confirmation as an activity task.
+	confirmLocalVersion workflow.Version = 4
 )
 
 // setLean records whether the workflow runs lean: every booking started since it existed does;
 // the histories from before it replay as they were recorded.
 func (b *booking) setLean(ctx workflow.Context) {
-	v := workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, leanVersion)
+	v := workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, confirmLocalVersion)
 	b.lean, b.skippedMarkers = v >= leanSkippedMarkers, v == leanSkippedMarkers
+	b.confirmLocally = v >= confirmLocalVersion && b.in.ConfirmLocally && b.in.SupplierID == ""
 }
 
 // takes reports whether the workflow takes the change marked changeID.

@@ -90,6 +90,8 @@ type Config struct {
 	RedisSentinelMaster string
 	// ReserveLocally runs reservations as local activities (RESERVE_LOCAL_ACTIVITY).
 	ReserveLocally bool
+	// ConfirmLocally runs confirmations as local activities (CONFIRM_LOCAL_ACTIVITY).
+	ConfirmLocally bool
 	// ReserveBatched lets concurrent direct sales of one room type share a transaction
 	// (RESERVE_BATCHING; db.Store.SetBatching).
 	ReserveBatched bool
@@ -213,6 +215,9 @@ func LoadConfig() (Config, error) {
 		return c, err
 	}
 	if c.ReserveLocally, err = envBool("RESERVE_LOCAL_ACTIVITY", true); err != nil {
+		return c, err
+	}
+	if c.ConfirmLocally, err = envBool("CONFIRM_LOCAL_ACTIVITY", true); err != nil {
 		return c, err
 	}
 	if c.ConsoleInsecureCookie, err = envBool("CONSOLE_INSECURE_COOKIE", false); err != nil {

@@ -54,7 +54,7 @@ func serveHTTP(ctx context.Context, cfg Config, d *deps, local bool) error {
 		TaskQueue: cfg.TaskQueue, WebhookSecret: cfg.StripeWebhookSecret, Logger: slog.Default(),
 		SupplierSync: worker.SupplierSchedules{Temporal: d.temporal, TaskQueue: cfg.TaskQueue,
 			Interval: cfg.SupplierSyncInterval, IDs: cfg.scheduleIDs()}.Ensure,
-		ScheduleIDs: cfg.scheduleIDs(), Cache: d.cache, ReserveLocally: cfg.ReserveLocally, Tracing: telemetry.TracingEnabled(),
+		ScheduleIDs: cfg.scheduleIDs(), Cache: d.cache, ReserveLocally: cfg.ReserveLocally, ConfirmLocally: cfg.ConfirmLocally, Tracing: telemetry.TracingEnabled(),
 	}
 	if d.cache == nil {
 		slog.Warn("no REDIS_URL: searches read PostgreSQL and no hold is refused before its workflow starts")

@@ -1,0 +1,193 @@
+package testsuite_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/bookflow/bookflow/domain"
+	"github.com/bookflow/bookflow/testsuite"
+	"github.com/bookflow/bookflow/worker"
+)
+
+// The crash harness of the local confirmation (workflows/confirm_local.go): the worker process
+// confirms a payment as a local activity, commits, and is killed before its workflow task is
+// recorded; meanwhile something races the payment. Another worker takes the task over and
+// decides again. Each story is told twice, with and without the crash, and must end the same:
+// status, money and units. Its control removes the workflow's recognition of a database that is
+// ahead (worker.WithInterceptors(testsuite.WithoutCatchUp())), and the story ends otherwise.
+
+// storyEnd is what a story is judged by.
+type storyEnd struct {
+	Status    string // in the database
+	Published string // the BookingStatus the workflow last published
+	Paid      int64
+	Refunded  int64 // succeeded refunds
+	RoomsLeft int
+	Running   bool // the workflow still runs (a failed workflow is a lost booking)
+}
+
+// crashStory is one booking's story: hold, a staff step (busy, slowed in the crashing worker:
+// the payment arrives while it runs, so it waits in the workflow's channel, not in a blocked
+// select), the payment, then race. With crash, the worker dies after the confirmation commits,
+// race runs while it is dead, and a new worker (without catch-up when control) takes over.
+type crashStory struct {
+	name    string
+	record  string // the name its histories are recorded under
+	holdTTL time.Duration
+	slow    string // the activity busy runs
+	busy    func(t *testing.T, sys *testsuite.System, id string) (due int64)
+	race    func(t *testing.T, sys *testsuite.System, id string, expires time.Time)
+	// settled reports whether the booking's workflow has acted on everything.
+	settled func(t *testing.T, sys *testsuite.System, id string) bool
+}
+
+func (s crashStory) tell(t *testing.T, crash, control bool) storyEnd {
+	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: s.holdTTL, WorkflowTimeout: time.Minute})
+	stay := stayFromNow(30, 2)
+	openRooms(t, sys, "h-crash", "double", stay, 1)
+	var point *testsuite.CrashPoint
+	if crash {
+		point = sys.StartWorkerProcessCrashingAfter(t, "Confirm", s.slow)
+	}
+	id, _ := holdRoom(t, sys, "h-crash", "k1", stay, 1)
+	var expires time.Time
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT expires_at FROM bookings WHERE id = $1`, id).Scan(&expires))
+	due := make(chan int64, 1)
+	go func() { due <- s.busy(t, sys, id) }()
+	time.Sleep(500 * time.Millisecond) // the step is under way
+	pay := <-due
+	res := sys.Webhook(t, testsuite.PaymentEvent("evt_crash", "pi_crash", id, pay, "EUR"), time.Now())
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	raced := make(chan struct{})
+	if crash {
+		point.AwaitCommit(t)
+		require.Equal(t, "CONFIRMED", dbStatus(t, sys, id), "the confirmation committed before the worker died")
+		go func() { defer close(raced); s.race(t, sys, id, expires) }()
+		time.Sleep(time.Second) // the race reaches the server while the dead worker's task is in flight
+		point.Kill()
+		var opts []worker.Option
+		if control {
+			opts = append(opts, worker.WithInterceptors(testsuite.WithoutCatchUp()))
+		}
+		sys.StartWorker(t, opts...)
+	} else {
+		awaitStatus(t, sys, id, "CONFIRMED")
+		go func() { defer close(raced); s.race(t, sys, id, expires) }()
+	}
+	select {
+	case <-raced:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the race never ended")
+	}
+	require.Eventually(t, func() bool { return s.settled(t, sys, id) || !workflowRunning(t, sys, id) },
+		time.Minute, 100*time.Millisecond, "booking %s never settled", id)
+	time.Sleep(time.Second) // anything the settled state set off
+	end := storyEnd{Status: dbStatus(t, sys, id), Published: searchStatus(t, sys, id),
+		RoomsLeft: roomsLeft(t, sys, "h-crash", "double", stay), Running: workflowRunning(t, sys, id)}
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT paid,
+		(SELECT COALESCE(sum(amount), 0) FROM refunds WHERE booking_id = $1 AND status = 'succeeded')
+		FROM bookings WHERE id = $1`, id).Scan(&end.Paid, &end.Refunded))
+	if !control {
+		checkInvariants(t, sys)
+		name := "local-confirm-" + s.record
+		if crash {
+			name += "-after-worker-crash"
+		}
+		testsuite.ReplayAndRecord(t, sys.Temporal, id, name)
+	}
+	return end
+}
+
+func dbStatus(t *testing.T, sys *testsuite.System, id string) string {
+	t.Helper()
+	var status string
+	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT status FROM bookings WHERE id = $1`, id).Scan(&status))
+	return status
+}
+
+func workflowRunning(t *testing.T, sys *testsuite.System, id string) bool {
+	t.Helper()
+	desc, err := sys.Temporal.DescribeWorkflow(context.Background(), id, "")
+	require.NoError(t, err)
+	return desc.RawResponse.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+}
+
+// searchStatus is the BookingStatus search attribute the workflow last published.
+func searchStatus(t *testing.T, sys *testsuite.System, id string) string {
+	t.Helper()
+	desc, err := sys.Temporal.DescribeWorkflow(context.Background(), id, "")
+	require.NoError(t, err)
+	f := desc.RawResponse.WorkflowExecutionInfo.GetSearchAttributes().GetIndexedFields()["BookingStatus"]
+	if f == nil {
+		return ""
+	}
+	return string(f.GetData()[1 : len(f.GetData())-1]) // a JSON string
+}
+
+// The stories. A staff price change under way when the payment arrives, then a cancel while
+// the worker is dead: the retried task takes the cancel first (commands before payments), and
+// its release finds the booking confirmed. A desk deposit under way when the rest is paid, then
+// the hold runs out while the worker is dead: the retried task takes the timer first, and the
+// deposit's refund finds the booking confirmed.
+var (
+	cancelRacesThePayment = crashStory{name: "a cancel after the payment", record: "price-change-cancel", slow: "ChangePrice",
+		busy: func(t *testing.T, sys *testsuite.System, id string) int64 {
+			desk := deskOf(t, sys, []string{"h-crash"}, nil)
+			go desk.Do(t, http.MethodPut, "/api/v1/staff/bookings/"+id+"/price", nil,
+				map[string]any{"total": 15000, "currency": "EUR", "reason": "a returning guest"})
+			return 15000
+		},
+		race: func(t *testing.T, sys *testsuite.System, id string, _ time.Time) {
+			cancel(t, sys, sys.Customer("guest"), id) // judged by how the booking ends
+		},
+		settled: func(t *testing.T, sys *testsuite.System, id string) bool {
+			return dbStatus(t, sys, id) == "REFUNDED" || dbStatus(t, sys, id) == "CANCELLED"
+		}}
+	holdRunsOutAfterThePayment = crashStory{name: "the hold's expiry after the rest of a deposit", record: "deposit-rest-expiry", holdTTL: 6 * time.Second,
+		slow: "TakeDeskPayment",
+		busy: func(t *testing.T, sys *testsuite.System, id string) int64 {
+			desk := deskOf(t, sys, []string{"h-crash"}, nil)
+			go desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", keyed("deposit"),
+				map[string]any{"amount": 5000, "currency": "EUR", "method": "cash"})
+			return 20000 - 5000
+		},
+		race: func(t *testing.T, sys *testsuite.System, id string, expires time.Time) {
+			time.Sleep(time.Until(expires) + 500*time.Millisecond) // the hold's timer fires meanwhile
+		},
+		settled: func(t *testing.T, sys *testsuite.System, id string) bool {
+			return searchStatus(t, sys, id) != string(domain.StatusHold)
+		}}
+)
+
+func TestAConfirmationCommittedByAWorkerThatDiedEndsAsWithoutTheCrash(t *testing.T) {
+	t.Parallel()
+	for _, story := range []crashStory{cancelRacesThePayment, holdRunsOutAfterThePayment} {
+		t.Run(story.name, func(t *testing.T) {
+			t.Parallel()
+			want := story.tell(t, false, false)
+			got := story.tell(t, true, false)
+			t.Logf("without the crash %+v, with it %+v", want, got)
+			assert.Equal(t, want, got)
+			assert.True(t, got.Running || got.Status == "REFUNDED", "the workflow goes on: %+v", got)
+		})
+	}
+}
+
+func TestControlWithoutCatchingUpACrashedConfirmationEndsOtherwise(t *testing.T) {
+	t.Parallel()
+	for _, story := range []crashStory{cancelRacesThePayment, holdRunsOutAfterThePayment} {
+		t.Run(story.name, func(t *testing.T) {
+			t.Parallel()
+			want := story.tell(t, false, false)
+			got := story.tell(t, true, true)
+			t.Logf("without the crash %+v, with it and no catch-up %+v", want, got)
+			assert.NotEqual(t, want, got, "without its recognition the crash changes how the booking ends")
+		})
+	}
+}

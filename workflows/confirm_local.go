@@ -1,0 +1,74 @@
+package workflows
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/bookflow/bookflow/activities"
+	"github.com/bookflow/bookflow/domain"
+)
+
+// A confirmation run as a local activity (b.confirmLocally) answers a payment in the workflow
+// task that received it: no activity task through the server, one workflow task less. But a
+// local activity commits before its workflow task is recorded. A worker that dies in between
+// leaves the booking confirmed in the database, and the retried task decides again with what
+// arrived meanwhile, perhaps a cancel or the hold's expiry before the payment. So every step a
+// workflow may take for a hold recognises a database that is ahead of it (ErrTypeAhead: "already
+// confirmed by payment P"): the workflow takes the booking as the database has it and carries on
+// from there, as it would have after the confirmation. The confirmation itself, run again,
+// answers the booking it confirmed (db.Store.Confirm).
+
+// errCaughtUp is what a hold's step returns when the database held the booking confirmed: the
+// workflow took that booking, and the step's caller goes on from the confirmed booking.
+var errCaughtUp = errors.New("the database had the booking confirmed: the workflow caught up")
+
+// runConfirm runs the confirmation of a hold, locally when the workflow may.
+func (b *booking) runConfirm(ctx workflow.Context, in activities.ConfirmInput) workflow.Future {
+	if !b.confirmLocally {
+		return workflow.ExecuteActivity(dbActivity(ctx), bookings.Confirm, in)
+	}
+	in.CatchUp = true
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: dbStepTimeout, RetryPolicy: dbRetryPolicy()}), bookings.Confirm, in)
+}
+
+// caughtUp reports whether err is ErrTypeAhead; if so the workflow takes the booking the database
+// answered, and publishes it.
+func (b *booking) caughtUp(ctx workflow.Context, err error) (bool, error) {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrTypeAhead {
+		return false, nil
+	}
+	var stored domain.Booking
+	if err := appErr.Details(&stored); err != nil {
+		return true, err
+	}
+	b.state.Booking, b.state.Reason = stored, ""
+	if stored.PaymentID != "" {
+		b.seen[stored.PaymentID] = true // its event, handled after, is the one that confirmed
+	}
+	b.logger.Info("The database was ahead: caught up", "reason", appErr.Message(), "status", stored.Status)
+	return true, b.publish(ctx)
+}
+
+// caughtUpOr returns errCaughtUp when err is ErrTypeAhead (the workflow took the database's
+// booking), or err.
+func (b *booking) caughtUpOr(ctx workflow.Context, err error) error {
+	if caught, cerr := b.caughtUp(ctx, err); caught && cerr == nil {
+		return errCaughtUp
+	} else if caught {
+		return cerr
+	}
+	return err
+}
+
+// confirmedAhead finishes a confirmation the database had made already: pay, when set, is not
+// the payment that confirmed it, so it is a second payment and goes back.
+func (b *booking) confirmedAhead(ctx workflow.Context, pay *domain.Payment) error {
+	if pay == nil {
+		return nil
+	}
+	return b.refundExtra(ctx, *pay, IssueDuplicatePayment, "a second payment for a booking already paid")
+}
