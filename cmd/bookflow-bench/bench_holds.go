@@ -23,15 +23,26 @@ import (
 var processNames = []string{"API", "worker", "Temporal", "PostgreSQL", "Redis"}
 
 // holdMode is what is measured: a hold with the reservation as an activity or as a local
-// activity, or a whole booking (a hold, then its confirmation through the API, as a payment's
-// webhook would confirm it).
+// activity, or a whole booking: a hold (local), then its confirmation through the staff route
+// (which also reads the booking and writes an audit row) or by the payment's signed webhook (a
+// checkout's path: the bench then waits until the database has the booking confirmed), with the
+// confirmation as an activity or a local activity (CONFIRM_LOCAL_ACTIVITY).
 type holdMode struct {
 	name, key      string // key: in idempotency keys
 	local, confirm bool
+	confirmLocal   bool
+	webhook        bool
 }
 
-var holdModes = []holdMode{{"hold, activity", "activity", false, false}, {"hold, local activity", "local", true, false},
-	{"hold + confirm, local", "confirm", true, true}}
+var holdModes = []holdMode{{name: "hold, activity", key: "activity"}, {name: "hold, local activity", key: "local", local: true},
+	{name: "booking, confirm act.", key: "confirm-activity", local: true, confirm: true},
+	{name: "booking, confirm local", key: "confirm", local: true, confirm: true, confirmLocal: true},
+	{name: "booking, webhook, local", key: "webhook", local: true, confirm: true, confirmLocal: true, webhook: true}}
+
+// env is the API process's environment for the mode.
+func (m holdMode) env() []string {
+	return []string{"RESERVE_LOCAL_ACTIVITY=" + strconv.FormatBool(m.local), "CONFIRM_LOCAL_ACTIVITY=" + strconv.FormatBool(m.confirmLocal)}
+}
 
 // temporalTarget is a Temporal server holds are measured on.
 type temporalTarget struct {
@@ -66,15 +77,17 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		return err
 	}
 	adminToken := "bench-admin-token-" + run + "-of-at-least-32-bytes"
-	procs := &products{bookflow: bookflow, logs: logs, env: productEnv(target.address, bareQueue+"-processes", adminToken)}
+	webhookSecret := "whsec_bench_holds_" + run + "_of_at_least_32_bytes"
+	procs := &products{bookflow: bookflow, logs: logs, env: append(productEnv(target.address, bareQueue+"-processes", adminToken),
+		"STRIPE_WEBHOOK_SECRET="+webhookSecret)}
 	defer procs.stop()
 	workerProc, err := procs.start(ctx, "worker")
 	if err != nil {
 		return err
 	}
-	apiURL, apiPID := map[bool]string{}, map[bool]int{} // by RESERVE_LOCAL_ACTIVITY
-	for _, local := range []bool{false, true} {
-		if apiURL[local], apiPID[local], err = procs.serve(ctx, "RESERVE_LOCAL_ACTIVITY="+strconv.FormatBool(local)); err != nil {
+	apiURL, apiPID := map[string]string{}, map[string]int{} // by mode
+	for _, m := range holdModes {
+		if apiURL[m.name], apiPID[m.name], err = procs.serve(ctx, m.env()...); err != nil {
 			return err
 		}
 	}
@@ -100,12 +113,18 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.temporalClients}}
 	// book makes a hold (and confirms it) and returns its booking id, its workflow's id.
 	book := func(m holdMode, key string) (string, error) {
-		api := apiURL[m.local]
+		api := apiURL[m.name]
 		var held domain.Booking
 		if err := call(ctx, httpc, http.MethodPost, api+"/bookings", token, key, body, http.StatusCreated, &held); err != nil {
 			return "", err
 		}
-		if m.confirm {
+		switch {
+		case m.webhook:
+			if err := payByWebhook(ctx, httpc, api, webhookSecret, held); err != nil {
+				return "", err
+			}
+			return held.ID, awaitConfirmed(ctx, d.store, held.ID)
+		case m.confirm:
 			err = call(ctx, httpc, http.MethodPost, api+"/staff/bookings/"+held.ID+"/confirm", adminToken, "", "", http.StatusOK, nil)
 		}
 		return held.ID, err
@@ -156,7 +175,7 @@ func benchHolds(ctx context.Context, cfg Config, d *deps, o benchOptions, run st
 		byMode[uws] = append(byMode[uws], modeRound{ubare, before.perOp(snapshotCPU(shared), ubare.ok)})
 		tally(uws)
 		for _, m := range holdModes {
-			procs := append([]meteredProcess{{"API", apiPID[m.local]}}, shared...)
+			procs := append([]meteredProcess{{"API", apiPID[m.name]}}, shared...)
 			before := snapshotCPU(procs)
 			res := measure(ctx, "         "+m.name, o.temporalClients, o.holds, 0, func(_ context.Context, i int) error {
 				id, err := book(m, fmt.Sprintf("%s-%d-%s-%d", bareQueue, round, m.key, i))
@@ -277,4 +296,21 @@ func medianRange(v []float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx (%.2f-%.2fx)", median(v), slices.Min(v), slices.Max(v))
+}
+
+// awaitConfirmed polls the database until the booking is confirmed: a webhook is answered once
+// the payment is handed to the workflow, before it confirms. Each poll is one primary-key read
+// (a few every booking, in PostgreSQL's CPU time).
+func awaitConfirmed(ctx context.Context, store *db.Store, id string) error {
+	for {
+		b, err := store.GetBooking(ctx, id)
+		if err != nil || b.Status == domain.StatusConfirmed {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
