@@ -21,8 +21,8 @@ import (
 // and time out waiting for one.
 const ActivitiesPerConnection = 4
 
-// LocalActivitiesPerConnection sizes a worker's local activity concurrency (the reservations) by
-// its database pool.
+// LocalActivitiesPerConnection sizes a worker's local activity concurrency (the reservations and
+// the confirmations) by its database pool.
 const LocalActivitiesPerConnection = 2
 
 // New returns a worker for the booking task queue (workflows.TaskQueue unless taskQueue is set),
@@ -41,9 +41,10 @@ func New(c client.Client, store *db.Store, provider payments.Provider, taskQueue
 	conns := int(store.Pool().Config().MaxConns)
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{
 		MaxConcurrentActivityExecutionSize: ActivitiesPerConnection * conns,
-		// Reservations run as local activities and spend all their time in the database: two
-		// per connection keep the pool busy. Without a bound (the SDK's 1,000) a flash sale
-		// queues its reservations on the pool, and confirmations and releases wait behind them.
+		// Reservations and confirmations run as local activities and spend all their time in
+		// the database: two per connection keep the pool busy. Without a bound (the SDK's 1,000)
+		// a flash sale queues its reservations on the pool, and releases and refunds (activities)
+		// wait behind them.
 		MaxConcurrentLocalActivityExecutionSize: LocalActivitiesPerConnection * conns,
 		Interceptors:                            o.interceptors,
 	})
