@@ -45,11 +45,20 @@ type crashStory struct {
 	race    func(t *testing.T, sys *testsuite.System, id string, expires time.Time)
 	// settled reports whether the booking's workflow has acted on everything.
 	settled func(t *testing.T, sys *testsuite.System, id string) bool
+	// deskConfirm: the desk confirms the hold (the confirmation without a payment) instead of
+	// the provider's payment of what busy says is due.
+	deskConfirm bool
+	// today: the stay begins today, so a check-in may race the payment (check-in opens on the
+	// check-in date); otherwise it begins in 30 days.
+	today bool
 }
 
 func (s crashStory) tell(t *testing.T, crash, control bool) storyEnd {
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{HoldTTL: s.holdTTL, WorkflowTimeout: time.Minute})
 	stay := stayFromNow(30, 2)
+	if s.today {
+		stay = stayFromNow(0, 2)
+	}
 	openRooms(t, sys, "h-crash", "double", stay, 1)
 	var point *testsuite.CrashPoint
 	if crash {
@@ -62,8 +71,12 @@ func (s crashStory) tell(t *testing.T, crash, control bool) storyEnd {
 	go func() { due <- s.busy(t, sys, id) }()
 	time.Sleep(500 * time.Millisecond) // the step is under way
 	pay := <-due
-	res := sys.Webhook(t, testsuite.PaymentEvent("evt_crash", "pi_crash", id, pay, "EUR"), time.Now())
-	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	if s.deskConfirm {
+		go sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/confirm", nil) // answered once confirmed
+	} else {
+		res := sys.Webhook(t, testsuite.PaymentEvent("evt_crash", "pi_crash", id, pay, "EUR"), time.Now())
+		require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	}
 	raced := make(chan struct{})
 	if crash {
 		point.AwaitCommit(t)
@@ -87,12 +100,7 @@ func (s crashStory) tell(t *testing.T, crash, control bool) storyEnd {
 	}
 	require.Eventually(t, func() bool { return s.settled(t, sys, id) || !workflowRunning(t, sys, id) },
 		time.Minute, 100*time.Millisecond, "booking %s never settled", id)
-	time.Sleep(time.Second) // anything the settled state set off
-	end := storyEnd{Status: dbStatus(t, sys, id), Published: searchStatus(t, sys, id),
-		RoomsLeft: roomsLeft(t, sys, "h-crash", "double", stay), Running: workflowRunning(t, sys, id)}
-	require.NoError(t, sys.DB.Pool.QueryRow(context.Background(), `SELECT paid,
-		(SELECT COALESCE(sum(amount), 0) FROM refunds WHERE booking_id = $1 AND status = 'succeeded')
-		FROM bookings WHERE id = $1`, id).Scan(&end.Paid, &end.Refunded))
+	end := endOf(t, sys, id, "h-crash", stay)
 	if !control {
 		checkInvariants(t, sys)
 		name := "local-confirm-" + s.record
@@ -130,44 +138,60 @@ func searchStatus(t *testing.T, sys *testsuite.System, id string) string {
 	return string(f.GetData()[1 : len(f.GetData())-1]) // a JSON string
 }
 
-// The stories. A staff price change under way when the payment arrives, then a cancel while
-// the worker is dead: the retried task takes the cancel first (commands before payments), and
-// its release finds the booking confirmed. A desk deposit under way when the rest is paid, then
-// the hold runs out while the worker is dead: the retried task takes the timer first, and the
-// deposit's refund finds the booking confirmed.
+// The stories. A staff step under way (slowed in the crashing worker) when the booking is paid
+// or confirmed by the desk, so that what comes next waits in the workflow's channels beside it;
+// then, while the worker is dead, a cancel or the hold's expiry. A payment waiting is taken
+// first (paymentFirst): the retried task confirms again, answered by the lost task's commit. A
+// desk confirmation is a command: the hold's timer is taken before it, and the release (or the
+// deposit's refund) finds the booking confirmed and catches up (ErrTypeAhead).
 var (
-	cancelRacesThePayment = crashStory{name: "a cancel after the payment", record: "price-change-cancel", slow: "ChangePrice",
-		busy: func(t *testing.T, sys *testsuite.System, id string) int64 {
-			desk := deskOf(t, sys, []string{"h-crash"}, nil)
-			go desk.Do(t, http.MethodPut, "/api/v1/staff/bookings/"+id+"/price", nil,
-				map[string]any{"total": 15000, "currency": "EUR", "reason": "a returning guest"})
-			return 15000
-		},
-		race: func(t *testing.T, sys *testsuite.System, id string, _ time.Time) {
-			cancel(t, sys, sys.Customer("guest"), id) // judged by how the booking ends
-		},
-		settled: func(t *testing.T, sys *testsuite.System, id string) bool {
-			return dbStatus(t, sys, id) == "REFUNDED" || dbStatus(t, sys, id) == "CANCELLED"
-		}}
-	holdRunsOutAfterThePayment = crashStory{name: "the hold's expiry after the rest of a deposit", record: "deposit-rest-expiry", holdTTL: 6 * time.Second,
-		slow: "TakeDeskPayment",
-		busy: func(t *testing.T, sys *testsuite.System, id string) int64 {
-			desk := deskOf(t, sys, []string{"h-crash"}, nil)
-			go desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", keyed("deposit"),
-				map[string]any{"amount": 5000, "currency": "EUR", "method": "cash"})
-			return 20000 - 5000
-		},
-		race: func(t *testing.T, sys *testsuite.System, id string, expires time.Time) {
-			time.Sleep(time.Until(expires) + 500*time.Millisecond) // the hold's timer fires meanwhile
-		},
-		settled: func(t *testing.T, sys *testsuite.System, id string) bool {
-			return searchStatus(t, sys, id) != string(domain.StatusHold)
-		}}
+	cancelRacesThePayment = crashStory{name: "a cancel after the payment", record: "price-change-cancel-payment-first",
+		slow: "ChangePrice", busy: changePriceTo15000, race: cancelling, settled: cancelledOrRefunded}
+	holdRunsOutAfterThePayment = crashStory{name: "the hold's expiry after the rest of a deposit",
+		record: "deposit-rest-expiry-payment-first", holdTTL: 6 * time.Second, slow: "TakeDeskPayment",
+		busy: deskDeposit5000, race: untilExpired, settled: publishedOtherThanHold}
+	holdRunsOutAfterADeskConfirmation = crashStory{name: "the hold's expiry after a desk confirmation",
+		record: "price-change-desk-confirm-expiry", holdTTL: 6 * time.Second, slow: "ChangePrice", deskConfirm: true,
+		busy: changePriceTo15000, race: untilExpired, settled: publishedOtherThanHold}
+	depositHoldRunsOutAfterADeskConfirmation = crashStory{name: "a deposit hold's expiry after a desk confirmation",
+		record: "deposit-desk-confirm-expiry", holdTTL: 6 * time.Second, slow: "TakeDeskPayment", deskConfirm: true,
+		busy: deskDeposit5000, race: untilExpired, settled: publishedOtherThanHold}
 )
+
+func changePriceTo15000(t *testing.T, sys *testsuite.System, id string) int64 {
+	desk := deskOf(t, sys, []string{"h-crash"}, nil)
+	go desk.Do(t, http.MethodPut, "/api/v1/staff/bookings/"+id+"/price", nil,
+		map[string]any{"total": 15000, "currency": "EUR", "reason": "a returning guest"})
+	return 15000
+}
+
+func deskDeposit5000(t *testing.T, sys *testsuite.System, id string) int64 {
+	desk := deskOf(t, sys, []string{"h-crash"}, nil)
+	go desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", keyed("deposit"),
+		map[string]any{"amount": 5000, "currency": "EUR", "method": "cash"})
+	return 20000 - 5000
+}
+
+func cancelling(t *testing.T, sys *testsuite.System, id string, _ time.Time) {
+	cancel(t, sys, sys.Customer("guest"), id) // judged by how the booking ends
+}
+
+func untilExpired(t *testing.T, sys *testsuite.System, id string, expires time.Time) {
+	time.Sleep(time.Until(expires) + 500*time.Millisecond) // the hold's timer fires meanwhile
+}
+
+func cancelledOrRefunded(t *testing.T, sys *testsuite.System, id string) bool {
+	return dbStatus(t, sys, id) == "REFUNDED" || dbStatus(t, sys, id) == "CANCELLED"
+}
+
+func publishedOtherThanHold(t *testing.T, sys *testsuite.System, id string) bool {
+	return searchStatus(t, sys, id) != string(domain.StatusHold)
+}
 
 func TestAConfirmationCommittedByAWorkerThatDiedEndsAsWithoutTheCrash(t *testing.T) {
 	t.Parallel()
-	for _, story := range []crashStory{cancelRacesThePayment, holdRunsOutAfterThePayment} {
+	for _, story := range []crashStory{cancelRacesThePayment, holdRunsOutAfterThePayment, holdRunsOutAfterADeskConfirmation,
+		depositHoldRunsOutAfterADeskConfirmation} {
 		t.Run(story.name, func(t *testing.T) {
 			t.Parallel()
 			want := story.tell(t, false, false)
@@ -179,9 +203,11 @@ func TestAConfirmationCommittedByAWorkerThatDiedEndsAsWithoutTheCrash(t *testing
 	}
 }
 
+// The control: the stories whose timer is taken before the desk's confirmation, without the
+// catch-up.
 func TestControlWithoutCatchingUpACrashedConfirmationEndsOtherwise(t *testing.T) {
 	t.Parallel()
-	for _, story := range []crashStory{cancelRacesThePayment, holdRunsOutAfterThePayment} {
+	for _, story := range []crashStory{holdRunsOutAfterADeskConfirmation, depositHoldRunsOutAfterADeskConfirmation} {
 		t.Run(story.name, func(t *testing.T) {
 			t.Parallel()
 			want := story.tell(t, false, false)

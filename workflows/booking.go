@@ -199,8 +199,9 @@ type booking struct {
 	// lean: the workflow costs the server less; skippedMarkers: it took every earlier change
 	// without its marker (lean.go).
 	lean, skippedMarkers bool
-	// confirmLocally: the confirmation runs as a local activity (confirm_local.go).
-	confirmLocally bool
+	// confirmLocally: the confirmation runs as a local activity (confirm_local.go);
+	// paymentsFirst: a payment waiting is taken first while the booking is held (paymentFirst).
+	confirmLocally, paymentsFirst bool
 	logger         log.Logger
 }
 

@@ -87,6 +87,10 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 	var err error
 	fired := false
 	for err == nil && !fired && !b.continuing && !b.replan && b.status() == phase && b.stayOver == stayOver && b.active() == active {
+		if b.paymentFirst() {
+			err = b.takeWaitingPayment(ctx)
+			continue
+		}
 		sel := workflow.NewSelector(ctx)
 		if timer != nil {
 			sel.AddFuture(timer, func(workflow.Future) {

@@ -64,6 +64,32 @@ func (b *booking) caughtUpOr(ctx workflow.Context, err error) error {
 	return err
 }
 
+// paymentFirst reports whether a payment waits in the channel while the workflow believes the
+// booking held: it is taken before a command or a timer that waits beside it. A retried task
+// then confirms again (answered by the confirmation its lost task committed) before it judges a
+// cancel, a check-in or a refund by the held booking it would otherwise believe in. Its lost
+// task took the payment when nothing else waited; crash or not, a payment waiting beside a
+// command is now taken first.
+func (b *booking) paymentFirst() bool {
+	return b.paymentsFirst && b.status() == domain.StatusHold && b.payments.Len() > 0
+}
+
+// takeWaitingPayment takes the payment paymentFirst found, as serve would.
+func (b *booking) takeWaitingPayment(ctx workflow.Context) error {
+	var ev domain.PaymentEvent
+	b.payments.ReceiveAsync(&ev)
+	b.busy = true
+	err := b.onPayment(ctx, ev)
+	b.busy = false
+	if err == nil {
+		err = b.flushBookingOff(ctx)
+	}
+	if err == nil {
+		err = b.flushFee(ctx)
+	}
+	return err
+}
+
 // confirmedAhead finishes a confirmation the database had made already: pay, when set, is not
 // the payment that confirmed it, so it is a second payment and goes back.
 func (b *booking) confirmedAhead(ctx workflow.Context, pay *domain.Payment) error {

@@ -24,14 +24,18 @@ const (
 	// (confirmLocally). A worker of a release before it refuses such a workflow (a version it
 	// does not know) rather than run its confirmation as an activity task.
 	confirmLocalVersion workflow.Version = 4
+	// paymentsFirstVersion is a booking with a local confirmation that takes a payment waiting
+	// in its channel before anything else while it believes the booking held (paymentFirst).
+	paymentsFirstVersion workflow.Version = 5
 )
 
 // setLean records whether the workflow runs lean: every booking started since it existed does;
 // the histories from before it replay as they were recorded.
 func (b *booking) setLean(ctx workflow.Context) {
-	v := workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, confirmLocalVersion)
+	v := workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, paymentsFirstVersion)
 	b.lean, b.skippedMarkers = v >= leanSkippedMarkers, v == leanSkippedMarkers
 	b.confirmLocally = v >= confirmLocalVersion && b.in.ConfirmLocally && b.in.SupplierID == ""
+	b.paymentsFirst = v >= paymentsFirstVersion && b.confirmLocally
 }
 
 // takes reports whether the workflow takes the change marked changeID.
