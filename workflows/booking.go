@@ -202,7 +202,7 @@ type booking struct {
 	// confirmLocally: the confirmation runs as a local activity (confirm_local.go);
 	// paymentsFirst: a payment waiting is taken first while the booking is held (paymentFirst).
 	confirmLocally, paymentsFirst bool
-	logger         log.Logger
+	logger                        log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;
