@@ -124,6 +124,9 @@ type command struct {
 	// money is a staff member's money request (UpdateMoney).
 	money   *MoneyRequest
 	refusal error
+	// paymentsBefore is how many payments waiting when it was accepted are still waiting
+	// (paymentsInOrder): they are taken before it.
+	paymentsBefore int
 }
 
 // booking is the workflow's private state.
@@ -200,9 +203,12 @@ type booking struct {
 	// without its marker (lean.go).
 	lean, skippedMarkers bool
 	// confirmLocally: the confirmation runs as a local activity (confirm_local.go);
-	// paymentsFirst: a payment waiting is taken first while the booking is held (paymentFirst).
-	confirmLocally, paymentsFirst bool
-	logger                        log.Logger
+	// paymentsFirst, paymentsInOrder: while the booking is held a payment waiting is taken before
+	// a command (any, or one accepted after it arrived; paymentFirst).
+	confirmLocally, paymentsFirst, paymentsInOrder bool
+	// queued are the commands accepted and not yet handled, in order (paymentsInOrder).
+	queued []*command
+	logger log.Logger
 }
 
 // BookingWorkflow is one booking's life: reserve the rooms; if that fails end REJECTED;

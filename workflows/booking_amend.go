@@ -76,7 +76,7 @@ func (b *booking) requestAmend(ctx workflow.Context, req AmendRequest) (AmendAns
 		return AmendAnswer{State: b.state}, notAmendable("the booking has ended")
 	}
 	cmd := &command{name: UpdateAmend, at: workflow.Now(ctx), actor: req.Actor, amend: &req}
-	b.commands.Send(ctx, cmd)
+	b.enqueue(ctx, cmd)
 	if err := workflow.Await(ctx, func() bool { return cmd.done }); err != nil {
 		return AmendAnswer{State: b.state}, err
 	}

@@ -42,6 +42,7 @@ func (b *booking) listenForRefunds(ctx workflow.Context) {
 // onPayment acts on a payment event in the booking's current state. A payment id is acted on
 // once; money that cannot pay for this booking's nights is given back.
 func (b *booking) onPayment(ctx workflow.Context, ev domain.PaymentEvent) error {
+	b.paymentTaken()
 	counted := func(outcome string) { b.count(ctx, MetricPayments, map[string]string{"outcome": outcome}) }
 	switch { // a pay-at-hotel booking's card and fee (card_guarantee.go): never a payment of the price
 	case ev.Guarantee != nil:

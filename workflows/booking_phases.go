@@ -149,6 +149,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 // handle carries out one command in the booking's current state and marks it done.
 func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 	defer func() { cmd.done = true }()
+	b.dequeue(cmd)
 	switch {
 	case cmd.name == UpdateCancel:
 		return b.cancel(ctx, "cancelled at the guest's request", cmd.at, cmd.actor)

@@ -70,7 +70,7 @@ func (b *booking) reserve(ctx workflow.Context) error {
 // booking (lean.go) is marked at a later version of the same change.
 func (b *booking) startReserve(ctx workflow.Context, in activities.ReserveInput) workflow.Future {
 	if !b.in.ReserveLocally || b.in.SupplierID != "" || (!b.lean &&
-		workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, paymentsFirstVersion) == workflow.DefaultVersion &&
+		workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, paymentsInOrderVersion) == workflow.DefaultVersion &&
 		!workflow.GetInfo(ctx).WorkflowStartTime.Before(localReserveMarkedSince)) {
 		return workflow.ExecuteActivity(reserveActivity(ctx, b.in.ReserveTimeout), bookings.Reserve, in)
 	}

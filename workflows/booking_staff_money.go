@@ -79,7 +79,7 @@ func (b *booking) requestMoney(ctx workflow.Context, req MoneyRequest) (BookingS
 		return b.state, notAmendable(RefusalEnded)
 	}
 	cmd := &command{name: UpdateMoney, at: workflow.Now(ctx), actor: req.Actor, money: &req}
-	b.commands.Send(ctx, cmd)
+	b.enqueue(ctx, cmd)
 	if err := workflow.Await(ctx, func() bool { return cmd.done }); err != nil {
 		return b.state, err
 	}

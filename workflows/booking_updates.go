@@ -86,7 +86,7 @@ func (b *booking) request(ctx workflow.Context, name, actor string) (BookingStat
 		return b.state, nil
 	}
 	cmd := &command{name: name, at: workflow.Now(ctx), actor: actor}
-	b.commands.Send(ctx, cmd)
+	b.enqueue(ctx, cmd)
 	err := workflow.Await(ctx, func() bool { return cmd.done })
 	return b.state, err
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -64,14 +65,38 @@ func (b *booking) caughtUpOr(ctx workflow.Context, err error) error {
 	return err
 }
 
-// paymentFirst reports whether a payment waits in the channel while the workflow believes the
-// booking held: it is taken before a command or a timer that waits beside it. A retried task
-// then confirms again (answered by the confirmation its lost task committed) before it judges a
-// cancel, a check-in or a refund by the held booking it would otherwise believe in. Its lost
-// task took the payment when nothing else waited; crash or not, a payment waiting beside a
-// command is now taken first.
+// paymentFirst reports whether a payment waiting in the channel, while the workflow believes the
+// booking held, is taken before the command beside it: it was waiting when that command was
+// accepted (version 5: any payment waiting). The order they arrived in is kept: a retried task
+// confirms again (answered by the confirmation its lost task committed) before it judges a
+// cancel, a check-in or a refund that came after the payment by the held booking it would
+// otherwise believe in, and a cancel accepted before its payment arrived is still taken first.
 func (b *booking) paymentFirst() bool {
-	return b.paymentsFirst && b.status() == domain.StatusHold && b.payments.Len() > 0
+	if b.status() != domain.StatusHold || b.payments.Len() == 0 {
+		return false
+	}
+	return b.paymentsFirst || (b.paymentsInOrder && len(b.queued) > 0 && b.queued[0].paymentsBefore > 0)
+}
+
+// enqueue hands cmd to the main loop, noting the payments waiting when it was accepted.
+func (b *booking) enqueue(ctx workflow.Context, cmd *command) {
+	if b.paymentsInOrder {
+		cmd.paymentsBefore = b.payments.Len()
+		b.queued = append(b.queued, cmd)
+	}
+	b.commands.Send(ctx, cmd)
+}
+
+// dequeue forgets cmd, which the main loop takes.
+func (b *booking) dequeue(cmd *command) {
+	b.queued = slices.DeleteFunc(b.queued, func(c *command) bool { return c == cmd })
+}
+
+// paymentTaken counts the oldest payment waiting as taken: one fewer before each command.
+func (b *booking) paymentTaken() {
+	for _, c := range b.queued {
+		c.paymentsBefore = max(c.paymentsBefore-1, 0)
+	}
 }
 
 // takeWaitingPayment takes the payment paymentFirst found, as serve would.

@@ -24,18 +24,25 @@ const (
 	// (confirmLocally). A worker of a release before it refuses such a workflow (a version it
 	// does not know) rather than run its confirmation as an activity task.
 	confirmLocalVersion workflow.Version = 4
-	// paymentsFirstVersion is a booking with a local confirmation that takes a payment waiting
-	// in its channel before anything else while it believes the booking held (paymentFirst).
+	// paymentsFirstVersion was a booking with a local confirmation that took any payment waiting
+	// in its channel before anything else while it believed the booking held: a cancel accepted
+	// before the payment arrived was then judged on the paid booking, by its policy. Built and
+	// recorded on 2026-12-06 (1f5ae01), never released; its recordings replay.
 	paymentsFirstVersion workflow.Version = 5
+	// paymentsInOrderVersion is a booking with a local confirmation that takes, while it believes
+	// the booking held, a payment that was waiting when a command was accepted before that
+	// command (paymentFirst): the order they arrived in.
+	paymentsInOrderVersion workflow.Version = 6
 )
 
 // setLean records whether the workflow runs lean: every booking started since it existed does;
 // the histories from before it replay as they were recorded.
 func (b *booking) setLean(ctx workflow.Context) {
-	v := workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, paymentsFirstVersion)
+	v := workflow.GetVersion(ctx, versionLocalReserve, workflow.DefaultVersion, paymentsInOrderVersion)
 	b.lean, b.skippedMarkers = v >= leanSkippedMarkers, v == leanSkippedMarkers
 	b.confirmLocally = v >= confirmLocalVersion && b.in.ConfirmLocally && b.in.SupplierID == ""
-	b.paymentsFirst = v >= paymentsFirstVersion && b.confirmLocally
+	b.paymentsFirst = v == paymentsFirstVersion && b.confirmLocally
+	b.paymentsInOrder = v >= paymentsInOrderVersion && b.confirmLocally
 }
 
 // takes reports whether the workflow takes the change marked changeID.
