@@ -245,7 +245,7 @@ func (a *Bookings) StartRefund(ctx context.Context, in StartRefundInput) (domain
 		actor = db.ActorLatePayment
 	}
 	b, err := a.Store.StartRefund(db.WithActor(ctx, actor), in.BookingID, in.Payment, func(b domain.Booking) (int64, error) {
-		if in.EndsHold && b.Status != domain.StatusHold {
+		if in.EndsHold && b.Status.Used() {
 			return 0, aheadError(b)
 		}
 		if in.Amount > 0 {

@@ -134,6 +134,7 @@ func (b *booking) serve(ctx workflow.Context, d time.Duration, onTimer func() er
 		}
 		sel.Select(ctx)
 		b.busy = false
+		err = b.caughtUpWithin(err)
 		if err == nil {
 			// Requests are answered first; the supplier and agent hear after, and a card is
 			// charged its fee.

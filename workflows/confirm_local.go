@@ -104,13 +104,23 @@ func (b *booking) takeWaitingPayment(ctx workflow.Context) error {
 	var ev domain.PaymentEvent
 	b.payments.ReceiveAsync(&ev)
 	b.busy = true
-	err := b.onPayment(ctx, ev)
+	err := b.caughtUpWithin(b.onPayment(ctx, ev))
 	b.busy = false
 	if err == nil {
 		err = b.flushBookingOff(ctx)
 	}
 	if err == nil {
 		err = b.flushFee(ctx)
+	}
+	return err
+}
+
+// caughtUpWithin ends a step that caught up (errCaughtUp) where no caller took it: the workflow
+// took the confirmed booking, and the rest of the step, meant for a hold, no longer applies.
+func (b *booking) caughtUpWithin(err error) error {
+	if errors.Is(err, errCaughtUp) {
+		b.logger.Warn("A step caught up with a confirmed booking; the rest of it was for a hold", "status", b.status())
+		return nil
 	}
 	return err
 }
