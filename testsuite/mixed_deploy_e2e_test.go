@@ -15,7 +15,7 @@ import (
 )
 
 // A rolling deploy runs this release's workers beside the previous release's on one task queue.
-// The local confirmation is version 4 of the lean booking's marker: a booking this release
+// The local confirmation is version 4 (and up) of the lean booking's marker: a booking this release
 // started is refused by a previous release's worker (a version it does not know fails its
 // workflow task, nothing is run), and one the previous release started records version 3 and
 // keeps the confirmation as an activity on every worker.

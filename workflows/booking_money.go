@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -139,8 +140,8 @@ func (b *booking) latePayment(ctx workflow.Context, pay domain.Payment) error {
 func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInput, reason string) error {
 	var stored domain.Booking
 	err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartRefund, in).Get(ctx, &stored)
-	if caught, err := b.caughtUp(ctx, err); caught {
-		return errors.Join(errCaughtUp, err)
+	if caught, cerr := b.caughtUp(ctx, err); caught {
+		return cmp.Or(cerr, errCaughtUp)
 	}
 	if conflict(err) {
 		if !b.takes(ctx, versionStuckStartRefund) {
