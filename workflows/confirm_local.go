@@ -15,11 +15,12 @@ import (
 // task that received it: no activity task through the server, one workflow task less. But a
 // local activity commits before its workflow task is recorded. A worker that dies in between
 // leaves the booking confirmed in the database, and the retried task decides again with what
-// arrived meanwhile, perhaps a cancel or the hold's expiry before the payment. So every step a
-// workflow may take for a hold recognises a database that is ahead of it (ErrTypeAhead: "already
-// confirmed by payment P"): the workflow takes the booking as the database has it and carries on
-// from there, as it would have after the confirmation. The confirmation itself, run again,
-// answers the booking it confirmed (db.Store.Confirm).
+// arrived meanwhile, perhaps a cancel or the hold's expiry before the payment. So a payment that
+// waited beside a command is taken before it (paymentFirst), and every step a workflow may take
+// for a hold recognises a database that is ahead of it (ErrTypeAhead: "already confirmed by
+// payment P"): the workflow takes the booking as the database has it and carries on from there,
+// as it would have after the confirmation. The confirmation itself, run again, answers the
+// booking it confirmed (db.Store.Confirm).
 
 // errCaughtUp is what a hold's step returns when the database held the booking confirmed: the
 // workflow took that booking, and the step's caller goes on from the confirmed booking.
