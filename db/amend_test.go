@@ -53,7 +53,7 @@ func paidBooking(t *testing.T, d *testsuite.Database, customer string, stay doma
 		amount = b.Price.Total
 		pay = &domain.Payment{ID: "pi_" + customer, Amount: amount, Currency: "EUR"}
 	} else {
-		_, err := d.Store.TakeDeskPayment(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit",
+		_, err := d.Store.TakeDeskDepositKeepingTheHold(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit",
 			Amount: amount, Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
 		require.NoError(t, err)
 	}
@@ -469,7 +469,7 @@ func TestAHoldTheDeskTookADepositForIsNotAmended(t *testing.T) {
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", stay3, 1)
-	_, err := d.Store.TakeDeskPayment(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 25000,
+	_, err := d.Store.TakeDeskDepositKeepingTheHold(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 25000,
 		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
 	require.NoError(t, err)
 	_, _, err = d.Store.Amend(context.Background(), amendParams(b, "k1", domain.Change{CheckOut: dec11}))

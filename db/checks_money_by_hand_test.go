@@ -40,7 +40,7 @@ func TestAStaffConfirmationStaysOnTheDesksAccountWhenADeskPaymentIsReversed(t *t
 	desk := db.WithActor(ctx, "desk-1")
 	take := func(b domain.Booking, key string, amount int64) {
 		t.Helper()
-		_, err := d.Store.TakeDeskPayment(desk, db.DeskPayment{BookingID: b.ID, Key: key, Amount: amount, Currency: "EUR",
+		_, err := d.Store.TakeDeskDepositKeepingTheHold(desk, db.DeskPayment{BookingID: b.ID, Key: key, Amount: amount, Currency: "EUR",
 			Method: domain.MethodCash, TakenBy: "desk-1"})
 		require.NoError(t, err)
 	}

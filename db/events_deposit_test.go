@@ -27,7 +27,7 @@ func statusEvents(t *testing.T, d *testsuite.Database, booking string) []string 
 func depositHeld(t *testing.T, d *testsuite.Database, customer string) domain.Booking {
 	t.Helper()
 	b := hold(t, d, customer, stay3, 1)
-	b, err := d.Store.TakeDeskPayment(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 5000,
+	b, err := d.Store.TakeDeskDepositKeepingTheHold(context.Background(), db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 5000,
 		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
 	require.NoError(t, err)
 	require.Equal(t, domain.StatusHold, b.Status)

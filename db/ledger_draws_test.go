@@ -21,7 +21,7 @@ func TestAStaffRefundIsDrawnWhereTheLedgerSaysTheBookingKeeps(t *testing.T) {
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", nights(dec10, 2), 1)
-	takeDesk(t, d, deskPayment(b.ID, "deposit", 3000))
+	heldDeposit(t, d, deskPayment(b.ID, "deposit", 3000))
 	desk := domain.DeskPaymentID(b.ID, "deposit")
 	rest := b.Price.Total - 3000
 	recordPayment(t, d, b.ID, "pi_rest", rest)
@@ -66,7 +66,7 @@ func TestAStaffRefundKeyNamingTheDatabasesOwnDrawsIsRefused(t *testing.T) {
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", nights(dec10, 2), 1)
-	takeDesk(t, d, deskPayment(b.ID, "deposit", 3000))
+	heldDeposit(t, d, deskPayment(b.ID, "deposit", 3000))
 	rest := b.Price.Total - 3000
 	recordPayment(t, d, b.ID, "pi_rest", rest)
 	b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_rest", Amount: rest, Currency: "EUR"})

@@ -22,7 +22,7 @@ import (
 func deskThenCardThenGoodwill(t *testing.T, d *testsuite.Database, b domain.Booking, card string) domain.Booking {
 	t.Helper()
 	ctx := context.Background()
-	takeDesk(t, d, deskPayment(b.ID, "deposit", 5000))
+	heldDeposit(t, d, deskPayment(b.ID, "deposit", 5000))
 	recordPayment(t, d, b.ID, card, 15000)
 	b, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: card, Amount: 15000, Currency: "EUR"})
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestTheLedgerRefusesToChangeOrDeleteAnEntry(t *testing.T) {
 	d := testsuite.NewDatabase(t)
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", nights(dec10, 2), 1)
-	takeDesk(t, d, deskPayment(b.ID, "deposit", 5000))
+	heldDeposit(t, d, deskPayment(b.ID, "deposit", 5000))
 
 	for _, change := range []string{`UPDATE money_ledger SET amount = 1`, `DELETE FROM money_ledger`} {
 		_, err := d.Pool.Exec(ctx, change)

@@ -124,14 +124,24 @@ func TestADeskDepositConfirmsADepositHoldAndAStaffConfirmationOwesNoBalance(t *t
 	d.SetInventory(t, "h1", "double", dec10, dec13, 3)
 	depositPlan(t, d)
 	b := depositHold(t, d, "c1", stay3)
+	due := b.BalanceDueAt
 	b = takeDesk(t, d, deskPayment(b.ID, "cash-1", 5000))
-	assert.Equal(t, domain.StatusHold, b.Status, "5000 is less than the deposit")
-	assert.Equal(t, int64(3100), b.Deposit, "the rest of the deposit")
+	assert.Equal(t, domain.StatusConfirmed, b.Status, "any deposit the desk takes keeps the booking (issue 39)")
+	assert.Equal(t, due, b.BalanceDueAt, "the rest is due by the plan's date")
+	assert.Equal(t, int64(22000), b.PlanBalance())
 	b = takeDesk(t, d, deskPayment(b.ID, "cash-2", 3100))
-	assert.Equal(t, domain.StatusConfirmed, b.Status, "the deposit is paid")
 	assert.Equal(t, int64(18900), b.PlanBalance())
 	b = takeDesk(t, d, deskPayment(b.ID, "cash-3", 18900))
 	assert.Zero(t, b.PlanBalance(), "the desk took the rest")
+
+	// Before issue 39 the hold stayed a hold until the deposit was paid.
+	legacy := depositHold(t, d, "c0", stay3)
+	legacy = heldDeposit(t, d, deskPayment(legacy.ID, "cash-1", 5000))
+	assert.Equal(t, domain.StatusHold, legacy.Status, "5000 is less than the deposit")
+	assert.Equal(t, int64(3100), legacy.Deposit, "the rest of the deposit")
+	legacy = takeDesk(t, d, deskPayment(legacy.ID, "cash-2", 3100))
+	assert.Equal(t, domain.StatusConfirmed, legacy.Status, "the deposit is paid")
+	assert.Equal(t, int64(18900), legacy.PlanBalance())
 
 	other := depositHold(t, d, "c2", stay3)
 	other, err := d.Store.Confirm(ctx, other.ID, nil)

@@ -146,7 +146,7 @@ func TestOwedStaffRefundsAreFoundWhateverTheBookingsStatus(t *testing.T) {
 	begin(noShow, "staff-asking/1", noShow.PaymentID, 1000)
 
 	two := hold(t, d, "g2", nights(dec10, 2), 1)
-	takeDesk(t, d, deskPayment(two.ID, "deposit", 5000))
+	heldDeposit(t, d, deskPayment(two.ID, "deposit", 5000))
 	recordPayment(t, d, two.ID, "pi_rest", twoNights-5000)
 	two, err = d.Store.Confirm(ctx, two.ID, &domain.Payment{ID: "pi_rest", Amount: twoNights - 5000, Currency: "EUR"})
 	require.NoError(t, err)

@@ -95,7 +95,7 @@ func TestTheLateRestOfAVenueOrdersDepositTakesItsSlotsAgain(t *testing.T) {
 	held, err := d.Store.ReserveOrder(ctx, order("guest", "k1", slotLine("court-1", 9, 1), slotLine("rackets", 9, 2)))
 	require.NoError(t, err)
 	require.Equal(t, domain.StatusHold, held.Status)
-	held, err = d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: held.ID, Key: "deposit", Amount: 500,
+	held, err = d.Store.TakeDeskDepositKeepingTheHold(ctx, db.DeskPayment{BookingID: held.ID, Key: "deposit", Amount: 500,
 		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
 	require.NoError(t, err)
 	rest := runOut(t, d, held)

@@ -68,13 +68,36 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 }
 
 // TakeDeskPayment records money the desk took for a held or confirmed booking, and confirms a
-// hold (not expired by the database's clock) once its payments cover the price (or a deposit
-// plan's deposit, see domain/plan_balance.go), in one
-// transaction: two payments racing for the same balance confirm it once, and the second is
+// hold (not expired by the database's clock) whatever part of its price it pays: a guest who
+// left money at the desk keeps the booking (issue 39), never a hold that runs out with the cash
+// in the drawer. What is left of the price is due: by the balance date of a deposit plan still
+// ahead (domain/plan_balance.go), otherwise at the desk (the folio's balance). All in one
+// transaction: two payments racing for the same balance take it once, and the second is
 // refused. A payment is never above what is due. Its key is claimed in the booking's key space
 // (claimMoneyCommand): the same key again with the same payment changes nothing; with another
 // payment, or another command, it is ErrIdempotencyMismatch.
 func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Booking, error) {
+	return s.takeDeskPayment(ctx, p, confirmByDeskPayment)
+}
+
+// confirmByDeskPayment adds desk payment id of amount to booking b, whose price still wanted due
+// before it, and confirms a hold. A deposit plan's balance date still ahead stays the date the
+// rest is due by; a hold paid whole, or whose date has passed, owes the rest (if any) at the
+// desk, with no date that lapses it.
+func confirmByDeskPayment(ctx context.Context, tx pgx.Tx, b domain.Booking, id string, amount, due int64) error {
+	_, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2, payment_id = COALESCE(payment_id, $3),
+			status = CASE WHEN status = 'HOLD' THEN 'CONFIRMED' ELSE status END,
+			balance_due_at = CASE WHEN status = 'HOLD' AND ($4 OR balance_due_at <= now()) THEN NULL ELSE balance_due_at END,
+			updated_at = now()
+		WHERE id = $1`, b.ID, amount, id, amount == due)
+	return err
+}
+
+// deskSettle adds a desk payment to its booking's row (confirmByDeskPayment; the tests keep the
+// previous release's, which left a hold a deposit did not cover on hold, to make its bookings).
+type deskSettle func(ctx context.Context, tx pgx.Tx, b domain.Booking, id string, amount, due int64) error
+
+func (s *Store) takeDeskPayment(ctx context.Context, p DeskPayment, settle deskSettle) (domain.Booking, error) {
 	var booking domain.Booking
 	id := domain.DeskPaymentID(p.BookingID, p.Key)
 	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
@@ -111,14 +134,7 @@ func (s *Store) TakeDeskPayment(ctx context.Context, p DeskPayment) (domain.Book
 			id, b.ID, p.Amount, p.Currency, p.Method, p.TakenBy, p.Note); err != nil {
 			return err
 		}
-		// The first payment names the booking's payment; a hold is confirmed once it is paid, or,
-		// sold under a deposit plan, once its deposit is while its balance date is ahead: it then
-		// owes the rest by that date. A hold paid whole owes nothing more.
-		deposit := b.PlanTerms != nil && b.PlanTerms.Payment.Deposit(b.Price.Total) <= m.got+p.Amount
-		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid + $2, payment_id = COALESCE(payment_id, $3),
-				status = CASE WHEN status = 'HOLD' AND ($4 OR ($5 AND balance_due_at > now())) THEN 'CONFIRMED' ELSE status END,
-				balance_due_at = CASE WHEN status = 'HOLD' AND $4 THEN NULL ELSE balance_due_at END, updated_at = now()
-			WHERE id = $1`, b.ID, p.Amount, id, p.Amount == due, deposit); err != nil {
+		if err := settle(ctx, tx, b, id, p.Amount, due); err != nil {
 			return err
 		}
 		booking, err = getBooking(ctx, tx, b.ID)

@@ -426,7 +426,7 @@ func TestADepositRacingTheHoldsExpiryIsTakenOrRefusedWithIt(t *testing.T) {
 		stored := booking(t, d, b.ID)
 		if errs[0] == nil {
 			assert.ErrorIs(t, errs[1], domain.ErrConflict, "round %d", r)
-			assert.Equal(t, []any{domain.StatusHold, int64(5000), 1}, []any{stored.Status, stored.Paid, payments(t, d, b.ID)}, "round %d", r)
+			assert.Equal(t, []any{domain.StatusConfirmed, int64(5000), 1}, []any{stored.Status, stored.Paid, payments(t, d, b.ID)}, "round %d", r)
 			wins["deposit"]++
 		} else {
 			assert.ErrorIs(t, errs[0], domain.ErrConflict, "round %d", r)

@@ -74,7 +74,7 @@ func TestAStaffRefundIsRefusedOnAHoldWithoutAReasonInAnotherCurrencyOrDrawnWrong
 	assert.ErrorIs(t, err, domain.ErrConflict, "more than was paid")
 
 	deposit := hold(t, d, "g2", nights(dec10, 2), 1)
-	deposit = takeDesk(t, d, deskPayment(deposit.ID, "deposit", 5000))
+	deposit = heldDeposit(t, d, deskPayment(deposit.ID, "deposit", 5000))
 	_, _, err = d.Store.StartStaffRefund(ctx, goodwill(deposit, "k", 1000))
 	assert.ErrorIs(t, err, domain.ErrConflict, "a hold's deposit goes back with its units")
 	assert.Zero(t, count(t, d, `SELECT count(*) FROM staff_refunds`))
@@ -117,7 +117,7 @@ func TestAProviderPaymentOfTheRestConfirmsAHoldWithADeposit(t *testing.T) {
 	ctx := context.Background()
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", nights(dec10, 2), 1)
-	takeDesk(t, d, deskPayment(b.ID, "deposit", 5000))
+	heldDeposit(t, d, deskPayment(b.ID, "deposit", 5000))
 
 	_, err := d.Store.Confirm(ctx, b.ID, &domain.Payment{ID: "pi_whole", Amount: twoNights, Currency: "EUR"})
 	assert.ErrorIs(t, err, domain.ErrConflict, "the whole price is more than the rest")
@@ -229,7 +229,7 @@ func TestAStaffRefundNeverDrawsOnAPaymentMoreThanItBrought(t *testing.T) {
 	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
 	b := hold(t, d, "g1", stay3, 1)
 	cash := domain.DeskPaymentID(b.ID, "deposit")
-	_, err := d.Store.TakeDeskPayment(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 10000,
+	_, err := d.Store.TakeDeskDepositKeepingTheHold(ctx, db.DeskPayment{BookingID: b.ID, Key: "deposit", Amount: 10000,
 		Currency: "EUR", Method: domain.MethodCash, TakenBy: "desk-1"})
 	require.NoError(t, err)
 	recordPayment(t, d, b.ID, "pi_1", 20000)
