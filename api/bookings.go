@@ -103,6 +103,9 @@ func (s *Server) staffCreateBooking(c echo.Context) error {
 	}
 	req := body.HoldRequest
 	var err error
+	if body.country, err = s.walkInCountry(c, body.walkIn, req.HotelID, ""); err != nil {
+		return err
+	}
 	if req.CustomerID, err = staffCustomer(req.CustomerID, body.walkIn); err != nil {
 		return err
 	}
@@ -119,6 +122,38 @@ func (s *Server) staffCreateBooking(c echo.Context) error {
 type walkIn struct {
 	Phone string `json:"phone,omitempty"`
 	Name  string `json:"name,omitempty"`
+	// country is the site's (walkInCountry), where a national phone number is read; none:
+	// international numbers only.
+	country string
+}
+
+// walkInCountry is the country of the hotel or venue a walk-in books at, when its phone is a
+// national number (without + or 00) and the site is known; "" otherwise, where the number is
+// judged as before (an unknown site is refused later, as it always was).
+func (s *Server) walkInCountry(c echo.Context, w walkIn, hotelID, venueID string) (string, error) {
+	p := strings.TrimSpace(w.Phone)
+	if p == "" || strings.HasPrefix(p, "+") || strings.HasPrefix(p, "00") {
+		return "", nil
+	}
+	ctx := c.Request().Context()
+	if hotelID != "" {
+		if domain.ValidateID("hotelId", hotelID) != nil {
+			return "", nil
+		}
+		m, err := s.hotelMeta(ctx, hotelID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return "", nil
+		}
+		return m.hotel.Country, err
+	}
+	if domain.ValidateID("venueId", venueID) != nil {
+		return "", nil
+	}
+	v, _, err := s.store.GetVenue(ctx, venueID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return "", nil
+	}
+	return v.Country, err
 }
 
 // staffCustomer is the customer a staff booking is for: customerId, or the walk-in guest of a
@@ -132,7 +167,7 @@ func staffCustomer(customerID string, w walkIn) (string, error) {
 	case len(w.Name) > 200:
 		return "", fmt.Errorf("%w: name is at most 200 characters", domain.ErrInvalid)
 	}
-	phone, err := domain.NormalisePhone(w.Phone)
+	phone, err := domain.NormalisePhoneIn(w.Phone, w.country)
 	return domain.WalkInPrefix + phone, err
 }
 
@@ -141,7 +176,7 @@ func (s *Server) recordWalkIn(c echo.Context, w walkIn) error {
 	if w.Phone == "" {
 		return nil
 	}
-	phone, err := domain.NormalisePhone(w.Phone)
+	phone, err := domain.NormalisePhoneIn(w.Phone, w.country)
 	if err == nil {
 		_, err = s.store.WalkInCustomer(c.Request().Context(), phone, w.Name, principal(c).Subject)
 	}

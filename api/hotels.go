@@ -104,6 +104,9 @@ type inventoryRequest struct {
 	// left out.
 	Unlimited bool   `json:"unlimited,omitempty"`
 	TimeZone  string `json:"timeZone,omitempty"`
+	// Country (ISO 3166-1 alpha-2), when given, sets the hotel's country, where the desk's
+	// national phone numbers are read; left out keeps it.
+	Country string `json:"country,omitempty"`
 	// Rate (minor units) and Currency optionally set the nightly rate for the range; a rate of
 	// 0 needs Free (see validateRate).
 	Rate     *int64 `json:"rate,omitempty"`
@@ -184,7 +187,10 @@ func (req inventoryRequest) params(hotelID, roomTypeID string) (db.SetInventoryP
 			return p, fmt.Errorf("%w: timeZone %q is not an IANA time zone name", domain.ErrInvalid, req.TimeZone)
 		}
 	}
-	p.From, p.To, p.TotalRooms, p.TimeZone = req.From, req.To, *req.TotalRooms, req.TimeZone
+	if err := domain.ValidateCountry("country", req.Country); err != nil {
+		return p, err
+	}
+	p.From, p.To, p.TotalRooms, p.TimeZone, p.Country = req.From, req.To, *req.TotalRooms, req.TimeZone, req.Country
 	return p, nil
 }
 

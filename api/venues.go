@@ -20,6 +20,8 @@ type venueBody struct {
 	PaymentWindowMinutes *int   `json:"paymentWindowMinutes"`
 	FreeCancelHours      *int   `json:"freeCancelHours"`
 	NoShowGraceMinutes   *int   `json:"noShowGraceMinutes"`
+	// Country (ISO 3166-1 alpha-2) reads the desk's national phone numbers; left out: none.
+	Country string `json:"country"`
 }
 
 // putVenue creates a venue (201) or updates its name and terms (200).
@@ -29,6 +31,7 @@ func (s *Server) putVenue(c echo.Context) error {
 		return err
 	}
 	v := domain.NewVenue(c.Param("venueId"), body.Name, body.TimeZone)
+	v.Country = body.Country
 	for _, f := range []struct{ to, from *int }{{&v.PaymentWindowMinutes, body.PaymentWindowMinutes},
 		{&v.FreeCancelHours, body.FreeCancelHours}, {&v.NoShowGraceMinutes, body.NoShowGraceMinutes}} {
 		if f.from != nil {
@@ -330,6 +333,9 @@ func (s *Server) createOrder(c echo.Context) error {
 func (s *Server) staffCreateOrder(c echo.Context) error {
 	req, w, err := decodeOrder(c)
 	if err != nil {
+		return err
+	}
+	if w.country, err = s.walkInCountry(c, w, "", req.VenueID); err != nil {
 		return err
 	}
 	if req.CustomerID, err = staffCustomer(req.CustomerID, w); err != nil {

@@ -39,11 +39,13 @@ type inventoryFields struct {
 	T   catalogue
 	P   string
 	New bool
+	// Country is the hotel's, which the form shows and sends again.
+	Country string
 }
 
 // Fields are the inventory form's fields under prefix p (a template calls it for each form).
 func (v adminHotelView) Fields(p string, isNew bool) inventoryFields {
-	return inventoryFields{T: v.t, P: p, New: isNew}
+	return inventoryFields{T: v.t, P: p, New: isNew, Country: v.Site.Country}
 }
 
 func (c *Console) adminHotel(r *request) error {
@@ -100,6 +102,9 @@ func (r *request) putInventory(hotelID, timeZone string) (done bool, err error) 
 	body := map[string]any{"from": r.FormValue("from"), "to": r.FormValue("to")}
 	if timeZone != "" {
 		body["timeZone"] = timeZone
+	}
+	if country := strings.ToUpper(strings.TrimSpace(r.FormValue("country"))); country != "" {
+		body["country"] = country // left empty: the hotel keeps its country
 	}
 	if r.FormValue("unlimited") != "" {
 		body["unlimited"] = true

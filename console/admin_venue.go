@@ -73,6 +73,9 @@ func (c *Console) adminVenueTerms(r *request) error {
 	if err != nil {
 		return r.badForm(err)
 	}
+	if country := strings.ToUpper(strings.TrimSpace(r.FormValue("country"))); country != "" {
+		body["country"] = country // the PUT replaces the venue: the form shows the country it has
+	}
 	var v domain.Venue
 	if err := r.c.api.call(r.ctx(), r.who, http.MethodPut, "/admin/venues/"+seg(id), body, "", &v); err != nil {
 		return r.fail(err)

@@ -62,24 +62,38 @@ type walkInView struct {
 	Zone                *time.Location
 	Key                 string
 	Quota               bool
+	// Form is the form as typed when it was refused (empty but for its defaults otherwise).
+	Form      walkInForm
+	PhoneHint string
 }
 
 // venueWalkInForm asks for the guest's phone (and name) for a slot picked on the grid.
 func (c *Console) venueWalkInForm(r *request) error {
-	site, err := r.site("venue", r.Param("venueId"))
+	v, err := c.walkInOf(r, r.QueryParam("resource"), r.QueryParam("start"), r.QueryParam("end"))
 	if err != nil {
 		return r.fail(err)
+	}
+	v.Form = walkInForm{Quantity: "1"}
+	return r.render(http.StatusOK, "walk_in", r.text.T("walkin.title"), v)
+}
+
+// walkInOf is the walk-in form of the venue's resource from start to end (RFC 3339).
+func (c *Console) walkInOf(r *request, resource, start, end string) (walkInView, error) {
+	site, err := r.site("venue", r.Param("venueId"))
+	if err != nil {
+		return walkInView{}, err
 	}
 	zone, err := time.LoadLocation(site.TimeZone)
 	if err != nil {
-		return r.fail(err)
+		return walkInView{}, err
 	}
-	v := walkInView{VenueID: site.ID, ResourceID: r.QueryParam("resource"), Zone: zone}
-	if v.Start, err = time.Parse(time.RFC3339, r.QueryParam("start")); err != nil {
-		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")})
+	v := walkInView{VenueID: site.ID, ResourceID: resource, Zone: zone, PhoneHint: phoneHint(r.text, site.Country)}
+	noSlot := &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")}
+	if v.Start, err = time.Parse(time.RFC3339, start); err != nil {
+		return v, noSlot
 	}
-	if v.End, err = time.Parse(time.RFC3339, r.QueryParam("end")); err != nil || !v.End.After(v.Start) {
-		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")})
+	if v.End, err = time.Parse(time.RFC3339, end); err != nil || !v.End.After(v.Start) {
+		return v, noSlot
 	}
 	v.Key = "walk-in-" + newToken() // the guest is not known until the form is sent: keyFor finds a lost answer's key
 	for _, res := range site.Resources {
@@ -87,11 +101,12 @@ func (c *Console) venueWalkInForm(r *request) error {
 			v.Quota = res.Kind == string(domain.KindQuotaSlot)
 		}
 	}
-	return r.render(http.StatusOK, "walk_in", r.text.T("walkin.title"), v)
+	return v, nil
 }
 
 // venueWalkIn books the slot for the guest by phone through the API (found or created as
-// today's walk-in guest), then opens the booking to take the payment.
+// today's walk-in guest), then opens the booking to take the payment. A refused form comes
+// back as typed, with the refusal beside its field.
 func (c *Console) venueWalkIn(r *request) error {
 	venue := r.Param("venueId")
 	start, err1 := time.Parse(time.RFC3339, r.FormValue("start"))
@@ -99,21 +114,37 @@ func (c *Console) venueWalkIn(r *request) error {
 	if err1 != nil || err2 != nil {
 		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("walkin.noSlot")})
 	}
+	f := postedWalkIn(r)
 	qty, err := formQuantity(r, "quantity")
 	if err != nil {
-		return r.fail(err)
+		f.invalid(r.text, "quantity", "walkin.quantity")
+		return c.refusedVenueWalkIn(r, f)
 	}
-	body := map[string]any{"phone": r.FormValue("phone"), "name": r.FormValue("name"),
+	body := map[string]any{"phone": f.Phone, "name": f.Name,
 		"lines": []domain.OrderLine{{ResourceID: r.FormValue("resourceId"), Start: start, End: end, Quantity: qty}}}
 	var b domain.Booking
-	intent := walkInIntent(venue, r.FormValue("resourceId"), start, r.FormValue("phone"))
+	intent := walkInIntent(venue, r.FormValue("resourceId"), start, f.Phone)
 	key := r.keyFor(intent)
 	err = c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/venues/"+seg(venue)+"/bookings", body, key, &b)
 	if r.settle(intent, key, err); err != nil {
+		if f.refusal(r.text, err) {
+			return c.refusedVenueWalkIn(r, f)
+		}
 		return r.fail(err)
 	}
 	r.flash(r.text.T("walkin.booked", b.ID))
 	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(b.ID))
+}
+
+// refusedVenueWalkIn shows the slot's walk-in form again as typed (under a new key: the refused
+// request's is spent), with why it was refused, at the refusal's status.
+func (c *Console) refusedVenueWalkIn(r *request, f walkInForm) error {
+	v, err := c.walkInOf(r, r.FormValue("resourceId"), r.FormValue("start"), r.FormValue("end"))
+	if err != nil {
+		return r.fail(err)
+	}
+	v.Form = f
+	return r.render(f.Status, "walk_in", r.text.T("walkin.title"), v)
 }
 
 // formQuantity reads a whole number of at least 1 from field, 1 when it is left empty.

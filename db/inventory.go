@@ -16,6 +16,9 @@ type Hotel struct {
 	ID       string
 	Location *time.Location
 	Policy   domain.CancellationPolicy
+	// Country (ISO 3166-1 alpha-2, "" for none) is where the desk's national phone numbers are
+	// read.
+	Country string
 }
 
 // GetHotel loads a hotel with its time zone and cancellation policy.
@@ -28,12 +31,12 @@ func getHotel(ctx context.Context, q querier, id string) (Hotel, error) {
 }
 
 // hotelSQL reads a hotel's zone and cancellation policy; scanHotel reads its row.
-const hotelSQL = `SELECT h.time_zone, ` + policyJSON + ` FROM hotels h WHERE h.id = $1`
+const hotelSQL = `SELECT h.time_zone, ` + policyJSON + `, coalesce(h.country, '') FROM hotels h WHERE h.id = $1`
 
 func scanHotel(id string, row pgx.Row) (Hotel, error) {
 	h := Hotel{ID: id}
 	var tz string
-	err := row.Scan(&tz, &h.Policy)
+	err := row.Scan(&tz, &h.Policy, &h.Country)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return h, fmt.Errorf("%w: no hotel %q", domain.ErrNotFound, id)
 	}
@@ -66,6 +69,8 @@ type SetInventoryParams struct {
 	// TimeZone is used when the hotel is new; empty means UTC. For an existing hotel it must be
 	// empty or the hotel's own zone.
 	TimeZone string
+	// Country, when not empty, sets the hotel's country (ISO 3166-1 alpha-2); empty keeps it.
+	Country string
 	// Rate, when set, is the nightly rate for the range; nil keeps the rates already set.
 	Rate *domain.Money
 	// Free: a Rate of 0 is meant; without it a night at 0 is not sold.
@@ -83,8 +88,9 @@ func (s *Store) SetInventory(ctx context.Context, p SetInventoryParams) error {
 			tz = "UTC"
 		}
 		var stored string
-		err := tx.QueryRow(ctx, `INSERT INTO hotels (id, time_zone) VALUES ($1, $2)
-			ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING time_zone`, p.HotelID, tz).Scan(&stored)
+		err := tx.QueryRow(ctx, `INSERT INTO hotels (id, time_zone, country) VALUES ($1, $2, NULLIF($3, ''))
+			ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id, country = coalesce(EXCLUDED.country, hotels.country)
+			RETURNING time_zone`, p.HotelID, tz, p.Country).Scan(&stored)
 		if err != nil {
 			return err
 		}

@@ -8,10 +8,13 @@ import (
 
 // SiteSummary is a hotel or a venue as staff pick it: its id, name, time zone and what it sells.
 type SiteSummary struct {
-	Kind      string            `json:"kind"` // "hotel" or "venue"
-	ID        string            `json:"id"`
-	Name      string            `json:"name"`
-	TimeZone  string            `json:"timeZone"`
+	Kind     string `json:"kind"` // "hotel" or "venue"
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	TimeZone string `json:"timeZone"`
+	// Country (ISO 3166-1 alpha-2) is where the desk's national phone numbers are read; left
+	// out when the site has none.
+	Country   string            `json:"country,omitempty"`
 	Resources []ResourceSummary `json:"resources"`
 }
 
@@ -31,14 +34,14 @@ type ResourceSummary struct {
 // venues narrow the list when not nil (a front desk's own sites).
 func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSummary, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT 'hotel', h.id, h.name, h.time_zone, r.code, '', r.kind, r.unit, '', NULL::integer
+		SELECT 'hotel', h.id, h.name, h.time_zone, coalesce(h.country, ''), r.code, '', r.kind, r.unit, '', NULL::integer
 		FROM hotels h LEFT JOIN resources r ON r.hotel_id = h.id
 		WHERE $1::text[] IS NULL OR h.id = ANY($1)
 		UNION ALL
-		SELECT 'venue', v.id, v.name, v.time_zone, r.code, r.name, r.kind, r.unit, r.sport, r.capacity
+		SELECT 'venue', v.id, v.name, v.time_zone, coalesce(v.country, ''), r.code, r.name, r.kind, r.unit, r.sport, r.capacity
 		FROM venues v LEFT JOIN resources r ON r.venue_id = v.id
 		WHERE $2::text[] IS NULL OR v.id = ANY($2)
-		ORDER BY 1, 2, 5`, hotels, venues)
+		ORDER BY 1, 2, 6`, hotels, venues)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +49,11 @@ func (s *Store) Sites(ctx context.Context, hotels, venues []string) ([]SiteSumma
 	var site SiteSummary
 	var code, name, kind, unit, sport *string
 	var capacity *int
-	_, err = pgx.ForEachRow(rows, []any{&site.Kind, &site.ID, &site.Name, &site.TimeZone, &code, &name, &kind, &unit, &sport, &capacity},
+	_, err = pgx.ForEachRow(rows, []any{&site.Kind, &site.ID, &site.Name, &site.TimeZone, &site.Country, &code, &name, &kind, &unit, &sport, &capacity},
 		func() error {
 			if n := len(sites); n == 0 || sites[n-1].Kind != site.Kind || sites[n-1].ID != site.ID {
 				sites = append(sites, SiteSummary{Kind: site.Kind, ID: site.ID, Name: site.Name, TimeZone: site.TimeZone,
-					Resources: []ResourceSummary{}})
+					Country: site.Country, Resources: []ResourceSummary{}})
 			}
 			if code != nil {
 				last := &sites[len(sites)-1]

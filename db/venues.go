@@ -33,11 +33,11 @@ func (s *Store) PutVenue(ctx context.Context, v domain.Venue) (created bool, err
 			}
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO venues (id, name, time_zone, payment_window_seconds, free_cancel_hours,
-				no_show_grace_minutes) VALUES ($1, $2, $3, $4, $5, $6)
+				no_show_grace_minutes, country) VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''))
 			ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, time_zone = EXCLUDED.time_zone,
 				payment_window_seconds = EXCLUDED.payment_window_seconds, free_cancel_hours = EXCLUDED.free_cancel_hours,
-				no_show_grace_minutes = EXCLUDED.no_show_grace_minutes`,
-			v.ID, v.Name, v.TimeZone, v.PaymentWindowMinutes*60, v.FreeCancelHours, v.NoShowGraceMinutes)
+				no_show_grace_minutes = EXCLUDED.no_show_grace_minutes, country = EXCLUDED.country`,
+			v.ID, v.Name, v.TimeZone, v.PaymentWindowMinutes*60, v.FreeCancelHours, v.NoShowGraceMinutes, v.Country)
 		return err
 	})
 	return created, err
@@ -47,8 +47,9 @@ func (s *Store) PutVenue(ctx context.Context, v domain.Venue) (created bool, err
 func (s *Store) GetVenue(ctx context.Context, id string) (domain.Venue, *time.Location, error) {
 	v := domain.Venue{ID: id}
 	var windowSeconds int
-	err := s.pool.QueryRow(ctx, `SELECT name, time_zone, payment_window_seconds, free_cancel_hours, no_show_grace_minutes
-		FROM venues WHERE id = $1`, id).Scan(&v.Name, &v.TimeZone, &windowSeconds, &v.FreeCancelHours, &v.NoShowGraceMinutes)
+	err := s.pool.QueryRow(ctx, `SELECT name, time_zone, payment_window_seconds, free_cancel_hours, no_show_grace_minutes,
+			coalesce(country, '') FROM venues WHERE id = $1`, id).
+		Scan(&v.Name, &v.TimeZone, &windowSeconds, &v.FreeCancelHours, &v.NoShowGraceMinutes, &v.Country)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return v, nil, fmt.Errorf("%w: no venue %q", domain.ErrNotFound, id)
 	}
@@ -235,10 +236,14 @@ type Closure struct {
 	From, To   time.Time
 	Reason     string
 	By         string
+	// KeepBookings closes units bookings hold, keeping them; otherwise such a closure is
+	// refused (SlotsBookedError).
+	KeepBookings bool
 }
 
-// CloseUnits closes the units a closure covers: they stop selling at once, their bookings stay,
-// and releasing those bookings does not reopen them. It returns how many it closed (units
+// CloseUnits closes the units a closure covers: they stop selling at once. Units bookings hold
+// are closed only when the closure keeps them (refuseBooked); releasing those bookings does not
+// reopen them. It returns how many it closed (units
 // already closed keep their first reason).
 func (s *Store) CloseUnits(ctx context.Context, c Closure) (int, error) {
 	return s.setClosed(ctx, c, true)
@@ -281,8 +286,11 @@ func (s *Store) setClosed(ctx context.Context, c Closure, closed bool) (n int, e
 			return l, err
 		})
 		n = len(changed)
-		if err != nil || closed {
+		if err != nil {
 			return err
+		}
+		if closed {
+			return refuseBooked(ctx, tx, c, changed)
 		}
 		// Units reopened go to the waitlist first; they are locked already, so its entries'
 		// locks are only tried (offerAfterLocks).

@@ -20,6 +20,9 @@ type Venue struct {
 	FreeCancelHours int `json:"freeCancelHours"`
 	// NoShowGraceMinutes: a paid booking nobody checked in this long after its end is a no-show.
 	NoShowGraceMinutes int `json:"noShowGraceMinutes"`
+	// Country (ISO 3166-1 alpha-2, "" for none) is where the desk's national phone numbers are
+	// read (NormalisePhoneIn).
+	Country string `json:"country,omitempty"`
 }
 
 // NewVenue is a venue with the default terms.
@@ -49,6 +52,9 @@ func (v *Venue) Validate() error {
 	}
 	if _, err := time.LoadLocation(v.TimeZone); err != nil || v.TimeZone == "Local" {
 		return fmt.Errorf("%w: timeZone %q is not an IANA time zone", ErrInvalid, v.TimeZone)
+	}
+	if err := ValidateCountry("country", v.Country); err != nil {
+		return err
 	}
 	if v.PaymentWindowMinutes == 0 {
 		v.PaymentWindowMinutes = DefaultVenuePaymentWindowMinutes
