@@ -23,7 +23,8 @@ import (
 //   - At a venue without a country the same national number is refused beside the phone, asking
 //     for the country code, with the form kept.
 //   - At a Hungarian hotel the day's walk-in form keeps its nights, rooms, phone and name when
-//     refused, and books the national number.
+//     refused (a bad phone beside it; more rooms than are left above the form, at 409), and books
+//     the national number.
 func TestConsoleWalkInFormsKeepWhatWasTyped(t *testing.T) {
 	t.Parallel()
 	s := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
@@ -81,7 +82,16 @@ func TestConsoleWalkInFormsKeepWhatWasTyped(t *testing.T) {
 	assert.Equal(t, []string{"2", "2"}, []string{fieldValue(t, b, "nights"), fieldValue(t, b, "quantity")},
 		"the nights and rooms typed are kept")
 
-	b.Do(chromedp.SetValue(chromedp.ID("phone"), "30 123 4567"))
+	// A refusal that names no field (more rooms than are left) shows above the form, kept.
+	b.Do(chromedp.SetValue(chromedp.ID("phone"), "30 123 4567"), chromedp.SetValue(chromedp.ID("quantity"), "4"))
+	b.Submit("#hotel-walk-in")
+	b.Screenshot("hotel-hu-sold-out")
+	assert.Equal(t, http.StatusConflict, pageStatus(t, b))
+	assert.Contains(t, b.Text("#walk-in-refused"), "Not enough left")
+	assert.Equal(t, []string{"30 123 4567", "Szabó Éva", "2", "4"}, []string{fieldValue(t, b, "phone"), fieldValue(t, b, "name"),
+		fieldValue(t, b, "nights"), fieldValue(t, b, "quantity")})
+
+	b.Do(chromedp.SetValue(chromedp.ID("quantity"), "2"))
 	b.Submit("#hotel-walk-in")
 	b.Screenshot("hotel-hu-national-booked")
 	require.Equal(t, "HOLD", b.Attr("#booking-status", "data-status"))
