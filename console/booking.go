@@ -1,9 +1,11 @@
 package console
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bookflow/bookflow/db"
@@ -16,7 +18,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodGet, "/bookings/:id", c.bookingPage, anyStaff)
 	page(http.MethodPost, "/bookings/:id/check-in", c.bookingAction("check-in"), desk)
 	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
-	page(http.MethodPost, "/bookings/:id/cancel", c.bookingAction("cancel"), desk)
+	page(http.MethodPost, "/bookings/:id/cancel", c.cancel, desk)
 	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
@@ -45,8 +47,9 @@ type bookingPageView struct {
 	Site     string            // /console/<kind>s/<id>/day
 	Keys     map[string]string // each money form's idempotency key (formKey), by form, and "reverse:<paymentId>"
 	Methods  []string
-	Venue    []db.ResourceSummary // a venue order's: what its lines may move to
-	Today    domain.Date
+	Offers   offers   // the actions the booking's state allows
+	Money    moneySum // its money, summed so that it adds up
+	Shown    string   // how the booking stood when the page was drawn (shownAs), for each form
 }
 
 // bookingPage shows a booking: its lines, price, payments and refunds, its history with who did
@@ -60,6 +63,8 @@ func (c *Console) bookingPage(r *request) error {
 	var money struct {
 		Payments []db.PaymentRecord `json:"payments"`
 		Refunds  []db.RefundAttempt `json:"refunds"`
+		Ledger   []db.LedgerEntry   `json:"ledger"`
+		Balances *db.LedgerMoney    `json:"balances"`
 	}
 	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id)+"/payments", nil, "", &money); err != nil {
 		return r.fail(err)
@@ -79,6 +84,7 @@ func (c *Console) bookingPage(r *request) error {
 	v.Desk = r.who.CanBookAt(v.B.Booking)
 	v.Refund = v.Desk || r.who.Has(domain.RoleFinance, domain.RoleAdmin)
 	v.Site = Prefix + "/hotels/" + seg(v.B.HotelID) + "/day"
+	var venue []db.ResourceSummary
 	if v.B.VenueID != "" {
 		v.Site = Prefix + "/venues/" + seg(v.B.VenueID) + "/day"
 		if v.Desk {
@@ -86,10 +92,19 @@ func (c *Console) bookingPage(r *request) error {
 			if err != nil {
 				return r.fail(err)
 			}
-			v.Venue = site.Resources
+			venue = site.Resources
 		}
 	}
-	v.Methods, v.Today = domain.DeskMethods, domain.DateOf(c.cfg.Now(), zone)
+	v.Methods, v.Shown = domain.DeskMethods, shownAs(v.B.Booking)
+	kept, balances := keptByPayment(money.Ledger), money.Balances
+	if balances == nil { // an answer without the ledger: the booking's own word on what it keeps
+		balances = &db.LedgerMoney{Kept: v.B.Paid}
+		for _, p := range v.Payments {
+			kept[p.PaymentID] = p.Amount
+		}
+	}
+	v.Offers = offersFor(v.B, v.Desk, v.Refund, c.cfg.Now(), zone, kept, balances.Kept, v.Payments, venue)
+	v.Money = r.sumMoney(v.B, *balances)
 	v.Keys = map[string]string{"pay": r.formKey("pay-", "pay:"+id), "refund": r.formKey("refund-", "refund:"+id),
 		"amend": r.formKey("amend-", "amend:"+id)}
 	for _, p := range v.Payments {
@@ -113,12 +128,34 @@ func (c *Console) bookingAction(action string) handler {
 	}
 }
 
+// cancel cancels a booking once staff confirmed it with a reason (the page's second step). The
+// API's staff cancel takes no body, so the reason is not recorded there yet: asking for it
+// still makes the cancel a deliberate step.
+func (c *Console) cancel(r *request) error {
+	id := r.Param("id")
+	// Whether the person may cancel it is the API's to say first: another site's desk is 403.
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", nil); err != nil {
+		return r.fail(err)
+	}
+	if strings.TrimSpace(r.FormValue("reason")) == "" {
+		return r.refuseForm(id, "refusal.reasonNeeded")
+	}
+	return c.bookingAction("cancel")(r)
+}
+
+// refuseForm shows a form of the booking page refused before the API was asked, with a way
+// back to the booking.
+func (r *request) refuseForm(id, key string, args ...any) error {
+	return r.render(http.StatusBadRequest, "error", r.text.T("booking.refusedHeading"), errorPage{Status: http.StatusBadRequest,
+		Heading: r.text.T("booking.refusedHeading"), Message: r.text.T(key, args...), Back: Prefix + "/bookings/" + seg(id)})
+}
+
 // deskPayment records money the desk took, by method, under the form's idempotency key.
 func (c *Console) deskPayment(r *request) error {
 	id, currency := r.Param("id"), r.FormValue("currency")
 	amount, err := parseAmount(r.FormValue("amount"), currency)
-	if err != nil {
-		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+	if err != nil || amount == 0 {
+		return r.refuseForm(id, "refusal.amount")
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "method": r.FormValue("method"), "note": r.FormValue("note")}
 	key := r.keyFor("pay:" + id)
@@ -135,8 +172,8 @@ func (c *Console) deskPayment(r *request) error {
 func (c *Console) refund(r *request) error {
 	id, currency := r.Param("id"), r.FormValue("currency")
 	amount, err := parseAmount(r.FormValue("amount"), currency)
-	if err != nil {
-		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+	if err != nil || amount == 0 {
+		return r.refuseForm(id, "refusal.amount")
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "reason": r.FormValue("reason"),
 		"releaseUnits": r.FormValue("releaseUnits") == "on", "reverses": r.FormValue("reverses")}
@@ -158,7 +195,7 @@ func (c *Console) changePrice(r *request) error {
 	id, currency := r.Param("id"), r.FormValue("currency")
 	total, err := parseAmount(r.FormValue("total"), currency)
 	if err != nil {
-		return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()})
+		return r.refuseForm(id, "refusal.amount")
 	}
 	body := map[string]any{"total": total, "currency": currency, "reason": r.FormValue("reason")}
 	if err := c.api.call(r.ctx(), r.who, http.MethodPut, "/staff/bookings/"+seg(id)+"/price", body, "", nil); err != nil {
@@ -168,27 +205,29 @@ func (c *Console) changePrice(r *request) error {
 	return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
 }
 
-// failOn shows an action's refusal; a conflict also says how the booking stands now, as it
-// may have changed since the page was drawn (paid online meanwhile, expired, checked in by a
-// colleague).
+// failOn shows an action's refusal in a sentence for staff (refusals.go), with how the booking
+// stands now. It says "it changed meanwhile" only when the booking no longer stands as its page
+// showed it when the form was sent (paid online meanwhile, expired, checked in by a colleague);
+// otherwise the action was refused for what it is (too early, sold out, more than is kept).
 func (r *request) failOn(bookingID string, err error) error {
 	var ae *apiError
-	reused := errors.As(err, &ae) && ae.Code == "idempotency_key_reused"
-	if !reused && (ae == nil || ae.Status != http.StatusConflict) {
+	if !errors.As(err, &ae) {
 		return r.fail(err)
 	}
-	message := ae.Message
-	if reused { // sent again after a lost answer, with other fields: the first was carried out
-		message = r.text.T("booking.wentThrough")
-	}
+	message := r.refusalText(ae)
+	heading, now := r.text.T("booking.refusedHeading"), ""
 	var b bookingWithMoney
-	changed := ""
 	if r.c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(bookingID), nil, "", &b) == nil {
-		changed = r.text.T("booking.nowStands", r.text.T("status."+string(b.Status)),
-			formatMoney(b.Money.Paid, b.Money.Currency), formatMoney(b.Money.Due, b.Money.Currency))
+		now = r.text.T("booking.nowStands", r.text.T("status."+string(b.Status)),
+			formatMoney(b.Money.Paid, b.Money.Currency), formatMoney(b.Money.Paid-b.Money.Refunded-b.Money.Refunding, b.Money.Currency),
+			formatMoney(b.Money.Due, b.Money.Currency))
+		if shown := r.FormValue("shown"); shown != "" && shown != shownAs(b.Booking) {
+			heading = r.text.T("error.409")
+		}
 	}
-	return r.render(ae.Status, "error", r.text.T("error.409"), errorPage{Status: ae.Status,
-		Heading: r.text.T("error.409"), Message: message, Changed: changed, Back: Prefix + "/bookings/" + seg(bookingID)})
+	back := cmp.Or(sameSiteReferer(r.Request()), Prefix+"/bookings/"+seg(bookingID))
+	return r.render(ae.Status, "error", heading, errorPage{Status: ae.Status, Heading: heading, Message: message,
+		Changed: now, Back: back})
 }
 
 // doneBy are the states each command leaves a booking in.

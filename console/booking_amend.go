@@ -16,7 +16,7 @@ func (c *Console) amend(r *request) error {
 		if v := r.FormValue(f); v != "" {
 			d, err := domain.ParseDate(v)
 			if err != nil {
-				return r.fail(&apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: f + ": " + err.Error()})
+				return r.refuseForm(id, "booking.badDate")
 			}
 			change[f] = d
 		}

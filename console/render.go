@@ -155,16 +155,24 @@ func headingFor(status int) string {
 	return "error.500"
 }
 
-// fail shows err: the API's refusal as its own status with its message, anything else as 500
-// (whose cause goes to the log, not to the page).
+// fail shows err: the API's refusal as its own status with a sentence for staff (refusals.go),
+// anything else as 500 (whose cause goes to the log, not to the page). A refusal of what was
+// typed the console has no sentence for keeps its message (an admin's form: "closes must be
+// after opens"); any other is a general sentence, the API's words going to the log.
 func (r *request) fail(err error) error {
 	var ae *apiError
 	if errors.As(err, &ae) {
-		switch ae.Status {
-		case http.StatusServiceUnavailable, http.StatusTooManyRequests:
-			return r.c.renderError(r, ae.Status, r.text.T("error.busy")+" "+ae.Message)
+		_, known := refusalKey(ae)
+		switch {
+		case known:
+			return r.c.renderError(r, ae.Status, r.refusalText(ae))
+		case ae.Status == http.StatusBadRequest || ae.Status == http.StatusUnprocessableEntity:
+			return r.c.renderError(r, ae.Status, ae.Message)
+		case ae.Status < 500:
+			return r.c.renderError(r, ae.Status, r.refusalText(ae))
 		}
-		return r.c.renderError(r, ae.Status, ae.Message)
+		r.refusalText(ae) // to the log
+		return r.c.renderError(r, ae.Status, r.text.T("error.internal"))
 	}
 	r.c.cfg.Logger.Error("console page failed", "path", r.Request().URL.Path, "err", err)
 	return r.c.renderError(r, http.StatusInternalServerError, r.text.T("error.internal"))
