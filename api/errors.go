@@ -11,14 +11,18 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
-// Error is an API error: an HTTP status and the {"error": {"code", "message"}} body.
+// Error is an API error: an HTTP status and the {"error": {"code", "message", "details"?}} body.
 type Error struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details, for some codes, is what a program needs to act on the refusal (slots_booked:
+	// the bookings).
+	Details any `json:"details,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -31,9 +35,13 @@ func newError(status int, code, format string, args ...any) *Error {
 func toError(err error) *Error {
 	var apiErr *Error
 	var httpErr *echo.HTTPError
+	var booked *db.SlotsBookedError
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
+	case errors.As(err, &booked):
+		return &Error{Status: http.StatusConflict, Code: "slots_booked", Message: booked.Error(),
+			Details: map[string]any{"bookings": booked.Bookings}}
 	case errors.Is(err, domain.ErrInvalid):
 		return newError(http.StatusBadRequest, "invalid_request", "%s", err.Error())
 	case errors.Is(err, domain.ErrNotFound):

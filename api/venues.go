@@ -134,6 +134,9 @@ type closureRequest struct {
 	Start      *time.Time  `json:"start,omitempty"`
 	Date       domain.Date `json:"date"`
 	Reason     string      `json:"reason"`
+	// KeepBookings closes units bookings hold, keeping them (never no-shows); without it such a
+	// closure is refused, 409 slots_booked naming them.
+	KeepBookings bool `json:"keepBookings,omitempty"`
 }
 
 // maxReasonBytes bounds a closure's reason.
@@ -145,7 +148,7 @@ func (s *Server) closure(c echo.Context, reopen bool) (db.Closure, error) {
 		return db.Closure{}, err
 	}
 	cl := db.Closure{VenueID: c.Param("venueId"), ResourceID: req.ResourceID, Reason: req.Reason,
-		By: principal(c).Subject}
+		By: principal(c).Subject, KeepBookings: req.KeepBookings}
 	if err := domain.ValidateID("venueId", cl.VenueID); err != nil {
 		return cl, err
 	}
@@ -206,7 +209,7 @@ func (s *Server) setClosed(c echo.Context, reopen bool) error {
 		return err
 	}
 	if err := s.audit(c, action, "", cl.Reason, map[string]any{"venueId": cl.VenueID, "resourceId": cl.ResourceID,
-		"from": cl.From, "to": cl.To, field: n}); err != nil {
+		"from": cl.From, "to": cl.To, field: n, "keepBookings": cl.KeepBookings}); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"venueId": cl.VenueID, field: n})
@@ -326,7 +329,7 @@ func (s *Server) createOrder(c echo.Context) error {
 	if err := req.Validate(s.cfg.Limits); err != nil {
 		return err
 	}
-	return s.order(c, req, s.cfg.HoldLimits.MaxActive, customerView)
+	return s.order(c, req, s.cfg.HoldLimits.MaxActive, false, customerView)
 }
 
 // staffCreateOrder books at a venue the staff member works for, for the customer they name.
@@ -347,15 +350,17 @@ func (s *Server) staffCreateOrder(c echo.Context) error {
 	if !principal(c).CanBookVenue(req.VenueID) {
 		return newError(http.StatusForbidden, "forbidden", "your token does not name venue %s", req.VenueID)
 	}
-	return s.order(c, req, 0, staffView, func() error { return s.recordWalkIn(c, w) })
+	return s.order(c, req, 0, true, staffView, func() error { return s.recordWalkIn(c, w) })
 }
 
 // order checks a validated order against the catalogue (404 for an unknown venue or resource,
 // 400 for a line in the past, beyond the sale horizon or not whole units), then starts its
-// booking workflow, held
-// for the venue's payment window.
+// booking workflow, held for the venue's payment window. The desk (underWay) may sell a slot
+// under way for its rest, to a guest standing there, at its price: only a slot that has ended is
+// in the past for it; a customer books slots not yet begun.
 // checked, when given, runs once the order passed every check, before the booking starts.
-func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, view viewer, checked ...func() error) error {
+func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, underWay bool, view viewer,
+	checked ...func() error) error {
 	ctx := c.Request().Context()
 	v, _, err := s.store.GetVenue(ctx, req.VenueID)
 	if err != nil {
@@ -371,7 +376,9 @@ func (s *Server) order(c echo.Context, req domain.OrderRequest, maxHolds int, vi
 		switch {
 		case kind == domain.KindExclusiveSlot && l.Quantity != 1:
 			return fmt.Errorf("%w: lines[%d] takes an exclusive slot, whose quantity is 1", domain.ErrInvalid, i)
-		case !l.Start.After(now):
+		case underWay && !l.End.After(now):
+			return fmt.Errorf("%w: lines[%d] has ended", domain.ErrInvalid, i)
+		case !underWay && !l.Start.After(now):
 			return fmt.Errorf("%w: lines[%d] starts in the past", domain.ErrInvalid, i)
 		case l.Start.After(horizon):
 			return fmt.Errorf("%w: lines[%d] starts beyond the sale horizon (%d days)", domain.ErrInvalid, i,

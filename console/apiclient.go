@@ -22,6 +22,8 @@ type apiError struct {
 	Status  int
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Details, for some codes, is what the console needs to act on the refusal (slots_booked).
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }

@@ -45,8 +45,14 @@ func (c *Console) closeUnits(reopen bool) handler {
 		if reopen {
 			path, done, msg = "/staff/venues/"+seg(venue)+"/reopenings", "reopened", "venue.reopened"
 		}
+		if r.FormValue("keepBookings") == "true" && !reopen {
+			body["keepBookings"] = true
+		}
 		var out map[string]any
 		if err := c.api.call(r.ctx(), r.who, http.MethodPost, path, body, "", &out); err != nil {
+			if refusal, ok := bookedRefusal(r, err); ok {
+				return c.refusedClosure(r, venue, refusal)
+			}
 			return r.fail(err)
 		}
 		n, _ := out[done].(float64)

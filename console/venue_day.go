@@ -20,6 +20,7 @@ type venueDayView struct {
 	Rows             []gridRow
 	Desk             bool      // the person may book, close and reopen here
 	Now              time.Time // slots ended by now are not offered for a walk-in
+	Refused          *closureRefusal
 }
 
 type gridRow struct {
@@ -60,24 +61,24 @@ func (c *Console) venueDay(r *request) error {
 	if err != nil {
 		return r.fail(err)
 	}
-	v, err := c.loadVenueDay(r, site)
+	v, err := c.loadVenueDay(r, site, r.QueryParam("date"))
 	if err != nil {
 		return r.fail(err)
 	}
 	return r.render(http.StatusOK, "venue_day", r.text.T("venue.title", siteName(site), v.Date), v)
 }
 
-// loadVenueDay reads the slots and the bookings of the day asked for (?date, today by default)
+// loadVenueDay reads the slots and the bookings of the day asked for (day, today when empty)
 // and lays them out.
-func (c *Console) loadVenueDay(r *request, site db.SiteSummary) (venueDayView, error) {
+func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (venueDayView, error) {
 	zone, err := time.LoadLocation(site.TimeZone)
 	if err != nil {
 		return venueDayView{}, err
 	}
 	today := domain.DateOf(c.cfg.Now(), zone)
 	date := today
-	if v := r.QueryParam("date"); v != "" {
-		if date, err = domain.ParseDate(v); err != nil {
+	if day != "" {
+		if date, err = domain.ParseDate(day); err != nil {
 			return venueDayView{}, &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()}
 		}
 	}

@@ -21,6 +21,9 @@ type NoShowOutcome struct {
 	// Refund is what the booking's no-show terms give back of what it keeps (in its currency):
 	// the workflow makes it under NoShowKey(Booking.CheckIn).
 	Refund int64
+	// SlotClosed: a closed unit is among those the booking holds (asked by
+	// MarkNoShowUnlessClosed), so it is not a no-show: nothing changed.
+	SlotClosed bool `json:",omitempty"`
 }
 
 // MarkNoShow moves a confirmed booking nobody checked in to NO_SHOW and gives its units back, as
@@ -30,10 +33,31 @@ type NoShowOutcome struct {
 // nothing to give back. Asked again before the refund was recorded (an attempt whose answer was
 // lost), the answer is the first one's; once it is recorded, nothing.
 func (s *Store) MarkNoShow(ctx context.Context, bookingID string) (NoShowOutcome, error) {
+	return s.markNoShow(ctx, bookingID, false)
+}
+
+// MarkNoShowUnlessClosed is MarkNoShow, except for a venue booking one of whose units was closed
+// (a court shut by rain): its guest could not come, so it is returned as it is, SlotClosed.
+func (s *Store) MarkNoShowUnlessClosed(ctx context.Context, bookingID string) (NoShowOutcome, error) {
+	return s.markNoShow(ctx, bookingID, true)
+}
+
+func (s *Store) markNoShow(ctx context.Context, bookingID string, unlessClosed bool) (NoShowOutcome, error) {
 	var out NoShowOutcome
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, bookingID); err != nil {
 			return err
+		}
+		if unlessClosed {
+			closed, err := closedUnitsHeld(ctx, tx, bookingID)
+			if err != nil {
+				return err
+			}
+			if closed {
+				out.SlotClosed = true
+				out.Booking, err = getBooking(ctx, tx, bookingID)
+				return err
+			}
 		}
 		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'NO_SHOW', updated_at = now()
 			WHERE id = $1 AND status = 'CONFIRMED'`, bookingID)

@@ -213,7 +213,8 @@ func TestReleasingNeverReopensAClosedSlot(t *testing.T) {
 	b, err := d.Store.ReserveOrder(ctx, order("guest", "k", slotLine("court-1", 8, 1), slotLine("rackets", 8, 1)))
 	require.NoError(t, err)
 	require.Equal(t, domain.StatusHold, b.Status)
-	n, err := d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "court-1", From: at(8), To: at(9), Reason: "leak", By: "admin"})
+	n, err := d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "court-1", From: at(8), To: at(9), Reason: "leak", By: "admin",
+		KeepBookings: true})
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 

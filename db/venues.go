@@ -236,10 +236,14 @@ type Closure struct {
 	From, To   time.Time
 	Reason     string
 	By         string
+	// KeepBookings closes units bookings hold, keeping them; otherwise such a closure is
+	// refused (SlotsBookedError).
+	KeepBookings bool
 }
 
-// CloseUnits closes the units a closure covers: they stop selling at once, their bookings stay,
-// and releasing those bookings does not reopen them. It returns how many it closed (units
+// CloseUnits closes the units a closure covers: they stop selling at once. Units bookings hold
+// are closed only when the closure keeps them (refuseBooked); releasing those bookings does not
+// reopen them. It returns how many it closed (units
 // already closed keep their first reason).
 func (s *Store) CloseUnits(ctx context.Context, c Closure) (int, error) {
 	return s.setClosed(ctx, c, true)
@@ -282,8 +286,11 @@ func (s *Store) setClosed(ctx context.Context, c Closure, closed bool) (n int, e
 			return l, err
 		})
 		n = len(changed)
-		if err != nil || closed {
+		if err != nil {
 			return err
+		}
+		if closed {
+			return refuseBooked(ctx, tx, c, changed)
 		}
 		// Units reopened go to the waitlist first; they are locked already, so its entries'
 		// locks are only tried (offerAfterLocks).

@@ -155,6 +155,7 @@ type booking struct {
 	// those an amendment left or will not use.
 	supplierCancels []string
 	departed        bool // an early departure: the guest stayed, so no no-show
+	excused         bool // a slot the booking holds was closed: no no-show either
 	closing         bool // the main loop takes no more commands
 	commands        workflow.Channel
 	payments        workflow.ReceiveChannel

@@ -81,7 +81,7 @@ func (s *BookingSuite) TestANoShowCancelsTheNewHoldOfTheSupplierAmendmentItLapse
 	in, b, ref, cancelled := s.resumedWithSupplierBalanceDue(5 * time.Minute)
 	noShow := b
 	noShow.Status, noShow.BalanceDue = domain.StatusNoShow, 0
-	s.env.OnActivity(s.acts.MarkNoShow, mock.Anything, b.ID).Return(activities.NoShowOutput{Booking: noShow}, nil).Once()
+	s.env.OnActivity(s.acts.MarkNoShowUnlessClosed, mock.Anything, b.ID).Return(activities.NoShowOutput{Booking: noShow}, nil).Once()
 	s.env.OnActivity(s.acts.LapseAmendment, mock.Anything, mock.Anything).Return(
 		activities.AmendOutcome{Booking: noShow}, nil).Maybe()
 	after := s.queryState(6 * time.Minute)

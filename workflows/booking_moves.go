@@ -81,13 +81,23 @@ const versionNoShowRefund = "no-show-refund"
 func (b *booking) noShow(ctx workflow.Context) error {
 	var out activities.NoShowOutput
 	var err error
-	if workflow.GetVersion(ctx, versionNoShowRefund, workflow.DefaultVersion, 1) == 1 {
-		err = workflow.ExecuteActivity(dbActivity(ctx), bookings.MarkNoShow, b.in.BookingID).Get(ctx, &out)
-	} else {
+	switch {
+	case workflow.GetVersion(ctx, versionNoShowRefund, workflow.DefaultVersion, 1) != 1:
 		err = workflow.ExecuteActivity(dbActivity(ctx), bookings.NoShow, b.in.BookingID).Get(ctx, &out.Booking)
+	case workflow.GetVersion(ctx, versionNoShowClosed, workflow.DefaultVersion, 1) == 1:
+		err = workflow.ExecuteActivity(dbActivity(ctx), bookings.MarkNoShowUnlessClosed, b.in.BookingID).Get(ctx, &out)
+	default:
+		err = workflow.ExecuteActivity(dbActivity(ctx), bookings.MarkNoShow, b.in.BookingID).Get(ctx, &out)
 	}
 	if err != nil {
 		return err
+	}
+	if out.SlotClosed {
+		// The venue closed a slot it holds: its guest could not come. It stays as it is, for the
+		// desk to move or refund, and waits for the end of its use.
+		b.state.Booking, b.excused = out.Booking, true
+		b.logger.Info("Not a no-show: a slot it holds was closed", "deadline", b.in.NoShowAt)
+		return nil
 	}
 	b.state.Booking, b.state.Reason = out.Booking, "nobody checked in by the deadline"
 	b.logger.Info("No-show", "deadline", b.in.NoShowAt, "refund", out.Refund)
@@ -105,6 +115,10 @@ func (b *booking) noShow(ctx workflow.Context) error {
 	return b.chargeFee(ctx, domain.FeeNoShow, out.Booking.PlanTerms.NoShowKeeps(out.Booking.Price), max(out.Refund, 0),
 		out.Booking.Paid-out.Refund)
 }
+
+// versionNoShowClosed marks the workflows whose no-show excuses a booking one of whose slots
+// was closed (MarkNoShowUnlessClosed); before it, such a booking was a no-show.
+const versionNoShowClosed = "no-show-closed"
 
 // noShowReason is the reason of a no-show's refund: what its terms kept.
 func noShowReason(terms *domain.PlanTerms) string {

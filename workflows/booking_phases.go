@@ -29,10 +29,10 @@ func (b *booking) hold(ctx workflow.Context) error {
 // stay keeps a confirmed booking cancellable until its use is over. Until its no-show deadline it
 // waits to be checked in; past it, a booking still not checked in is a no-show.
 func (b *booking) stay(ctx workflow.Context) error {
-	if b.status() == domain.StatusConfirmed && !b.in.NoShowAt.IsZero() && !b.departed &&
+	if b.status() == domain.StatusConfirmed && !b.in.NoShowAt.IsZero() && !b.departed && !b.excused &&
 		b.takes(ctx, versionNoShow) {
 		return b.serve(ctx, until(ctx, b.in.NoShowAt), func() error {
-			if b.status() != domain.StatusConfirmed || b.departed {
+			if b.status() != domain.StatusConfirmed || b.departed || b.excused {
 				return nil
 			}
 			return b.noShow(ctx)

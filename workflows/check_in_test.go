@@ -19,7 +19,7 @@ func (s *BookingSuite) TestNobodyCheckedInIsANoShowAtTheDeadline() {
 	s.expectHold()
 	s.env.OnActivity(s.acts.Confirm, mock.Anything, mock.Anything).Return(s.stored(domain.StatusConfirmed), nil).Once()
 	var noShowAt time.Duration
-	s.env.OnActivity(s.acts.MarkNoShow, mock.Anything, s.input.BookingID).Return(func(_ context.Context, _ string) (activities.NoShowOutput, error) {
+	s.env.OnActivity(s.acts.MarkNoShowUnlessClosed, mock.Anything, s.input.BookingID).Return(func(_ context.Context, _ string) (activities.NoShowOutput, error) {
 		noShowAt = s.env.Now().Sub(s.start)
 		return activities.NoShowOutput{Booking: s.stored(domain.StatusNoShow)}, nil
 	}).Once()

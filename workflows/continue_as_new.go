@@ -26,6 +26,7 @@ type Resume struct {
 	StayOver bool
 	// Departed: an early departure ended the stay's wait for a check-in (no no-show).
 	Departed    bool      `json:",omitempty"`
+	Excused     bool      `json:",omitempty"` // a slot it holds was closed: never a no-show
 	LingerUntil time.Time `json:",omitempty"`
 	// Seen are the payment ids already acted on; Settled the provider's final word on refunds.
 	Seen    []string                       `json:",omitempty"`
@@ -106,7 +107,7 @@ func (b *booking) continueAsNew(ctx workflow.Context) error {
 	// it is not carried over (see versionLedgerDraws).
 	state := b.state
 	state.Kept = nil
-	r := &Resume{State: state, StayOver: b.stayOver, Departed: b.departed, LingerUntil: b.lingerUntil, Settled: b.settled,
+	r := &Resume{State: state, StayOver: b.stayOver, Departed: b.departed, Excused: b.excused, LingerUntil: b.lingerUntil, Settled: b.settled,
 		SagasOnly: b.sagasOnly, StaffRefunds: b.staffRefunds}
 	for id := range b.seen {
 		r.Seen = append(r.Seen, id)
@@ -137,6 +138,7 @@ func (b *booking) restore() {
 		return
 	}
 	b.state, b.reserved, b.stayOver, b.departed, b.lingerUntil = r.State, true, r.StayOver, r.Departed, r.LingerUntil
+	b.excused = r.Excused
 	b.counted = r.State.Booking.Status
 	b.supplierCancels = r.SupplierCancels
 	for _, id := range r.Seen {

@@ -24,7 +24,7 @@ func (s *BookingSuite) noShowOf(terms *domain.PlanTerms, refund int64) ([]db.Sta
 	s.expectConfirmPaid(&confirmed)
 	noShow := s.stored(domain.StatusNoShow)
 	noShow.PaymentID, noShow.Paid, noShow.PlanTerms = "pi_1", 30000, terms
-	s.env.OnActivity(s.acts.MarkNoShow, mock.Anything, s.input.BookingID).Return(
+	s.env.OnActivity(s.acts.MarkNoShowUnlessClosed, mock.Anything, s.input.BookingID).Return(
 		activities.NoShowOutput{Booking: noShow, Refund: refund}, nil).Once()
 	s.env.OnActivity(s.acts.StartStaffRefund, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in db.StaffRefund) (activities.StaffRefundOutcome, error) {
@@ -77,4 +77,26 @@ func (s *BookingSuite) TestANoShowKeepingEverythingRefundsNothing() {
 	st := s.result()
 	s.Equal(domain.StatusNoShow, st.Booking.Status)
 	s.Equal(int64(30000), st.Booking.Paid)
+}
+
+// TestABookingWhoseSlotWasClosedIsNeverANoShow: at its deadline the database finds one of the
+// booking's slots closed (a court shut by rain, kept by the desk): nothing changes, nothing is
+// refunded or charged, the no-show is not asked again (the mock answers once), and the booking
+// stays CONFIRMED until its use is over, for the desk to move or refund.
+func (s *BookingSuite) TestABookingWhoseSlotWasClosedIsNeverANoShow() {
+	s.input.NoShowAt = s.start.Add(48 * time.Hour)
+	var confirmed []domain.Payment
+	s.expectHold()
+	s.expectConfirmPaid(&confirmed)
+	kept := s.stored(domain.StatusConfirmed)
+	kept.PaymentID, kept.Paid = "pi_1", 30000
+	s.env.OnActivity(s.acts.MarkNoShowUnlessClosed, mock.Anything, s.input.BookingID).Return(
+		activities.NoShowOutput{Booking: kept, SlotClosed: true}, nil).Once()
+	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
+
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+	st := s.result()
+	s.Equal(domain.StatusConfirmed, st.Booking.Status)
+	s.Equal(int64(30000), st.Booking.Paid)
+	s.env.AssertNotCalled(s.T(), "StartStaffRefund", mock.Anything, mock.Anything)
 }
