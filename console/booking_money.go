@@ -39,10 +39,10 @@ func (r *request) sumMoney(b bookingWithMoney, balances db.LedgerMoney) moneySum
 	switch {
 	case !b.Status.HoldsInventory() && s.Due == 0:
 		s.DueSum = r.text.T("booking.sum.ended", r.text.T("status."+string(b.Status)))
-	case raw <= 0 && s.Due == 0:
-		s.DueSum = r.text.T("booking.sum.nothing", sum, formatAmount(raw, cur))
 	case raw == s.Due:
 		s.DueSum = r.text.T("booking.sum.due", sum, formatAmount(s.Due, cur))
+	case raw < 0 && s.Due == 0:
+		s.DueSum = r.text.T("booking.sum.nothing", sum, formatAmount(raw, cur))
 	default:
 		r.c.cfg.Logger.Warn("console: a booking's due is not its sum", "booking", b.ID, "due", s.Due, "sum", raw)
 	}

@@ -37,8 +37,10 @@ func offersFor(b bookingWithMoney, desk, refund bool, now time.Time, zone *time.
 	keptTotal int64, pays []db.PaymentRecord, venue []db.ResourceSummary) offers {
 	var o offers
 	st := b.Status
-	live := st != domain.StatusHold || b.ExpiresAt.After(now)
-	deskMoney := b.SupplierID == "" && b.ChannelID == "" // db.deskPayable: a channel or a supplier pays
+	// A hold's expiry as the API saw it (the database's clock decides at last); a channel or a
+	// supplier pays for their own bookings (db.deskPayable).
+	live := st != domain.StatusHold || b.ExpiresAt.IsZero() || b.ExpiresAt.After(now)
+	deskMoney := b.SupplierID == "" && b.ChannelID == ""
 	if desk && st == domain.StatusConfirmed {
 		opens := b.OrderStarts().Add(-checkInAhead)
 		switch {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -68,4 +69,24 @@ func TestTheBookingPageOffersWhatTheStateAllows(t *testing.T) {
 	assert.Equal(t, [][]db.ResourceSummary{venue[:2]}, o.Move, "a badminton court moves to badminton courts")
 	o = offersFor(order, true, true, now.Add(31*time.Minute), zone, nil, 0, nil, venue)
 	assert.True(t, o.CheckIn)
+}
+
+// TestTheMoneySumGivesTheAPIsDue: the sum the page shows gives the API's due, a reversal's money
+// due again and a goodwill refund's not; an ended booking owes nothing.
+func TestTheMoneySumGivesTheAPIsDue(t *testing.T) {
+	r := &request{c: &Console{cfg: Config{Logger: slog.New(slog.DiscardHandler)}}, text: catalogueFor("en")}
+	b := bookingWithMoney{Booking: domain.Booking{ID: "b", Status: domain.StatusConfirmed, Price: domain.Price{Currency: "EUR", Total: 56000}},
+		Money: db.MoneySummary{Currency: "EUR", Paid: 42000, Refunded: 2000, Due: 14000}}
+	m := r.sumMoney(b, db.LedgerMoney{})
+	assert.Equal(t, int64(40000), m.Kept)
+	assert.Equal(t, "Due: price 560.00 − paid 420.00 = 140.00.", m.DueSum)
+	b.Money = db.MoneySummary{Currency: "EUR", Paid: 42000, Refunded: 10000, Due: 24000}
+	m = r.sumMoney(b, db.LedgerMoney{Reversed: 10000})
+	assert.Equal(t, "Due: price 560.00 − paid 420.00 + reversed 100.00 (due again) = 240.00.", m.DueSum)
+	b.Status, b.Money = domain.StatusRefunded, db.MoneySummary{Currency: "EUR", Paid: 42000, Refunded: 42000}
+	assert.Equal(t, "Nothing is due: the booking is Refunded and holds no units.", r.sumMoney(b, db.LedgerMoney{}).DueSum)
+	b.Status, b.Money = domain.StatusConfirmed, db.MoneySummary{Currency: "EUR", Paid: 60000, Refunded: 4000}
+	assert.Equal(t, "Nothing is due: price 560.00 − paid 600.00 = -40.00, below zero.", r.sumMoney(b, db.LedgerMoney{}).DueSum)
+	b.Money.Due = 100 // never: the page shows the API's due alone
+	assert.Empty(t, r.sumMoney(b, db.LedgerMoney{}).DueSum)
 }

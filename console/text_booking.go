@@ -39,7 +39,7 @@ var bookingText = texts{
 		"booking.kept": "Kept", "booking.onAccount": "Owed by its channel",
 		"booking.sum.price": "price %s", "booking.sum.paid": "− paid %s", "booking.sum.reversed": "+ reversed %s (due again)",
 		"booking.sum.onAccount": "− owed by its channel %s", "booking.sum.due": "Due: %s = %s.",
-		"booking.sum.nothing": "Nothing is due: %s = %s, not more than zero.",
+		"booking.sum.nothing": "Nothing is due: %s = %s, below zero.",
 		"booking.sum.ended":   "Nothing is due: the booking is %s and holds no units.",
 		"booking.sum.note": "A refund that keeps the booking (a goodwill one, an early departure's) is not due again; " +
 			"a reversed desk payment is.",
@@ -117,7 +117,7 @@ var bookingText = texts{
 		"booking.kept": "保留", "booking.onAccount": "渠道挂账",
 		"booking.sum.price": "价格 %s", "booking.sum.paid": "− 已付 %s", "booking.sum.reversed": "+ 已冲正 %s（重新应付）",
 		"booking.sum.onAccount": "− 渠道挂账 %s", "booking.sum.due": "应付：%s = %s。",
-		"booking.sum.nothing":   "无应付款：%s = %s，不大于零。",
+		"booking.sum.nothing":   "无应付款：%s = %s，小于零。",
 		"booking.sum.ended":     "无应付款：预订为%s，不占用库存。",
 		"booking.sum.note":      "保留预订的退款（善意退款、提前离店退款）不再计入应付；冲正的前台收款重新计入应付。",
 		"booking.reverseHint":   "退回以%[2]s收取、录入错误的 %[1]s：该金额重新计入应付。",
