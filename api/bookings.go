@@ -35,7 +35,7 @@ type viewer func(b domain.Booking, reason string) bookingView
 // customerView shows customers their booking with a fixed public reason, never an internal
 // error or an operator's note, and not which staff member made it.
 func customerView(b domain.Booking, _ string) bookingView {
-	b.CreatedBy = ""
+	b.CreatedBy, b.CheckedOutBy = "", ""
 	reason := b.PublicReason()
 	if b.RefusedBySupplier() {
 		b.Refusal = "" // the supplier's own words are for staff and the agent

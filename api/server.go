@@ -259,6 +259,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/check-in", s.checkInBooking, desk)
+	staff.add(http.MethodGet, "/bookings/:id/check-out", s.checkOutPreview, desk)
+	staff.add(http.MethodPost, "/bookings/:id/check-out", s.checkOutBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/desk-payments", s.takeDeskPayment, desk)
 	staff.add(http.MethodPut, "/bookings/:id/price", s.changePrice, desk)
 	staff.add(http.MethodPost, "/bookings/:id/refunds", s.refundBooking, anyStaff)

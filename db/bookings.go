@@ -21,7 +21,7 @@ const bookingColumns = `b.id, b.customer_id, b.created_by, COALESCE(r.hotel_id, 
 	(SELECT m.due_by FROM booking_amendments m WHERE m.booking_id = b.id AND m.status = 'BALANCE_DUE'),
 	b.rate_plan, b.plan_terms, b.balance_due_at, ` + planOwed + `, COALESCE(b.balance_due_at > now(), false),
 	b.card_guarantee IS NOT NULL, b.guarantee_fee, COALESCE(b.block_id, ''),
-	COALESCE((SELECT k.group_code FROM blocks k WHERE k.id = b.block_id), '')`
+	COALESCE((SELECT k.group_code FROM blocks k WHERE k.id = b.block_id), ''), b.checked_out_at, COALESCE(b.checked_out_by, '')`
 
 // planOwed is what a booking confirmed by a deposit plan's deposit still owes of its price: the
 // price less what its kept payments brought (a refund given since is not owed back), while it
@@ -35,12 +35,16 @@ func scanBooking(row pgx.Row) (domain.Booking, error) {
 	var dueBy, planDueAt *time.Time
 	var owed int64
 	var depositOpen bool
+	var checkedOut *time.Time
 	err := row.Scan(&b.ID, &b.CustomerID, &b.CreatedBy, &b.HotelID, &b.VenueID, &b.RoomTypeID, &from, &to,
 		&b.Quantity, &b.Status, &b.ExpiresAt, &b.CreatedAt, &b.UpdatedAt, &b.Fingerprint,
 		&b.Price.Currency, &b.Price.Total, &b.Price.Nights, &b.Price.Lines, &b.PaymentID, &b.Paid, &b.RefundDue,
 		&b.CancellationPolicy, &b.TimeZone, &b.Abandoned, &b.ChannelID, &b.AgentID, &b.Discount, &b.Refusal, &b.SupplierID, &b.SupplierRef,
 		&b.BalanceDue, &dueBy, &b.RatePlan, &b.PlanTerms, &planDueAt, &owed, &depositOpen, &b.Guaranteed, &b.Fee,
-		&b.BlockID, &b.GroupCode)
+		&b.BlockID, &b.GroupCode, &checkedOut, &b.CheckedOutBy)
+	if checkedOut != nil {
+		b.CheckedOutAt = checkedOut.UTC()
+	}
 	if dueBy != nil {
 		b.BalanceDueBy = dueBy.UTC()
 	}

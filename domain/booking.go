@@ -194,6 +194,10 @@ type Booking struct {
 	// Guaranteed: a pay-at-hotel booking confirmed by the card its guest left (CardGuarantee):
 	// its price is paid at the hotel, and a no-show or a late cancel is charged to the card.
 	Guaranteed bool `json:"guaranteed,omitempty"`
+	// CheckedOutAt is when a checked-in hotel guest was checked out (by CheckedOutBy, staff
+	// only); zero while they stay.
+	CheckedOutAt time.Time `json:"checkedOutAt,omitzero"`
+	CheckedOutBy string    `json:"checkedOutBy,omitempty"`
 	// Fee is the fee its card was asked for, once a no-show or a late cancel asked one.
 	Fee         *GuaranteeFee `json:"guaranteeFee,omitempty"`
 	CreatedAt   time.Time     `json:"createdAt"`

@@ -92,6 +92,8 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/confirm", desk},
 	{"POST", "/api/v1/staff/bookings/:id/cancel", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
+	{"GET", "/api/v1/staff/bookings/:id/check-out", desk},
+	{"POST", "/api/v1/staff/bookings/:id/check-out", desk},
 	{"POST", "/api/v1/staff/bookings/:id/desk-payments", desk},
 	{"PUT", "/api/v1/staff/bookings/:id/price", desk},
 	{"POST", "/api/v1/staff/bookings/:id/refunds", anyStaff},
