@@ -110,7 +110,7 @@ func (c *Console) bookingPage(r *request) error {
 	for _, p := range v.Payments {
 		v.Keys["reverse:"+p.PaymentID] = r.formKey("reverse-", "reverse:"+id+":"+p.PaymentID)
 	}
-	return r.render(http.StatusOK, "booking", r.text.T("booking.title", v.B.CustomerID), v)
+	return r.render(http.StatusOK, "booking", r.text.T("booking.title", r.text.Guest(v.B.CustomerID)), v)
 }
 
 // bookingAction sends one of the API's booking commands (check-in, confirm, cancel).

@@ -50,7 +50,7 @@ func (c *Console) hotelDayOf(r *request, date string) (hotelDayView, error) {
 	v.Date = v.Today
 	if date != "" {
 		if v.Date, err = domain.ParseDate(date); err != nil {
-			return v, &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()}
+			return v, &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("date.invalid", date)}
 		}
 	}
 	v.Prev, v.Next = v.Date.AddDays(-1), v.Date.AddDays(1)

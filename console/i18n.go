@@ -3,9 +3,12 @@ package console
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/text/language"
+
+	"github.com/bookflow/bookflow/domain"
 )
 
 // The console's languages: English, and Simplified Chinese for the venue and hotel designs it
@@ -21,7 +24,7 @@ var matcher = language.NewMatcher(languages)
 type texts map[string]map[string]string
 
 // messages is the whole catalogue; each capability keeps its messages beside its pages.
-var messages = merge(commonText, deskText, bookingText, financeText, adminText, ratesText, blockText)
+var messages = merge(commonText, deskText, bookingText, financeText, adminText, ratesText, blockText, actionText)
 
 func merge(parts ...texts) texts {
 	all := texts{}
@@ -61,6 +64,33 @@ func (c catalogue) T(key string, args ...any) string {
 		return msg
 	}
 	return fmt.Sprintf(msg, args...)
+}
+
+// Guest is how staff read a customer id: a walk-in guest booked by phone ("walk-in:+36...") as
+// a walk-in with the phone, in the catalogue's language; any other id as itself.
+func (c catalogue) Guest(id string) string {
+	if phone, ok := strings.CutPrefix(id, domain.WalkInPrefix); ok {
+		return c.T("guest.walkIn", phone)
+	}
+	return id
+}
+
+// Action is a staff action's name as the audit log records it ("money-desk-payment"), in the
+// catalogue's language; an action the console has no name for shows as recorded.
+func (c catalogue) Action(name string) string {
+	if _, ok := messages["en"]["action."+name]; ok {
+		return c.T("action." + name)
+	}
+	return name
+}
+
+// AuditReason is a staff action's reason: one the API writes itself ("desk-payment", "early
+// departure") in the catalogue's language, one staff typed as typed.
+func (c catalogue) AuditReason(reason string) string {
+	if _, ok := messages["en"]["reason."+reason]; ok {
+		return c.T("reason." + reason)
+	}
+	return reason
 }
 
 func catalogueFor(lang string) catalogue {

@@ -6,7 +6,7 @@ var financeText = texts{
 		"finance.title":   "Finance",
 		"finance.reports": "Daily reports",
 		"finance.badSite": "%q is not a site: give hotel:<id> or venue:<id>.",
-		"finance.badDate": "%q is not a date (YYYY-MM-DD).",
+		"finance.badDate": "%q is not a date: give it as YYYY-MM-DD, such as 2026-12-06.",
 
 		"finance.reportTitle":   "Daily report: %s, %s",
 		"finance.inZone":        "Times are in the site's time zone, %s; the day runs from its local midnight to the next.",
@@ -94,7 +94,7 @@ var financeText = texts{
 		"finance.title":   "财务",
 		"finance.reports": "日报",
 		"finance.badSite": "%q 不是场所：请填写 hotel:<编号> 或 venue:<编号>。",
-		"finance.badDate": "%q 不是日期（YYYY-MM-DD）。",
+		"finance.badDate": "%q 不是日期：请按 年-月-日 填写，例如 2026-12-06。",
 
 		"finance.reportTitle":   "日报：%s，%s",
 		"finance.inZone":        "时间为场所所在时区 %s；一天从当地零点到次日零点。",

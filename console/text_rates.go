@@ -153,7 +153,7 @@ var ratesText = texts{
 		"rates.kind.minAdvance":        "Minimum advance (days)",
 		"rates.kind.maxAdvance":        "Maximum advance (days)",
 
-		"rates.err.date":         "Give a date.",
+		"rates.err.date":         "Give the date as YYYY-MM-DD, such as 2026-12-06.",
 		"rates.err.toAfter":      "The last date must come after the first.",
 		"rates.err.tooLong":      "At most %d dates at once.",
 		"rates.err.tooLongAPI":   "Too many dates at once.",
@@ -316,7 +316,7 @@ var ratesText = texts{
 		"rates.kind.minAdvance":        "最少提前（天）",
 		"rates.kind.maxAdvance":        "最多提前（天）",
 
-		"rates.err.date":         "请填写日期。",
+		"rates.err.date":         "请按 年-月-日 填写日期，例如 2026-12-06。",
 		"rates.err.toAfter":      "截至日期必须在首日之后。",
 		"rates.err.tooLong":      "一次最多 %d 天。",
 		"rates.err.tooLongAPI":   "一次的日期过多。",

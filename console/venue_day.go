@@ -79,7 +79,7 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (ven
 	date := today
 	if day != "" {
 		if date, err = domain.ParseDate(day); err != nil {
-			return venueDayView{}, &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: err.Error()}
+			return venueDayView{}, &apiError{Status: http.StatusBadRequest, Code: "invalid_request", Message: r.text.T("date.invalid", day)}
 		}
 	}
 	var slots struct {
@@ -207,7 +207,7 @@ func (v *venueDayView) label(text catalogue) {
 			c.Bookable = c.State != "closed" && c.PlacesLeft > 0 && (v.Now.IsZero() || c.End.After(v.Now))
 			for k := range c.Bookings {
 				bk := &c.Bookings[k]
-				bk.Label = text.T("status."+string(bk.Status)) + ": " + bk.Customer
+				bk.Label = text.T("status."+string(bk.Status)) + ": " + text.Guest(bk.Customer)
 				if bk.Quantity > 1 {
 					bk.Label += " ×" + strconv.Itoa(bk.Quantity)
 				}

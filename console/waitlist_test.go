@@ -59,7 +59,7 @@ func TestTheDesksOfferOfASlotSaysWhenNothingFits(t *testing.T) {
 	status, body := fetch(t, client, http.MethodGet, page, nil, "")
 	require.Equal(t, http.StatusOK, status, body)
 	assert.Contains(t, body, "court-1 on 2030-06-03, 08:00 to 09:00", "the slot in the venue's time zone")
-	assert.Contains(t, body, `<td class="place">1</td><th scope="row">walk-in:&#43;3611</th><td>2</td>`)
+	assert.Contains(t, body, `<td class="place">1</td><th scope="row">Walk-in &#43;3611</th><td>2</td>`)
 
 	form := url.Values{"csrf": {csrfOf(t, body)}}
 	for k, v := range slot {
