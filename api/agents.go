@@ -109,7 +109,7 @@ func (s *Server) agentBookings(c echo.Context) error {
 		return err
 	}
 	f.AgentID = agentOf(c).agent
-	return s.listBookings(c, f, staffView)
+	return s.listBookings(c, f, staffView, false)
 }
 
 // agentNotifications lists what the agent was told about its bookings, newest first.

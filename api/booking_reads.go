@@ -34,7 +34,18 @@ func (s *Server) staffGetBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.withMoney(c, staffView(b, ""))
+	ctx := c.Request().Context()
+	m, err := s.store.BookingMoneySummary(ctx, b)
+	if err != nil {
+		return err
+	}
+	guest, err := s.store.GuestOf(ctx, b)
+	if err != nil {
+		return err
+	}
+	v := staffView(b, "")
+	v.GuestName = guest.Name
+	return c.JSON(http.StatusOK, guestView{moneyView: moneyView{bookingView: v, Money: m}, Guest: guest})
 }
 
 // ownBooking loads the booking named in the path for the customer calling. Anyone else's

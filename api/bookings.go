@@ -27,6 +27,8 @@ type bookingView struct {
 	domain.Booking
 	Nights int    `json:"nights"`
 	Reason string `json:"reason,omitempty"`
+	// GuestName is the name staff lists show the booking by (guests.go); never a customer's.
+	GuestName string `json:"guestName,omitempty"`
 }
 
 // viewer turns a booking, and the workflow's reason for its state, into what the caller may see.

@@ -29,7 +29,7 @@ func (s *Server) myBookings(c echo.Context) error {
 		return err
 	}
 	f.CustomerID = principal(c).Subject
-	return s.listBookings(c, f, customerView)
+	return s.listBookings(c, f, customerView, false)
 }
 
 // staffListBookings lists bookings for staff: a front desk sees the hotels its token names,
@@ -73,10 +73,12 @@ func (s *Server) staffListBookings(c echo.Context) error {
 		}
 		f.CustomerID = customer
 	}
-	return s.listBookings(c, f, staffView)
+	return s.listBookings(c, f, staffView, true)
 }
 
-func (s *Server) listBookings(c echo.Context, f db.BookingFilter, view viewer) error {
+// listBookings answers a page of bookings as view shows them, with their guests' names for
+// staff (named).
+func (s *Server) listBookings(c echo.Context, f db.BookingFilter, view viewer, named bool) error {
 	list, next, err := s.store.ListBookings(c.Request().Context(), f)
 	if err != nil {
 		return err
@@ -84,6 +86,11 @@ func (s *Server) listBookings(c echo.Context, f db.BookingFilter, view viewer) e
 	page := bookingPage{Bookings: make([]bookingView, len(list))}
 	for i, b := range list {
 		page.Bookings[i] = view(b, "")
+	}
+	if named {
+		if err := s.nameGuests(c, page.Bookings); err != nil {
+			return err
+		}
 	}
 	if next != nil {
 		raw, _ := json.Marshal(next)

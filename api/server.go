@@ -256,6 +256,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/bookings", s.staffListBookings, anyStaff)
 	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)
+	staff.add(http.MethodPut, "/bookings/:id/guest", s.putGuest, desk)
+	staff.add(http.MethodGet, "/search", s.staffSearch, anyStaff)
 	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/check-in", s.checkInBooking, desk)

@@ -28,6 +28,7 @@ type Store struct {
 	replica     *replica     // a standby for reads that may be a little stale (ReadFrom)
 	batches     batcher      // the writers of batched reservations (reserve_batch.go)
 	unbatched   atomic.Bool  // SetBatching(false): every reservation in a transaction of its own
+	plainPlans  bool         // the search's plans are PostgreSQL's own (a benchmark's baseline)
 }
 
 // NewStore wraps a pool. A zero lockTimeout means DefaultLockTimeout. Concurrent direct sales

@@ -49,12 +49,14 @@ type ErasureRows struct {
 	WaitlistEntries int64 `json:"waitlistEntries"`
 	// BlockGuests are the names a rooming list gave the customer as a group's guest: deleted.
 	BlockGuests int64 `json:"blockGuests"`
+	// BookingGuests are the guests the desk wrote down on the customer's bookings: deleted.
+	BookingGuests int64 `json:"bookingGuests"`
 }
 
 func (r ErasureRows) total() int64 {
 	return r.Bookings + r.BookingChanges + r.Amendments + r.PriceChanges + r.Payments + r.Refunds +
 		r.StaffRefunds + r.AuditLog + r.PaymentEvents + r.UnprocessableEvents + r.AgentNotifications + r.EventDeliveries +
-		r.WalkInCustomers + r.WaitlistEntries + r.BlockGuests
+		r.WalkInCustomers + r.WaitlistEntries + r.BlockGuests + r.BookingGuests
 }
 
 // OpenBookingsError refuses an erasure while some of the customer's bookings are still in play:
@@ -171,6 +173,9 @@ func (s *Store) EraseCustomer(ctx context.Context, req ErasureRequest) (Erasure,
 			return err
 		}
 		e.Rows.BlockGuests = tag.RowsAffected()
+		if e.Rows.BookingGuests, err = eraseGuests(ctx, tx, ids); err != nil {
+			return err
+		}
 		sc.compile()
 		if err := sc.rewrite(ctx, tx, ids, &e.Rows); err != nil {
 			return err

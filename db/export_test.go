@@ -37,3 +37,7 @@ func HoldBatches(s *Store) (release func()) {
 	var once sync.Once
 	return func() { once.Do(func() { close(gate) }) }
 }
+
+// PlanSearchesAsPostgreSQLWould leaves the search's plans to PostgreSQL (it reads tables of
+// names whole where its estimates say so), for a benchmark's baseline.
+func (s *Store) PlanSearchesAsPostgreSQLWould() { s.plainPlans = true }

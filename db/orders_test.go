@@ -244,7 +244,8 @@ func TestEveryChangeIsRecordedWithItsCounts(t *testing.T) {
 	d := openVenue(t)
 	b, err := d.Store.ReserveOrder(ctx, order("guest", "k", slotLine("lane-1", 8, 2)))
 	require.NoError(t, err)
-	_, err = d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "lane-1", From: at(8), To: at(9), Reason: "rope broken", By: "ops"})
+	_, err = d.Store.CloseUnits(ctx, db.Closure{VenueID: "v1", ResourceID: "lane-1", From: at(8), To: at(9), Reason: "rope broken", By: "ops",
+		KeepBookings: true})
 	require.NoError(t, err)
 	_, err = d.Store.Release(ctx, b.ID, domain.StatusCancelled)
 	require.NoError(t, err)

@@ -89,6 +89,8 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/bookings", anyStaff},
 	{"GET", "/api/v1/staff/bookings/stuck", money},
 	{"GET", "/api/v1/staff/bookings/:id", anyStaff},
+	{"PUT", "/api/v1/staff/bookings/:id/guest", desk},
+	{"GET", "/api/v1/staff/search", anyStaff},
 	{"POST", "/api/v1/staff/bookings/:id/confirm", desk},
 	{"POST", "/api/v1/staff/bookings/:id/cancel", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
