@@ -19,6 +19,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/check-in", c.bookingAction("check-in"), desk)
 	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
 	page(http.MethodPost, "/bookings/:id/cancel", c.cancel, desk)
+	page(http.MethodPost, "/bookings/:id/check-out", c.checkOut, desk)
 	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
@@ -50,6 +51,7 @@ type bookingPageView struct {
 	Offers   offers   // the actions the booking's state allows
 	Money    moneySum // its money, summed so that it adds up
 	Shown    string   // how the booking stood when the page was drawn (shownAs), for each form
+	Leaving  *departure // what checking the guest out now would do, when offered (booking_check_out.go)
 }
 
 // bookingPage shows a booking: its lines, price, payments and refunds, its history with who did
@@ -105,6 +107,7 @@ func (c *Console) bookingPage(r *request) error {
 	}
 	v.Offers = offersFor(v.B, v.Desk, v.Refund, c.cfg.Now(), zone, kept, balances.Kept, v.Payments, venue)
 	v.Money = r.sumMoney(v.B, *balances)
+	v.Leaving = c.checkOutPreview(r, &v)
 	v.Keys = map[string]string{"pay": r.formKey("pay-", "pay:"+id), "refund": r.formKey("refund-", "refund:"+id),
 		"amend": r.formKey("amend-", "amend:"+id)}
 	for _, p := range v.Payments {

@@ -24,6 +24,9 @@ type offers struct {
 	Amend   bool
 	Move    [][]db.ResourceSummary // per line of a venue order, what it may move to
 	Cancel  bool
+	// CheckOut: a checked-in hotel guest not yet checked out (booking_check_out.go); such a
+	// stay is never "cancelled" (an early departure is a check-out).
+	CheckOut bool
 }
 
 // checkInAhead is how long before a venue order's first slot its guest may check in, as the
@@ -85,7 +88,8 @@ func offersFor(b bookingWithMoney, desk, refund bool, now time.Time, zone *time.
 			o.Move = append(o.Move, moveTargets(l.ResourceID, venue))
 		}
 	}
-	o.Cancel = desk && (st == domain.StatusHold || st == domain.StatusConfirmed || (st == domain.StatusCompleted && b.VenueID == ""))
+	o.Cancel = desk && (st == domain.StatusHold || st == domain.StatusConfirmed)
+	o.CheckOut = desk && st == domain.StatusCompleted && b.VenueID == "" && b.CheckedOutAt.IsZero()
 	return o
 }
 

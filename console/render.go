@@ -180,10 +180,12 @@ func (r *request) fail(err error) error {
 
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
-	"money":  formatMoney,
-	"amount": formatAmount,
-	"clock":  func(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") },
-	"when":   func(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") },
+	"money": formatMoney,
+	// departure says what a check-out does (or did) to the stay, in the page's language.
+	"departure": departureText,
+	"amount":    formatAmount,
+	"clock":     func(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") },
+	"when":      func(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") },
 	// localInput is a time as a datetime-local field holds it.
 	"localInput": func(t time.Time) string { return t.Format("2006-01-02T15:04") },
 	"dict": func(kv ...any) map[string]any {
