@@ -48,9 +48,9 @@ type bookingPageView struct {
 	Site     string            // /console/<kind>s/<id>/day
 	Keys     map[string]string // each money form's idempotency key (formKey), by form, and "reverse:<paymentId>"
 	Methods  []string
-	Offers   offers   // the actions the booking's state allows
-	Money    moneySum // its money, summed so that it adds up
-	Shown    string   // how the booking stood when the page was drawn (shownAs), for each form
+	Offers   offers     // the actions the booking's state allows
+	Money    moneySum   // its money, summed so that it adds up
+	Shown    string     // how the booking stood when the page was drawn (shownAs), for each form
 	Leaving  *departure // what checking the guest out now would do, when offered (booking_check_out.go)
 }
 
