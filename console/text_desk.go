@@ -16,9 +16,9 @@ var deskText = texts{
 		"venue.wholeVenue": "The whole venue", "venue.slot": "Slot", "venue.wholeDay": "The whole day",
 		"venue.reason": "Reason", "venue.close": "Close", "venue.reopenTitle": "Reopen the day", "venue.reopenDay": "Reopen",
 		"venue.closed": "Closed %d units.", "venue.reopened": "Reopened %d units.",
-		"venue.closeBooked": "Nothing was closed: bookings hold these slots",
+		"venue.closeBooked":     "Nothing was closed: bookings hold these slots",
 		"venue.closeBookedHelp": "Open each booking to move it to another slot or to cancel and refund it, then close again. Or close keeping them: they stay booked, and are never marked no-shows.",
-		"venue.closeKeeping": "Close keeping these bookings", "venue.bookedLine": "%s · %s at %s · %s",
+		"venue.closeKeeping":    "Close keeping these bookings", "venue.bookedLine": "%s · %s at %s · %s",
 
 		"walkin.title": "Walk-in booking", "walkin.slot": "%s, %s to %s", "walkin.phone": "Phone number",
 		"walkin.name": "Name", "walkin.places": "Places", "walkin.submit": "Book",
@@ -63,9 +63,9 @@ var deskText = texts{
 		"venue.wholeVenue": "整个场馆", "venue.slot": "时段", "venue.wholeDay": "整天",
 		"venue.reason": "原因", "venue.close": "关闭", "venue.reopenTitle": "重新开放当天", "venue.reopenDay": "重新开放",
 		"venue.closed": "已关闭 %d 个时段。", "venue.reopened": "已重新开放 %d 个时段。",
-		"venue.closeBooked": "未关闭任何时段：这些时段已有预订",
+		"venue.closeBooked":     "未关闭任何时段：这些时段已有预订",
 		"venue.closeBookedHelp": "请打开每个预订，将其改到其他时段，或取消并退款，然后再关闭。也可以保留这些预订关闭：预订保持不变，且不会被记为未到。",
-		"venue.closeKeeping": "保留这些预订并关闭", "venue.bookedLine": "%s · %s，%s · %s",
+		"venue.closeKeeping":    "保留这些预订并关闭", "venue.bookedLine": "%s · %s，%s · %s",
 
 		"walkin.title": "现场预订", "walkin.slot": "%s，%s 至 %s", "walkin.phone": "手机号码",
 		"walkin.name": "姓名", "walkin.places": "名额", "walkin.submit": "预订",
