@@ -317,6 +317,24 @@ ensure_chromium() {
   fi
 }
 
+# ensure_axe_core sets AXE_CORE_JS to the pinned axe-core's axe.min.js, installed from npm into
+# the tools cache the first time (Node.js and npm from the distribution when missing): the
+# console's browser tests run it on each page for WCAG 2.1 A and AA (TestConsoleAccessibility).
+AXE_CORE_VERSION=4.14.1
+ensure_axe_core() {
+  local dir=$TOOLS_DIR/axe-core-$AXE_CORE_VERSION
+  AXE_CORE_JS=$dir/node_modules/axe-core/axe.min.js
+  if [ ! -f "$AXE_CORE_JS" ]; then
+    command -v npm >/dev/null || apt_install --no-install-recommends nodejs npm
+    say "Installing axe-core $AXE_CORE_VERSION from npm into $dir (first time only)"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-save --no-audit --no-fund --ignore-scripts --loglevel=error \
+      "axe-core@$AXE_CORE_VERSION" >&2 || die "installing axe-core $AXE_CORE_VERSION from npm failed"
+    [ -f "$AXE_CORE_JS" ] || die "npm installed no $AXE_CORE_JS"
+  fi
+  export AXE_CORE_JS
+}
+
 ensure_redis() {
   command -v redis-server >/dev/null || apt_install redis-server
   mkdir -p "$DATA_DIR"
