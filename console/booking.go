@@ -25,6 +25,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
 	page(http.MethodPost, "/bookings/:id/amendments", c.amend, desk)
 	page(http.MethodPost, "/bookings/:id/lines", c.moveLine, desk)
+	c.guestRoutes(page, desk, anyStaff) // the guest's form and the desk's search (booking_guest.go)
 }
 
 // bookingWithMoney is a staff booking as the API shows it, with its money summary.
@@ -113,7 +114,7 @@ func (c *Console) bookingPage(r *request) error {
 	for _, p := range v.Payments {
 		v.Keys["reverse:"+p.PaymentID] = r.formKey("reverse-", "reverse:"+id+":"+p.PaymentID)
 	}
-	return r.render(http.StatusOK, "booking", r.text.T("booking.title", r.text.Guest(v.B.CustomerID)), v)
+	return c.renderBooking(r, v) // with its guest, named by them (booking_guest.go)
 }
 
 // bookingAction sends one of the API's booking commands (check-in, confirm, cancel).

@@ -15,6 +15,7 @@ type hotelDayView struct {
 	Site                         db.SiteSummary
 	Date, Prev, Next, Today      domain.Date
 	Arrivals, Staying, Departing []domain.Booking
+	Names                        map[string]string // guests' names by booking id, where known
 	Desk                         bool
 	WalkInKey                    string
 	Plans                        []domain.Offer // the plans the desk may sell, the default plan first
@@ -54,7 +55,7 @@ func (c *Console) hotelDayOf(r *request, date string) (hotelDayView, error) {
 		}
 	}
 	v.Prev, v.Next = v.Date.AddDays(-1), v.Date.AddDays(1)
-	bookings, err := r.dayBookings("hotelId", site.ID, v.Date)
+	bookings, names, err := r.dayBookings("hotelId", site.ID, v.Date)
 	if err != nil {
 		return v, err
 	}
@@ -62,6 +63,7 @@ func (c *Console) hotelDayOf(r *request, date string) (hotelDayView, error) {
 		// The picker is a convenience: a search that fails leaves the form with the default plan.
 		v.Plans, _ = c.deskPlans(r, site.ID, v.Date)
 	}
+	v.Names = names
 	for _, b := range bookings {
 		switch {
 		case b.CheckIn == v.Date && (b.Status.HoldsInventory() || b.Status == domain.StatusNoShow):

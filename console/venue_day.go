@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bookflow/bookflow/db"
@@ -88,7 +89,7 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (ven
 	if err := c.api.call(r.ctx(), r.who, http.MethodGet, q("/venues/"+seg(site.ID)+"/slots", "date", date.String()), nil, "", &slots); err != nil {
 		return venueDayView{}, err
 	}
-	bookings, err := r.dayBookings("venueId", site.ID, date)
+	bookings, names, err := r.dayBookings("venueId", site.ID, date)
 	if err != nil {
 		return venueDayView{}, err
 	}
@@ -96,13 +97,16 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (ven
 	v.Site, v.Zone, v.Date, v.Prev, v.Next, v.Today = site, zone, date, date.AddDays(-1), date.AddDays(1), date == today
 	v.Now = c.cfg.Now()
 	v.label(r.text)
+	v.nameGuests(r.text, names)
 	v.Desk = r.who.CanBookVenue(site.ID)
 	return v, nil
 }
 
-// dayBookings are a site's bookings of a local date, every page of them.
-func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]domain.Booking, error) {
+// dayBookings are a site's bookings of a local date, every page of them, and their guests'
+// names by booking id (those the desk wrote down, or a walk-in's).
+func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]domain.Booking, map[string]string, error) {
 	var all []domain.Booking
+	names := map[string]string{}
 	cursor := ""
 	for {
 		// Only what a day's page shows is decoded: a busy day is hundreds of bookings.
@@ -110,6 +114,7 @@ func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]dom
 			Bookings []struct {
 				ID         string        `json:"id"`
 				CustomerID string        `json:"customerId"`
+				GuestName  string        `json:"guestName"`
 				RoomTypeID string        `json:"roomTypeId"`
 				CheckIn    domain.Date   `json:"checkIn"`
 				CheckOut   domain.Date   `json:"checkOut"`
@@ -123,15 +128,18 @@ func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]dom
 		}
 		path := q("/staff/bookings", siteParam, siteID, "date", date.String(), "limit", "100", "cursor", cursor)
 		if err := r.c.api.call(r.ctx(), r.who, http.MethodGet, path, nil, "", &page); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, b := range page.Bookings {
+			if b.GuestName != "" {
+				names[b.ID] = b.GuestName
+			}
 			all = append(all, domain.Booking{ID: b.ID, CustomerID: b.CustomerID, RoomTypeID: b.RoomTypeID,
 				Stay: domain.Stay{CheckIn: b.CheckIn, CheckOut: b.CheckOut}, Quantity: b.Quantity, Status: b.Status,
 				Price: domain.Price{Lines: b.Price.Lines}})
 		}
 		if page.Next == "" {
-			return all, nil
+			return all, names, nil
 		}
 		cursor = page.Next
 	}
@@ -210,6 +218,21 @@ func (v *venueDayView) label(text catalogue) {
 				bk.Label = text.T("status."+string(bk.Status)) + ": " + text.Guest(bk.Customer)
 				if bk.Quantity > 1 {
 					bk.Label += " ×" + strconv.Itoa(bk.Quantity)
+				}
+			}
+		}
+	}
+}
+
+// nameGuests labels the grid's bookings by their guests' names where known (issue 39), the
+// status first as label does.
+func (v *venueDayView) nameGuests(text catalogue, names map[string]string) {
+	for i := range v.Rows {
+		for j := range v.Rows[i].Cells {
+			for k := range v.Rows[i].Cells[j].Bookings {
+				bk := &v.Rows[i].Cells[j].Bookings[k]
+				if name := names[bk.ID]; name != "" {
+					bk.Label = strings.Replace(bk.Label, text.Guest(bk.Customer), name, 1)
 				}
 			}
 		}
