@@ -43,9 +43,13 @@ func (s *Server) staffGetBooking(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	rooms, err := s.store.BookingRooms(ctx, b.ID)
+	if err != nil {
+		return err
+	}
 	v := staffView(b, "")
 	v.GuestName = guest.Name
-	return c.JSON(http.StatusOK, guestView{moneyView: moneyView{bookingView: v, Money: m}, Guest: guest})
+	return c.JSON(http.StatusOK, guestView{moneyView: moneyView{bookingView: v, Money: m}, Guest: guest, Rooms: rooms})
 }
 
 // ownBooking loads the booking named in the path for the customer calling. Anyone else's

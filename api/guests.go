@@ -19,6 +19,8 @@ import (
 type guestView struct {
 	moneyView
 	Guest db.StoredGuest `json:"guest"`
+	// Rooms are a stay's rooms, night by night (rooms.go).
+	Rooms []db.RoomAssignment `json:"rooms,omitempty"`
 }
 
 // putGuest records the guest of a booking of the desk's site: name, phone (read in the site's

@@ -257,6 +257,8 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/bookings/stuck", s.listStuck, money)
 	staff.add(http.MethodGet, "/bookings/:id", s.staffGetBooking, anyStaff)
 	staff.add(http.MethodPut, "/bookings/:id/guest", s.putGuest, desk)
+	staff.add(http.MethodPost, "/bookings/:id/rooms", s.assignRoom, desk)
+	staff.add(http.MethodGet, "/hotels/:hotelId/rooms", s.hotelRooms, anyStaff)
 	staff.add(http.MethodGet, "/search", s.staffSearch, anyStaff)
 	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
@@ -291,6 +293,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 
 	admin := routes{v1.Group("/admin"), []echo.MiddlewareFunc{authn, allow(domain.RoleAdmin)}}
 	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/inventory", s.setInventory)
+	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/rooms", s.putRooms)
 	admin.add(http.MethodPut, "/hotels/:hotelId/room-types/:roomTypeId/rates", s.setRates)
 	admin.add(http.MethodPut, "/hotels/:hotelId/cancellation-policy", s.setCancellationPolicy)
 	admin.add(http.MethodGet, "/hotels/:hotelId/cancellation-policy", s.getCancellationPolicy)

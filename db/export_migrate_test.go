@@ -30,13 +30,14 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 		return err
 	}
 	// Every give-back reads the waitlist (00050) and the blocks (00051), every hotel read its
-	// country (00052), every booking read its check-out (00053) and an erasure its guests (00054):
+	// country (00052), every booking read its check-out (00053), an erasure its guests (00054) and a
+	// booking's change its rooms (00055):
 	// those whole, each of which may run twice.
 	for _, m := range []struct {
 		version int64
 		file    string
 	}{{50, "00050_waitlists.sql"}, {51, "00051_group_blocks.sql"}, {52, "00052_site_country.sql"},
-		{53, "00053_check_out.sql"}, {54, "00054_booking_guests.sql"}} {
+		{53, "00053_check_out.sql"}, {54, "00054_booking_guests.sql"}, {55, "00055_rooms.sql"}} {
 		if version >= m.version {
 			continue
 		}

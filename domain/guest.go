@@ -50,3 +50,14 @@ func validEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s && a.Name == "" && strings.Contains(s[strings.LastIndex(s, "@")+1:], ".")
 }
+
+var roomNumber = regexp.MustCompile(`^[A-Za-z0-9._-]{1,16}$`)
+
+// ValidateRoomNumber checks a hotel room's number ("101", "2.14", "A-3"): 1 to 16 letters,
+// digits, dots, dashes or underscores.
+func ValidateRoomNumber(n string) error {
+	if !roomNumber.MatchString(n) {
+		return fmt.Errorf("%w: room %q is 1 to 16 letters, digits, dots, dashes or underscores", ErrInvalid, n)
+	}
+	return nil
+}

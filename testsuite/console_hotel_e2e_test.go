@@ -47,9 +47,9 @@ func TestConsoleHotelReceptionChecksAWalkInIn(t *testing.T) {
 
 	b.Visit(s.ConsoleURL() + "/hotels/h-desk/day")
 	b.Screenshot("hotel-day-arrived")
-	assert.Contains(t, b.Text("#arrivals + table"), "Walk-in +447700900123")
+	assert.Contains(t, b.Text("#arrivals + table"), "Ada Lovelace")
 	b.Visit(s.ConsoleURL() + "/hotels/h-desk/day?date=" + today.AddDays(1).String())
-	assert.Contains(t, b.Text("#staying + table"), "Walk-in +447700900123")
+	assert.Contains(t, b.Text("#staying + table"), "Ada Lovelace")
 
 	var method string
 	var amount, total int64
