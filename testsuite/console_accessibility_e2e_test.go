@@ -13,8 +13,9 @@ import (
 // Issue 39, tests and measures: every page the desk, finance and an admin see passes axe-core's
 // WCAG 2.1 A and AA rules (AssertAccessible), in English and, for one page, in Chinese.
 
-// TestConsoleAccessibility visits the sign-in page, the sites, a hotel's and a venue's day (held, paid and closed slots, a closure refused), the
-// walk-in form (and refused), a booking held, confirmed and checked in, the error page, the waitlist and the
+// TestConsoleAccessibility visits the sign-in page, the sites, a hotel's and a venue's day
+// (held, paid and closed slots, a closure refused), the walk-in form (and refused), a booking
+// held, confirmed and checked in, the search's results, the error page, the waitlist and the
 // blocks as a desk; the finance pages as finance; the admin pages as an admin; and the hotel's
 // day in Simplified Chinese. Each page's violations are reported together.
 func TestConsoleAccessibility(t *testing.T) {
@@ -54,6 +55,7 @@ func TestConsoleAccessibility(t *testing.T) {
 	visit("booking held", "/bookings/"+held)
 	visit("booking confirmed", "/bookings/"+confirmed)
 	visit("booking checked in", "/bookings/"+arrived)
+	visit("search results", "/search?q=7700900202")
 	visit("error page", "/bookings/booking-aaaaaaaaaaaaaaaaaaaaaaaaaa")
 	visit("waitlist", "/waitlist?hotelId="+hotel+"&roomTypeId=double&checkIn="+stay.CheckIn.String()+
 		"&checkOut="+stay.CheckOut.String())
