@@ -16,8 +16,8 @@ import (
 
 // dailyReport answers a hotel's or a venue's money over one local day, cut at its local
 // midnight: JSON, or CSV (format=csv) with one row per payment or refund (the columns added
-// since the first, channel_id then method, reference and taken_by, come last, so the earlier
-// ones stay where they were).
+// since the first, channel_id then method, reference and taken_by, then amount as a decimal,
+// guest, reason and note, come last, so the earlier ones stay where they were).
 func (s *Server) dailyReport(c echo.Context) error {
 	site := db.Site{HotelID: c.QueryParam("hotelId"), VenueID: c.QueryParam("venueId")}
 	if (site.HotelID == "") == (site.VenueID == "") {
@@ -65,14 +65,33 @@ func (s *Server) dailyReport(c echo.Context) error {
 	res.WriteHeader(http.StatusOK)
 	w := csv.NewWriter(res)
 	_ = w.Write([]string{"at", "kind", "channel", "booking_id", "payment_id", "refund_id", "amount_minor", "currency",
-		"channel_id", "method", "reference", "taken_by"})
+		"channel_id", "method", "reference", "taken_by", "amount", "guest", "reason", "note"})
 	for _, it := range report.Items {
 		_ = w.Write([]string{it.At.In(loc).Format(time.RFC3339), it.Kind, it.Channel, it.BookingID, it.PaymentID,
 			it.RefundID, strconv.FormatInt(it.Amount, 10), it.Currency, it.ChannelID,
-			it.Method, csvText(it.Reference), csvText(it.TakenBy)})
+			it.Method, csvText(it.Reference), csvText(it.TakenBy), decimalAmount(it.Amount, it.Currency), csvText(it.Guest),
+			csvText(it.Reason), csvText(it.Note)})
 	}
 	w.Flush()
 	return w.Error()
+}
+
+// decimalAmount is minor units of currency as a decimal ("-12.50" for -1250 EUR), for a
+// spreadsheet: ISO 4217's exponent (JPY has none, KWD three).
+func decimalAmount(minor int64, currency string) string {
+	e := domain.CurrencyExponent(currency)
+	sign := ""
+	if minor < 0 {
+		sign, minor = "-", -minor
+	}
+	if e == 0 {
+		return sign + strconv.FormatInt(minor, 10)
+	}
+	unit := int64(1)
+	for range e {
+		unit *= 10
+	}
+	return fmt.Sprintf("%s%d.%0*d", sign, minor/unit, e, minor%unit)
 }
 
 // csvText keeps a text someone typed (a refund's reference, who took a payment) from running as

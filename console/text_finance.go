@@ -35,6 +35,7 @@ var financeText = texts{
 		"finance.amount":        "Amount",
 		"finance.reference":     "Reference",
 		"finance.takenBy":       "Taken by",
+		"finance.why":           "Reason or note",
 
 		"finance.channel.online":       "Online",
 		"finance.channel.desk":         "Front desk",
@@ -123,6 +124,7 @@ var financeText = texts{
 		"finance.amount":        "金额",
 		"finance.reference":     "参考号",
 		"finance.takenBy":       "经手人",
+		"finance.why":           "原因或备注",
 
 		"finance.channel.online":       "线上",
 		"finance.channel.desk":         "前台",

@@ -44,6 +44,11 @@ type ReportItem struct {
 	Reference string    `json:"reference,omitempty"` // finance's reference of a refund settled by hand
 	// TakenBy is who took a desk payment, or recorded a refund at the desk or by hand.
 	TakenBy string `json:"takenBy,omitempty"`
+	// Guest is the name the booking is shown by (GuestNames); Reason a refund's; Note what the
+	// desk wrote on a payment it took (issue 39: finance reads who and why).
+	Reason string `json:"reason,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Guest  string `json:"guest,omitempty" db:"-"`
 }
 
 // ReportTotal sums a day's items of one channel (and sales channel, for account), method and
@@ -96,6 +101,17 @@ func (s *Store) DailyReport(ctx context.Context, site Site, day domain.Span) (Da
 		return r, err
 	}
 	r.Items = orEmpty(r.Items)
+	ids := make([]string, len(r.Items))
+	for i, it := range r.Items {
+		ids[i] = it.BookingID
+	}
+	names, err := s.GuestNames(ctx, ids) // one read for the day's bookings, not one an entry
+	if err != nil {
+		return r, err
+	}
+	for i := range r.Items {
+		r.Items[i].Guest = names[r.Items[i].BookingID]
+	}
 	for _, it := range r.Items {
 		i := len(r.Totals)
 		for j, t := range r.Totals {
@@ -148,13 +164,15 @@ const dailyReportItems = `WITH day AS (SELECT l.* FROM money_ledger l
 			AND l.kind IN ('captured', 'refund_succeeded', 'settled_by_hand', 'sold_on_account', 'on_account_reversed'))
 	-- money that moved, from the ledger: a payment when it was captured, a refund when it was given back
 	SELECT l.at, 'payment', CASE WHEN l.method = 'provider' THEN 'online' ELSE 'desk' END, '', l.method,
-		l.booking_id, l.payment_id, '', l.amount, l.currency, '', COALESCE(l.actor, '')
+		l.booking_id, l.payment_id, '', l.amount, l.currency, '', COALESCE(l.actor, ''), '',
+		COALESCE((SELECT p.note FROM payments p WHERE p.payment_id = l.payment_id), '')
 	FROM day l
 	WHERE l.kind = 'captured'
 	UNION ALL
 	-- a refund is in the channel of the payment it gives back, by its own method
 	SELECT l.at, 'refund', CASE WHEN COALESCE(p.method, 'provider') = 'provider' THEN 'online' ELSE 'desk' END, '',
-		l.method, l.booking_id, l.payment_id, l.ref, -l.amount, l.currency, COALESCE(f.reference, ''), COALESCE(l.actor, '')
+		l.method, l.booking_id, l.payment_id, l.ref, -l.amount, l.currency, COALESCE(f.reference, ''), COALESCE(l.actor, ''),
+		COALESCE(f.reason, ''), ''
 	FROM day l LEFT JOIN payments p ON p.payment_id = l.payment_id
 		LEFT JOIN refunds f ON f.id = l.ref
 	WHERE l.kind IN ('refund_succeeded', 'settled_by_hand')
@@ -162,7 +180,7 @@ const dailyReportItems = `WITH day AS (SELECT l.* FROM money_ledger l
 	-- a channel's promise, from the ledger: sold to its account (channel:<id>), or moved back from it
 	SELECT l.at, CASE WHEN l.kind = 'sold_on_account' THEN 'payment' ELSE 'refund' END, 'account',
 		substr(CASE WHEN l.kind = 'sold_on_account' THEN l.credit ELSE l.debit END, length('channel:') + 1), 'account',
-		l.booking_id, '', '', CASE WHEN l.kind = 'sold_on_account' THEN l.amount ELSE -l.amount END, l.currency, '', ''
+		l.booking_id, '', '', CASE WHEN l.kind = 'sold_on_account' THEN l.amount ELSE -l.amount END, l.currency, '', '', '', ''
 	FROM day l
 	WHERE l.kind IN ('sold_on_account', 'on_account_reversed')
 	ORDER BY 1, 6, 8`

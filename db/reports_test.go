@@ -133,3 +133,33 @@ func TestChannelSalesOnAccountAreNotDeskMoney(t *testing.T) {
 		assert.Equal(t, map[bool]int64{true: e.Amount, false: -e.Amount}[e.Credit == "channel:A"], it.Amount)
 	}
 }
+
+// TestTheDailyReportNamesGuestsReasonsAndNotes (issue 39): finance reads who each movement was
+// for (the booking's guest) and why (a refund's reason, a desk payment's note).
+func TestTheDailyReportNamesGuestsReasonsAndNotes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 5)
+	b := hold(t, d, "g1", nights(dec10, 2), 1)
+	_, err := d.Store.PutGuest(ctx, b.ID, domain.Guest{Name: "Zsófia Nagy"})
+	require.NoError(t, err)
+	p := deskPayment(b.ID, "all", twoNights)
+	p.Note = "paid for both nights"
+	takeDesk(t, d, p)
+	_, _, err = d.Store.StartStaffRefund(ctx, db.StaffRefund{ID: db.StaffRefundID(b.ID, "gw"), BookingID: b.ID,
+		Kind: db.RefundGoodwill, Amount: 1000, Currency: "EUR", Reason: "noisy room", Actor: "desk-1",
+		Parts: []domain.Payment{{ID: domain.DeskPaymentID(b.ID, "all"), Amount: 1000, Currency: "EUR"}}})
+	require.NoError(t, err)
+	_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/staff-gw/1", BookingID: b.ID,
+		PaymentID: domain.DeskPaymentID(b.ID, "all"), Amount: 1000, Currency: "EUR", Reason: "noisy room"})
+	require.NoError(t, err) // given back at the desk: recorded as made at once
+
+	r, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, domain.Span{Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	var got []string
+	for _, it := range r.Items {
+		got = append(got, it.Kind+"|"+it.Guest+"|"+it.Reason+"|"+it.Note)
+	}
+	assert.ElementsMatch(t, []string{"payment|Zsófia Nagy||paid for both nights", "refund|Zsófia Nagy|noisy room|"}, got)
+}

@@ -111,7 +111,13 @@ func TestAVenueOrderIsBookedPaidAndCancelledThroughTheWorkflow(t *testing.T) {
 	require.Len(t, lines, 3, res.Raw)
 	assert.Contains(t, lines[1], ",payment,online,"+id+",pi_venue_"+sys.ID+",,6000,EUR,,provider,,")
 	assert.Contains(t, lines[2], ",refund,online,"+id+",pi_venue_"+sys.ID+",")
-	assert.True(t, strings.HasSuffix(lines[2], ",-6000,EUR,,provider,,"), lines[2])
+	assert.Contains(t, lines[2], ",-6000,EUR,,provider,,")
+	// Columns added at the end (issue 39): the amount as a decimal, the guest, a refund's reason
+	// and a desk payment's note.
+	assert.Equal(t, "at,kind,channel,booking_id,payment_id,refund_id,amount_minor,currency,channel_id,method,reference,"+
+		"taken_by,amount,guest,reason,note", lines[0])
+	assert.True(t, strings.HasSuffix(lines[1], ",60.00,,,"), lines[1])
+	assert.True(t, strings.HasPrefix(strings.SplitN(lines[2], ",-6000,EUR,,provider,,", 2)[1], ",-60.00,,"), lines[2])
 }
 
 // TestAVenueOrderNotPaidExpires: the hold runs out and gives its units back.
