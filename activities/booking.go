@@ -296,6 +296,9 @@ func (a *Bookings) NoShow(ctx context.Context, bookingID string) (domain.Booking
 type DepartEarlyInput struct {
 	BookingID string
 	At        time.Time
+	// EndsToday: a check-out, which ends the stay the day At falls on at the hotel (a cancel
+	// keeps tonight).
+	EndsToday bool `json:",omitempty"`
 }
 
 // DepartEarlyOutput says whether the stay had begun (the cancel was an early departure), how
@@ -312,7 +315,11 @@ type DepartEarlyOutput struct {
 // departure: the nights after that day go back on sale. It decides by the hotel's calendar,
 // which workflow code must not read.
 func (a *Bookings) DepartEarly(ctx context.Context, in DepartEarlyInput) (DepartEarlyOutput, error) {
-	d, err := a.Store.DepartEarly(ctx, in.BookingID, in.At)
+	depart := a.Store.DepartEarly
+	if in.EndsToday {
+		depart = a.Store.CheckOutEarly
+	}
+	d, err := depart(ctx, in.BookingID, in.At)
 	return DepartEarlyOutput{Begun: d.Begun, Booking: d.Booking, Nights: d.Nights, Refund: d.Refund}, classify(err)
 }
 

@@ -12,8 +12,9 @@ import (
 )
 
 // Check-out (issue 39): a checked-in hotel guest leaves. Before the stay's last night it is an
-// early departure first (the booking's workflow gives the nights after today back and refunds
-// what the policy says of them), then the booking records that the guest has gone.
+// early departure first (the booking's workflow gives the nights from today back, tonight
+// included, and refunds what the policy says of them: workflows.UpdateCheckOut), then the
+// booking records that the guest has gone.
 
 // departure is what checking a guest out does, or did, to the stay: the day the stay ends, the
 // nights not stayed, what the policy gives back of them and why, and what is still due.
@@ -46,15 +47,25 @@ func (s *Server) plannedDeparture(c echo.Context, b domain.Booking) (departure, 
 		policy = domain.EarlyDepartureNone
 	}
 	d := departure{CheckOut: b.CheckOut, Currency: b.Price.Currency, Policy: policy}
-	if end := today.AddDays(1); b.CheckedOutAt.IsZero() && end.Before(b.CheckOut) {
+	var given int64 // what the policy gives up of the nights not stayed (db.Store.DepartEarly)
+	// A check-out ends the stay today at the hotel: tonight is not stayed (on the check-in day,
+	// the first night is kept). db.Store.CheckOutEarly judges it again, by the update's time.
+	end := today
+	if !end.After(b.CheckIn) {
+		end = b.CheckIn.AddDays(1)
+	}
+	if b.CheckedOutAt.IsZero() && end.Before(b.CheckOut) {
 		d.CheckOut, d.Early, d.NightsNotStayed = end, true, end.DaysUntil(b.CheckOut)
-		d.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, end, b.CheckOut, b.Paid)
+		var err error
+		if given, d.Refund, err = s.store.PlanDeparture(c.Request().Context(), b, end); err != nil {
+			return departure{}, err
+		}
 	}
 	money, err := s.store.BookingMoneySummary(c.Request().Context(), b)
 	if err != nil {
 		return departure{}, err
 	}
-	d.Due = money.Due // a refund gives back what was paid: it changes nothing owed
+	d.Due = max(money.Due-given, 0) // all that is given up comes off the price, refunded or never paid
 	return d, nil
 }
 
@@ -89,7 +100,7 @@ func (s *Server) checkOutBooking(c echo.Context) error {
 	}
 	checkOutBefore, paidBefore := b.CheckOut, b.Paid
 	if d.Early {
-		state, err := s.askBooking(c, b.ID, workflows.UpdateCancel, staffView, b.Status)
+		state, err := s.askBooking(c, b.ID, workflows.UpdateCheckOut, staffView, b.Status)
 		if err != nil {
 			return err
 		}

@@ -227,6 +227,17 @@ func EarlyDepartureKey(checkOut domain.Date) string { return "early-departure@" 
 // before that departure's refund was recorded (an attempt whose answer was lost), the answer is
 // the first one's, so the refund is not lost.
 func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time) (EarlyDeparture, error) {
+	return s.departEarly(ctx, bookingID, at, false)
+}
+
+// CheckOutEarly is DepartEarly for a guest checked out at at (issue 39): the stay ends that day
+// at the hotel, so tonight is not stayed either (a morning check-out before the last night);
+// on the check-in day it keeps its first night.
+func (s *Store) CheckOutEarly(ctx context.Context, bookingID string, at time.Time) (EarlyDeparture, error) {
+	return s.departEarly(ctx, bookingID, at, true)
+}
+
+func (s *Store) departEarly(ctx context.Context, bookingID string, at time.Time, endsToday bool) (EarlyDeparture, error) {
 	var out EarlyDeparture
 	err := s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {
 		b, err := scanBooking(tx.QueryRow(ctx, `SELECT `+bookingColumns+`
@@ -244,7 +255,13 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 		if err != nil {
 			return err
 		}
-		checkOut := today.AddDays(1)
+		checkOut := today.AddDays(1) // a cancel: the guest keeps tonight
+		if endsToday {
+			checkOut = today
+			if !checkOut.After(b.CheckIn) {
+				checkOut = b.CheckIn.AddDays(1)
+			}
+		}
 		switch {
 		case checkOut.After(b.CheckOut):
 			return nil // already shortened: nothing to give back
@@ -267,7 +284,20 @@ func (s *Store) DepartEarly(ctx context.Context, bookingID string, at time.Time)
 			return err
 		}
 		out.Nights = checkOut.DaysUntil(b.CheckOut)
-		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, b.CheckOut, b.Paid)
+		// What the policy gives up of the nights not stayed comes off the price: the part paid for
+		// goes back (the refund, which StartStaffRefund takes off the price), the rest here.
+		given, refund, err := departureMoney(ctx, tx, b, checkOut)
+		if err != nil {
+			return err
+		}
+		out.Refund = refund
+		if unpaid := given - out.Refund; unpaid > 0 {
+			p := b.Price.LessLastNights(unpaid)
+			if _, err := tx.Exec(ctx, `UPDATE bookings SET total = $2, nightly_rates = $3 WHERE id = $1`,
+				bookingID, p.Total, p.Nights); err != nil {
+				return err
+			}
+		}
 		out.Booking, err = getBooking(ctx, tx, bookingID)
 		return err
 	})

@@ -48,7 +48,13 @@ func (s *Store) markNoShow(ctx context.Context, bookingID string, unlessClosed b
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM bookings WHERE id = $1 FOR UPDATE`, bookingID); err != nil {
 			return err
 		}
-		if unlessClosed {
+		var status domain.Status
+		if err := tx.QueryRow(ctx, `SELECT status FROM bookings WHERE id = $1`, bookingID).Scan(&status); err != nil {
+			return err
+		}
+		// Only a booking still waiting for its guest is excused: one marked before (an answer
+		// lost, asked again after its freed slot was closed) stays the no-show it is.
+		if unlessClosed && status == domain.StatusConfirmed {
 			closed, err := closedUnitsHeld(ctx, tx, bookingID)
 			if err != nil {
 				return err

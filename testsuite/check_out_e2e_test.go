@@ -57,6 +57,7 @@ func TestCheckOutEndsTheStayEarlyOrOnTime(t *testing.T) {
 		return count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded' AND amount = $2`,
 			id, 3*night) == 1
 	}, 20*time.Second, 50*time.Millisecond, "the three nights were given back")
+	testsuite.ReplayAndRecord(t, sys.Temporal, id, "hotel-checked-out-early-refunded")
 
 	again := desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/check-out", nil, nil)
 	require.Equal(t, http.StatusOK, again.Status, again.Raw)

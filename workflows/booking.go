@@ -113,7 +113,7 @@ type BookingState struct {
 // command is a confirm or cancel request from an update handler, carried out by the main loop
 // so that every state change happens in one place, one at a time.
 type command struct {
-	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn, UpdateAmend or UpdateMoney
+	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn, UpdateCheckOut, UpdateAmend or UpdateMoney
 	at    time.Time // when the workflow accepted it: a cancellation policy judges this moment
 	actor string    // who asked (the caller's token subject), for the booking's history
 	done  bool
@@ -269,7 +269,8 @@ func (b *booking) setup(ctx workflow.Context) error {
 	for _, u := range []struct {
 		name     string
 		validate func() error
-	}{{UpdateConfirm, b.validateConfirm}, {UpdateCancel, b.validateCancel}, {UpdateCheckIn, b.validateCheckIn}} {
+	}{{UpdateConfirm, b.validateConfirm}, {UpdateCancel, b.validateCancel}, {UpdateCheckIn, b.validateCheckIn},
+		{UpdateCheckOut, b.validateCheckOut}} {
 		handler := func(ctx workflow.Context, actor string) (BookingState, error) { return b.request(ctx, u.name, actor) }
 		validator := func(string) error { return u.validate() }
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, handler,

@@ -152,7 +152,10 @@ func (b *booking) takeAmended(ctx workflow.Context, out activities.AmendOutcome)
 				out.Booking.Price.Total, out.Booking.Price.Currency)})
 	}
 	if !b.in.NoShowAt.IsZero() && !out.NoShowAt.IsZero() {
-		b.in.NoShowAt = out.NoShowAt
+		// Moved out of a closed slot, it waits for its guest again (the database excuses it anew
+		// if its new slot is closed too). Only runs under no-show-closed set excused: none
+		// recorded before it had both.
+		b.in.NoShowAt, b.excused = out.NoShowAt, false
 	}
 	starts := out.Booking.CheckIn.Time()
 	b.in.AmendedEnd = out.Booking.CheckOut.AddDays(1).Time()

@@ -25,7 +25,7 @@ func (b *booking) cancel(ctx workflow.Context, reason string, at time.Time, acto
 	// the version marker is not consulted for it).
 	if b.status().Used() && b.in.Order == nil &&
 		b.takes(ctx, versionEarlyDeparture) {
-		if begun, err := b.departEarly(ctx, at, actor); err != nil || begun {
+		if begun, err := b.departEarly(ctx, at, actor, false); err != nil || begun {
 			return err
 		}
 	}
@@ -138,12 +138,12 @@ const versionEarlyDepartureRefund = "early-departure-refund"
 
 // departEarly asks the database whether the stay had begun, at the hotel, when the cancel was
 // accepted; if so the cancel is an early departure (the nights after that day go back on sale,
-// the booking stays as it is) and begun is true. What the booking's policy gives back of the
+// from that day for a check-out, endsToday; the booking stays as it is) and begun is true. What the booking's policy gives back of the
 // nights not stayed is refunded for actor while the booking keeps its units.
-func (b *booking) departEarly(ctx workflow.Context, at time.Time, actor string) (begun bool, err error) {
+func (b *booking) departEarly(ctx workflow.Context, at time.Time, actor string, endsToday bool) (begun bool, err error) {
 	var out activities.DepartEarlyOutput
 	err = workflow.ExecuteActivity(dbActivity(ctx), bookings.DepartEarly, activities.DepartEarlyInput{
-		BookingID: b.in.BookingID, At: at}).Get(ctx, &out)
+		BookingID: b.in.BookingID, At: at, EndsToday: endsToday}).Get(ctx, &out)
 	if err != nil || !out.Begun {
 		return false, err
 	}

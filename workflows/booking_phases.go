@@ -154,6 +154,9 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 	switch {
 	case cmd.name == UpdateCancel:
 		return b.cancel(ctx, "cancelled at the guest's request", cmd.at, cmd.actor)
+	case cmd.name == UpdateCheckOut && b.status() == domain.StatusCompleted && b.in.Order == nil && !b.stayOver:
+		_, err := b.departEarly(ctx, cmd.at, cmd.actor, true) // new with the update: no marker to consult
+		return err
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
 		return b.confirm(ctx, nil, cmd.actor)
 	case cmd.name == UpdateCheckIn && b.status() == domain.StatusConfirmed:

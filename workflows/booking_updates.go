@@ -47,6 +47,15 @@ func (b *booking) validateCheckIn() error {
 	return nil
 }
 
+// validateCheckOut rejects a check-out that could change nothing: a stay not checked in (a
+// venue order has none), or one that is over.
+func (b *booking) validateCheckOut() error {
+	if (b.closing && !b.busy) || (b.steady() && (b.status() != domain.StatusCompleted || b.stayOver || b.in.Order != nil)) {
+		return b.noChange("only a checked-in stay before its end is checked out")
+	}
+	return nil
+}
+
 // validateCancel rejects a cancel that could change nothing: the booking holds no nights, or
 // its stay is over.
 func (b *booking) validateCancel() error {

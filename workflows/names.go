@@ -20,6 +20,9 @@ const (
 	UpdateConfirm = "confirm"
 	// UpdateCancel cancels a booking on hold or confirmed, giving its nights back.
 	UpdateCancel = "cancel"
+	// UpdateCheckOut checks a checked-in stay's guest out: before its last night, an early
+	// departure that ends the stay that day at the hotel (issue 39).
+	UpdateCheckOut = "check-out"
 	// UpdateCheckIn marks a confirmed booking COMPLETED: staff checked its guest in.
 	UpdateCheckIn = "checkIn"
 	// UpdateAmend changes what a held or confirmed booking holds (an AmendRequest); it answers
