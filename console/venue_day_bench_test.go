@@ -42,7 +42,7 @@ func BenchmarkVenueDay(b *testing.B) {
 	require.NoError(b, err)
 	srv := httptest.NewServer(e)
 	b.Cleanup(srv.Close)
-	client := signedInDesk(b, srv.URL, "bench-hall")
+	client := signedInDesk(b, srv.URL, "venue:bench-hall")
 	page := srv.URL + "/console/venues/bench-hall/day?date=" + day.String()
 	body := get(b, client, page)
 	require.Equal(b, 300, strings.Count(body, `href="/console/bookings/`), "every booking is on the grid")
@@ -50,23 +50,7 @@ func BenchmarkVenueDay(b *testing.B) {
 	desk := domain.Principal{Subject: "desk-bench", Roles: []domain.Role{domain.RoleFrontDesk}, Venues: []string{"bench-hall"}}
 	reads := []string{"/api/v1/staff/sites?venueId=bench-hall", "/api/v1/venues/bench-hall/slots?date=" + day.String(),
 		"/api/v1/staff/bookings?venueId=bench-hall&date=" + day.String() + "&limit=100"}
-	apiReads := func() {
-		for _, path := range reads {
-			for cursor := ""; ; {
-				req := httptest.NewRequestWithContext(api.WithPrincipal(ctx, desk), http.MethodGet, path+cursor, nil)
-				w := httptest.NewRecorder()
-				e.ServeHTTP(w, req)
-				if w.Code != http.StatusOK {
-					b.Fatalf("%s: %d %s", path, w.Code, w.Body.String())
-				}
-				next := regexp.MustCompile(`"next":"([^"]+)"`).FindStringSubmatch(w.Body.String())
-				if next == nil {
-					break
-				}
-				cursor = "&cursor=" + next[1]
-			}
-		}
-	}
+	apiReads := func() { apiReadsOf(b, e, api.WithPrincipal(ctx, desk), reads) }
 	pages, baseline := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -126,15 +110,16 @@ func busyVenue(b *testing.B, store *db.Store, day domain.Date, loc *time.Locatio
 	require.NoError(b, err)
 }
 
-// signedInDesk is a client signed in to the console as a front desk of venue.
-func signedInDesk(b *testing.B, base, venue string) *http.Client {
+// signedInDesk is a client signed in to the console as a front desk of site ("venue:<id>",
+// "hotel:<id>").
+func signedInDesk(b *testing.B, base, site string) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second}
 	form := get(b, client, base+"/console/sign-in")
 	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(form)
 	require.NotNil(b, token)
 	res, err := client.PostForm(base+"/console/sign-in/dev", url.Values{"csrf": {token[1]}, "subject": {"desk-bench"},
-		"role": {"front_desk"}, "site": {"venue:" + venue}})
+		"role": {"front_desk"}, "site": {site}})
 	require.NoError(b, err)
 	_ = res.Body.Close()
 	require.Equal(b, http.StatusOK, res.StatusCode)
