@@ -121,7 +121,11 @@ func (c *Console) bookingPage(r *request) error {
 func (c *Console) bookingAction(action string) handler {
 	return func(r *request) error {
 		id := r.Param("id")
-		if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/"+action, nil, "", nil); err != nil {
+		var body any
+		if reason := strings.TrimSpace(r.FormValue("reason")); action == "cancel" && reason != "" {
+			body = map[string]string{"reason": reason} // for the cancel's audit entry
+		}
+		if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/"+action, body, "", nil); err != nil {
 			if r.alreadyDone(id, action) { // a double click: the first did it
 				return r.Redirect(http.StatusSeeOther, Prefix+"/bookings/"+seg(id))
 			}
@@ -132,9 +136,8 @@ func (c *Console) bookingAction(action string) handler {
 	}
 }
 
-// cancel cancels a booking once staff confirmed it with a reason (the page's second step). The
-// API's staff cancel takes no body, so the reason is not recorded there yet: asking for it
-// still makes the cancel a deliberate step.
+// cancel cancels a booking once staff confirmed it with a reason (the page's second step), which
+// the API keeps in the cancel's audit entry.
 func (c *Console) cancel(r *request) error {
 	id := r.Param("id")
 	// Whether the person may cancel it is the API's to say first: another site's desk is 403.

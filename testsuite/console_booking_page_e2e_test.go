@@ -274,6 +274,8 @@ func TestConsoleBookingPageCancelAndReverseAskForAReason(t *testing.T) {
 	b.Submit("#cancel-booking")
 	b.Screenshot("cancelled")
 	assert.Equal(t, "CANCELLED", b.Attr("#booking-status", "data-status"))
+	assert.Equal(t, 1, count(t, s, `SELECT count(*) FROM audit_log WHERE booking_id = $1 AND action = 'cancel'
+		AND reason = 'guest called to cancel'`, id), "the cancel's reason is in its audit entry")
 }
 
 // TestConsoleBookingPageMoneyAddsUp (issue 39, defect 9): a stay of 400.00 paid 300.00 with a
