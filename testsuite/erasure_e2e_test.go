@@ -27,7 +27,9 @@ func withoutCustomers(v any) any {
 	case map[string]any:
 		out := map[string]any{}
 		for k, x := range v {
-			if k != "customerId" && k != "createdBy" {
+			// The guest (a walk-in's name and phone, shown by the staff view) is personal data
+			// the erasure removes: no money figure.
+			if k != "customerId" && k != "createdBy" && k != "guest" && k != "guestName" {
 				out[k] = withoutCustomers(x)
 			}
 		}

@@ -110,7 +110,7 @@ var stepStories = []stepStory{
 			res := deskOf(t, sys, []string{"h-step"}, nil).Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil, nil)
 			assert.Equal(t, http.StatusOK, res.Status, "the desk ends a begun stay: %s", res.Raw)
 		}, settled: answered},
-	{name: "a no-show", step: "MarkNoShow", days: 30, noShow: 4 * time.Second,
+	{name: "a no-show", step: "MarkNoShowUnlessClosed", days: 30, noShow: 4 * time.Second,
 		act: func(t *testing.T, sys *testsuite.System, id string, total int64) {
 			payWebhook(t, sys, id, total)
 		}, settled: func(t *testing.T, sys *testsuite.System, id string) bool {
