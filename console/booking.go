@@ -34,6 +34,9 @@ type bookingWithMoney struct {
 	Nights int             `json:"nights"`
 	Reason string          `json:"reason"`
 	Money  db.MoneySummary `json:"money"`
+	// GuestName and Guest: who stays or plays under it (the staff booking's own, booking_guest.go).
+	GuestName string         `json:"guestName"`
+	Guest     db.StoredGuest `json:"guest"`
 }
 
 // bookingPageView is what the booking page shows.

@@ -61,13 +61,7 @@ const keyGuestForm = "console.guestForm"
 // renderBooking draws the booking page v with its guest: the page is named by the guest's name
 // when one is known, else by the customer as before.
 func (c *Console) renderBooking(r *request, v bookingPageView) error {
-	var g struct {
-		GuestName string         `json:"guestName"`
-		Guest     db.StoredGuest `json:"guest"`
-	}
-	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(v.B.ID), nil, "", &g); err != nil {
-		return r.fail(err)
-	}
+	g := v.B // the page read the booking with its guest
 	s := guestSection{T: r.text, CSRF: r.csrf, ID: v.B.ID, Desk: v.Desk, Guest: g.Guest, Zone: v.Zone,
 		Form: storedGuestForm(g.Guest.Guest)}
 	s.Shown = g.Guest.Name != "" || g.Guest.Phone != "" || g.Guest.Email != "" || g.Guest.Notes != ""

@@ -159,7 +159,10 @@ func TestConsoleBookingPageRefusalsSpeakToStaff(t *testing.T) {
 	order := courtOrder(t, venueDesk, "v-ref", "lane-1", "+36301115555", day.At(12, loc))
 	v := testsuite.NewBrowser(t, "refusals-venue")
 	v.DevSignIn(s, "desk-v-ref", "front_desk", "venue:v-ref")
-	for lang, sentence := range map[string]string{"en": "not on the resource's slots", "zh-Hans": "该时间不在资源的时段上"} {
+	// English first, then Chinese: the switch holds for the rest of the session (a map's order
+	// would make it a coin toss).
+	for _, c := range []struct{ lang, sentence string }{{"en", "not on the resource's slots"}, {"zh-Hans", "该时间不在资源的时段上"}} {
+		lang, sentence := c.lang, c.sentence
 		if lang == "zh-Hans" {
 			v.Do(chromedp.SetValue(chromedp.ID("lang"), "zh-Hans"))
 			v.Submit(`form[action="/console/language"] button`)
