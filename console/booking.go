@@ -3,6 +3,7 @@ package console
 import (
 	"cmp"
 	"errors"
+	"html/template"
 	"net/http"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/amendments", c.amend, desk)
 	page(http.MethodPost, "/bookings/:id/lines", c.moveLine, desk)
 	c.guestRoutes(page, desk, anyStaff) // the guest's form and the desk's search (booking_guest.go)
+	c.folioRoutes(page, desk, anyStaff) // the extras and the receipt (booking_folio.go)
 }
 
 // bookingWithMoney is a staff booking as the API shows it, with its money summary.
@@ -56,6 +58,8 @@ type bookingPageView struct {
 	Money    moneySum   // its money, summed so that it adds up
 	Shown    string     // how the booking stood when the page was drawn (shownAs), for each form
 	Leaving  *departure // what checking the guest out now would do, when offered (booking_check_out.go)
+	// FolioSection is the extras and the charge form (booking_folio.go).
+	FolioSection template.HTML
 }
 
 // bookingPage shows a booking: its lines, price, payments and refunds, its history with who did
@@ -112,6 +116,9 @@ func (c *Console) bookingPage(r *request) error {
 	v.Offers = offersFor(v.B, v.Desk, v.Refund, c.cfg.Now(), zone, kept, balances.Kept, v.Payments, venue)
 	v.Money = r.sumMoney(v.B, *balances)
 	v.Leaving = c.checkOutPreview(r, &v)
+	if v.FolioSection, err = c.folioSection(r, v); err != nil { // the page is the desk's still
+		r.c.cfg.Logger.Warn("console: a booking's folio", "booking", id, "err", err)
+	}
 	v.Keys = map[string]string{"pay": r.formKey("pay-", "pay:"+id), "refund": r.formKey("refund-", "refund:"+id),
 		"amend": r.formKey("amend-", "amend:"+id)}
 	for _, p := range v.Payments {

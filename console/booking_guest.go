@@ -69,6 +69,9 @@ func (c *Console) renderBooking(r *request, v bookingPageView) error {
 	if f, ok := r.Get(keyGuestForm).(guestForm); ok {
 		s.Form, status = f, f.Status
 	}
+	if f, ok := r.Get(keyChargeForm).(chargeForm); ok { // a refused charge (booking_folio.go)
+		status = f.Status
+	}
 	s.Opened = g.Guest.Name == "" || s.Form.Status != 0 // open until the guest is named
 	t, ok := c.pages.byName["booking_guest"]
 	if !ok {

@@ -8,15 +8,16 @@ import (
 
 // moneySum is the booking page's money, summed as the API sums it (db.MoneySummary): Paid is
 // what the payments the booking keeps brought, Refunded and Refunding what of it went back or
-// is on its way, Kept what is left (Paid - Refunded - Refunding). Due is the price less what
-// was paid and what a channel owes, plus what reversals of desk payments gave back (those are
+// is on its way, Kept what is left (Paid - Refunded - Refunding). Due is the price and the
+// folio's extras less what was paid and what a channel owes, plus what reversals of desk
+// payments gave back (those are
 // due again; any other refund that kept the booking, a goodwill one, is not), while the booking
 // holds its units.
 type moneySum struct {
-	Currency                         string
-	Price, Paid, Refunded, Refunding int64
-	Kept, OnAccount, Reversed, Due   int64
-	DueSum                           string // the arithmetic that gives Due, in words
+	Currency                                 string
+	Price, Extras, Paid, Refunded, Refunding int64
+	Kept, OnAccount, Reversed, Due           int64
+	DueSum                                   string // the arithmetic that gives Due, in words
 }
 
 // sumMoney sums booking b's money from the API's summary and ledger balances, and says how Due
@@ -25,10 +26,14 @@ type moneySum struct {
 func (r *request) sumMoney(b bookingWithMoney, balances db.LedgerMoney) moneySum {
 	m := b.Money
 	cur := b.Price.Currency
-	s := moneySum{Currency: cur, Price: b.Price.Total, Paid: m.Paid, Refunded: m.Refunded, Refunding: m.Refunding,
+	s := moneySum{Currency: cur, Price: b.Price.Total, Extras: m.Extras, Paid: m.Paid, Refunded: m.Refunded, Refunding: m.Refunding,
 		Kept: m.Paid - m.Refunded - m.Refunding, OnAccount: m.OnAccount, Reversed: balances.Reversed, Due: m.Due}
-	raw := s.Price - s.Paid - s.OnAccount + s.Reversed
-	terms := []string{r.text.T("booking.sum.price", formatAmount(s.Price, cur)), r.text.T("booking.sum.paid", formatAmount(s.Paid, cur))}
+	raw := s.Price + s.Extras - s.Paid - s.OnAccount + s.Reversed
+	terms := []string{r.text.T("booking.sum.price", formatAmount(s.Price, cur))}
+	if s.Extras > 0 {
+		terms = append(terms, r.text.T("booking.sum.extras", formatAmount(s.Extras, cur)))
+	}
+	terms = append(terms, r.text.T("booking.sum.paid", formatAmount(s.Paid, cur)))
 	if s.Reversed > 0 {
 		terms = append(terms, r.text.T("booking.sum.reversed", formatAmount(s.Reversed, cur)))
 	}

@@ -28,7 +28,8 @@ var actionText = texts{
 		"action.create-sale-rules": "Sale rules created", "action.replace-sale-rule": "Sale rule replaced",
 		"action.end-sale-rule": "Sale rule ended", "action.set-stock-alert-thresholds": "Stock alert thresholds set",
 		"action.resolve-stock-alert": "Stock alert resolved", "action.put-event-subscriber": "Event subscriber saved",
-		"action.rotate-event-secret": "Event secret rotated",
+		"action.rotate-event-secret": "Event secret rotated", "action.folio-charge": "Extra charged",
+		"action.folio-void": "Extra voided",
 
 		// The reasons the API writes itself for an action (the staff's own are shown as typed);
 		// a desk payment's, an on-time check-out's and a guest's details' only repeat the action.
@@ -42,6 +43,7 @@ var actionText = texts{
 		"date.invalid": "%q is not a date: give it as YYYY-MM-DD, such as 2026-12-06.",
 	},
 	"zh-Hans": {
+		"action.folio-charge": "添加额外费用", "action.folio-void": "作废额外费用",
 		"action.check-in": "签到", "action.check-out": "退房", "action.confirm": "免付款确认",
 		"action.cancel": "取消预订", "action.money-desk-payment": "前台收款",
 		"action.money-price": "手动改价", "action.money-refund": "退款",

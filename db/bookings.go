@@ -279,17 +279,18 @@ func (s *Store) departEarly(ctx context.Context, bookingID string, at time.Time,
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, updated_at = now() WHERE id = $1`,
-			bookingID, checkOut.Time()); err != nil {
-			return err
-		}
-		out.Nights = checkOut.DaysUntil(b.CheckOut)
 		// What the policy gives up of the nights not stayed comes off the price: the part paid for
-		// goes back (the refund, which StartStaffRefund takes off the price), the rest here.
+		// goes back (the refund, which StartStaffRefund takes off the price), the rest here. The
+		// refund is kept with the new check-out, for the answer asked again (departedBefore).
 		given, refund, err := departureMoney(ctx, tx, b, checkOut)
 		if err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, `UPDATE bookings SET unit_to = $2, departure_refund = $3, updated_at = now() WHERE id = $1`,
+			bookingID, checkOut.Time(), refund); err != nil {
+			return err
+		}
+		out.Nights = checkOut.DaysUntil(b.CheckOut)
 		out.Refund = refund
 		if unpaid := given - out.Refund; unpaid > 0 {
 			p := b.Price.LessLastNights(unpaid)
@@ -330,12 +331,17 @@ func giveBackReleased(ctx context.Context, tx pgx.Tx, bookingID string, released
 // departedBefore answers an early departure asked again the day the check-out already moved to
 // checkOut: while that departure's refund is not recorded, with the nights of the price from
 // checkOut on (the nights it gave back; a price keeps its nights when the stay is shortened) and
-// their refund. On the stay's own last night there are none.
+// the refund that departure decided. On the stay's own last night there are none.
 func departedBefore(ctx context.Context, tx pgx.Tx, out *EarlyDeparture, checkOut domain.Date) error {
 	b := out.Booking
 	var refunded bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM staff_refunds WHERE id = $1)`,
 		StaffRefundID(b.ID, EarlyDepartureKey(checkOut))).Scan(&refunded); err != nil || refunded {
+		return err
+	}
+	var kept *int64 // the refund the departure to checkOut decided (migration 00056)
+	if err := tx.QueryRow(ctx, `SELECT departure_refund FROM bookings WHERE id = $1 AND unit_to = $2`, b.ID,
+		checkOut.Time()).Scan(&kept); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
 	end := checkOut
@@ -347,7 +353,10 @@ func departedBefore(ctx context.Context, tx pgx.Tx, out *EarlyDeparture, checkOu
 			}
 		}
 	}
-	if out.Nights > 0 {
+	switch {
+	case out.Nights > 0 && kept != nil:
+		out.Refund = *kept
+	case out.Nights > 0: // a departure recorded before the refund was kept: recomputed
 		out.Refund = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, end, b.Paid)
 	}
 	return nil

@@ -30,15 +30,17 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 		return err
 	}
 	// Every give-back reads the waitlist (00050) and the blocks (00051), every hotel read its
-	// country (00052), every booking read its check-out (00053), an erasure its guests (00054) and a
-	// booking's change its rooms (00055):
-	// those whole, each of which may run twice.
+	// country (00052), every booking read its check-out (00053), an erasure its guests (00054), a
+	// booking's change its rooms (00055) and its money its extras (00056, with the function that
+	// sums them, once the ledger and its commands exist: 00034): those whole, each of which may
+	// run twice.
 	for _, m := range []struct {
 		version int64
 		file    string
 	}{{50, "00050_waitlists.sql"}, {51, "00051_group_blocks.sql"}, {52, "00052_site_country.sql"},
-		{53, "00053_check_out.sql"}, {54, "00054_booking_guests.sql"}, {55, "00055_rooms.sql"}} {
-		if version >= m.version {
+		{53, "00053_check_out.sql"}, {54, "00054_booking_guests.sql"}, {55, "00055_rooms.sql"},
+		{56, "00056_folio_charges.sql"}} {
+		if version >= m.version || (m.version == 56 && version < 34) {
 			continue
 		}
 		text, err := migrations.ReadFile("migrations/" + m.file)
@@ -49,6 +51,14 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 		if _, err := pool.Exec(ctx, up); err != nil {
 			return err
 		}
+	}
+	if version < 56 && version >= 34 {
+		text, err := functions.ReadFile("functions/ledger_booking_extras.sql")
+		if err != nil {
+			return err
+		}
+		_, err = pool.Exec(ctx, string(text))
+		return err
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ const (
 	CommandDeskPayment  = "desk_payment"
 	CommandCancelRefund = "cancel_refund" // a cancel with the refund staff decide (releaseUnits)
 	CommandAmendment    = "amendment"
+	CommandFolioCharge  = "folio_charge" // an extra the desk charged (db/folio.go)
 )
 
 // MoneyCommand is a command that moves a booking's money, under its key.

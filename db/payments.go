@@ -381,22 +381,24 @@ func nullTime(t time.Time) *time.Time {
 
 // MoneySummary is a booking's money as its view shows it, in its price's currency: what its
 // kept payments brought (Paid), what of it went back (Refunded), what is on its way back
-// (Refunding), what its sales channel owes for it (OnAccount: sold on the channel's account) and
-// what is still to pay (Due, while the booking holds its units).
+// (Refunding), what its sales channel owes for it (OnAccount: sold on the channel's account),
+// what its live extras charge it (Extras: the folio, db/folio.go) and what is still to pay (Due,
+// while the booking holds its units).
 type MoneySummary struct {
 	Currency  string `json:"currency"`
 	Paid      int64  `json:"paid"`
 	Refunded  int64  `json:"refunded"`
 	Refunding int64  `json:"refunding"`
 	OnAccount int64  `json:"onAccount"`
+	Extras    int64  `json:"extras"`
 	Due       int64  `json:"due"`
 }
 
 // BookingMoneySummary sums a booking's money for its view from its ledger: what its kept
 // payments brought, what of it went back, what is on its way back (asked or sent, not yet
-// given), what its channel owes, and what is still to pay while it holds its units (its price
-// less what it was paid and what its channel owes, plus what reversals of desk payments gave
-// back).
+// given), what its channel owes, what its extras charge, and what is still to pay while it holds
+// its units (its price and extras less what it was paid and what its channel owes, plus what
+// reversals of desk payments gave back).
 func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
 	l, err := s.LedgerMoney(ctx, b.ID)
 	if err != nil {
@@ -408,8 +410,11 @@ func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (Mone
 	}
 	m := MoneySummary{Currency: b.Price.Currency, Paid: l.Paid, Refunded: l.Refunded, Refunding: l.Owed + l.Refunding,
 		OnAccount: owes}
+	if err := s.pool.QueryRow(ctx, `SELECT ledger_booking_extras($1)`, b.ID).Scan(&m.Extras); err != nil {
+		return MoneySummary{}, err
+	}
 	if b.Status.HoldsInventory() {
-		m.Due = max(b.Price.Total-l.Paid-owes+l.Reversed, 0)
+		m.Due = max(b.Price.Total+m.Extras-l.Paid-owes+l.Reversed, 0)
 	}
 	return m, nil
 }

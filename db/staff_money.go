@@ -48,8 +48,9 @@ const reversed = `(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE 
 
 // lockedMoney is what lockBookingMoney reads of a locked booking's money.
 type lockedMoney struct {
-	got  int64 // what its kept payments brought, less what reversals of them gave back
-	live bool  // its hold has not expired by the database's clock
+	got    int64 // what its kept payments brought, less what reversals of them gave back
+	extras int64 // what its live extras charge it (the folio, db/folio.go)
+	live   bool  // its hold has not expired by the database's clock
 }
 
 // lockBookingMoney locks a booking's row and returns it with its money.
@@ -62,8 +63,8 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 	if err != nil {
 		return b, m, err
 	}
-	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+`, b.expires_at > now() FROM bookings b WHERE b.id = $1`,
-		bookingID).Scan(&m.got, &m.live)
+	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+`, `+extrasCharged+`, b.expires_at > now() FROM bookings b
+		WHERE b.id = $1`, bookingID).Scan(&m.got, &m.extras, &m.live)
 	return b, m, err
 }
 
@@ -71,7 +72,8 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 // hold (not expired by the database's clock) whatever part of its price it pays: a guest who
 // left money at the desk keeps the booking (issue 39), never a hold that runs out with the cash
 // in the drawer. What is left of the price is due: by the balance date of a deposit plan still
-// ahead (domain/plan_balance.go), otherwise at the desk (the folio's balance). All in one
+// ahead (domain/plan_balance.go), otherwise at the desk (the folio's balance, with its extras:
+// db/folio.go). All in one
 // transaction: two payments racing for the same balance take it once, and the second is
 // refused. A payment is never above what is due. Its key is claimed in the booking's key space
 // (claimMoneyCommand): the same key again with the same payment changes nothing; with another
@@ -124,7 +126,7 @@ func (s *Store) takeDeskPayment(ctx context.Context, p DeskPayment, settle deskS
 		if err := deskPayable(b, m.live, p); err != nil {
 			return err
 		}
-		due := max(b.Price.Total-m.got, 0)
+		due := max(b.Price.Total+m.extras-m.got, 0) // its price and its extras (the folio)
 		if p.Amount > due {
 			return fmt.Errorf("%w: booking %s has %d %s due; a desk payment of %d is more", domain.ErrConflict,
 				b.ID, due, b.Price.Currency, p.Amount)

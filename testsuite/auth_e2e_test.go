@@ -99,6 +99,9 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/bookings/:id/check-out", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-out", desk},
 	{"POST", "/api/v1/staff/bookings/:id/desk-payments", desk},
+	{"GET", "/api/v1/staff/bookings/:id/folio", anyStaff},
+	{"POST", "/api/v1/staff/bookings/:id/charges", desk},
+	{"POST", "/api/v1/staff/bookings/:id/charges/:chargeId/void", desk},
 	{"PUT", "/api/v1/staff/bookings/:id/price", desk},
 	{"POST", "/api/v1/staff/bookings/:id/refunds", anyStaff},
 	{"POST", "/api/v1/staff/payments/:paymentId/manual-refunds", money},
@@ -191,7 +194,7 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
 		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
 		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}",
-		":entryId", "{entryId}", ":blockId", "{blockId}", ":groupCode", "{groupCode}")
+		":entryId", "{entryId}", ":blockId", "{blockId}", ":groupCode", "{groupCode}", ":chargeId", "{chargeId}")
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
 		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)

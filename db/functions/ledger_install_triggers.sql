@@ -32,6 +32,8 @@ BEGIN
         FOR EACH ROW EXECUTE FUNCTION ledger_after_staff_refund();
     CREATE OR REPLACE TRIGGER _ledger_price_change AFTER INSERT ON price_changes
         FOR EACH ROW EXECUTE FUNCTION ledger_after_price_change();
+    CREATE OR REPLACE TRIGGER _ledger_folio_charge AFTER INSERT OR UPDATE OF voided_at ON folio_charges
+        FOR EACH ROW EXECUTE FUNCTION ledger_after_folio_charge();
     CREATE OR REPLACE TRIGGER _ledger_refund AFTER INSERT OR UPDATE OF status ON refunds
         FOR EACH ROW EXECUTE FUNCTION ledger_after_refund();
     CREATE OR REPLACE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON money_ledger
