@@ -27,8 +27,7 @@ type OutOfOrder struct {
 	PutBy  string      `json:"putBy,omitempty"`
 }
 
-// outOfOrderRoom finds hotel hotelID's room number and its room type, locking the room's row
-// as the out-of-order triggers do (the nights' lock is taken first, by setBlocked).
+// outOfOrderRoom finds hotel hotelID's room number and its room type.
 func outOfOrderRoom(ctx context.Context, tx pgx.Tx, hotelID, number string) (room, resource int64, roomType string, err error) {
 	err = tx.QueryRow(ctx, `SELECT m.id, m.room_type, r.code FROM rooms m JOIN resources r ON r.id = m.room_type
 		WHERE m.hotel_id = $1 AND m.number = $2`, hotelID, number).Scan(&room, &resource, &roomType)
@@ -60,13 +59,15 @@ func (s *Store) PutRoomOutOfOrder(ctx context.Context, hotelID, number string, f
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO room_out_of_order (room_id, nights, reason, put_by)
-			VALUES ($1, daterange($2::date, $3::date), $4, $5)`, room, from.Time(), to.Time(), reason, out.PutBy)
-		if err := outOfOrderRefusal(err, number, from, to); err != nil {
+		// The nights' lock first, then the room's (the insert's trigger): an amendment holds
+		// nights before its booking, and an assignment its booking before its room.
+		p := BlockRooms{HotelID: hotelID, RoomTypeID: roomType, From: from, To: to, Blocked: 1}
+		if _, err := setBlocked(ctx, tx, resource, p, true); err != nil {
 			return err
 		}
-		_, err = setBlocked(ctx, tx, resource, BlockRooms{HotelID: hotelID, RoomTypeID: roomType, From: from, To: to, Blocked: 1}, true)
-		return err
+		_, err = tx.Exec(ctx, `INSERT INTO room_out_of_order (room_id, nights, reason, put_by)
+			VALUES ($1, daterange($2::date, $3::date), $4, $5)`, room, from.Time(), to.Time(), reason, out.PutBy)
+		return outOfOrderRefusal(err, number, from, to)
 	})
 	return out, err
 }
@@ -116,8 +117,14 @@ func (s *Store) PutRoomBackInOrder(ctx context.Context, hotelID, number string, 
 			return fmt.Errorf("%w: room %s is not out of order on any night of [%s, %s)", domain.ErrConflict, number, from, to)
 		}
 		for _, t := range ranges {
-			// The nights of the range outside [from, to) stay out of order; those inside come back.
 			lo, hi := domain.DateOf(t.from, time.UTC), domain.DateOf(t.to, time.UTC)
+			p := BlockRooms{HotelID: hotelID, RoomTypeID: roomType, From: later(from, lo), To: earlier(to, hi), Blocked: -1}
+			n, err := setBlocked(ctx, tx, resource, p, true) // the nights' lock before the room's, as above
+			if err != nil {
+				return err
+			}
+			back += n
+			// The nights of the range outside [from, to) stay out of order; those inside came back.
 			for _, keep := range [][2]domain.Date{{lo, earlier(from, hi)}, {later(to, lo), hi}} {
 				if keep[0].Before(keep[1]) {
 					if _, err := tx.Exec(ctx, `INSERT INTO room_out_of_order (room_id, nights, reason, put_by)
@@ -126,12 +133,6 @@ func (s *Store) PutRoomBackInOrder(ctx context.Context, hotelID, number string, 
 					}
 				}
 			}
-			p := BlockRooms{HotelID: hotelID, RoomTypeID: roomType, From: later(from, lo), To: earlier(to, hi), Blocked: -1}
-			n, err := setBlocked(ctx, tx, resource, p, true)
-			if err != nil {
-				return err
-			}
-			back += n
 		}
 		return nil
 	})

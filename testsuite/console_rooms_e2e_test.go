@@ -34,6 +34,13 @@ func TestConsoleRoomsAssignMoveAndOutOfOrder(t *testing.T) {
 	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+other+"/rooms", nil, map[string]any{"room": "102"})
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 
+	blocked := func() (nights []int) { // the doubles' blocked rooms from tonight, four nights
+		require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT array_agg(i.blocked ORDER BY i.unit_start) FROM inventory i
+			JOIN resources r ON r.id = i.resource_id WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
+			hotel, today.Time(), today.AddDays(4).Time()).Scan(&nights))
+		return nights
+	}
+
 	b := testsuite.NewBrowser(t, "rooms")
 	b.DevSignIn(s, "desk-rooms", "front_desk", "hotel:"+hotel)
 	b.Visit(s.ConsoleURL() + "/bookings/" + guest)
@@ -82,11 +89,7 @@ func TestConsoleRoomsAssignMoveAndOutOfOrder(t *testing.T) {
 	assert.Equal(t, "free", b.Attr("#room-103", "data-state"))
 	b.AssertAccessible(t, "hotel day rooms")
 	b.Screenshot("hotel-rooms")
-	var blocked []int
-	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT array_agg(i.blocked ORDER BY i.unit_start) FROM inventory i
-		JOIN resources r ON r.id = i.resource_id WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
-		hotel, today.Time(), today.AddDays(4).Time()).Scan(&blocked))
-	assert.Equal(t, []int{1, 1, 1, 0}, blocked, "a room out of order is a blocked room on each of its nights")
+	assert.Equal(t, []int{1, 1, 1, 0}, blocked(), "a room out of order is a blocked room on each of its nights")
 
 	// 101 has a guest: refused in a sentence, the form as typed, in English and in Chinese.
 	refuse := func() {
@@ -112,10 +115,7 @@ func TestConsoleRoomsAssignMoveAndOutOfOrder(t *testing.T) {
 	b.Submit("#back-in-order-104")
 	assert.Contains(t, b.Text("main"), "Room 104 is back in order: 3 night(s).")
 	assert.Equal(t, "free", b.Attr("#room-104", "data-state"))
-	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT array_agg(i.blocked ORDER BY i.unit_start) FROM inventory i
-		JOIN resources r ON r.id = i.resource_id WHERE r.hotel_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3`,
-		hotel, today.Time(), today.AddDays(4).Time()).Scan(&blocked))
-	assert.Equal(t, []int{0, 0, 0, 0}, blocked)
+	assert.Equal(t, []int{0, 0, 0, 0}, blocked())
 	var reason string
 	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT reason FROM audit_log WHERE action = 'room-out-of-order'`).Scan(&reason))
 	assert.Equal(t, "Leak in the bathroom", reason, "audited with its reason")
