@@ -18,7 +18,8 @@ import (
 // form as typed, and moves the guest to 103 from the second night. On the hotel's day the arrival
 // shows its room, and the rooms panel shows 101 and 102 occupied (linked to their bookings), 103
 // free; the desk puts 104 out of order with a reason, is refused 101 (a guest is in it) with the
-// form as typed, in English and in Chinese, and puts 104 back in order. Every page passes axe.
+// form as typed, in English and in Chinese, and puts 104 back in order; another hotel's desk may
+// not. Every page passes axe.
 func TestConsoleRoomsAssignMoveAndOutOfOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -116,6 +117,9 @@ func TestConsoleRoomsAssignMoveAndOutOfOrder(t *testing.T) {
 	assert.Contains(t, b.Text("main"), "Room 104 is back in order: 3 night(s).")
 	assert.Equal(t, "free", b.Attr("#room-104", "data-state"))
 	assert.Equal(t, []int{0, 0, 0, 0}, blocked())
+	res = deskOf(t, s, []string{"h-elsewhere"}, nil).Do(t, http.MethodPost, "/api/v1/staff/hotels/"+hotel+"/rooms/103/out-of-order",
+		nil, map[string]any{"from": today, "to": today.AddDays(1), "reason": "Leak"})
+	assert.Equal(t, http.StatusForbidden, res.Status, "another hotel's desk: %s", res.Raw)
 	var reason string
 	require.NoError(t, s.DB.Pool.QueryRow(ctx, `SELECT reason FROM audit_log WHERE action = 'room-out-of-order'`).Scan(&reason))
 	assert.Equal(t, "Leak in the bathroom", reason, "audited with its reason")
