@@ -146,3 +146,39 @@ func TestAGuestAndOutOfOrderRaceForOneRoom(t *testing.T) {
 		ON a.room_id = o.room_id AND a.nights && o.nights`).Scan(&both))
 	assert.Equal(t, 1, both, "control: a guest in a room out of order")
 }
+
+// TestRacingAGuestAndOutOfOrderLeaveOneOfThem: six rooms, each asked at once for a guest and to
+// go out of order on the same night: each room has exactly one of them, never both.
+func TestRacingAGuestAndOutOfOrderLeaveOneOfThem(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testsuite.NewDatabase(t)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 20)
+	numbers := []string{"201", "202", "203", "204", "205", "206"}
+	_, err := d.Store.PutRooms(ctx, "h1", "double", numbers)
+	require.NoError(t, err)
+	for i, n := range numbers {
+		id := hold(t, d, "g"+n, stay3, 1).ID
+		errs := make([]error, 2)
+		testsuite.Race(2, func(j int) {
+			if j == 0 {
+				_, errs[j] = d.Store.AssignRoom(ctx, id, n, "", domain.Date{})
+			} else {
+				_, errs[j] = d.Store.PutRoomOutOfOrder(ctx, "h1", n, dec11, dec12, "leak")
+			}
+		})
+		won := 0
+		for _, err := range errs {
+			if err == nil {
+				won++
+			} else {
+				assert.ErrorIs(t, err, domain.ErrConflict, "round %d", i)
+			}
+		}
+		assert.Equal(t, 1, won, "room %s has its guest or is out of order, not both", n)
+	}
+	var both int
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM room_out_of_order o JOIN room_assignments a
+		ON a.room_id = o.room_id AND a.nights && o.nights`).Scan(&both))
+	assert.Zero(t, both)
+}
