@@ -39,6 +39,8 @@ type bookingWithMoney struct {
 	// GuestName and Guest: who stays or plays under it (the staff booking's own, booking_guest.go).
 	GuestName string         `json:"guestName"`
 	Guest     db.StoredGuest `json:"guest"`
+	// Rooms are a hotel stay's rooms by night range (booking_room.go).
+	Rooms []db.RoomAssignment `json:"rooms"`
 }
 
 // bookingPageView is what the booking page shows.

@@ -49,10 +49,12 @@ type guestSection struct {
 	Opened bool // the form is open: refused, or no name written down yet
 }
 
-// bookingWithGuest is the booking page's data with its guest's section drawn.
+// bookingWithGuest is the booking page's data with its guest's section drawn, and its rooms'
+// (booking_room.go).
 type bookingWithGuest struct {
 	bookingPageView
 	GuestSection template.HTML
+	RoomSection  template.HTML
 }
 
 // keyGuestForm carries a refused guest form to the booking page drawn again.
@@ -81,9 +83,15 @@ func (c *Console) renderBooking(r *request, v bookingPageView) error {
 	if err := t.ExecuteTemplate(&buf, "guest", s); err != nil {
 		return err
 	}
+	rooms, roomStatus, err := c.drawRoomSection(r, v)
+	if err != nil {
+		return err
+	}
+	status = max(status, roomStatus) // a refused form's status (only one form is sent at a time)
 	name := cmp.Or(g.GuestName, g.Guest.Name, r.text.Guest(v.B.CustomerID))
 	//nolint:gosec // the section is html/template's own output, escaped as it was drawn
-	return r.render(status, "booking", r.text.T("booking.title", name), bookingWithGuest{bookingPageView: v, GuestSection: template.HTML(buf.String())})
+	return r.render(status, "booking", r.text.T("booking.title", name), bookingWithGuest{bookingPageView: v,
+		GuestSection: template.HTML(buf.String()), RoomSection: rooms})
 }
 
 // storedGuestForm is the form filled in with what is written down.

@@ -23,6 +23,7 @@ func (c *Console) deskRoutes(page func(method, path string, h handler, roles []d
 	page(http.MethodGet, "/waitlist", c.waitlist, anyStaff)
 	page(http.MethodPost, "/waitlist/offers", c.offerWaitlist, desk)
 	c.bookingRoutes(page, desk, anyStaff)
+	c.roomRoutes(page, desk) // a booking's room, a room out of order (hotel_rooms.go)
 	c.blockRoutes(page, desk, anyStaff)
 }
 

@@ -20,8 +20,9 @@ type hotelDayView struct {
 	WalkInKey                    string
 	Plans                        []domain.Offer // the plans the desk may sell, the default plan first
 	// Form is the walk-in form: empty but for its defaults, or as typed when it was refused.
-	Form      walkInForm
-	PhoneHint string
+	Form       walkInForm
+	PhoneHint  string
+	hotelRooms // the night's rooms (hotel_rooms.go)
 }
 
 // hotelDay shows a hotel's arrivals, stays and departures of a date (today by default; the
@@ -64,6 +65,7 @@ func (c *Console) hotelDayOf(r *request, date string) (hotelDayView, error) {
 		v.Plans, _ = c.deskPlans(r, site.ID, v.Date)
 	}
 	v.Names = names
+	c.addRooms(r, &v, bookings)
 	for _, b := range bookings {
 		switch {
 		case b.CheckIn == v.Date && (b.Status.HoldsInventory() || b.Status == domain.StatusNoShow):

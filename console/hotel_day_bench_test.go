@@ -55,7 +55,8 @@ func BenchmarkHotelDayAndSearch(b *testing.B) {
 		shows      int // bookings linked on the page
 	}{
 		{"hotel day", "/console/hotels/bench-inn/day?date=" + today.String(), []string{"/api/v1/staff/sites?hotelId=bench-inn",
-			"/api/v1/staff/bookings?hotelId=bench-inn&date=" + today.String() + "&limit=100"}, 200},
+			"/api/v1/staff/bookings?hotelId=bench-inn&date=" + today.String() + "&limit=100",
+			"/api/v1/staff/hotels/bench-inn/rooms?date=" + today.String()}, 200}, // the rooms panel's (hotel_rooms.go)
 		{"search", "/console/search?q=" + url.QueryEscape("number 123"), []string{"/api/v1/staff/search?q=" +
 			url.QueryEscape("number 123") + "&limit=50"}, 1},
 	}

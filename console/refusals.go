@@ -22,6 +22,7 @@ type refusal struct {
 // them to it.
 var refusals = []refusal{
 	{http.StatusForbidden, "", "", "refusal.forbidden"},
+	{http.StatusNotFound, "", "has no room ", "refusal.noRoom"},
 	{http.StatusNotFound, "", "", "refusal.notFound"},
 	{http.StatusUnprocessableEntity, "idempotency_key_reused", "", "booking.wentThrough"},
 	{http.StatusConflict, "idempotency_key_spent", "", "booking.wentThrough"},
@@ -60,9 +61,25 @@ var refusals = []refusal{
 	{http.StatusConflict, "", "priced by its supplier", "refusal.priceFixed"},
 	{http.StatusConflict, "", "the stay has begun", "refusal.stayStarted"},
 	{http.StatusConflict, "", "has not confirmed", "refusal.supplierPending"},
+	// A room's refusals (db/rooms.go, db/rooms_out_of_order.go, db/inventory.go's blocking).
+	{http.StatusConflict, "", "is another booking's on a night", "refusal.roomTaken"},
+	{http.StatusConflict, "", "is out of order on a night", "refusal.roomOutOfOrder"},
+	{http.StatusConflict, "", "has a guest on", "refusal.roomHasGuest"},
+	{http.StatusConflict, "", "is already out of order", "refusal.roomAlreadyOut"},
+	{http.StatusConflict, "", "free to block", "refusal.noRoomToBlock"},
+	{http.StatusConflict, "", "are not on sale", "refusal.roomNotOnSale"},
+	{http.StatusConflict, "", "have unlimited stock", "refusal.roomUnlimited"},
+	{http.StatusConflict, "", "is not out of order on any night", "refusal.roomNotOut"},
+	{http.StatusConflict, "", "holds no nights", "refusal.roomNoNights"},
 	{http.StatusConflict, "not_amendable", "", "refusal.notAmendable"},
 	{http.StatusConflict, "wrong_state", "", "refusal.wrongState"},
 
+	{http.StatusBadRequest, "", "name the room the guest moves out of", "refusal.roomMoveFrom"},
+	{http.StatusBadRequest, "", "does not have room", "refusal.roomMoveFrom"},
+	{http.StatusBadRequest, "", "is not a night of the stay", "refusal.roomNight"},
+	{http.StatusBadRequest, "", "the booking's rooms are", "refusal.roomType"},
+	{http.StatusBadRequest, "", "to must be after from", "refusal.roomDates"},
+	{http.StatusBadRequest, "", "a room out of order has a reason", "refusal.reasonNeeded"},
 	{http.StatusBadRequest, "", "cuts a unit", "refusal.notOnUnit"},
 	{http.StatusBadRequest, "", "starts in the past", "refusal.past"},
 	{http.StatusBadRequest, "", "has a reason", "refusal.reasonNeeded"},

@@ -180,7 +180,8 @@ type BlockRooms struct {
 // SetBlockedRooms sets the blocked rooms of every night of the range, all or none, under the
 // nights' lock, and returns how many nights it set. A night not on sale, unlimited stock (no
 // rooms to count), or more blocked rooms than the night has free (not sold, held or promised to
-// a channel's allocation) is a conflict and changes nothing: blocking never oversells. Rooms
+// a channel's allocation) is a conflict and changes nothing: blocking never oversells; so is
+// fewer blocked rooms than rooms out of order that night (rooms_out_of_order.go). Rooms
 // unblocked are offered to the waitlist first, in its transaction.
 func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) {
 	var nights int
@@ -189,42 +190,62 @@ func (s *Store) SetBlockedRooms(ctx context.Context, p BlockRooms) (int, error) 
 		if err != nil {
 			return err
 		}
-		nightsLine := []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}
-		waiting, err := lockForGiveBack(ctx, tx, nightsLine)
-		if err != nil {
-			return err
-		}
-		var unlimited, short, leastFree int
-		err = tx.QueryRow(ctx, `WITH night AS (
-				SELECT i.total, i.total - i.reserved - COALESCE((SELECT sum(a.allotted - a.used) FROM allocations a
-					WHERE a.resource_id = i.resource_id AND a.unit_start = i.unit_start), 0) AS free
-				FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3)
-			SELECT count(*), count(*) FILTER (WHERE total IS NULL), count(*) FILTER (WHERE free < $4 AND $4 > 0),
-				COALESCE(min(free), 0) FROM night`,
-			resourceID, p.From.Time(), p.To.Time(), p.Blocked).Scan(&nights, &unlimited, &short, &leastFree)
-		span := domain.Stay{CheckIn: p.From, CheckOut: p.To}
-		switch {
-		case err != nil:
-			return err
-		case nights < span.Nights():
-			return fmt.Errorf("%w: %d nights of %s/%s in [%s, %s) are not on sale", domain.ErrConflict,
-				span.Nights()-nights, p.HotelID, p.RoomTypeID, p.From, p.To)
-		case unlimited > 0 && p.Blocked > 0:
-			return fmt.Errorf("%w: %d nights of %s/%s in [%s, %s) have unlimited stock: there are no rooms to block",
-				domain.ErrConflict, unlimited, p.HotelID, p.RoomTypeID, p.From, p.To)
-		case short > 0:
-			return fmt.Errorf("%w: on %d nights of %s/%s in [%s, %s) fewer than %d rooms are free to block (%d on the "+
-				"scarcest; the others are sold, held or allotted to channels): nothing was blocked", domain.ErrConflict,
-				short, p.HotelID, p.RoomTypeID, p.From, p.To, p.Blocked, max(leastFree, 0))
-		}
-		_, err = tx.Exec(ctx, `UPDATE inventory SET blocked = $4 WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
-			resourceID, p.From.Time(), p.To.Time(), p.Blocked)
-		if err != nil {
-			return err
-		}
-		return offerFreed(ctx, tx, nightsLine, waiting) // rooms unblocked go to the waitlist first
+		nights, err = setBlocked(ctx, tx, resourceID, p, false)
+		return err
 	})
 	return nights, err
+}
+
+// setBlocked is SetBlockedRooms in tx: it sets every night's blocked rooms to p.Blocked, or, by
+// (an out-of-order room, rooms_out_of_order.go), raises or lowers each night's by p.Blocked. A
+// set below the rooms out of order on a night is refused: those rooms are counted there.
+func setBlocked(ctx context.Context, tx pgx.Tx, resourceID int64, p BlockRooms, by bool) (int, error) {
+	nightsLine := []line{{resourceID: resourceID, from: p.From.Time(), to: p.To.Time()}}
+	waiting, err := lockForGiveBack(ctx, tx, nightsLine)
+	if err != nil {
+		return 0, err
+	}
+	var nights, unlimited, short, leastFree, underOutOfOrder int
+	err = tx.QueryRow(ctx, `WITH night AS (
+			SELECT i.total, CASE WHEN $5 THEN i.blocked + $4 ELSE $4 END AS target,
+				i.total - i.reserved - COALESCE((SELECT sum(a.allotted - a.used) FROM allocations a
+				WHERE a.resource_id = i.resource_id AND a.unit_start = i.unit_start), 0) AS free,
+				(SELECT count(*) FROM room_out_of_order o JOIN rooms m ON m.id = o.room_id
+					WHERE m.room_type = i.resource_id AND o.nights @> i.unit_start::date) AS out_of_order
+			FROM inventory i WHERE i.resource_id = $1 AND i.unit_start >= $2 AND i.unit_start < $3)
+		SELECT count(*), count(*) FILTER (WHERE total IS NULL),
+			count(*) FILTER (WHERE free < target AND $4 > 0),
+			COALESCE(min(free), 0), count(*) FILTER (WHERE NOT $5 AND target < out_of_order) FROM night`,
+		resourceID, p.From.Time(), p.To.Time(), p.Blocked, by).Scan(&nights, &unlimited, &short, &leastFree, &underOutOfOrder)
+	span := domain.Stay{CheckIn: p.From, CheckOut: p.To}
+	switch {
+	case err != nil:
+		return 0, err
+	case nights < span.Nights():
+		return 0, fmt.Errorf("%w: %d nights of %s/%s in [%s, %s) are not on sale", domain.ErrConflict,
+			span.Nights()-nights, p.HotelID, p.RoomTypeID, p.From, p.To)
+	case unlimited > 0 && p.Blocked > 0:
+		return 0, fmt.Errorf("%w: %d nights of %s/%s in [%s, %s) have unlimited stock: there are no rooms to block",
+			domain.ErrConflict, unlimited, p.HotelID, p.RoomTypeID, p.From, p.To)
+	case short > 0 && by:
+		return 0, fmt.Errorf("%w: on %d nights of %s/%s in [%s, %s) no room is free to block (%d on the scarcest; "+
+			"the others are sold, held, allotted to channels or blocked): nothing was blocked", domain.ErrConflict,
+			short, p.HotelID, p.RoomTypeID, p.From, p.To, max(leastFree, 0))
+	case short > 0:
+		return 0, fmt.Errorf("%w: on %d nights of %s/%s in [%s, %s) fewer than %d rooms are free to block (%d on the "+
+			"scarcest; the others are sold, held or allotted to channels): nothing was blocked", domain.ErrConflict,
+			short, p.HotelID, p.RoomTypeID, p.From, p.To, p.Blocked, max(leastFree, 0))
+	case underOutOfOrder > 0:
+		return 0, fmt.Errorf("%w: on %d nights of %s/%s in [%s, %s) more rooms than %d are out of order: put them "+
+			"back in order first", domain.ErrConflict, underOutOfOrder, p.HotelID, p.RoomTypeID, p.From, p.To, p.Blocked)
+	}
+	_, err = tx.Exec(ctx, `UPDATE inventory SET blocked = CASE WHEN $5 THEN greatest(blocked + $4, 0) ELSE $4 END
+		WHERE resource_id = $1 AND unit_start >= $2 AND unit_start < $3`,
+		resourceID, p.From.Time(), p.To.Time(), p.Blocked, by)
+	if err != nil {
+		return 0, err
+	}
+	return nights, offerFreed(ctx, tx, nightsLine, waiting) // rooms unblocked go to the waitlist first
 }
 
 // NightAvailability is what is left of a room type on one night.

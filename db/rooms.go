@@ -132,6 +132,10 @@ func (s *Store) AssignRoom(ctx context.Context, id, number, moveFrom string, fro
 			return fmt.Errorf("%w: room %s is another booking's on a night from %s to %s", domain.ErrConflict, number,
 				from, b.CheckOut)
 		}
+		if errors.As(err, &pgErr) && pgErr.ConstraintName == "room_out_of_order_has_no_guest" { // migration 00057
+			return fmt.Errorf("%w: room %s is out of order on a night from %s to %s", domain.ErrConflict, number,
+				from, b.CheckOut)
+		}
 		if err != nil {
 			return err
 		}
@@ -169,22 +173,46 @@ type RoomNight struct {
 	Status    domain.Status `json:"status,omitempty"` // the booking's: HOLD, CONFIRMED, COMPLETED (in)
 	Arrives   bool          `json:"arrives,omitempty"`
 	Leaves    bool          `json:"leaves,omitempty"` // its stay's last night
+	// OutOfOrder is the range the room is out of order over, when it is that night.
+	OutOfOrder *OutOfOrder `json:"outOfOrder,omitempty"`
 }
 
-// RoomsOn are hotel hotelID's rooms on night day, each free or with its booking.
+// RoomsOn are hotel hotelID's rooms on night day, each free, with its booking, or out of order.
 func (s *Store) RoomsOn(ctx context.Context, hotelID string, day domain.Date) ([]RoomNight, error) {
 	rows, err := s.pool.Query(ctx, `SELECT m.number, r.code, COALESCE(b.id, ''), COALESCE(b.status, ''),
-			COALESCE(b.unit_from::date = $2::date, false), COALESCE(b.unit_to::date = $2::date + 1, false)
+			COALESCE(b.unit_from::date = $2::date, false), COALESCE(b.unit_to::date = $2::date + 1, false),
+			lower(o.nights), upper(o.nights), o.reason, o.put_by
 		FROM rooms m JOIN resources r ON r.id = m.room_type
 			LEFT JOIN room_assignments a ON a.room_id = m.id AND a.nights @> $2::date
 			LEFT JOIN bookings b ON b.id = a.booking_id
+			LEFT JOIN room_out_of_order o ON o.room_id = m.id AND o.nights @> $2::date
 		WHERE m.hotel_id = $1 ORDER BY m.number`, hotelID, day.Time())
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (RoomNight, error) {
 		var n RoomNight
-		err := r.Scan(&n.Room, &n.RoomType, &n.BookingID, &n.Status, &n.Arrives, &n.Leaves)
+		var from, to *time.Time
+		var reason, putBy *string
+		err := r.Scan(&n.Room, &n.RoomType, &n.BookingID, &n.Status, &n.Arrives, &n.Leaves, &from, &to, &reason, &putBy)
+		if err == nil && from != nil {
+			n.OutOfOrder = &OutOfOrder{Room: n.Room, From: domain.DateOf(*from, time.UTC), To: domain.DateOf(*to, time.UTC),
+				Reason: *reason, PutBy: *putBy}
+		}
 		return n, err
 	})
+}
+
+// FreeRooms are the rooms of hotelID's room type roomTypeID free on every night of [from, to):
+// no booking's and not out of order on any of them.
+func (s *Store) FreeRooms(ctx context.Context, hotelID, roomTypeID string, from, to domain.Date) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT m.number FROM rooms m JOIN resources r ON r.id = m.room_type
+		WHERE m.hotel_id = $1 AND r.code = $2
+			AND NOT EXISTS (SELECT 1 FROM room_assignments a WHERE a.room_id = m.id AND a.nights && daterange($3::date, $4::date))
+			AND NOT EXISTS (SELECT 1 FROM room_out_of_order o WHERE o.room_id = m.id AND o.nights && daterange($3::date, $4::date))
+		ORDER BY m.number`, hotelID, roomTypeID, from.Time(), to.Time())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

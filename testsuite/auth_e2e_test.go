@@ -93,6 +93,9 @@ var routeRoles = []struct {
 	{"GET", "/api/v1/staff/search", anyStaff},
 	{"POST", "/api/v1/staff/bookings/:id/rooms", desk},
 	{"GET", "/api/v1/staff/hotels/:hotelId/rooms", anyStaff},
+	{"GET", "/api/v1/staff/bookings/:id/free-rooms", anyStaff},
+	{"POST", "/api/v1/staff/hotels/:hotelId/rooms/:room/out-of-order", desk},
+	{"POST", "/api/v1/staff/hotels/:hotelId/rooms/:room/back-in-order", desk},
 	{"POST", "/api/v1/staff/bookings/:id/confirm", desk},
 	{"POST", "/api/v1/staff/bookings/:id/cancel", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
@@ -194,7 +197,8 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 		":venueId", "{venueId}", ":resourceId", "{resourceId}", ":supplierId", "{supplierId}",
 		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
 		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}",
-		":entryId", "{entryId}", ":blockId", "{blockId}", ":groupCode", "{groupCode}", ":chargeId", "{chargeId}")
+		":entryId", "{entryId}", ":blockId", "{blockId}", ":groupCode", "{groupCode}", ":chargeId", "{chargeId}",
+		":room", "{room}") // after ":roomTypeId": the first of the olds that matches wins
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
 		require.NotNil(t, item, "%s %s is in the document", r.method, r.path)
