@@ -87,8 +87,8 @@ type CloseCashUp struct {
 	ClosedBy string
 }
 
-// kindAndID are a site's kind ("hotel" or "venue") and id.
-func (s Site) kindAndID() (string, string) {
+// KindAndID are a site's kind ("hotel" or "venue") and id.
+func (s Site) KindAndID() (string, string) {
 	if s.VenueID != "" {
 		return "venue", s.VenueID
 	}
@@ -230,10 +230,12 @@ func countLines(expected []CashUpLine, counted []CashCount) ([]CashUpLine, error
 // overlaps one closed before is refused (ErrConflict) by the table's exclusion constraint,
 // however two closes race.
 func (s *Store) CloseCashUp(ctx context.Context, c CloseCashUp) (CashUp, bool, error) {
+	// PostgreSQL keeps microseconds: a retry's times are compared with the stored ones as kept.
+	c.From, c.To = c.From.Truncate(time.Microsecond), c.To.Truncate(time.Microsecond)
 	if err := checkShift(c.CashUpShift); err != nil {
 		return CashUp{}, false, err
 	}
-	kind, site := c.Site.kindAndID()
+	kind, site := c.Site.KindAndID()
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var ended bool
@@ -319,7 +321,7 @@ func (s *Store) cashUpByKey(ctx context.Context, kind, site, key string) (CashUp
 
 // GetCashUp is cash-up id of site (ErrNotFound when it is another site's or none).
 func (s *Store) GetCashUp(ctx context.Context, site Site, id int64) (CashUp, error) {
-	kind, siteID := site.kindAndID()
+	kind, siteID := site.KindAndID()
 	ups, err := s.cashUps(ctx, `u.site_kind = $1 AND u.site_id = $2 AND u.id = $3`, kind, siteID, id)
 	if err == nil && len(ups) == 0 {
 		err = fmt.Errorf("%w: no cash-up %d at %s", domain.ErrNotFound, id, siteID)
@@ -333,7 +335,7 @@ func (s *Store) GetCashUp(ctx context.Context, site Site, id int64) (CashUp, err
 // CashUps lists site's cash-ups whose shift overlaps [from, to), of cashier when not empty,
 // by the shift's start.
 func (s *Store) CashUps(ctx context.Context, site Site, from, to time.Time, cashier string) ([]CashUp, error) {
-	kind, siteID := site.kindAndID()
+	kind, siteID := site.KindAndID()
 	return s.cashUps(ctx, `u.site_kind = $1 AND u.site_id = $2 AND u.shift_from < $4 AND u.shift_to > $3
 		AND ($5 = '' OR u.cashier = $5)`, kind, siteID, from, to, cashier)
 }
