@@ -236,3 +236,71 @@ func TestTwoClosesOfOverlappingShiftsRacingCloseOne(t *testing.T) {
 		}
 	}
 }
+
+// A venue's cash-up reads its orders' desk money; a site is found by its id, a hotel's or a
+// venue's, and an id both use is refused rather than guessed.
+func TestAVenuesCashUpAndSitesByID(t *testing.T) {
+	t.Parallel()
+	d := openVenue(t)
+	ctx := context.Background()
+	from := dbNow(t, d)
+	o, err := d.Store.ReserveOrder(ctx, order("g1", "k1", slotLine("court-1", 7, 1)))
+	require.NoError(t, err)
+	deskTakes(t, d, o.ID, "cash", domain.MethodCash, "desk-v", 1500)
+	lines, err := d.Store.CashUpExpected(ctx, db.CashUpShift{Site: db.Site{VenueID: "v1"}, Cashier: "desk-v", From: from,
+		To: dbNow(t, d)})
+	require.NoError(t, err)
+	assert.Equal(t, []db.CashUpLine{{Method: "cash", Currency: o.Price.Currency, Taken: 1500, Payments: 1, Expected: 1500}}, lines)
+	lines, err = d.Store.CashUpExpected(ctx, db.CashUpShift{Site: db.Site{HotelID: "v1"}, Cashier: "desk-v", From: from,
+		To: dbNow(t, d)})
+	require.NoError(t, err)
+	assert.Empty(t, lines, "no hotel v1's money")
+
+	site, loc, err := d.Store.SiteByID(ctx, "v1")
+	require.NoError(t, err)
+	assert.Equal(t, db.Site{VenueID: "v1"}, site)
+	assert.Equal(t, "UTC", loc.String())
+	_, _, err = d.Store.SiteByID(ctx, "nowhere")
+	assert.ErrorIs(t, err, domain.ErrNotFound)
+	d.SetInventory(t, "h1", "double", dec10, dec13, 1)
+	site, _, err = d.Store.SiteByID(ctx, "h1")
+	require.NoError(t, err)
+	assert.Equal(t, db.Site{HotelID: "h1"}, site)
+	d.SetInventory(t, "v1", "double", dec10, dec13, 1)
+	_, _, err = d.Store.SiteByID(ctx, "v1")
+	assert.ErrorIs(t, err, domain.ErrConflict, "a hotel and a venue called v1")
+}
+
+// The same close sent twice at once (a double click, a retry racing its first try) under one
+// key: one cash-up, closed once, both answered with it.
+func TestTheSameCloseRacingItselfClosesOnceAndAnswersBoth(t *testing.T) {
+	t.Parallel()
+	d := testsuite.NewDatabase(t)
+	shift := aShift(t, d)
+	counts := []db.CashCount{{Method: "cash", Currency: "EUR", Amount: 3000}, {Method: "card_terminal", Currency: "EUR", Amount: 15000}}
+	const n = 6
+	ids, fresh, errs := make([]int64, n), make([]bool, n), make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var u db.CashUp
+			u, fresh[i], errs[i] = d.Store.CloseCashUp(context.Background(), db.CloseCashUp{CashUpShift: shift, Counted: counts,
+				Key: "double-click", ClosedBy: "desk-1"})
+			ids[i] = u.ID
+		}()
+	}
+	wg.Wait()
+	firsts := 0
+	for i := range n {
+		require.NoError(t, errs[i])
+		assert.Equal(t, ids[0], ids[i])
+		if fresh[i] {
+			firsts++
+		}
+	}
+	assert.Equal(t, 1, firsts, "closed by one of them")
+	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM cash_ups`))
+	assert.Equal(t, 1, count(t, d, `SELECT count(*) FROM audit_log WHERE action = 'cash-up'`))
+}
