@@ -236,6 +236,10 @@ func (s *Store) CloseCashUp(ctx context.Context, c CloseCashUp) (CashUp, bool, e
 		return CashUp{}, false, err
 	}
 	kind, site := c.Site.KindAndID()
+	// A retry is answered by what its key closed, whatever the ledger says since.
+	if prior, found, err := s.closedUnder(ctx, c); err != nil || found {
+		return prior, false, err
+	}
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var ended bool
@@ -273,11 +277,8 @@ func (s *Store) CloseCashUp(ctx context.Context, c CloseCashUp) (CashUp, bool, e
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && (pgErr.ConstraintName == "cash_ups_never_overlap" ||
 		pgErr.ConstraintName == "cash_ups_site_kind_site_id_key_key") {
-		// A retry of a close that went through (raced, or its answer was lost) is answered by it.
-		if prior, found, err := s.cashUpByKey(ctx, kind, site, c.Key); err != nil || found {
-			if err == nil && !sameClose(prior, c) {
-				err = fmt.Errorf("%w: cash-up key %s closed another shift or count", domain.ErrIdempotencyMismatch, c.Key)
-			}
+		// The same close racing itself (a double click) is answered by the one that went through.
+		if prior, found, err := s.closedUnder(ctx, c); err != nil || found {
 			return prior, false, err
 		}
 		if pgErr.ConstraintName == "cash_ups_never_overlap" {
@@ -311,10 +312,16 @@ func sameClose(u CashUp, c CloseCashUp) bool {
 	return n == len(c.Counted)
 }
 
-func (s *Store) cashUpByKey(ctx context.Context, kind, site, key string) (CashUp, bool, error) {
-	ups, err := s.cashUps(ctx, `u.site_kind = $1 AND u.site_id = $2 AND u.key = $3`, kind, site, key)
+// closedUnder is the cash-up close c's key closed at its site, if any: the same close answers
+// it; another shift or other counts under the key are ErrIdempotencyMismatch.
+func (s *Store) closedUnder(ctx context.Context, c CloseCashUp) (CashUp, bool, error) {
+	kind, site := c.Site.KindAndID()
+	ups, err := s.cashUps(ctx, `u.site_kind = $1 AND u.site_id = $2 AND u.key = $3`, kind, site, c.Key)
 	if err != nil || len(ups) == 0 {
 		return CashUp{}, false, err
+	}
+	if !sameClose(ups[0], c) {
+		return ups[0], true, fmt.Errorf("%w: cash-up key %s closed another shift or count", domain.ErrIdempotencyMismatch, c.Key)
 	}
 	return ups[0], true, nil
 }
