@@ -291,6 +291,11 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/tell-supplier", s.tellSupplier, money)
 	staff.add(http.MethodGet, "/audit", s.auditLog, money)
 	staff.add(http.MethodGet, "/reports/daily", s.dailyReport, money)
+	// Cash-ups: a front desk its own shifts at its sites (the handlers check both), finance any.
+	staff.add(http.MethodGet, "/sites/:siteId/cash-ups/preview", s.cashUpPreview, anyStaff)
+	staff.add(http.MethodGet, "/sites/:siteId/cash-ups", s.listCashUps, anyStaff)
+	staff.add(http.MethodPost, "/sites/:siteId/cash-ups", s.closeCashUp, anyStaff)
+	staff.add(http.MethodPost, "/sites/:siteId/cash-ups/:cashUpId/notes", s.addCashUpNote, anyStaff)
 	staff.add(http.MethodGet, "/webhooks/unprocessable", s.unprocessableEvents, money)
 	staff.add(http.MethodGet, "/customers/:customerId/search-key", s.customerSearchKey, money)
 	// The Temporal UI's codec server: finance and admins read what the workflows hold.

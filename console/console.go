@@ -160,6 +160,7 @@ func (c *Console) routes(e *echo.Echo) {
 	}
 	c.deskRoutes(page, desk, anyStaff)
 	c.financeRoutes(page, money)
+	c.cashUpRoutes(page, anyStaff)
 	c.adminRoutes(page, []domain.Role{domain.RoleAdmin})
 	g.RouteNotFound("/*", func(ec echo.Context) error { return c.notFound(ec) })
 }

@@ -24,8 +24,8 @@ var matcher = language.NewMatcher(languages)
 type texts map[string]map[string]string
 
 // messages is the whole catalogue; each capability keeps its messages beside its pages.
-var messages = merge(commonText, deskText, bookingText, checkOutText, financeText, adminText, ratesText, blockText, actionText, searchText,
-	folioText, roomText)
+var messages = merge(commonText, deskText, bookingText, checkOutText, financeText, cashUpText, adminText, ratesText, blockText, actionText,
+	searchText, folioText, roomText)
 
 func merge(parts ...texts) texts {
 	all := texts{}

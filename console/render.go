@@ -186,8 +186,12 @@ var funcs = template.FuncMap{
 	"amount":    formatAmount,
 	"clock":     func(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") },
 	"when":      func(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") },
+	// whenExact is when to the second: a cash-up's shift, which ends when the next begins.
+	"whenExact": func(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04:05") },
 	// localInput is a time as a datetime-local field holds it.
 	"localInput": func(t time.Time) string { return t.Format("2006-01-02T15:04") },
+	// deref is an optional amount's value (a cash-up's counted, its difference).
+	"deref": func(n *int64) int64 { return *n },
 	"dict": func(kv ...any) map[string]any {
 		m := make(map[string]any, len(kv)/2)
 		for i := 0; i+1 < len(kv); i += 2 {

@@ -124,6 +124,10 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/tell-supplier", money},
 	{"GET", "/api/v1/staff/audit", money},
 	{"GET", "/api/v1/staff/reports/daily", money},
+	{"GET", "/api/v1/staff/sites/:siteId/cash-ups/preview", anyStaff},
+	{"GET", "/api/v1/staff/sites/:siteId/cash-ups", anyStaff},
+	{"POST", "/api/v1/staff/sites/:siteId/cash-ups", anyStaff},
+	{"POST", "/api/v1/staff/sites/:siteId/cash-ups/:cashUpId/notes", anyStaff},
 	{"GET", "/api/v1/staff/webhooks/unprocessable", money},
 	{"GET", "/api/v1/staff/customers/:customerId/search-key", money},
 	{"POST", "/api/v1/staff/codec/decode", money},
@@ -198,6 +202,7 @@ func TestTheOpenAPIDocumentNamesEachRoutesRoles(t *testing.T) {
 		":channelId", "{channelId}", ":agentId", "{agentId}", ":ruleId", "{ruleId}", ":alertId", "{alertId}", ":paymentId", "{paymentId}",
 		":customerId", "{customerId}", ":subscriberId", "{subscriberId}", ":deliveryId", "{deliveryId}", ":code", "{code}",
 		":entryId", "{entryId}", ":blockId", "{blockId}", ":groupCode", "{groupCode}", ":chargeId", "{chargeId}",
+		":siteId", "{siteId}", ":cashUpId", "{cashUpId}",
 		":room", "{room}") // after ":roomTypeId": the first of the olds that matches wins
 	for _, r := range routeRoles {
 		item := doc.Paths.Find(param.Replace(r.path))
@@ -251,7 +256,7 @@ func TestEveryRouteIsAuthenticatedAndAuthorised(t *testing.T) {
 
 	url := strings.NewReplacer(":hotelId", "h-auth", ":roomTypeId", "double", ":id", id, ":venueId", "v-auth",
 		":resourceId", "court-1", ":supplierId", "acme-auth", ":channelId", "ota-auth", ":agentId", "agent-auth",
-		":ruleId", "1", ":alertId", "1", ":code", "BAR", ":entryId", "1").Replace
+		":ruleId", "1", ":alertId", "1", ":code", "BAR", ":entryId", "1", ":siteId", "h-auth", ":cashUpId", "1").Replace
 	// The agent and supplier callers act for an agent and a supplier that exist.
 	for _, r := range []struct {
 		path string

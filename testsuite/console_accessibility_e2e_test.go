@@ -84,6 +84,7 @@ func TestConsoleAccessibility(t *testing.T) {
 	visit("finance stuck refunds", "/finance/stuck")
 	visit("finance webhooks", "/finance/webhooks")
 	visit("finance manual refund", "/finance/manual-refunds")
+	visit("finance cash-up", "/finance/cash-up?site=hotel:"+hotel)
 
 	b.DevSignIn(s, "admin-a11y", "admin", "")
 	visit("admin", "/admin")
