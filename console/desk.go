@@ -16,6 +16,7 @@ func (c *Console) deskRoutes(page func(method, path string, h handler, roles []d
 	page(http.MethodGet, "/venues/:venueId/day", c.venueDay, anyStaff)
 	page(http.MethodPost, "/venues/:venueId/closures", c.closeUnits(false), desk)
 	page(http.MethodPost, "/venues/:venueId/reopenings", c.closeUnits(true), desk)
+	page(http.MethodPost, "/venues/:venueId/late-arrivals", c.recordLateArrival, desk)
 	page(http.MethodGet, "/venues/:venueId/walk-in", c.venueWalkInForm, desk)
 	page(http.MethodPost, "/venues/:venueId/walk-in", c.venueWalkIn, desk)
 	page(http.MethodGet, "/hotels/:hotelId/day", c.hotelDay, anyStaff)

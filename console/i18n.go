@@ -24,7 +24,7 @@ var matcher = language.NewMatcher(languages)
 type texts map[string]map[string]string
 
 // messages is the whole catalogue; each capability keeps its messages beside its pages.
-var messages = merge(commonText, deskText, bookingText, checkOutText, financeText, adminText, ratesText, blockText, actionText, searchText)
+var messages = merge(commonText, deskText, bookingText, checkOutText, financeText, adminText, ratesText, blockText, actionText, searchText, venueGridText)
 
 func merge(parts ...texts) texts {
 	all := texts{}

@@ -28,7 +28,7 @@ func TestTheGridShowsACourtTakenWithoutABookingOnItsLinesAsTaken(t *testing.T) {
 	}
 	v := layoutGrid(slots, nil, time.UTC)
 	v.Zone = time.UTC
-	v.label(catalogueFor("en"))
+	v.label(catalogueFor("en"), nil)
 	require.Len(t, v.Rows, 1)
 	require.Len(t, v.Rows[0].Cells, 2)
 	taken, free := v.Rows[0].Cells[0], v.Rows[0].Cells[1]
