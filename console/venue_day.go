@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,8 @@ type venueDayView struct {
 	Now              time.Time // units ended by now are greyed out and not offered
 	NowClock         string    // "now 14:35", when the now line is on the grid
 	Refused          *closureRefusal
+	// The words every cell's links and buttons show, looked up once.
+	BookText, WaitText, LateText, ReopenText string
 }
 
 type gridRow struct {
@@ -54,6 +57,9 @@ type gridCell struct {
 	PlacesWords                 string // the places left in words, when Places is short
 	StartAt, EndAt              string // RFC 3339, for the forms and links
 	Bookable                    bool
+	// Its links, and their names for a screen reader, made once here: the template's own calls
+	// cost a busy day's render a third more.
+	BookHref, BookAria, WaitHref, WaitAria string
 }
 
 type cellBooking struct {
@@ -64,6 +70,7 @@ type cellBooking struct {
 	MinutesLate  int       // the late arrival the desk recorded (0: none)
 	LateOffer    bool      // the desk may record its guest's late arrival now
 	Label, Late  string    // the status's name and the guest; "late 15 min"
+	LateAria     string    // the late arrival's button, named
 }
 
 // venueDay shows a venue's day as a grid of resources by slot, in the venue's time zone: what is
@@ -178,6 +185,8 @@ func (r *request) siteDayBookings(siteParam, siteID string, date domain.Date) (d
 // label sets the words and times of every cell in the catalogue's language, with the late
 // arrivals recorded (minutes late by booking id).
 func (v *venueDayView) label(text catalogue, late map[string]int) {
+	v.BookText, v.WaitText = text.T("venue.bookShort"), text.T("venue.waitlist")
+	v.LateText, v.ReopenText = text.T("venue.late"), text.T("venue.reopen")
 	for i := range v.Rows {
 		counted := v.Rows[i].Kind == string(domain.KindQuotaSlot) || v.Rows[i].Kind == string(domain.KindEquipment)
 		slot := v.Rows[i].Kind != string(domain.KindEquipment)
@@ -200,6 +209,13 @@ func (v *venueDayView) label(text catalogue, late map[string]int) {
 			// defect 3: the desk sells its rest); the API has the last word.
 			underWay := !v.Now.IsZero() && !v.Now.Before(c.Start) && c.End.After(v.Now)
 			c.Bookable = c.State != "closed" && c.PlacesLeft > 0 && (v.Now.IsZero() || c.End.After(v.Now))
+			unit := "?resource=" + url.QueryEscape(v.Rows[i].ResourceID) + "&start=" + url.QueryEscape(c.StartAt) +
+				"&end=" + url.QueryEscape(c.EndAt)
+			c.BookHref = Prefix + "/venues/" + seg(v.Site.ID) + "/walk-in" + unit
+			c.WaitHref = Prefix + "/waitlist?venueId=" + url.QueryEscape(v.Site.ID) + "&resourceId=" +
+				url.QueryEscape(v.Rows[i].ResourceID) + "&start=" + url.QueryEscape(c.StartAt) + "&end=" + url.QueryEscape(c.EndAt)
+			c.BookAria = text.T("venue.bookAria", v.Rows[i].ResourceID, c.Times)
+			c.WaitAria = text.T("venue.waitlistAria", v.Rows[i].ResourceID, c.Times)
 			for k := range c.Bookings {
 				bk := &c.Bookings[k]
 				bk.Label = text.T("status."+string(bk.Status)) + ": " + text.Guest(bk.Customer)
@@ -212,6 +228,9 @@ func (v *venueDayView) label(text catalogue, late map[string]int) {
 				// Its guest comes after it began, while this slot of it is under way (equipment is
 				// picked up when it suits).
 				bk.LateOffer = v.Desk && slot && underWay && bk.MinutesLate == 0 && v.Now.Sub(bk.Starts) >= time.Minute
+				if bk.LateOffer {
+					bk.LateAria = text.T("venue.lateAria", bk.Label)
+				}
 			}
 		}
 	}
