@@ -245,6 +245,7 @@ func (v *venueDayView) nameGuests(text catalogue, names map[string]string) {
 				bk := &v.Rows[i].Cells[j].Bookings[k]
 				if name := names[bk.ID]; name != "" {
 					bk.Label = strings.Replace(bk.Label, text.Guest(bk.Customer), name, 1)
+					bk.LateAria = strings.Replace(bk.LateAria, text.Guest(bk.Customer), name, 1)
 				}
 			}
 		}
