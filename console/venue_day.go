@@ -60,6 +60,7 @@ type gridCell struct {
 	// Its links, and their names for a screen reader, made once here: the template's own calls
 	// cost a busy day's render a third more.
 	BookHref, BookAria, WaitHref, WaitAria string
+	Title                                  string // its times and state, whole, where the cell cuts them
 }
 
 type cellBooking struct {
@@ -70,6 +71,7 @@ type cellBooking struct {
 	MinutesLate  int       // the late arrival the desk recorded (0: none)
 	LateOffer    bool      // the desk may record its guest's late arrival now
 	Label, Late  string    // the status's name and the guest; "late 15 min"
+	LateShort    string    // "+15 min", what a narrow cell shows of it
 	LateAria     string    // the late arrival's button, named
 }
 
@@ -214,6 +216,7 @@ func (v *venueDayView) label(text catalogue, late map[string]int) {
 			c.BookHref = Prefix + "/venues/" + seg(v.Site.ID) + "/walk-in" + unit
 			c.WaitHref = Prefix + "/waitlist?venueId=" + url.QueryEscape(v.Site.ID) + "&resourceId=" +
 				url.QueryEscape(v.Rows[i].ResourceID) + "&start=" + url.QueryEscape(c.StartAt) + "&end=" + url.QueryEscape(c.EndAt)
+			c.Title = c.Times + " · " + c.Label
 			c.BookAria = text.T("venue.bookAria", v.Rows[i].ResourceID, c.Times)
 			c.WaitAria = text.T("venue.waitlistAria", v.Rows[i].ResourceID, c.Times)
 			for k := range c.Bookings {
@@ -223,7 +226,7 @@ func (v *venueDayView) label(text catalogue, late map[string]int) {
 					bk.Label += " ×" + strconv.Itoa(bk.Quantity)
 				}
 				if bk.MinutesLate = late[bk.ID]; bk.MinutesLate > 0 {
-					bk.Late = text.T("venue.lateBy", bk.MinutesLate)
+					bk.Late, bk.LateShort = text.T("venue.lateBy", bk.MinutesLate), text.T("venue.lateShort", bk.MinutesLate)
 				}
 				// Its guest comes after it began, while this slot of it is under way (equipment is
 				// picked up when it suits).

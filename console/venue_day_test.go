@@ -117,7 +117,7 @@ func TestTheNowLineAndEndedSlots(t *testing.T) {
 		assert.False(t, ended.Bookable, "an ended slot is not offered")
 		assert.False(t, underWay.Past)
 		assert.True(t, underWay.Bookings[0].LateOffer, "its guest may be recorded late")
-		assert.Equal(t, "Record that Paid: c-1 arrived late", underWay.Bookings[0].LateAria)
+		assert.Equal(t, "Late arrival: Paid: c-1", underWay.Bookings[0].LateAria)
 	}
 }
 

@@ -174,6 +174,13 @@ func TestConsoleVenueGridOnOneTimeAxis(t *testing.T) {
 		WHERE booking_id = $1 AND action = 'late-arrival' AND actor = 'desk-grid'`, court).Scan(&audited))
 	assert.Equal(t, 1, audited)
 
+	// The API: an arrival in the future is refused; staff lists carry the late arrival.
+	res := desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+court+"/late-arrival", nil, map[string]any{"arrivedAt": at(11, 0)})
+	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
+	res = desk.Do(t, http.MethodGet, "/api/v1/staff/bookings?venueId=v-grid&date="+day.String(), nil, nil)
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Contains(t, res.Raw, `"minutesLate":20`)
+
 	// The lane under way (10:00-10:30) is sold at the desk for its rest.
 	b.Submit(slotCell("lane-2", "10:00") + ` a[href*="walk-in"]`)
 	b.Do(chromedp.SetValue(chromedp.ID("phone"), "+36 30 111 0004"), chromedp.SetValue(chromedp.ID("name"), "Late Swimmer"))
