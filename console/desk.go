@@ -105,7 +105,8 @@ func (c *Console) walkInOf(r *request, resource, start, end string) (walkInView,
 	v.Key = "walk-in-" + newToken() // the guest is not known until the form is sent: keyFor finds a lost answer's key
 	for _, res := range site.Resources {
 		if res.ID == v.ResourceID {
-			v.Quota = res.Kind == string(domain.KindQuotaSlot)
+			// A class's places and equipment's items are counted: the desk says how many.
+			v.Quota = res.Kind == string(domain.KindQuotaSlot) || res.Kind == string(domain.KindEquipment)
 		}
 	}
 	return v, nil

@@ -68,6 +68,7 @@ type cellBooking struct {
 	Status       domain.Status
 	Quantity     int
 	Starts       time.Time // when the booking's first line starts
+	BookedLate   bool      // booked after it began (a walk-in for a slot under way): never late
 	MinutesLate  int       // the late arrival the desk recorded (0: none)
 	LateOffer    bool      // the desk may record its guest's late arrival now
 	Label, Late  string    // the status's name and the guest; "late 15 min"
@@ -153,6 +154,7 @@ func (r *request) siteDayBookings(siteParam, siteID string, date domain.Date) (d
 				CheckOut    domain.Date   `json:"checkOut"`
 				Quantity    int           `json:"quantity"`
 				Status      domain.Status `json:"status"`
+				CreatedAt   time.Time     `json:"createdAt"`
 				LateArrival *struct {
 					MinutesLate int `json:"minutesLate"`
 				} `json:"lateArrival"`
@@ -175,7 +177,7 @@ func (r *request) siteDayBookings(siteParam, siteID string, date domain.Date) (d
 			}
 			d.bookings = append(d.bookings, domain.Booking{ID: b.ID, CustomerID: b.CustomerID, RoomTypeID: b.RoomTypeID,
 				Stay: domain.Stay{CheckIn: b.CheckIn, CheckOut: b.CheckOut}, Quantity: b.Quantity, Status: b.Status,
-				Price: domain.Price{Lines: b.Price.Lines}})
+				Price: domain.Price{Lines: b.Price.Lines}, CreatedAt: b.CreatedAt})
 		}
 		if page.Next == "" {
 			return d, nil
@@ -229,8 +231,9 @@ func (v *venueDayView) label(text catalogue, late map[string]int) {
 					bk.Late, bk.LateShort = text.T("venue.lateBy", bk.MinutesLate), text.T("venue.lateShort", bk.MinutesLate)
 				}
 				// Its guest comes after it began, while this slot of it is under way (equipment is
-				// picked up when it suits).
-				bk.LateOffer = v.Desk && slot && underWay && bk.MinutesLate == 0 && v.Now.Sub(bk.Starts) >= time.Minute
+				// picked up when it suits; a guest booking a slot under way came when they booked).
+				bk.LateOffer = v.Desk && slot && underWay && !bk.BookedLate && bk.MinutesLate == 0 &&
+					v.Now.Sub(bk.Starts) >= time.Minute
 				if bk.LateOffer {
 					bk.LateAria = text.T("venue.lateAria", bk.Label)
 				}

@@ -123,7 +123,7 @@ func TestTheNowLineAndEndedSlots(t *testing.T) {
 
 // TestTheGridShowsALateArrivalAndOffersItOnce: a booking whose late arrival was recorded shows
 // how late, and is not offered it again; equipment is never offered one (it is picked up when
-// it suits).
+// it suits), nor a walk-in booked once its slot had begun.
 func TestTheGridShowsALateArrivalAndOffersItOnce(t *testing.T) {
 	at := func(h, m int) time.Time { return time.Date(2030, 6, 3, h, m, 0, 0, time.UTC) }
 	slots := []db.Slot{
@@ -133,6 +133,9 @@ func TestTheGridShowsALateArrivalAndOffersItOnce(t *testing.T) {
 	lines := []domain.LinePrice{{OrderLine: domain.OrderLine{ResourceID: "court", Start: at(9, 0), End: at(10, 0), Quantity: 1}},
 		{OrderLine: domain.OrderLine{ResourceID: "rackets", Start: at(9, 0), End: at(10, 0), Quantity: 1}}}
 	bookings := []domain.Booking{{ID: "b-1", CustomerID: "c-1", Status: domain.StatusConfirmed, Price: domain.Price{Lines: lines}}}
+	walkIn := domain.Booking{ID: "b-2", CustomerID: "c-2", Status: domain.StatusHold, CreatedAt: at(9, 5),
+		Price: domain.Price{Lines: []domain.LinePrice{{OrderLine: domain.OrderLine{ResourceID: "court", Start: at(9, 0), End: at(10, 0), Quantity: 1}}}}}
+	bookings = append(bookings, walkIn)
 	for _, late := range []map[string]int{nil, {"b-1": 12}} {
 		v := layoutGrid(slots, bookings, time.UTC)
 		v.Zone, v.Now, v.Desk = time.UTC, at(9, 12), true
@@ -140,6 +143,7 @@ func TestTheGridShowsALateArrivalAndOffersItOnce(t *testing.T) {
 		v.label(catalogueFor("en"), late)
 		court, rackets := v.Rows[0].Cells[0].Bookings[0], v.Rows[1].Cells[0].Bookings[0]
 		assert.False(t, rackets.LateOffer, "equipment has no late arrival")
+		assert.False(t, v.Rows[0].Cells[0].Bookings[1].LateOffer, "a walk-in booked at 09:05 came when it booked")
 		if late == nil {
 			assert.True(t, court.LateOffer, "the control: none recorded, it is offered")
 			assert.Empty(t, court.Late)
@@ -148,5 +152,30 @@ func TestTheGridShowsALateArrivalAndOffersItOnce(t *testing.T) {
 		assert.False(t, court.LateOffer, "recorded once, not offered again")
 		assert.Equal(t, "late 12 min", court.Late)
 		assert.Equal(t, "late 12 min", rackets.Late, "shown on each of its units")
+	}
+}
+
+// TestTheGridAxisOnTheDayTheClocksGoBack: in Budapest on 2030-10-27 the hour from 02:00 comes
+// twice; hourly slots from 01:00 to 04:00 local are four real hours, and the axis shows each
+// hour by its clock, 02:00 twice, each slot under its own.
+func TestTheGridAxisOnTheDayTheClocksGoBack(t *testing.T) {
+	zone, err := time.LoadLocation("Europe/Budapest")
+	require.NoError(t, err)
+	first := time.Date(2030, 10, 27, 1, 0, 0, 0, zone)
+	var slots []db.Slot
+	for h := 0; h < 4; h++ {
+		start := first.Add(time.Duration(h) * time.Hour)
+		slots = append(slots, db.Slot{ResourceID: "court", Kind: domain.KindExclusiveSlot, Unit: "slot", Start: start,
+			End: start.Add(time.Hour), Capacity: 1, PlacesLeft: 1, Open: true})
+	}
+	v := layoutGrid(slots, nil, zone)
+	var clocks []string
+	for _, h := range v.Hours {
+		clocks = append(clocks, h.Clock)
+	}
+	assert.Equal(t, []string{"01:00", "02:00", "02:00", "03:00"}, clocks)
+	require.Len(t, v.Rows[0].Cells, 4)
+	for i, c := range v.Rows[0].Cells {
+		assert.Equal(t, [2]int{i * 12, 12}, [2]int{c.At, c.Span}, "slot %d", i)
 	}
 }

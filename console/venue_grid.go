@@ -202,7 +202,7 @@ func linesByResource(bookings []domain.Booking) map[string][]heldLine {
 		for _, l := range b.Price.Lines {
 			out[l.ResourceID] = append(out[l.ResourceID], heldLine{start: l.Start, end: l.End,
 				booking: cellBooking{ID: b.ID, Customer: b.CustomerID, Status: b.Status, Quantity: l.Quantity,
-					Starts: b.OrderStarts()}})
+					Starts: b.OrderStarts(), BookedLate: b.CreatedAt.After(b.OrderStarts())}})
 		}
 	}
 	return out

@@ -187,4 +187,23 @@ func TestConsoleVenueGridOnOneTimeAxis(t *testing.T) {
 	b.Submit("#walk-in-book")
 	b.Screenshot("under-way-sold")
 	assert.Equal(t, "HOLD", b.Attr("#booking-status", "data-status"))
+
+	// Three rackets from 11:00, rented from the grid: the form asks how many.
+	b.Visit(s.ConsoleURL() + "/venues/v-grid/day?date=" + day.String())
+	b.Submit(slotCell("rackets", "11:00") + ` a[href*="walk-in"]`)
+	b.Do(chromedp.SetValue(chromedp.ID("phone"), "+36 30 111 0005"), chromedp.SetValue(chromedp.ID("quantity"), "3"))
+	b.Submit("#walk-in-book")
+	assert.Equal(t, "HOLD", b.Attr("#booking-status", "data-status"))
+	b.Visit(s.ConsoleURL() + "/venues/v-grid/day?date=" + day.String())
+	assert.Contains(t, b.Text(slotCell("rackets", "11:00")), "5/10", "two with the court, three rented at the desk")
+
+	// In Simplified Chinese the grid fits too.
+	inChinese(b)
+	b.Visit(s.ConsoleURL() + "/venues/v-grid/day?date=" + day.String())
+	b.Screenshot("mixed-day-zh")
+	width, err = chromedp.Run(b.Ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, width, 1366.0, "the page scrolls sideways in Chinese")
+	assert.Contains(t, b.Text(slotCell("court-1", "10:00")), "迟到 20 分钟")
+	b.AssertAccessible(t, "venue grid in Chinese")
 }
