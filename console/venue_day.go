@@ -76,8 +76,9 @@ type cellBooking struct {
 	LateAria     string    // the late arrival's button, named
 }
 
-// venueDay shows a venue's day as a grid of resources by slot, in the venue's time zone: what is
-// free, held, paid, checked in, closed and why. htmx reloads the grid every 20 s.
+// venueDay shows a venue's day as a grid of resources on one time axis, in the venue's time zone:
+// what is free, held, paid, checked in, closed and why, what has ended, and the time now. htmx
+// reloads the grid (its caption with the time now, the now line) every 20 s.
 func (c *Console) venueDay(r *request) error {
 	site, err := r.site("venue", r.Param("venueId"))
 	if err != nil {
