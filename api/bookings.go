@@ -29,6 +29,8 @@ type bookingView struct {
 	Reason string `json:"reason,omitempty"`
 	// GuestName is the name staff lists show the booking by (guests.go); never a customer's.
 	GuestName string `json:"guestName,omitempty"`
+	// LateArrival is a venue booking's late arrival, as the desk recorded it (late_arrivals.go).
+	LateArrival *db.LateArrival `json:"lateArrival,omitempty"`
 }
 
 // viewer turns a booking, and the workflow's reason for its state, into what the caller may see.

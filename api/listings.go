@@ -91,6 +91,9 @@ func (s *Server) listBookings(c echo.Context, f db.BookingFilter, view viewer, n
 		if err := s.nameGuests(c, page.Bookings); err != nil {
 			return err
 		}
+		if err := s.lateArrivals(c, page.Bookings); err != nil {
+			return err
+		}
 	}
 	if next != nil {
 		raw, _ := json.Marshal(next)

@@ -222,7 +222,8 @@ type slotsView struct {
 	Slots    []db.Slot   `json:"slots"`
 }
 
-// venueSlots lists a venue's slots starting on a local date, of one sport or all.
+// venueSlots lists a venue's slots starting on a local date, of one sport or all (and its
+// equipment's units, asked for).
 func (s *Server) venueSlots(c echo.Context) error {
 	venueID, sport := c.Param("venueId"), c.QueryParam("sport")
 	if err := domain.ValidateID("venueId", venueID); err != nil {
@@ -242,7 +243,8 @@ func (s *Server) venueSlots(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	slots, err := s.store.VenueSlots(ctx, venueID, sport, domain.DayBounds(date, loc), loc)
+	// ?equipment=true adds the equipment's hours and days: the desk's grid shows them all.
+	slots, err := s.store.VenueUnits(ctx, venueID, sport, domain.DayBounds(date, loc), loc, c.QueryParam("equipment") == "true")
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ func (c *Console) deskRoutes(page func(method, path string, h handler, roles []d
 	page(http.MethodGet, "/venues/:venueId/day", c.venueDay, anyStaff)
 	page(http.MethodPost, "/venues/:venueId/closures", c.closeUnits(false), desk)
 	page(http.MethodPost, "/venues/:venueId/reopenings", c.closeUnits(true), desk)
+	page(http.MethodPost, "/venues/:venueId/late-arrivals", c.recordLateArrival, desk)
 	page(http.MethodGet, "/venues/:venueId/walk-in", c.venueWalkInForm, desk)
 	page(http.MethodPost, "/venues/:venueId/walk-in", c.venueWalkIn, desk)
 	page(http.MethodGet, "/hotels/:hotelId/day", c.hotelDay, anyStaff)
@@ -105,7 +106,8 @@ func (c *Console) walkInOf(r *request, resource, start, end string) (walkInView,
 	v.Key = "walk-in-" + newToken() // the guest is not known until the form is sent: keyFor finds a lost answer's key
 	for _, res := range site.Resources {
 		if res.ID == v.ResourceID {
-			v.Quota = res.Kind == string(domain.KindQuotaSlot)
+			// A class's places and equipment's items are counted: the desk says how many.
+			v.Quota = res.Kind == string(domain.KindQuotaSlot) || res.Kind == string(domain.KindEquipment)
 		}
 	}
 	return v, nil

@@ -29,7 +29,7 @@ func TestTheGridNamesABookingByItsGuest(t *testing.T) {
 		v := layoutGrid(slots, bookings, time.UTC)
 		v.Zone = time.UTC
 		text := catalogueFor(lang)
-		v.label(text)
+		v.label(text, nil)
 		v.nameGuests(text, map[string]string{"b-1": "Grace Hopper"})
 		require.Len(t, v.Rows, 2)
 		named, walkIn := v.Rows[0].Cells[0].Bookings[0], v.Rows[1].Cells[0].Bookings[0]

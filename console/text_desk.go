@@ -11,7 +11,7 @@ var deskText = texts{
 		"cell.places": "%d of %d places left",
 
 		"venue.title": "%s on %s", "venue.caption": "Resources by slot on %s", "venue.resource": "Resource",
-		"venue.reopen": "Reopen", "venue.book": "Book a walk-in", "venue.bookAria": "Book a walk-in: %s at %s",
+		"venue.reopen": "Reopen", "venue.bookAria": "Book a walk-in: %s at %s",
 		"venue.noSlots": "No slots on this day.", "venue.closeTitle": "Close a slot or the day",
 		"venue.wholeVenue": "The whole venue", "venue.slot": "Slot", "venue.wholeDay": "The whole day",
 		"venue.reason": "Reason", "venue.close": "Close", "venue.reopenTitle": "Reopen the day", "venue.reopenDay": "Reopen",
@@ -58,7 +58,7 @@ var deskText = texts{
 		"cell.places": "剩余 %d / %d 个名额",
 
 		"venue.title": "%s · %s", "venue.caption": "%s 各场地时段", "venue.resource": "场地",
-		"venue.reopen": "重新开放", "venue.book": "现场预订", "venue.bookAria": "现场预订：%s 的 %s 时段",
+		"venue.reopen": "重新开放", "venue.bookAria": "现场预订：%s 的 %s 时段",
 		"venue.noSlots": "当天没有时段。", "venue.closeTitle": "关闭时段或整天",
 		"venue.wholeVenue": "整个场馆", "venue.slot": "时段", "venue.wholeDay": "整天",
 		"venue.reason": "原因", "venue.close": "关闭", "venue.reopenTitle": "重新开放当天", "venue.reopenDay": "重新开放",

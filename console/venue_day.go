@@ -2,7 +2,7 @@ package console
 
 import (
 	"net/http"
-	"slices"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -11,52 +11,74 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// venueDayView is a venue's day: its slot resources by row, its slot start times by column.
+// venueDayView is a venue's day: its resources by row, their units laid out on one time axis
+// (venue_grid.go).
 type venueDayView struct {
 	Site             db.SiteSummary
 	Zone             *time.Location
 	Date, Prev, Next domain.Date
 	Today            bool
-	Columns          []time.Time // the local start of each column
+	axisStart        time.Time   // the axis's first instant, a whole local hour
+	Steps            int         // the axis's steps (gridStep each): the table's time columns
+	Hours            []axisHour  // the header, an hour a cell
+	Starts           []time.Time // every unit's local start, for the closure form
 	Rows             []gridRow
 	Desk             bool      // the person may book, close and reopen here
-	Now              time.Time // slots ended by now are not offered for a walk-in
+	Now              time.Time // units ended by now are greyed out and not offered
+	NowClock         string    // "now 14:35", when the now line is on the grid
 	Refused          *closureRefusal
+	// The words every cell's links and buttons show, looked up once.
+	BookText, WaitText, LateText, ReopenText string
 }
 
 type gridRow struct {
-	ResourceID, Name, Kind string
-	Cells                  []gridCell
+	ResourceID, Name, Kind, Unit string
+	Cells                        []gridCell
 }
 
-// gridCell is one slot of a resource, or an empty stretch where it has none. Its words and
-// times are set once in Go (label), not worked out by the template cell by cell: a busy day
-// has hundreds of cells.
+// gridCell is one unit of a resource, or an empty stretch where it has none, at step At of the
+// axis, Span steps wide. Its words and times are set once in Go (label), not worked out by the
+// template cell by cell: a busy day has hundreds of cells.
 type gridCell struct {
-	Span         int // how many columns it covers
+	At, Span     int
 	Slot         bool
 	Start, End   time.Time
 	State        string // free, held, paid, in, closed (or none: no slot)
+	Past         bool   // it has ended: greyed out, offered for nothing
+	HasNow       bool   // the now line crosses it, at NowAt per cent of its width
+	NowAt        int
 	ClosedReason string
 	Capacity     int
 	PlacesLeft   int
 	Bookings     []cellBooking
 	// What the template shows: the state's name, the slot's local times, the places left of a
-	// class, and whether a walk-in can still be booked into it.
+	// class or of equipment, and whether a walk-in can still be booked into it.
 	Label, Clock, Times, Places string
+	PlacesWords                 string // the places left in words, when Places is short
 	StartAt, EndAt              string // RFC 3339, for the forms and links
 	Bookable                    bool
+	// Its links, and their names for a screen reader, made once here: the template's own calls
+	// cost a busy day's render a third more.
+	BookHref, BookAria, WaitHref, WaitAria string
+	Title                                  string // its times and state, whole, where the cell cuts them
 }
 
 type cellBooking struct {
 	ID, Customer string
 	Status       domain.Status
 	Quantity     int
-	Label        string // the status's name and the guest
+	Starts       time.Time // when the booking's first line starts
+	BookedLate   bool      // booked after it began (a walk-in for a slot under way): never late
+	MinutesLate  int       // the late arrival the desk recorded (0: none)
+	LateOffer    bool      // the desk may record its guest's late arrival now
+	Label, Late  string    // the status's name and the guest; "late 15 min"
+	LateShort    string    // "+15 min", what a narrow cell shows of it
+	LateAria     string    // the late arrival's button, named
 }
 
-// venueDay shows a venue's day as a grid of resources by slot, in the venue's time zone: what is
-// free, held, paid, checked in, closed and why. htmx reloads the grid every 20 s.
+// venueDay shows a venue's day as a grid of resources on one time axis, in the venue's time zone:
+// what is free, held, paid, checked in, closed and why, what has ended, and the time now. htmx
+// reloads the grid (its caption with the time now, the now line) every 20 s.
 func (c *Console) venueDay(r *request) error {
 	site, err := r.site("venue", r.Param("venueId"))
 	if err != nil {
@@ -86,41 +108,58 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (ven
 	var slots struct {
 		Slots []db.Slot `json:"slots"`
 	}
-	if err := c.api.call(r.ctx(), r.who, http.MethodGet, q("/venues/"+seg(site.ID)+"/slots", "date", date.String()), nil, "", &slots); err != nil {
+	path := q("/venues/"+seg(site.ID)+"/slots", "date", date.String(), "equipment", "true")
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, path, nil, "", &slots); err != nil {
 		return venueDayView{}, err
 	}
-	bookings, names, err := r.dayBookings("venueId", site.ID, date)
+	booked, err := r.siteDayBookings("venueId", site.ID, date)
 	if err != nil {
 		return venueDayView{}, err
 	}
-	v := layoutGrid(slots.Slots, bookings, zone)
+	v := layoutGrid(slots.Slots, booked.bookings, zone)
 	v.Site, v.Zone, v.Date, v.Prev, v.Next, v.Today = site, zone, date, date.AddDays(-1), date.AddDays(1), date == today
-	v.Now = c.cfg.Now()
-	v.label(r.text)
-	v.nameGuests(r.text, names)
-	v.Desk = r.who.CanBookVenue(site.ID)
+	v.Now, v.Desk = c.cfg.Now(), r.who.CanBookVenue(site.ID)
+	v.placeNow(v.Now, r.text)
+	v.label(r.text, booked.late)
+	v.nameGuests(r.text, booked.names)
 	return v, nil
 }
 
 // dayBookings are a site's bookings of a local date, every page of them, and their guests'
 // names by booking id (those the desk wrote down, or a walk-in's).
 func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]domain.Booking, map[string]string, error) {
-	var all []domain.Booking
-	names := map[string]string{}
+	d, err := r.siteDayBookings(siteParam, siteID, date)
+	return d.bookings, d.names, err
+}
+
+// dayOfBookings are a site's bookings of a local date with their guests' names and the late
+// arrivals the desk recorded (minutes late), by booking id.
+type dayOfBookings struct {
+	bookings []domain.Booking
+	names    map[string]string
+	late     map[string]int
+}
+
+func (r *request) siteDayBookings(siteParam, siteID string, date domain.Date) (dayOfBookings, error) {
+	d := dayOfBookings{names: map[string]string{}, late: map[string]int{}}
 	cursor := ""
 	for {
 		// Only what a day's page shows is decoded: a busy day is hundreds of bookings.
 		var page struct {
 			Bookings []struct {
-				ID         string        `json:"id"`
-				CustomerID string        `json:"customerId"`
-				GuestName  string        `json:"guestName"`
-				RoomTypeID string        `json:"roomTypeId"`
-				CheckIn    domain.Date   `json:"checkIn"`
-				CheckOut   domain.Date   `json:"checkOut"`
-				Quantity   int           `json:"quantity"`
-				Status     domain.Status `json:"status"`
-				Price      struct {
+				ID          string        `json:"id"`
+				CustomerID  string        `json:"customerId"`
+				GuestName   string        `json:"guestName"`
+				RoomTypeID  string        `json:"roomTypeId"`
+				CheckIn     domain.Date   `json:"checkIn"`
+				CheckOut    domain.Date   `json:"checkOut"`
+				Quantity    int           `json:"quantity"`
+				Status      domain.Status `json:"status"`
+				CreatedAt   time.Time     `json:"createdAt"`
+				LateArrival *struct {
+					MinutesLate int `json:"minutesLate"`
+				} `json:"lateArrival"`
+				Price struct {
 					Lines []domain.LinePrice `json:"lines"`
 				} `json:"price"`
 			} `json:"bookings"`
@@ -128,78 +167,34 @@ func (r *request) dayBookings(siteParam, siteID string, date domain.Date) ([]dom
 		}
 		path := q("/staff/bookings", siteParam, siteID, "date", date.String(), "limit", "100", "cursor", cursor)
 		if err := r.c.api.call(r.ctx(), r.who, http.MethodGet, path, nil, "", &page); err != nil {
-			return nil, nil, err
+			return d, err
 		}
 		for _, b := range page.Bookings {
 			if b.GuestName != "" {
-				names[b.ID] = b.GuestName
+				d.names[b.ID] = b.GuestName
 			}
-			all = append(all, domain.Booking{ID: b.ID, CustomerID: b.CustomerID, RoomTypeID: b.RoomTypeID,
+			if b.LateArrival != nil {
+				d.late[b.ID] = b.LateArrival.MinutesLate
+			}
+			d.bookings = append(d.bookings, domain.Booking{ID: b.ID, CustomerID: b.CustomerID, RoomTypeID: b.RoomTypeID,
 				Stay: domain.Stay{CheckIn: b.CheckIn, CheckOut: b.CheckOut}, Quantity: b.Quantity, Status: b.Status,
-				Price: domain.Price{Lines: b.Price.Lines}})
+				Price: domain.Price{Lines: b.Price.Lines}, CreatedAt: b.CreatedAt})
 		}
 		if page.Next == "" {
-			return all, names, nil
+			return d, nil
 		}
 		cursor = page.Next
 	}
 }
 
-// layoutGrid places each slot under the column of its start, spanning the columns it covers,
-// with the bookings that hold it and the state they give it.
-func layoutGrid(slots []db.Slot, bookings []domain.Booking, zone *time.Location) venueDayView {
-	var v venueDayView
-	starts := map[time.Time]bool{}
-	for _, s := range slots {
-		starts[s.Start.UTC()] = true
-	}
-	for t := range starts {
-		v.Columns = append(v.Columns, t)
-	}
-	slices.SortFunc(v.Columns, func(a, b time.Time) int { return a.Compare(b) })
-	column := make(map[time.Time]int, len(v.Columns))
-	for i, t := range v.Columns {
-		column[t] = i
-		v.Columns[i] = t.In(zone)
-	}
-	holding := linesByResource(bookings)
-	for _, s := range slots { // by resource, then start
-		if n := len(v.Rows); n == 0 || v.Rows[n-1].ResourceID != s.ResourceID {
-			v.Rows = append(v.Rows, gridRow{ResourceID: s.ResourceID, Name: s.Name, Kind: string(s.Kind)})
-		}
-		row := &v.Rows[len(v.Rows)-1]
-		at := column[s.Start.UTC()]
-		if filled := row.width(); filled < at {
-			row.Cells = append(row.Cells, gridCell{Span: at - filled, State: "none"})
-		} else if filled > at {
-			continue // overlaps the slot before it: a schedule changed mid-day; the first is shown
-		}
-		end := at + 1
-		for end < len(v.Columns) && v.Columns[end].Before(s.End) {
-			end++
-		}
-		cell := gridCell{Span: end - at, Slot: true, Start: s.Start.In(zone), End: s.End.In(zone), Capacity: s.Capacity,
-			PlacesLeft: s.PlacesLeft, ClosedReason: s.ClosedReason}
-		for _, h := range holding[s.ResourceID] {
-			if h.start.Before(s.End) && s.Start.Before(h.end) {
-				cell.Bookings = append(cell.Bookings, h.booking)
-			}
-		}
-		cell.State = cellState(s.Open, cell.Bookings, s.PlacesLeft)
-		row.Cells = append(row.Cells, cell)
-	}
+// label sets the words and times of every cell in the catalogue's language, with the late
+// arrivals recorded (minutes late by booking id).
+func (v *venueDayView) label(text catalogue, late map[string]int) {
+	v.BookText, v.WaitText = text.T("venue.bookShort"), text.T("venue.waitlist")
+	v.LateText, v.ReopenText = text.T("venue.late"), text.T("venue.reopen")
 	for i := range v.Rows {
-		if filled := v.Rows[i].width(); filled < len(v.Columns) {
-			v.Rows[i].Cells = append(v.Rows[i].Cells, gridCell{Span: len(v.Columns) - filled, State: "none"})
-		}
-	}
-	return v
-}
-
-// label sets the words and times of every cell in the catalogue's language.
-func (v *venueDayView) label(text catalogue) {
-	for i := range v.Rows {
-		quota := v.Rows[i].Kind == string(domain.KindQuotaSlot)
+		counted := v.Rows[i].Kind == string(domain.KindQuotaSlot) || v.Rows[i].Kind == string(domain.KindEquipment)
+		slot := v.Rows[i].Kind != string(domain.KindEquipment)
 		for j := range v.Rows[i].Cells {
 			c := &v.Rows[i].Cells[j]
 			if !c.Slot {
@@ -208,16 +203,40 @@ func (v *venueDayView) label(text catalogue) {
 			c.Label, c.Clock = text.T("cell."+c.State), c.Start.In(v.Zone).Format("15:04")
 			c.Times = c.Clock + "–" + c.End.In(v.Zone).Format("15:04")
 			c.StartAt, c.EndAt = c.Start.Format(time.RFC3339), c.End.Format(time.RFC3339)
-			if quota {
-				c.Places = text.T("cell.places", c.PlacesLeft, c.Capacity)
+			if counted {
+				// A unit shorter than two hours is too narrow for the words: its title keeps them.
+				c.Places, c.PlacesWords = text.T("cell.places", c.PlacesLeft, c.Capacity), ""
+				if c.Span < 2*stepsPerHour {
+					c.Places, c.PlacesWords = text.T("cell.placesShort", c.PlacesLeft, c.Capacity), c.Places
+				}
 			}
-			// A walk-in takes a place left in a slot not over yet; the API has the last word.
+			// A walk-in takes a place left in a slot not over yet, one under way too (issue 39,
+			// defect 3: the desk sells its rest); the API has the last word.
+			underWay := !v.Now.IsZero() && !v.Now.Before(c.Start) && c.End.After(v.Now)
 			c.Bookable = c.State != "closed" && c.PlacesLeft > 0 && (v.Now.IsZero() || c.End.After(v.Now))
+			unit := "?resource=" + url.QueryEscape(v.Rows[i].ResourceID) + "&start=" + url.QueryEscape(c.StartAt) +
+				"&end=" + url.QueryEscape(c.EndAt)
+			c.BookHref = Prefix + "/venues/" + seg(v.Site.ID) + "/walk-in" + unit
+			c.WaitHref = Prefix + "/waitlist?venueId=" + url.QueryEscape(v.Site.ID) + "&resourceId=" +
+				url.QueryEscape(v.Rows[i].ResourceID) + "&start=" + url.QueryEscape(c.StartAt) + "&end=" + url.QueryEscape(c.EndAt)
+			c.Title = c.Times + " · " + c.Label
+			c.BookAria = text.T("venue.bookAria", v.Rows[i].ResourceID, c.Times)
+			c.WaitAria = text.T("venue.waitlistAria", v.Rows[i].ResourceID, c.Times)
 			for k := range c.Bookings {
 				bk := &c.Bookings[k]
 				bk.Label = text.T("status."+string(bk.Status)) + ": " + text.Guest(bk.Customer)
 				if bk.Quantity > 1 {
 					bk.Label += " ×" + strconv.Itoa(bk.Quantity)
+				}
+				if bk.MinutesLate = late[bk.ID]; bk.MinutesLate > 0 {
+					bk.Late, bk.LateShort = text.T("venue.lateBy", bk.MinutesLate), text.T("venue.lateShort", bk.MinutesLate)
+				}
+				// Its guest comes after it began, while this slot of it is under way (equipment is
+				// picked up when it suits; a guest booking a slot under way came when they booked).
+				bk.LateOffer = v.Desk && slot && underWay && !bk.BookedLate && bk.MinutesLate == 0 &&
+					v.Now.Sub(bk.Starts) >= time.Minute
+				if bk.LateOffer {
+					bk.LateAria = text.T("venue.lateAria", bk.Label)
 				}
 			}
 		}
@@ -233,63 +252,11 @@ func (v *venueDayView) nameGuests(text catalogue, names map[string]string) {
 				bk := &v.Rows[i].Cells[j].Bookings[k]
 				if name := names[bk.ID]; name != "" {
 					bk.Label = strings.Replace(bk.Label, text.Guest(bk.Customer), name, 1)
+					bk.LateAria = strings.Replace(bk.LateAria, text.Guest(bk.Customer), name, 1)
 				}
 			}
 		}
 	}
-}
-
-func (r gridRow) width() int {
-	n := 0
-	for _, c := range r.Cells {
-		n += c.Span
-	}
-	return n
-}
-
-// cellState is what a slot shows: closed first (its bookings stay, listed), then the furthest
-// along of the bookings holding it (checked in, paid, held), else free. A slot with no place
-// left and no listed booking is held: an amendment waiting for its balance holds its added units
-// beside its booking's lines.
-func cellState(open bool, holders []cellBooking, placesLeft int) string {
-	if !open {
-		return "closed"
-	}
-	state := "free"
-	for _, b := range holders {
-		switch {
-		case b.Status == domain.StatusCompleted:
-			return "in"
-		case b.Status == domain.StatusConfirmed:
-			state = "paid"
-		case b.Status == domain.StatusHold && state == "free":
-			state = "held"
-		}
-	}
-	if state == "free" && placesLeft <= 0 {
-		state = "held"
-	}
-	return state
-}
-
-type heldLine struct {
-	start, end time.Time
-	booking    cellBooking
-}
-
-// linesByResource is every line of the bookings that hold their units, by resource.
-func linesByResource(bookings []domain.Booking) map[string][]heldLine {
-	out := map[string][]heldLine{}
-	for _, b := range bookings {
-		if !b.Status.HoldsInventory() {
-			continue
-		}
-		for _, l := range b.Price.Lines {
-			out[l.ResourceID] = append(out[l.ResourceID], heldLine{start: l.Start, end: l.End,
-				booking: cellBooking{ID: b.ID, Customer: b.CustomerID, Status: b.Status, Quantity: l.Quantity}})
-		}
-	}
-	return out
 }
 
 // siteName is a site's name, or its id when it has none.

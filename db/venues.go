@@ -305,6 +305,7 @@ type Slot struct {
 	Name         string              `json:"name"`
 	Sport        string              `json:"sport,omitempty"`
 	Kind         domain.ResourceKind `json:"kind"`
+	Unit         string              `json:"unit"` // slot, or an equipment's hour or day
 	Start        time.Time           `json:"start"`
 	End          time.Time           `json:"end"`
 	Capacity     int                 `json:"capacity"`
@@ -317,18 +318,25 @@ type Slot struct {
 // VenueSlots lists the slots of a venue's slot resources (of one sport, or all) that start
 // within day, by resource then start, with their start and end in loc.
 func (s *Store) VenueSlots(ctx context.Context, venueID, sport string, day domain.Span, loc *time.Location) ([]Slot, error) {
-	rows, err := s.reads(ctx).Query(ctx, `SELECT r.code, r.name, r.sport, r.kind, i.unit_start, i.unit_end, i.total,
+	return s.VenueUnits(ctx, venueID, sport, day, loc, false)
+}
+
+// VenueUnits is VenueSlots, with the units of the venue's equipment too when equipment is set
+// (its hours and days, as the desk's grid shows them beside the courts; issue 39).
+func (s *Store) VenueUnits(ctx context.Context, venueID, sport string, day domain.Span, loc *time.Location,
+	equipment bool) ([]Slot, error) {
+	rows, err := s.reads(ctx).Query(ctx, `SELECT r.code, r.name, r.sport, r.kind, r.unit, i.unit_start, i.unit_end, i.total,
 			`+unitsLeft+`, COALESCE(i.rate, 0), COALESCE(i.currency, ''), i.closed_at IS NULL, COALESCE(i.closed_reason, '')
 		FROM resources r JOIN inventory i ON i.resource_id = r.id
-		WHERE r.venue_id = $1 AND r.unit = 'slot' AND ($2 = '' OR r.sport = $2)
+		WHERE r.venue_id = $1 AND (r.unit = 'slot' OR $5) AND ($2 = '' OR r.sport = $2)
 			AND i.unit_start >= $3 AND i.unit_start < $4
-		ORDER BY r.code, i.unit_start`, venueID, sport, day.Start.UTC(), day.End.UTC())
+		ORDER BY r.code, i.unit_start`, venueID, sport, day.Start.UTC(), day.End.UTC(), equipment)
 	if err != nil {
 		return nil, err
 	}
 	slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Slot, error) {
 		var sl Slot
-		err := row.Scan(&sl.ResourceID, &sl.Name, &sl.Sport, &sl.Kind, &sl.Start, &sl.End, &sl.Capacity,
+		err := row.Scan(&sl.ResourceID, &sl.Name, &sl.Sport, &sl.Kind, &sl.Unit, &sl.Start, &sl.End, &sl.Capacity,
 			&sl.PlacesLeft, &sl.Price.Amount, &sl.Price.Currency, &sl.Open, &sl.ClosedReason)
 		sl.Start, sl.End = sl.Start.In(loc), sl.End.In(loc)
 		return sl, err
