@@ -246,7 +246,9 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), []line{want}, false, false); err != nil {
 			return a, nil, err
 		}
-		a.Refund = refundOfFall(b, a, p.RefundOf)
+		if a.Refund, err = refundOfFall(ctx, sp, b, a, p.RefundOf); err != nil {
+			return a, nil, err
+		}
 	}
 	if err := sp.Commit(ctx); err != nil {
 		return a, nil, err
@@ -259,9 +261,15 @@ func amendStay(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams) 
 }
 
 // refundOfFall is what goes back of paid booking b's fall in price by amendment a: what its
-// policy gives back, never more than it was paid beyond its new price.
-func refundOfFall(b domain.Booking, a domain.Amendment, refundOf func(domain.Booking, int64) int64) int64 {
-	return min(max(refundOf(b, -a.Difference), 0), max(b.Paid-a.PriceAfter.Total, 0))
+// policy gives back, never more than it keeps beyond its new price and its extras (the folio's:
+// what paid the minibar is not the stay's to give back).
+func refundOfFall(ctx context.Context, q querier, b domain.Booking, a domain.Amendment,
+	refundOf func(domain.Booking, int64) int64) (int64, error) {
+	var extras int64
+	if err := q.QueryRow(ctx, `SELECT ledger_booking_extras($1)`, b.ID).Scan(&extras); err != nil {
+		return 0, err
+	}
+	return min(max(refundOf(b, -a.Difference), 0), max(b.Paid-a.PriceAfter.Total-extras, 0)), nil
 }
 
 // refused is a with its refusal.

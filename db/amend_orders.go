@@ -125,7 +125,9 @@ func amendOrder(ctx context.Context, tx pgx.Tx, b domain.Booking, p AmendParams)
 		if _, _, err := reline(ctx, sp, b.ID, b.ChannelID, append(current, r.taken...), want, false, false); err != nil {
 			return a, nil, err
 		}
-		a.Refund = refundOfFall(b, a, p.RefundOf)
+		if a.Refund, err = refundOfFall(ctx, sp, b, a, p.RefundOf); err != nil {
+			return a, nil, err
+		}
 	}
 	a.Status = domain.AmendmentApplied
 	if err := applyOrder(ctx, sp, b.ID, want, a); err != nil {

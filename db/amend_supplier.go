@@ -99,7 +99,10 @@ func (s *Store) SupplierAnswered(ctx context.Context, bookingID string, amendmen
 		case paid && a.Difference > 0:
 			a.Status = domain.AmendmentBalanceDue
 		case paid:
-			a.Refund = refundOfFall(b, a, refundOf)
+			var err error
+			if a.Refund, err = refundOfFall(ctx, tx, b, a, refundOf); err != nil {
+				return a, err
+			}
 			fallthrough
 		default:
 			if err := applyAmended(ctx, tx, b, &a); err != nil {

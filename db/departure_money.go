@@ -9,8 +9,9 @@ import (
 
 // departureMoney is what an early departure of booking b that ends its stay on checkOut does to
 // its money: given, what its policy gives up of the nights not stayed (whatever was paid), and
-// refund, what of it goes back. What the payments brought (less reversals; a goodwill refund is
-// a gift and makes nothing owed again) pays for the nights stayed first, so only what it brought
+// refund, what of it goes back. What the payments brought (less reversals and what a lower price
+// gave back before: an amendment's refund; a goodwill refund is a gift and makes nothing owed
+// again) pays for the nights stayed first, so only what it brought
 // beyond them and its extras (the folio: a minibar is not given back with the nights) is
 // refunded, never more than the booking keeps; the rest of given was never paid.
 // A guest who paid part of the stay, or nothing (a desk deposit, to pay at the hotel), never
@@ -18,7 +19,7 @@ import (
 func departureMoney(ctx context.Context, q querier, b domain.Booking, checkOut domain.Date) (given, refund int64, err error) {
 	given = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, b.CheckOut, math.MaxInt64)
 	var brought, extras int64
-	if err := q.QueryRow(ctx, `SELECT `+received+` - `+reversed+`, `+extrasCharged+` FROM bookings b WHERE b.id = $1`,
+	if err := q.QueryRow(ctx, `SELECT `+received+` - `+reversed+` - `+lowered+`, `+extrasCharged+` FROM bookings b WHERE b.id = $1`,
 		b.ID).Scan(&brought, &extras); err != nil {
 		return 0, 0, err
 	}

@@ -398,7 +398,7 @@ type MoneySummary struct {
 // payments brought, what of it went back, what is on its way back (asked or sent, not yet
 // given), what its channel owes, what its extras charge, and what is still to pay while it holds
 // its units (its price and extras less what it was paid and what its channel owes, plus what
-// reversals of desk payments gave back).
+// reversals of desk payments and a lower price gave back).
 func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (MoneySummary, error) {
 	l, err := s.LedgerMoney(ctx, b.ID)
 	if err != nil {
@@ -410,11 +410,13 @@ func (s *Store) BookingMoneySummary(ctx context.Context, b domain.Booking) (Mone
 	}
 	m := MoneySummary{Currency: b.Price.Currency, Paid: l.Paid, Refunded: l.Refunded, Refunding: l.Owed + l.Refunding,
 		OnAccount: owes}
-	if err := s.pool.QueryRow(ctx, `SELECT ledger_booking_extras($1)`, b.ID).Scan(&m.Extras); err != nil {
+	var fell int64 // what a lower price gave back (lowered): not paid for what it costs now
+	if err := s.pool.QueryRow(ctx, `SELECT ledger_booking_extras(b.id), `+lowered+` FROM bookings b WHERE b.id = $1`,
+		b.ID).Scan(&m.Extras, &fell); err != nil {
 		return MoneySummary{}, err
 	}
 	if b.Status.HoldsInventory() {
-		m.Due = max(b.Price.Total+m.Extras-l.Paid-owes+l.Reversed, 0)
+		m.Due = max(b.Price.Total+m.Extras-(l.Paid-l.Reversed-fell)-owes, 0)
 	}
 	return m, nil
 }

@@ -46,9 +46,15 @@ const owedUnrecorded = `(` + received + ` - b.paid + CASE WHEN b.status IN ('REF
 // reversed is what booking b's reversals of desk payments gave back: due again.
 const reversed = `(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE r.booking_id = b.id AND r.kind = 'reversal')`
 
+// lowered is what booking b gave back with a lower price: an amendment's refund and an early
+// departure's (the ledger's refunds asked for those causes). The price fell with them, so that
+// money pays nothing of what the booking costs now; a goodwill refund is a gift and still does.
+const lowered = `(SELECT COALESCE(sum(l.amount), 0) FROM money_ledger l WHERE l.booking_id = b.id
+	AND l.kind = 'refund_asked' AND l.cause IN ('amendment', 'early_departure'))`
+
 // lockedMoney is what lockBookingMoney reads of a locked booking's money.
 type lockedMoney struct {
-	got    int64 // what its kept payments brought, less what reversals of them gave back
+	got    int64 // what its kept payments brought, less what reversals and a lower price gave back
 	extras int64 // what its live extras charge it (the folio, db/folio.go)
 	live   bool  // its hold has not expired by the database's clock
 }
@@ -63,7 +69,7 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 	if err != nil {
 		return b, m, err
 	}
-	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+`, `+extrasCharged+`, b.expires_at > now() FROM bookings b
+	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+` - `+lowered+`, `+extrasCharged+`, b.expires_at > now() FROM bookings b
 		WHERE b.id = $1`, bookingID).Scan(&m.got, &m.extras, &m.live)
 	return b, m, err
 }
