@@ -25,6 +25,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
 	page(http.MethodPost, "/bookings/:id/amendments", c.amend, desk)
+	page(http.MethodPost, "/bookings/:id/amendments/quote", c.quoteAmendment, desk)
 	page(http.MethodPost, "/bookings/:id/lines", c.moveLine, desk)
 	c.guestRoutes(page, desk, anyStaff) // the guest's form and the desk's search (booking_guest.go)
 	c.folioRoutes(page, desk, anyStaff) // the extras and the receipt (booking_folio.go)
@@ -62,6 +63,7 @@ type bookingPageView struct {
 	Leaving  *departure // what checking the guest out now would do, when offered (booking_check_out.go)
 	// FolioSection is the extras and the charge form (booking_folio.go).
 	FolioSection template.HTML
+	Amend        *amendView // the "Change the stay" form, when offered (booking_quote.go)
 }
 
 // bookingPage shows a booking: its lines, price, payments and refunds, its history with who did
@@ -118,6 +120,7 @@ func (c *Console) bookingPage(r *request) error {
 	v.Offers = offersFor(v.B, v.Desk, v.Refund, c.cfg.Now(), zone, kept, balances.Kept, v.Payments, venue)
 	v.Money = r.sumMoney(v.B, *balances)
 	v.Leaving = c.checkOutPreview(r, &v)
+	v.Amend = c.amendView(r, v)
 	if v.FolioSection, err = c.folioSection(r, v); err != nil { // the page is the desk's still
 		r.c.cfg.Logger.Warn("console: a booking's folio", "booking", id, "err", err)
 	}

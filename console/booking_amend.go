@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -8,25 +9,17 @@ import (
 	"github.com/bookflow/bookflow/domain"
 )
 
-// amend changes a stay's dates or rooms through the API's staff amendment.
+// amend changes a stay's dates, rooms, room type or rate plan through the API's staff amendment
+// (the form's "See the price first" asks the quote: booking_quote.go).
 func (c *Console) amend(r *request) error {
 	id := r.Param("id")
-	change := map[string]any{}
-	for _, f := range []string{"checkIn", "checkOut"} {
-		if v := r.FormValue(f); v != "" {
-			d, err := domain.ParseDate(v)
-			if err != nil {
-				return r.refuseForm(id, "booking.badDate")
-			}
-			change[f] = d
+	change, err := amendChange(r)
+	if err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Message == r.text.T("booking.badDate") {
+			return r.refuseForm(id, "booking.badDate")
 		}
-	}
-	if r.FormValue("quantity") != "" {
-		n, err := formQuantity(r, "quantity")
-		if err != nil {
-			return r.fail(err)
-		}
-		change["quantity"] = n
+		return r.fail(err)
 	}
 	return r.sendAmendment(id, change)
 }

@@ -1,7 +1,7 @@
 package console
 
 // folioText is the folio's messages (booking_folio.go, receipt.go): the extras on a booking's
-// page, their kinds, and the receipt (issue 39).
+// page, their kinds, and the receipt; and the quote before a change (booking_quote.go) (issue 39).
 var folioText = texts{
 	"en": {
 		"folio.heading": "Extras", "folio.none": "No extras charged.", "folio.item": "Item",
@@ -20,6 +20,11 @@ var folioText = texts{
 		"receipt.print": "Print", "receipt.printHint": "or save it as a PDF from the print dialog.",
 		"receipt.items": "What was billed", "receipt.item": "Item", "receipt.night": "Night of %s",
 		"receipt.total": "Total", "receipt.printed": "Printed %s by %s.",
+
+		"quote.button": "See the price first", "quote.price": "The stay would cost %s (now %s).",
+		"quote.more": "%s more to pay.", "quote.less": "%s would be refunded.", "quote.same": "The price stays the same.",
+		"quote.left": "%s rooms left from %s to %s: %d.", "quote.unlimited": "%s: no limit on rooms.",
+		"quote.then": "Nothing is changed yet: “Change” makes the change.",
 	},
 	"zh-Hans": {
 		"folio.heading": "额外费用", "folio.none": "没有额外费用。", "folio.item": "项目",
@@ -38,5 +43,10 @@ var folioText = texts{
 		"receipt.print": "打印", "receipt.printHint": "也可以在打印对话框中另存为电子文档。",
 		"receipt.items": "收费项目", "receipt.item": "项目", "receipt.night": "%s 晚",
 		"receipt.total": "合计", "receipt.printed": "%s 由 %s 打印。",
+
+		"quote.button": "先查看价格", "quote.price": "修改后住宿价格为 %s（现为 %s）。",
+		"quote.more": "需补付 %s。", "quote.less": "将退还 %s。", "quote.same": "价格不变。",
+		"quote.left": "%s 从 %s 到 %s 剩余房间：%d 间。", "quote.unlimited": "%s：房间数量不限。",
+		"quote.then": "尚未做任何修改：点击“修改”才会执行。",
 	},
 }

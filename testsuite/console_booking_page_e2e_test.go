@@ -143,7 +143,7 @@ func TestConsoleBookingPageRefusalsSpeakToStaff(t *testing.T) {
 
 	b.Visit(s.ConsoleURL() + "/bookings/" + early)
 	b.Do(chromedp.SetValue(chromedp.ID("amend-out"), today.AddDays(9).String()))
-	b.Submit(`form[action$="/amendments"] button`)
+	b.Submit("#amend-stay")
 	refusedAs("extend-sold-out", "Sold out", "is not available", "unavailable")
 
 	b.Visit(s.ConsoleURL() + "/bookings/" + refunded)
