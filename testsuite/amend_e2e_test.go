@@ -170,6 +170,8 @@ func TestAPaidBookingAmendedDownIsRefundedTheDifferenceByItsPolicy(t *testing.T)
 	require.Eventually(t, func() bool {
 		return count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = 'pi_first' AND amount = 10000 AND status = 'succeeded'`) == 1
 	}, 20*time.Second, 50*time.Millisecond)
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE payment_id = 'pi_first' AND recorded_by = 'desk-1'`),
+		"the amendment's refund names the desk that made it (issue 39)")
 	b := staffView(t, sys, id).Body
 	assert.Equal(t, "CONFIRMED", b["status"])
 	assert.EqualValues(t, total-10000, b["paid"])

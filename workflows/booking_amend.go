@@ -126,13 +126,20 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 		if err != nil {
 			return err
 		}
+		// The refund names who made the amendment when staff or an agent did (issue 39): a desk's
+		// cash given back is theirs to hand over. A guest's own is not named (their id is personal).
+		// Only the activities' input changes: histories replay as they were.
+		var actor string
+		if a.Actor != b.state.Booking.CustomerID {
+			actor = a.Actor
+		}
 		for i, pay := range parts {
 			step := fmt.Sprintf("amendment-%d", a.ID)
 			if i > 0 {
 				step += "-" + pay.ID
 			}
 			b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: "the amendment lowered the price",
-				FirstAttempt: 1}, nil)
+				FirstAttempt: 1, Actor: actor}, nil)
 		}
 	case domain.AmendmentBalanceDue:
 		b.state.Booking, b.state.Pending, b.replan = out.Booking, &a, true
