@@ -90,6 +90,9 @@ type refundBody struct {
 	Reason       string `json:"reason"`
 	ReleaseUnits bool   `json:"releaseUnits"`
 	Reverses     string `json:"reverses"`
+	// Method is how it is given back: left out as it was paid, or cash, card_terminal (at the
+	// desk), provider (only to the card).
+	Method string `json:"method"`
 }
 
 // refundBooking gives part or all of what a booking keeps back: keeping its units (a goodwill
@@ -104,13 +107,18 @@ func (s *Server) refundBooking(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if body.Reverses != "" && body.ReleaseUnits {
+	switch {
+	case body.Reverses != "" && body.ReleaseUnits:
 		return newError(http.StatusBadRequest, "invalid_request", "a reversal keeps the booking's units: leave releaseUnits out")
+	case body.Method != "" && !slices.Contains(db.RefundMethods, body.Method):
+		return newError(http.StatusBadRequest, "invalid_request", "method is one of cash, card_terminal, provider (or left out: as it was paid)")
+	case body.Method != "" && body.ReleaseUnits:
+		return newError(http.StatusBadRequest, "invalid_request", "a cancel's refund goes back as it was paid: leave method out")
 	}
 	return s.askMoney(c, b, body.Reason, workflows.MoneyRequest{Kind: workflows.MoneyRefund, Key: key, Amount: body.Amount,
-		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits, Reverses: body.Reverses},
+		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits, Reverses: body.Reverses, Method: body.Method},
 		map[string]any{"amount": body.Amount, "currency": body.Currency, "releaseUnits": body.ReleaseUnits,
-			"reverses": body.Reverses, "key": key})
+			"reverses": body.Reverses, "method": body.Method, "key": key})
 }
 
 // manualRefundBody is a refund finance made outside bookflow.

@@ -199,6 +199,9 @@ func (c *Console) refund(r *request) error {
 	}
 	body := map[string]any{"amount": amount, "currency": currency, "reason": r.FormValue("reason"),
 		"releaseUnits": r.FormValue("releaseUnits") == "on", "reverses": r.FormValue("reverses")}
+	if method := r.FormValue("method"); method != "" { // how it is given back; left out: as it was paid
+		body["method"] = method
+	}
 	intent := "refund:" + id
 	if reverses := r.FormValue("reverses"); reverses != "" {
 		intent = "reverse:" + id + ":" + reverses

@@ -61,6 +61,10 @@ var refusals = []refusal{
 	{http.StatusConflict, "", "priced by its supplier", "refusal.priceFixed"},
 	{http.StatusConflict, "", "the stay has begun", "refusal.stayStarted"},
 	{http.StatusConflict, "", "has not confirmed", "refusal.supplierPending"},
+	// The folio's and a refund's method (db/folio.go, db/refund_methods.go).
+	{http.StatusConflict, "", "extras are charged to a confirmed or checked-in booking", "refusal.notChargeable"},
+	{http.StatusConflict, "", "the charge was paid", "refusal.chargePaid"},
+	{http.StatusConflict, "", "the provider cannot give it back", "refusal.providerCannot"},
 	// A room's refusals (db/rooms.go, db/rooms_out_of_order.go, db/inventory.go's blocking).
 	{http.StatusConflict, "", "is another booking's on a night", "refusal.roomTaken"},
 	{http.StatusConflict, "", "is out of order on a night", "refusal.roomOutOfOrder"},

@@ -1,7 +1,8 @@
 package console
 
 // folioText is the folio's messages (booking_folio.go, receipt.go): the extras on a booking's
-// page, their kinds, and the receipt; and the quote before a change (booking_quote.go) (issue 39).
+// page, their kinds, and the receipt; the quote before a change (booking_quote.go); and how a
+// refund is given back (issue 39).
 var folioText = texts{
 	"en": {
 		"folio.heading": "Extras", "folio.none": "No extras charged.", "folio.item": "Item",
@@ -25,6 +26,12 @@ var folioText = texts{
 		"quote.more": "%s more to pay.", "quote.less": "%s would be refunded.", "quote.same": "The price stays the same.",
 		"quote.left": "%s rooms left from %s to %s: %d.", "quote.unlimited": "%s: no limit on rooms.",
 		"quote.then": "Nothing is changed yet: “Change” makes the change.",
+
+		"refund.method": "Give it back", "refund.method.asPaid": "As it was paid",
+		"refund.method.provider": "To the card (online)",
+		"refusal.notChargeable":  "Extras are charged to a paid or checked-in booking only.",
+		"refusal.chargePaid":     "The guest has paid for this charge: refund it first, then void it.",
+		"refusal.providerCannot": "Part of this refund was paid at the desk: the card cannot take it back. Give it back in cash or on the terminal.",
 	},
 	"zh-Hans": {
 		"folio.heading": "额外费用", "folio.none": "没有额外费用。", "folio.item": "项目",
@@ -48,5 +55,11 @@ var folioText = texts{
 		"quote.more": "需补付 %s。", "quote.less": "将退还 %s。", "quote.same": "价格不变。",
 		"quote.left": "%s 从 %s 到 %s 剩余房间：%d 间。", "quote.unlimited": "%s：房间数量不限。",
 		"quote.then": "尚未做任何修改：点击“修改”才会执行。",
+
+		"refund.method": "退款方式", "refund.method.asPaid": "按原付款方式",
+		"refund.method.provider": "退回银行卡（线上）",
+		"refusal.notChargeable":  "只能向已付款或已入住的预订添加额外费用。",
+		"refusal.chargePaid":     "客人已支付这笔费用：请先退款，再作废。",
+		"refusal.providerCannot": "这笔退款中有一部分是在前台支付的，无法退回银行卡。请以现金或刷卡方式退还。",
 	},
 }

@@ -146,7 +146,7 @@ func (s *Store) VoidCharge(ctx context.Context, bookingID string, chargeID int64
 		}
 		// What it keeps (a goodwill refund of the charge came off it) against what it would owe.
 		if owes := b.Price.Total + m.extras - charge.Amount; b.Status.HoldsInventory() && b.Paid > owes {
-			return fmt.Errorf("%w: booking %s keeps %d %s of what was paid; without charge %d it owes %d: refund %d first",
+			return fmt.Errorf("%w: booking %s keeps %d %s of what was paid; without charge %d it owes %d: the charge was paid, refund %d first",
 				domain.ErrConflict, b.ID, b.Paid, b.Price.Currency, charge.ID, owes, b.Paid-owes)
 		}
 		charge, err = scanFolioCharge(tx.QueryRow(ctx, `UPDATE folio_charges SET voided_at = now(), voided_by = $3,

@@ -55,6 +55,9 @@ func StaffRefundCommand(r StaffRefund) MoneyCommand {
 	if r.Kind == RefundReversal && len(r.Parts) == 1 {
 		c.Body["reverses"] = r.Parts[0].ID
 	}
+	if r.Method != "" { // left out as before: a refund as it was paid is the command it always was
+		c.Body["method"] = r.Method
+	}
 	return c
 }
 

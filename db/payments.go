@@ -122,8 +122,9 @@ type RefundAttempt struct {
 
 // BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
 // is returned as stored, so a retried activity sees what an earlier try achieved. The refund of
-// money the desk took is made there, by the same method: it is recorded as succeeded at once,
-// and never sent to the provider. Under the payment's lock, a new attempt that would give back
+// money the desk took is made there, by the same method, and so is a staff refund the desk chose
+// to hand over in cash or on the terminal (db/refund_methods.go): it is recorded as succeeded at
+// once, and never sent to the provider. Under the payment's lock, a new attempt that would give back
 // more than is left of its payment (after the refunds made or under way) is recorded as failed,
 // never sent: the saga waits for an operator rather than ask for money that is not there. An
 // attempt of a step already given back is answered by the attempt that gave it back.
@@ -140,16 +141,21 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 			return err
 		}
 		status, lastError := "requested", ""
+		chosen, err := chosenRefundMethod(ctx, tx, a) // a staff refund handed over at the desk by the method chosen
+		if err != nil {
+			return err
+		}
+		method := cmp.Or(chosen, p.method)
 		switch {
 		case p.recorded && a.Amount > p.left:
 			status, lastError = "failed", fmt.Sprintf("a refund of %d would give back more than the %d left of payment %s",
 				a.Amount, p.left, a.PaymentID)
-		case p.method != domain.MethodProvider:
+		case method != domain.MethodProvider:
 			status = "succeeded"
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO refunds (id, booking_id, payment_id, amount, currency, reason, status, method, last_error,
 				recorded_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''), NULLIF($10, '')) ON CONFLICT (id) DO NOTHING`,
-			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, p.method, lastError, a.RecordedBy)
+			a.ID, a.BookingID, a.PaymentID, a.Amount, a.Currency, a.Reason, status, method, lastError, a.RecordedBy)
 		if err != nil || tag.RowsAffected() == 1 {
 			return err
 		}

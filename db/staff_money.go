@@ -248,6 +248,8 @@ type StaffRefund struct {
 	Reason    string           `json:"reason"`
 	Actor     string           `json:"actor"`
 	Parts     []domain.Payment `json:"parts"`
+	// Method is how it is given back: "" as each part was paid, or chosen (db/refund_methods.go).
+	Method string `json:"method,omitempty"`
 }
 
 // StaffRefundID names a staff refund by its booking and idempotency key.
@@ -282,9 +284,9 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			return err
 		}
 		var stored StaffRefund
-		err = tx.QueryRow(ctx, `SELECT id, booking_id, kind, amount, currency, reason, actor, parts FROM staff_refunds
-			WHERE id = $1`, r.ID).Scan(&stored.ID, &stored.BookingID, &stored.Kind, &stored.Amount, &stored.Currency,
-			&stored.Reason, &stored.Actor, &stored.Parts)
+		err = tx.QueryRow(ctx, `SELECT id, booking_id, kind, amount, currency, reason, actor, parts, COALESCE(method, '')
+			FROM staff_refunds WHERE id = $1`, r.ID).Scan(&stored.ID, &stored.BookingID, &stored.Kind, &stored.Amount,
+			&stored.Currency, &stored.Reason, &stored.Actor, &stored.Parts, &stored.Method)
 		switch {
 		case err == nil && stored.BookingID == r.BookingID && stored.Kind == r.Kind && stored.Amount == r.Amount &&
 			stored.Currency == r.Currency:
@@ -331,6 +333,9 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 		if err := checkParts(ctx, tx, b.ID, r.Parts); err != nil {
 			return err
 		}
+		if err := checkRefundMethod(ctx, tx, r); err != nil {
+			return err
+		}
 		if r.Kind == RefundReversal {
 			var method string
 			if len(r.Parts) != 1 {
@@ -343,8 +348,9 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 				return fmt.Errorf("%w: payment %s was taken by the provider: only a desk payment is reversed", domain.ErrInvalid, r.Parts[0].ID)
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason, r.Actor, r.Parts); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts, method)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''))`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason,
+			r.Actor, r.Parts, r.Method); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid - $2, updated_at = now() WHERE id = $1`, b.ID, r.Amount); err != nil {

@@ -33,7 +33,7 @@ type MoneyRequest struct {
 	Key      string
 	Amount   int64 // a desk payment's or a refund's amount; a price change's new total
 	Currency string
-	Method   string // a desk payment's method
+	Method   string // a desk payment's method; how a refund is given back ("": as it was paid)
 	Note     string // a desk payment's note (an "other" method says what it was)
 	Reason   string // a price change's or a refund's reason
 	// ReleaseUnits makes a refund a cancel: the units go back and the booking is REFUNDED with
@@ -186,7 +186,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	var out activities.StaffRefundOutcome
 	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartStaffRefund, db.StaffRefund{
 		ID: db.StaffRefundID(b.in.BookingID, key), BookingID: b.in.BookingID, Kind: kind, Amount: req.Amount,
-		Currency: req.Currency, Reason: req.Reason, Actor: req.Actor, Parts: parts}).Get(ctx, &out); err != nil {
+		Currency: req.Currency, Reason: req.Reason, Actor: req.Actor, Parts: parts, Method: req.Method}).Get(ctx, &out); err != nil {
 		return err
 	}
 	if out.Booking.Paid == b.state.Booking.Paid {

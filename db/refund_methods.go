@@ -1,0 +1,67 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bookflow/bookflow/domain"
+)
+
+// How a staff refund is given back (issue 39, defect 9; migration 00061). Left out, each part goes
+// back as it was paid: a desk payment's at the desk by its method, a provider's through the
+// provider. The desk may choose instead to hand the whole refund over in cash or on the card
+// terminal (a guest who paid online takes cash back: the attempts are recorded as made at the
+// desk, never sent to the provider), or to send it only to the card (refused when a part was
+// paid at the desk: the provider has no card to give cash back to).
+
+// RefundMethods are the methods a staff refund may be given back by.
+var RefundMethods = []string{domain.MethodCash, domain.MethodCardTerminal, domain.MethodProvider}
+
+// checkRefundMethod checks staff refund r's method against the parts it draws on.
+func checkRefundMethod(ctx context.Context, tx pgx.Tx, r StaffRefund) error {
+	switch {
+	case r.Method == "":
+		return nil
+	case !slices.Contains(RefundMethods, r.Method):
+		return fmt.Errorf("%w: a refund is given back by %s", domain.ErrInvalid, strings.Join(RefundMethods, ", "))
+	case r.Method != domain.MethodProvider:
+		return nil
+	}
+	for _, p := range r.Parts {
+		var method string
+		err := tx.QueryRow(ctx, `SELECT method FROM payments WHERE payment_id = $1`, p.ID).Scan(&method)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if err == nil && method != domain.MethodProvider {
+			return fmt.Errorf("%w: %d %s of this refund was paid at the desk (%s, payment %s): the provider cannot give it "+
+				"back; give it back in cash or on the terminal", domain.ErrConflict, p.Amount, p.Currency, method, p.ID)
+		}
+	}
+	return nil
+}
+
+// chosenRefundMethod is the desk method the staff refund that attempt a belongs to is handed over
+// by (its attempts' keys are <bookingId>/staff-<key>[@<paymentId>]/<n>: StaffRefundStep), or ""
+// when the attempt is no staff refund's or goes back as it was paid (or only to the card).
+func chosenRefundMethod(ctx context.Context, tx pgx.Tx, a RefundAttempt) (string, error) {
+	step, ok := strings.CutPrefix(a.ID, a.BookingID+"/staff-")
+	if !ok {
+		return "", nil
+	}
+	if i := strings.LastIndex(step, "/"); i >= 0 {
+		step = step[:i]
+	}
+	key, _, _ := strings.Cut(step, "@")
+	var method string
+	err := tx.QueryRow(ctx, `SELECT COALESCE(method, '') FROM staff_refunds WHERE id = $1`, StaffRefundID(a.BookingID, key)).Scan(&method)
+	if errors.Is(err, pgx.ErrNoRows) || method == domain.MethodProvider {
+		return "", nil
+	}
+	return method, err
+}
