@@ -21,6 +21,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
 	page(http.MethodPost, "/bookings/:id/cancel", c.cancel, desk)
 	page(http.MethodPost, "/bookings/:id/check-out", c.checkOut, desk)
+	c.noShowRoutes(page, desk) // a no-show by hand, from the page or the venue grid (booking_no_show.go)
 	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
@@ -129,13 +130,13 @@ func (c *Console) bookingPage(r *request) error {
 	return c.renderBooking(r, v) // with its guest, named by them (booking_guest.go)
 }
 
-// bookingAction sends one of the API's booking commands (check-in, confirm, cancel).
+// bookingAction sends one of the API's booking commands (check-in, confirm, cancel, no-show).
 func (c *Console) bookingAction(action string) handler {
 	return func(r *request) error {
 		id := r.Param("id")
 		var body any
-		if reason := strings.TrimSpace(r.FormValue("reason")); action == "cancel" && reason != "" {
-			body = map[string]string{"reason": reason} // for the cancel's audit entry
+		if reason := strings.TrimSpace(r.FormValue("reason")); (action == "cancel" || action == "no-show") && reason != "" {
+			body = map[string]string{"reason": reason} // for the audit entry
 		}
 		if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/"+action, body, "", nil); err != nil {
 			if r.alreadyDone(id, action) { // a double click: the first did it
@@ -254,6 +255,7 @@ var doneBy = map[string][]domain.Status{
 	"check-in": {domain.StatusCompleted},
 	"confirm":  {domain.StatusConfirmed},
 	"cancel":   {domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded},
+	"no-show":  {domain.StatusNoShow},
 }
 
 // alreadyDone reports whether a refused command finds the booking where it would have left it
