@@ -19,7 +19,7 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodGet, "/bookings/:id", c.bookingPage, anyStaff)
 	page(http.MethodPost, "/bookings/:id/check-in", c.bookingAction("check-in"), desk)
 	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
-	page(http.MethodPost, "/bookings/:id/cancel", c.cancel, desk)
+	page(http.MethodPost, "/bookings/:id/cancel", c.withReason("cancel"), desk)
 	page(http.MethodPost, "/bookings/:id/check-out", c.checkOut, desk)
 	c.noShowRoutes(page, desk) // a no-show by hand, from the page or the venue grid (booking_no_show.go)
 	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
@@ -149,18 +149,20 @@ func (c *Console) bookingAction(action string) handler {
 	}
 }
 
-// cancel cancels a booking once staff confirmed it with a reason (the page's second step), which
-// the API keeps in the cancel's audit entry.
-func (c *Console) cancel(r *request) error {
-	id := r.Param("id")
-	// Whether the person may cancel it is the API's to say first: another site's desk is 403.
-	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", nil); err != nil {
-		return r.fail(err)
+// withReason sends one of the API's booking commands (cancel, no-show) once staff confirmed it
+// with a reason (the page's second step), which the API keeps in its audit entry.
+func (c *Console) withReason(action string) handler {
+	return func(r *request) error {
+		id := r.Param("id")
+		// Whether the person may act on it is the API's to say first: another site's desk is 403.
+		if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", nil); err != nil {
+			return r.fail(err)
+		}
+		if strings.TrimSpace(r.FormValue("reason")) == "" {
+			return r.refuseForm(id, "refusal.reasonNeeded")
+		}
+		return c.bookingAction(action)(r)
 	}
-	if strings.TrimSpace(r.FormValue("reason")) == "" {
-		return r.refuseForm(id, "refusal.reasonNeeded")
-	}
-	return c.bookingAction("cancel")(r)
 }
 
 // refuseForm shows a form of the booking page refused before the API was asked, with a way

@@ -14,22 +14,8 @@ import (
 
 // noShowRoutes are the booking page's and the venue grid's routes of a no-show by hand.
 func (c *Console) noShowRoutes(page func(method, path string, h handler, roles []domain.Role), desk []domain.Role) {
-	page(http.MethodPost, "/bookings/:id/no-show", c.noShow, desk)
+	page(http.MethodPost, "/bookings/:id/no-show", c.withReason("no-show"), desk) // a second step with a reason
 	page(http.MethodPost, "/venues/:venueId/no-shows", c.noShowFromGrid, desk)
-}
-
-// noShow marks a booking a no-show once staff confirmed it with a reason (the page's second
-// step), which the API keeps in the audit entry.
-func (c *Console) noShow(r *request) error {
-	id := r.Param("id")
-	// Whether the person may act on it is the API's to say first: another site's desk is 403.
-	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", nil); err != nil {
-		return r.fail(err)
-	}
-	if strings.TrimSpace(r.FormValue("reason")) == "" {
-		return r.refuseForm(id, "refusal.reasonNeeded")
-	}
-	return c.bookingAction("no-show")(r)
 }
 
 // noShowFromGrid marks a booking of the grid a no-show: its slot is under way or over and nobody

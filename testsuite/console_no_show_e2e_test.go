@@ -23,17 +23,7 @@ func TestConsoleMarksANoShowFromTheGridAndTheBookingPage(t *testing.T) {
 	t.Parallel()
 	s := testsuite.NewSystem(t, testsuite.SystemOptions{Console: true})
 	today := domain.DateOf(time.Now(), time.UTC)
-	res := s.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-cns", map[string]any{"name": "Court hall", "timeZone": "UTC"})
-	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-	for _, court := range []string{"court-1", "court-2"} {
-		res = s.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-cns/resources/"+court, map[string]any{"kind": "exclusive_slot",
-			"name": court, "sport": "badminton"})
-		require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-		res = s.Admin(t, http.MethodPost, "/api/v1/admin/venues/v-cns/resources/"+court+"/schedule", map[string]any{
-			"from": today, "to": today.AddDays(1), "opens": "00:00", "closes": "24:00", "slotMinutes": 60,
-			"price": map[string]any{"amount": 2000, "currency": "EUR"}})
-		require.Equal(t, http.StatusOK, res.Status, res.Raw)
-	}
+	openCourtsAllDay(t, s, "v-cns", "court-1", "court-2")
 	now := time.Now().UTC().Truncate(time.Hour)
 	if now.Hour() >= 22 {
 		t.Skip("the later game would fall on tomorrow") // the grid shows one day
@@ -42,7 +32,7 @@ func TestConsoleMarksANoShowFromTheGridAndTheBookingPage(t *testing.T) {
 	game := func(key, court string, start time.Time) string {
 		res := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-cns/bookings", keyed(key), map[string]any{
 			"phone": "+36 30 222 00" + fmt.Sprint(10+len(key)), "name": "Guest " + key,
-			"lines": []any{map[string]any{"resourceId": court, "start": start, "end": start.Add(time.Hour), "quantity": 1}}})
+			"lines": []any{courtHour(court, start)}})
 		require.Equal(t, http.StatusCreated, res.Status, res.Raw)
 		id := res.Body["id"].(string)
 		payAndConfirm(t, s, id, 2000, "evt_"+key, "pi_"+key)

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/testsuite"
 )
 
@@ -24,21 +23,11 @@ import (
 func TestTheDeskMarksANoShowByHandAsTheDeadlineWould(t *testing.T) {
 	t.Parallel()
 	sys := testsuite.NewSystem(t, testsuite.SystemOptions{})
-	today := domain.DateOf(time.Now(), time.UTC)
-	res := sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-ns", map[string]any{"timeZone": "UTC"})
-	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-	res = sys.Admin(t, http.MethodPut, "/api/v1/admin/venues/v-ns/resources/court-1", map[string]any{"kind": "exclusive_slot"})
-	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
-	res = sys.Admin(t, http.MethodPost, "/api/v1/admin/venues/v-ns/resources/court-1/schedule", map[string]any{
-		"from": today.AddDays(-1), "to": today.AddDays(2), "opens": "00:00", "closes": "24:00", "slotMinutes": 60,
-		"price": map[string]any{"amount": 2000, "currency": "EUR"}})
-	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	openCourtsAllDay(t, sys, "v-ns", "court-1")
 	now := time.Now().UTC().Truncate(time.Hour)
-	line := func(start time.Time) map[string]any {
-		return map[string]any{"resourceId": "court-1", "start": start, "end": start.Add(time.Hour), "quantity": 1}
-	}
+	line := func(start time.Time) map[string]any { return courtHour("court-1", start) }
 	desk := deskOf(t, sys, []string{"h-ns-hand"}, []string{"v-ns"})
-	res = desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-ns/bookings", map[string]string{"Idempotency-Key": "under-way"},
+	res := desk.Do(t, http.MethodPost, "/api/v1/staff/venues/v-ns/bookings", map[string]string{"Idempotency-Key": "under-way"},
 		map[string]any{"phone": "+36 30 123 4567", "name": "Ada", "lines": []any{line(now)}})
 	require.Equal(t, http.StatusCreated, res.Status, res.Raw)
 	game := res.Body["id"].(string)
