@@ -159,7 +159,7 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 		return err
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
 		return b.confirm(ctx, nil, cmd.actor)
-	case cmd.name == UpdateNoShow && b.noShowable() && b.started(cmd.at):
+	case cmd.name == UpdateNoShow && b.noShowable(): // its validator judged that it had started
 		return b.noShow(ctx, cmd.actor) // new with the update: no marker to consult
 	case cmd.name == UpdateCheckIn && b.status() == domain.StatusConfirmed:
 		return b.checkIn(ctx, cmd.actor)

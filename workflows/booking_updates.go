@@ -59,12 +59,14 @@ func (b *booking) validateCheckOut() error {
 
 // validateNoShow rejects a no-show by hand that could change nothing: the booking is not
 // confirmed (a checked-in one was not a no-show), its guest left early, a slot it holds was
-// closed, or its use is over; and one asked before the booking started (ErrTypeTooEarly).
+// closed, or its use is over; and one asked before the booking started (ErrTypeTooEarly). Only
+// the validator judges the start: it reads the hotel's time zone, which replayed code must not
+// depend on, and it is not replayed.
 func (b *booking) validateNoShow(ctx workflow.Context, _ string) error {
 	if (b.closing && !b.busy) || (b.steady() && !b.noShowable()) {
 		return b.noChange("only a confirmed booking nobody checked in is marked a no-show")
 	}
-	if b.steady() && !b.started(workflow.Now(ctx)) {
+	if !b.started(workflow.Now(ctx)) {
 		return temporal.NewApplicationError(fmt.Sprintf("booking %s has not started: a no-show is marked from the "+
 			"check-in date at the hotel, or from a venue booking's first slot", b.in.BookingID), ErrTypeTooEarly)
 	}
