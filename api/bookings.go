@@ -471,6 +471,8 @@ func workflowError(err error) error {
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeAlreadyOrdered:
 		return newError(http.StatusConflict, "already_ordered",
 			"you already have an active order for this slot (%s)", appErr.Message())
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeTooEarly:
+		return errNoShowTooEarly
 	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeReservationAbandoned:
 		return errAbandoned
 	}

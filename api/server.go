@@ -266,6 +266,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/confirm", s.confirmBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/cancel", s.staffCancelBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/check-in", s.checkInBooking, desk)
+	staff.add(http.MethodPost, "/bookings/:id/no-show", s.noShowBooking, desk)
 	staff.add(http.MethodPost, "/bookings/:id/late-arrival", s.recordLateArrival, desk)
 	staff.add(http.MethodGet, "/bookings/:id/check-out", s.checkOutPreview, desk)
 	staff.add(http.MethodPost, "/bookings/:id/check-out", s.checkOutBooking, desk)

@@ -19,8 +19,9 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodGet, "/bookings/:id", c.bookingPage, anyStaff)
 	page(http.MethodPost, "/bookings/:id/check-in", c.bookingAction("check-in"), desk)
 	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
-	page(http.MethodPost, "/bookings/:id/cancel", c.cancel, desk)
+	page(http.MethodPost, "/bookings/:id/cancel", c.withReason("cancel"), desk)
 	page(http.MethodPost, "/bookings/:id/check-out", c.checkOut, desk)
+	c.noShowRoutes(page, desk) // a no-show by hand, from the page or the venue grid (booking_no_show.go)
 	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
@@ -132,13 +133,13 @@ func (c *Console) bookingPage(r *request) error {
 	return c.renderBooking(r, v) // with its guest, named by them (booking_guest.go)
 }
 
-// bookingAction sends one of the API's booking commands (check-in, confirm, cancel).
+// bookingAction sends one of the API's booking commands (check-in, confirm, cancel, no-show).
 func (c *Console) bookingAction(action string) handler {
 	return func(r *request) error {
 		id := r.Param("id")
 		var body any
-		if reason := strings.TrimSpace(r.FormValue("reason")); action == "cancel" && reason != "" {
-			body = map[string]string{"reason": reason} // for the cancel's audit entry
+		if reason := strings.TrimSpace(r.FormValue("reason")); (action == "cancel" || action == "no-show") && reason != "" {
+			body = map[string]string{"reason": reason} // for the audit entry
 		}
 		if err := c.api.call(r.ctx(), r.who, http.MethodPost, "/staff/bookings/"+seg(id)+"/"+action, body, "", nil); err != nil {
 			if r.alreadyDone(id, action) { // a double click: the first did it
@@ -151,18 +152,20 @@ func (c *Console) bookingAction(action string) handler {
 	}
 }
 
-// cancel cancels a booking once staff confirmed it with a reason (the page's second step), which
-// the API keeps in the cancel's audit entry.
-func (c *Console) cancel(r *request) error {
-	id := r.Param("id")
-	// Whether the person may cancel it is the API's to say first: another site's desk is 403.
-	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", nil); err != nil {
-		return r.fail(err)
+// withReason sends one of the API's booking commands (cancel, no-show) once staff confirmed it
+// with a reason (the page's second step), which the API keeps in its audit entry.
+func (c *Console) withReason(action string) handler {
+	return func(r *request) error {
+		id := r.Param("id")
+		// Whether the person may act on it is the API's to say first: another site's desk is 403.
+		if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/bookings/"+seg(id), nil, "", nil); err != nil {
+			return r.fail(err)
+		}
+		if strings.TrimSpace(r.FormValue("reason")) == "" {
+			return r.refuseForm(id, "refusal.reasonNeeded")
+		}
+		return c.bookingAction(action)(r)
 	}
-	if strings.TrimSpace(r.FormValue("reason")) == "" {
-		return r.refuseForm(id, "refusal.reasonNeeded")
-	}
-	return c.bookingAction("cancel")(r)
 }
 
 // refuseForm shows a form of the booking page refused before the API was asked, with a way
@@ -260,6 +263,7 @@ var doneBy = map[string][]domain.Status{
 	"check-in": {domain.StatusCompleted},
 	"confirm":  {domain.StatusConfirmed},
 	"cancel":   {domain.StatusCancelled, domain.StatusRefunding, domain.StatusRefunded},
+	"no-show":  {domain.StatusNoShow},
 }
 
 // alreadyDone reports whether a refused command finds the booking where it would have left it

@@ -24,6 +24,8 @@ type offers struct {
 	Amend   bool
 	Move    [][]db.ResourceSummary // per line of a venue order, what it may move to
 	Cancel  bool
+	// NoShow: a confirmed booking that has started, nobody checked in (booking_no_show.go).
+	NoShow bool
 	// CheckOut: a checked-in hotel guest not yet checked out (booking_check_out.go); such a
 	// stay is never "cancelled" (an early departure is a check-out).
 	CheckOut bool
@@ -89,6 +91,7 @@ func offersFor(b bookingWithMoney, desk, refund bool, now time.Time, zone *time.
 		}
 	}
 	o.Cancel = desk && (st == domain.StatusHold || st == domain.StatusConfirmed)
+	o.NoShow = desk && noShowOpen(b.Booking, now)
 	o.CheckOut = desk && st == domain.StatusCompleted && b.VenueID == "" && b.CheckedOutAt.IsZero()
 	return o
 }

@@ -90,3 +90,32 @@ func TestTheMoneySumGivesTheAPIsDue(t *testing.T) {
 	b.Money.Due = 100 // never: the page shows the API's due alone
 	assert.Empty(t, r.sumMoney(b, db.LedgerMoney{}).DueSum)
 }
+
+// TestTheBookingPageOffersANoShowOnceTheBookingStarted: a confirmed stay from its check-in date at
+// the hotel (not the day before), a venue order from its first slot's start (not an hour before,
+// as a check-in is); never a checked-in booking, nor for a person who is not its desk.
+func TestTheBookingPageOffersANoShowOnceTheBookingStarted(t *testing.T) {
+	now := time.Date(2030, 6, 3, 23, 30, 0, 0, time.UTC) // 2030-06-04 01:30 in Budapest
+	zone, err := time.LoadLocation("Europe/Budapest")
+	if err != nil {
+		t.Skip(err)
+	}
+	stay := func(checkIn domain.Date, status domain.Status) bookingWithMoney {
+		return bookingWithMoney{Booking: domain.Booking{ID: "b", HotelID: "h", TimeZone: "Europe/Budapest", Status: status,
+			Stay: domain.Stay{CheckIn: checkIn, CheckOut: checkIn.AddDays(2)}, Price: domain.Price{Currency: "EUR", Total: 20000}}}
+	}
+	today := domain.NewDate(2030, 6, 4)
+	assert.True(t, offersFor(stay(today, domain.StatusConfirmed), true, true, now, zone, nil, 0, nil, nil).NoShow)
+	assert.False(t, offersFor(stay(today.AddDays(1), domain.StatusConfirmed), true, true, now, zone, nil, 0, nil, nil).NoShow)
+	assert.False(t, offersFor(stay(today, domain.StatusCompleted), true, true, now, zone, nil, 0, nil, nil).NoShow)
+	assert.False(t, offersFor(stay(today, domain.StatusConfirmed), false, true, now, zone, nil, 0, nil, nil).NoShow)
+	game := func(start time.Time) bookingWithMoney {
+		return bookingWithMoney{Booking: domain.Booking{ID: "g", VenueID: "v", Status: domain.StatusConfirmed,
+			Price: domain.Price{Currency: "EUR", Total: 2000, Lines: []domain.LinePrice{{OrderLine: domain.OrderLine{ResourceID: "court-1",
+				Start: start, End: start.Add(time.Hour)}}}}}}
+	}
+	assert.True(t, offersFor(game(now), true, true, now, zone, nil, 0, nil, nil).NoShow, "from its first slot's start")
+	o := offersFor(game(now.Add(30*time.Minute)), true, true, now, zone, nil, 0, nil, nil)
+	assert.False(t, o.NoShow, "not before it")
+	assert.True(t, o.CheckIn, "though its check-in is open")
+}

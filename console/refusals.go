@@ -30,6 +30,7 @@ var refusals = []refusal{
 	{http.StatusServiceUnavailable, "", "", "error.busy"},
 	{http.StatusBadGateway, "payment_provider_unavailable", "", "refusal.provider"},
 
+	{http.StatusConflict, "too_early", "a no-show", "refusal.noShowTooEarly"},
 	{http.StatusConflict, "too_early", "", "refusal.tooEarly"},
 	{http.StatusConflict, "checked_in", "", "refusal.checkedIn"},
 	{http.StatusConflict, "stay_started", "", "refusal.stayStarted"},

@@ -5,7 +5,7 @@ package console
 // (catalogue.Guest), and how a date is typed (the date fields, parts.html's "date-input").
 var actionText = texts{
 	"en": {
-		"action.check-in": "Checked in", "action.late-arrival": "Arrived late", "action.check-out": "Checked out", "action.confirm": "Confirmed without money",
+		"action.check-in": "Checked in", "action.late-arrival": "Arrived late", "action.check-out": "Checked out", "action.no-show": "Marked a no-show", "action.confirm": "Confirmed without money",
 		"action.cancel": "Cancelled", "action.money-desk-payment": "Payment at the desk",
 		"action.money-price": "Price set by hand", "action.money-refund": "Refund",
 		"action.manual-refund": "Refund made outside bookflow", "action.retry-refund": "Refund retried",
@@ -46,7 +46,7 @@ var actionText = texts{
 	},
 	"zh-Hans": {
 		"action.folio-charge": "添加额外费用", "action.folio-void": "作废额外费用",
-		"action.check-in": "签到", "action.late-arrival": "迟到", "action.check-out": "退房", "action.confirm": "免付款确认",
+		"action.check-in": "签到", "action.late-arrival": "迟到", "action.check-out": "退房", "action.no-show": "标记为未到店", "action.confirm": "免付款确认",
 		"action.cancel": "取消预订", "action.money-desk-payment": "前台收款",
 		"action.money-price": "手动改价", "action.money-refund": "退款",
 		"action.manual-refund": "系统外退款登记", "action.retry-refund": "重试退款",

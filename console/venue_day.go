@@ -29,6 +29,7 @@ type venueDayView struct {
 	Refused          *closureRefusal
 	// The words every cell's links and buttons show, looked up once.
 	BookText, WaitText, LateText, ReopenText string
+	NoShowText                               string
 }
 
 type gridRow struct {
@@ -74,6 +75,10 @@ type cellBooking struct {
 	Label, Late  string    // the status's name and the guest; "late 15 min"
 	LateShort    string    // "+15 min", what a narrow cell shows of it
 	LateAria     string    // the late arrival's button, named
+	// NoShowOffer: the desk may mark it a no-show (its slot under way or over, nobody checked
+	// in); NoShowAria names its button.
+	NoShowOffer bool
+	NoShowAria  string
 }
 
 // venueDay shows a venue's day as a grid of resources on one time axis, in the venue's time zone:
@@ -191,7 +196,7 @@ func (r *request) siteDayBookings(siteParam, siteID string, date domain.Date) (d
 // arrivals recorded (minutes late by booking id).
 func (v *venueDayView) label(text catalogue, late map[string]int) {
 	v.BookText, v.WaitText = text.T("venue.bookShort"), text.T("venue.waitlist")
-	v.LateText, v.ReopenText = text.T("venue.late"), text.T("venue.reopen")
+	v.LateText, v.ReopenText, v.NoShowText = text.T("venue.late"), text.T("venue.reopen"), text.T("venue.noShow")
 	for i := range v.Rows {
 		counted := v.Rows[i].Kind == string(domain.KindQuotaSlot) || v.Rows[i].Kind == string(domain.KindEquipment)
 		slot := v.Rows[i].Kind != string(domain.KindEquipment)
@@ -238,6 +243,13 @@ func (v *venueDayView) label(text catalogue, late map[string]int) {
 				if bk.LateOffer {
 					bk.LateAria = text.T("venue.lateAria", bk.Label)
 				}
+				// Nobody checked in once this slot of it began (the API judges from its first
+				// slot's start): the desk need not wait for the no-show deadline.
+				bk.NoShowOffer = v.Desk && slot && !v.Now.IsZero() && !v.Now.Before(c.Start) &&
+					bk.Status == domain.StatusConfirmed && !v.Now.Before(bk.Starts)
+				if bk.NoShowOffer {
+					bk.NoShowAria = text.T("venue.noShowAria", bk.Label)
+				}
 			}
 		}
 	}
@@ -253,6 +265,7 @@ func (v *venueDayView) nameGuests(text catalogue, names map[string]string) {
 				if name := names[bk.ID]; name != "" {
 					bk.Label = strings.Replace(bk.Label, text.Guest(bk.Customer), name, 1)
 					bk.LateAria = strings.Replace(bk.LateAria, text.Guest(bk.Customer), name, 1)
+					bk.NoShowAria = strings.Replace(bk.NoShowAria, text.Guest(bk.Customer), name, 1)
 				}
 			}
 		}

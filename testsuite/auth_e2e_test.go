@@ -99,6 +99,7 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/confirm", desk},
 	{"POST", "/api/v1/staff/bookings/:id/cancel", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
+	{"POST", "/api/v1/staff/bookings/:id/no-show", desk},
 	{"POST", "/api/v1/staff/bookings/:id/late-arrival", desk},
 	{"GET", "/api/v1/staff/bookings/:id/check-out", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-out", desk},

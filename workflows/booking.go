@@ -113,7 +113,7 @@ type BookingState struct {
 // command is a confirm or cancel request from an update handler, carried out by the main loop
 // so that every state change happens in one place, one at a time.
 type command struct {
-	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn, UpdateCheckOut, UpdateAmend or UpdateMoney
+	name  string    // UpdateConfirm, UpdateCancel, UpdateCheckIn, UpdateCheckOut, UpdateNoShow, UpdateAmend or UpdateMoney
 	at    time.Time // when the workflow accepted it: a cancellation policy judges this moment
 	actor string    // who asked (the caller's token subject), for the booking's history
 	done  bool
@@ -277,6 +277,11 @@ func (b *booking) setup(ctx workflow.Context) error {
 			workflow.UpdateHandlerOptions{Validator: validator}); err != nil {
 			return err
 		}
+	}
+	noShow := func(ctx workflow.Context, actor string) (BookingState, error) { return b.request(ctx, UpdateNoShow, actor) }
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateNoShow, noShow,
+		workflow.UpdateHandlerOptions{Validator: b.validateNoShow}); err != nil {
+		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAmend, b.requestAmend,
 		workflow.UpdateHandlerOptions{Validator: b.validateAmend}); err != nil {

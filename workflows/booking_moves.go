@@ -77,8 +77,9 @@ const versionNoShowRefund = "no-show-refund"
 
 // noShow marks a confirmed booking nobody checked in by its deadline NO_SHOW: its units go back,
 // and what its plan's no-show terms do not keep of its payment is refunded; a guaranteed
-// booking's card is charged what they keep.
-func (b *booking) noShow(ctx workflow.Context) error {
+// booking's card is charged what they keep. by is the desk member who marked it by hand
+// (UpdateNoShow), empty for the deadline's timer: the step is the same.
+func (b *booking) noShow(ctx workflow.Context, by string) error {
 	var out activities.NoShowOutput
 	var err error
 	switch {
@@ -100,7 +101,10 @@ func (b *booking) noShow(ctx workflow.Context) error {
 		return nil
 	}
 	b.state.Booking, b.state.Reason = out.Booking, "nobody checked in by the deadline"
-	b.logger.Info("No-show", "deadline", b.in.NoShowAt, "refund", out.Refund)
+	if by != "" {
+		b.state.Reason = "nobody checked in: the desk marked it a no-show"
+	}
+	b.logger.Info("No-show", "deadline", b.in.NoShowAt, "refund", out.Refund, "by", by)
 	if err := b.publish(ctx); err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (b *booking) stay(ctx workflow.Context) error {
 			if b.status() != domain.StatusConfirmed || b.departed || b.excused {
 				return nil
 			}
-			return b.noShow(ctx)
+			return b.noShow(ctx, "")
 		})
 	}
 	return b.serve(ctx, until(ctx, b.in.ends()), func() error {
@@ -159,6 +159,8 @@ func (b *booking) handle(ctx workflow.Context, cmd *command) error {
 		return err
 	case cmd.name == UpdateConfirm && b.status() == domain.StatusHold:
 		return b.confirm(ctx, nil, cmd.actor)
+	case cmd.name == UpdateNoShow && b.noShowable(): // its validator judged that it had started
+		return b.noShow(ctx, cmd.actor) // new with the update: no marker to consult
 	case cmd.name == UpdateCheckIn && b.status() == domain.StatusConfirmed:
 		return b.checkIn(ctx, cmd.actor)
 	case cmd.name == UpdateAmend:

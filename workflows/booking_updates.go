@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -54,6 +55,42 @@ func (b *booking) validateCheckOut() error {
 		return b.noChange("only a checked-in stay before its end is checked out")
 	}
 	return nil
+}
+
+// validateNoShow rejects a no-show by hand that could change nothing: the booking is not
+// confirmed (a checked-in one was not a no-show), its guest left early, a slot it holds was
+// closed, or its use is over; and one asked before the booking started (ErrTypeTooEarly). Only
+// the validator judges the start: it reads the hotel's time zone, which replayed code must not
+// depend on, and it is not replayed.
+func (b *booking) validateNoShow(ctx workflow.Context, _ string) error {
+	if (b.closing && !b.busy) || (b.steady() && !b.noShowable()) {
+		return b.noChange("only a confirmed booking nobody checked in is marked a no-show")
+	}
+	if !b.started(workflow.Now(ctx)) {
+		return temporal.NewApplicationError(fmt.Sprintf("booking %s has not started: a no-show is marked from the "+
+			"check-in date at the hotel, or from a venue booking's first slot", b.in.BookingID), ErrTypeTooEarly)
+	}
+	return nil
+}
+
+// noShowable reports whether the booking could be a no-show now: confirmed, not checked in, its
+// guest not gone early, no slot of it closed, its use not over.
+func (b *booking) noShowable() bool {
+	return b.status() == domain.StatusConfirmed && !b.departed && !b.excused && !b.stayOver
+}
+
+// started reports whether the booking had started at instant at: a stay from its check-in date
+// at the hotel (as a check-in opens; the deadline's timer waits until noon the day after), a venue
+// order from its first line's start (the timer waits until its last line ends, plus the grace).
+func (b *booking) started(at time.Time) bool {
+	if b.in.Order == nil {
+		return b.state.Booking.StayBegun(at)
+	}
+	starts := b.state.Booking.OrderStarts()
+	if starts.IsZero() {
+		starts = b.in.Order.Starts()
+	}
+	return !at.Before(starts)
 }
 
 // validateCancel rejects a cancel that could change nothing: the booking holds no nights, or

@@ -23,6 +23,9 @@ const (
 	// UpdateCheckOut checks a checked-in stay's guest out: before its last night, an early
 	// departure that ends the stay that day at the hotel (issue 39).
 	UpdateCheckOut = "check-out"
+	// UpdateNoShow is the desk marking a confirmed booking whose start has passed, nobody
+	// checked in, a no-show by hand: the same step as the no-show deadline's (issue 39).
+	UpdateNoShow = "no-show"
 	// UpdateCheckIn marks a confirmed booking COMPLETED: staff checked its guest in.
 	UpdateCheckIn = "checkIn"
 	// UpdateAmend changes what a held or confirmed booking holds (an AmendRequest); it answers
@@ -104,6 +107,9 @@ const (
 	// change nothing (a cancel of a cancelled booking, a repeated hold); the booking's state is
 	// in the database.
 	ErrTypeNoChange = "NoChange"
+	// ErrTypeTooEarly is the error type of a no-show update refused because the booking has not
+	// started yet (see booking.started); nothing changed.
+	ErrTypeTooEarly = "TooEarly"
 	// ErrTypeNotAmendable is the error type of an amend update the booking cannot take (its
 	// status, or a kind of booking that cannot be amended yet); nothing changed.
 	ErrTypeNotAmendable = activities.ErrTypeNotAmendable

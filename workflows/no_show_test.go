@@ -16,6 +16,14 @@ import (
 // deadline at 48:00: the database marks it NO_SHOW and answers with refund, what the terms give
 // back. It returns the staff refunds recorded and the refund attempts made.
 func (s *BookingSuite) noShowOf(terms *domain.PlanTerms, refund int64) ([]db.StaffRefund, *refundLog) {
+	recorded, refunds := s.scriptNoShow(terms, refund)
+	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
+	return *recorded, refunds
+}
+
+// scriptNoShow scripts noShowOf's booking without running it: a test may add its own steps.
+// The staff refunds recorded are in the slice it returns once the workflow ran.
+func (s *BookingSuite) scriptNoShow(terms *domain.PlanTerms, refund int64) (*[]db.StaffRefund, *refundLog) {
 	s.input.NoShowAt = s.start.Add(48 * time.Hour)
 	var confirmed []domain.Payment
 	var recorded []db.StaffRefund
@@ -37,9 +45,7 @@ func (s *BookingSuite) noShowOf(terms *domain.PlanTerms, refund int64) ([]db.Sta
 		s.expectRefunds(refunds, activities.RefundSucceeded)
 	}
 	s.signal(time.Minute, workflows.SignalPayment, s.paid("pi_1", 30000))
-
-	s.env.ExecuteWorkflow(workflows.BookingWorkflowName, s.input)
-	return recorded, refunds
+	return &recorded, refunds
 }
 
 // TestANoShowGivesBackAllButTheFirstNight: a first_night plan's no-show gives back what the
