@@ -149,7 +149,15 @@ func (s *Store) CashUpExpected(ctx context.Context, sh CashUpShift) ([]CashUpLin
 	return cashUpExpected(ctx, s.pool, sh)
 }
 
-// cashUpLedgerLines sums the site $1/$2's desk entries of actor $5 posted in [$3, $4) (the
+// cashierOf is whose drawer a desk ledger entry l moves: its actor's, but a reversal's (a desk
+// payment entered by mistake, given back) is the reversed payment's taker's, whoever records it:
+// the money never left their drawer (a staff refund's attempts are <bookingId>/staff-<key>[@...]/<n>).
+const cashierOf = `CASE WHEN l.kind <> 'captured' AND EXISTS (SELECT 1 FROM staff_refunds r WHERE r.kind = 'reversal'
+		AND r.id = l.booking_id || '/' || split_part(split_part(substr(l.ref, length(l.booking_id) + 8), '/', 1), '@', 1)
+		AND starts_with(l.ref, l.booking_id || '/staff-'))
+	THEN (SELECT p.taken_by FROM payments p WHERE p.payment_id = l.payment_id) ELSE l.actor END`
+
+// cashUpLedgerLines sums the site $1/$2's desk entries of cashier $5 posted in [$3, $4) (the
 // lateral lookup of each entry's booking, as the daily report does).
 const cashUpLedgerLines = `SELECT l.method, l.currency,
 		COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'captured'), 0)::bigint,
@@ -159,7 +167,7 @@ const cashUpLedgerLines = `SELECT l.method, l.currency,
 	FROM money_ledger l
 	CROSS JOIN LATERAL (SELECT FROM bookings b JOIN resources r ON r.id = b.resource_id
 		WHERE b.id = l.booking_id AND ` + ofSite + ` LIMIT 1) site
-	WHERE l.at >= $3 AND l.at < $4 AND l.actor = $5
+	WHERE l.at >= $3 AND l.at < $4 AND ` + cashierOf + ` = $5
 		AND l.kind IN ('captured', 'refund_succeeded', 'settled_by_hand')
 		AND l.method IN ('cash', 'card_terminal', 'bank_transfer', 'other')
 	GROUP BY 1, 2`
@@ -242,6 +250,10 @@ func (s *Store) CloseCashUp(ctx context.Context, c CloseCashUp) (CashUp, bool, e
 	}
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The cashier's money recorded meanwhile is committed and counted, or refused (db/cash_up_lock.go).
+		if err := lockCashier(ctx, tx, c.Cashier, true); err != nil {
+			return err
+		}
 		var ended bool
 		if err := tx.QueryRow(ctx, `SELECT $1::timestamptz <= now()`, c.To).Scan(&ended); err != nil {
 			return err

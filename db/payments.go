@@ -131,6 +131,10 @@ type RefundAttempt struct {
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
 	var given string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// A refund made at the desk is in its maker's cash-up (db/cash_up_lock.go): their lock first.
+		if err := cashierMoney(ctx, tx, a.RecordedBy); err != nil {
+			return err
+		}
 		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
 		if err != nil {
 			return err

@@ -97,6 +97,11 @@ func (s *Store) PutRoomBackInOrder(ctx context.Context, hotelID, number string, 
 		if err != nil {
 			return err
 		}
+		// The nights' lock before the rows' delete, as PutRoomOutOfOrder takes it before its insert:
+		// the delete waited on by that insert's overlap check never waits on its nights (a deadlock).
+		if _, err := lockForGiveBack(ctx, tx, []line{{resourceID: resource, from: from.Time(), to: to.Time()}}); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, `DELETE FROM room_out_of_order WHERE room_id = $1 AND nights && daterange($2::date, $3::date)
 			RETURNING lower(nights), upper(nights), reason, put_by`, room, from.Time(), to.Time())
 		if err != nil {

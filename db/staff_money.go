@@ -109,6 +109,9 @@ func (s *Store) takeDeskPayment(ctx context.Context, p DeskPayment, settle deskS
 	var booking domain.Booking
 	id := domain.DeskPaymentID(p.BookingID, p.Key)
 	err := s.inBookingTx(ctx, p.BookingID, func(tx pgx.Tx) error {
+		if err := cashierMoney(ctx, tx, p.TakenBy); err != nil { // first: db/cash_up_lock.go
+			return err
+		}
 		b, m, err := lockBookingMoney(ctx, tx, p.BookingID)
 		if err != nil {
 			return err

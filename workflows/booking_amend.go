@@ -126,13 +126,8 @@ func (b *booking) amend(ctx workflow.Context, cmd *command) error {
 		if err != nil {
 			return err
 		}
-		// The refund names who made the amendment when staff or an agent did (issue 39): a desk's
-		// cash given back is theirs to hand over. A guest's own is not named (their id is personal).
-		// Only the activities' input changes: histories replay as they were.
-		var actor string
-		if a.Actor != b.state.Booking.CustomerID {
-			actor = a.Actor
-		}
+		// The refund names who made the amendment when staff or an agent did (issue 39).
+		actor := b.handedOverBy(a.Actor)
 		for i, pay := range parts {
 			step := fmt.Sprintf("amendment-%d", a.ID)
 			if i > 0 {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -158,8 +159,19 @@ func (b *booking) startRefund(ctx workflow.Context, in activities.StartRefundInp
 		return err
 	}
 	b.startSaga(ctx, &Saga{Step: "refund", Kind: sagaRefund, Booking: stored, Currency: currency, Reason: reason,
-		FirstAttempt: 1}, nil)
+		FirstAttempt: 1, Actor: b.handedOverBy(in.Actor)}, nil)
 	return nil
+}
+
+// handedOverBy is who a refund asked by actor is recorded as made by (its attempts' recordedBy):
+// the staff member or agent who asked, whose desk hands a cash part over and whose cash-up counts
+// it (issue 39); nobody for the guest (their id is personal) or for bookflow itself. Only the
+// activities' input changes with it: histories replay as they were.
+func (b *booking) handedOverBy(actor string) string {
+	if actor == b.state.Booking.CustomerID || strings.HasPrefix(actor, domain.SystemActorPrefix) {
+		return ""
+	}
+	return actor
 }
 
 // versionStuckStartRefund marks the workflows in which a refused first refund step waits for an
