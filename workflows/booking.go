@@ -278,7 +278,9 @@ func (b *booking) setup(ctx workflow.Context) error {
 			return err
 		}
 	}
-	noShow := func(ctx workflow.Context, actor string) (BookingState, error) { return b.request(ctx, UpdateNoShow, actor) }
+	noShow := func(ctx workflow.Context, actor string) (BookingState, error) {
+		return b.request(ctx, UpdateNoShow, actor)
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateNoShow, noShow,
 		workflow.UpdateHandlerOptions{Validator: b.validateNoShow}); err != nil {
 		return err
