@@ -29,6 +29,7 @@ type view struct {
 	Flash     string
 	Title     string
 	Path      string // this page, for "back here" after a form
+	Query     string // the search asked for, kept in the header's box on the search page
 	Nav       []navItem
 	Languages map[string]string
 	Data      any
@@ -65,6 +66,9 @@ func parsePages() (*pages, error) {
 func (r *request) render(status int, page, title string, data any) error {
 	v := view{T: r.text, Who: r.who, CSRF: r.csrf, Title: title, Path: r.Request().URL.RequestURI(),
 		Nav: r.c.nav(r), Languages: languageNames, Data: data}
+	if page == "search" {
+		v.Query = r.QueryParam("q")
+	}
 	if f := r.c.sessions.PopString(r.ctx(), keyFlash); f != "" {
 		v.Flash = f
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 )
 
@@ -54,15 +55,33 @@ func (c *Console) search(r *request) error {
 	if err != nil {
 		return r.fail(err)
 	}
+	names := c.siteNames(r)
 	for _, b := range found.Results {
+		site := cmp.Or(b.HotelID, b.VenueID)
 		row := searchRow{ID: b.ID, Guest: cmp.Or(b.GuestName, r.text.Guest(b.CustomerID)),
-			Status: r.text.T("status." + string(b.Status)), Site: cmp.Or(b.HotelID, b.VenueID), When: bookedWhen(b.Booking)}
+			Status: r.text.T("status." + string(b.Status)), Site: cmp.Or(names[site], site), When: bookedWhen(b.Booking)}
 		if b.Matched != "" {
 			row.Matched = r.text.T("search.matched." + b.Matched)
 		}
 		v.Rows = append(v.Rows, row)
 	}
 	return r.render(http.StatusOK, "search", title, v)
+}
+
+// siteNames are the names of the sites the person works for, by id (none when they cannot be
+// read: the results then name sites by id).
+func (c *Console) siteNames(r *request) map[string]string {
+	var out struct {
+		Sites []db.SiteSummary `json:"sites"`
+	}
+	names := map[string]string{}
+	if err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/sites", nil, "", &out); err != nil {
+		return names
+	}
+	for _, s := range out.Sites {
+		names[s.ID] = s.Name
+	}
+	return names
 }
 
 // bookedWhen is a stay's dates, or a venue booking's first slot in its site's time.
