@@ -164,6 +164,7 @@ func (s *moneyStory) commands() map[string]storyCommand {
 			a := s.amend(t, -1)
 			require.Equal(t, domain.AmendmentApplied, a.Status)
 			require.LessOrEqual(t, a.Refund, kept)
+			s.lowered += a.Refund
 			s.ask(a.Refund, func(part int, paymentID string) string {
 				if part == 0 {
 					return fmt.Sprintf("amendment-%d", a.ID)

@@ -46,10 +46,10 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 DROP TRIGGER IF EXISTS room_out_of_order_has_no_guest ON room_assignments;
-CREATE TRIGGER room_out_of_order_has_no_guest BEFORE INSERT OR UPDATE OF room_id, nights ON room_assignments
+CREATE OR REPLACE TRIGGER room_out_of_order_has_no_guest BEFORE INSERT OR UPDATE OF room_id, nights ON room_assignments
     FOR EACH ROW EXECUTE FUNCTION room_out_of_order_has_no_guest();
 DROP TRIGGER IF EXISTS room_out_of_order_has_no_guest ON room_out_of_order;
-CREATE TRIGGER room_out_of_order_has_no_guest BEFORE INSERT OR UPDATE OF room_id, nights ON room_out_of_order
+CREATE OR REPLACE TRIGGER room_out_of_order_has_no_guest BEFORE INSERT OR UPDATE OF room_id, nights ON room_out_of_order
     FOR EACH ROW EXECUTE FUNCTION room_out_of_order_has_no_guest();
 
 -- +goose Down

@@ -5,7 +5,7 @@
 -- bookflow expected from the money ledger: what they took by each method at the site over the
 -- shift [shift_from, shift_to), less what they gave back at the desk. A cash-up is closed once
 -- and never changed: the figures finance reads later are the ones the cashier signed off.
-CREATE TABLE cash_ups (
+CREATE TABLE IF NOT EXISTS cash_ups (
     id         bigserial   PRIMARY KEY,
     site_kind  text        NOT NULL CHECK (site_kind IN ('hotel', 'venue')),
     site_id    text        NOT NULL,
@@ -24,12 +24,12 @@ CREATE TABLE cash_ups (
     CONSTRAINT cash_ups_never_overlap EXCLUDE USING gist (site_kind WITH =, site_id WITH =, cashier WITH =,
         tstzrange(shift_from, shift_to) WITH &&)
 );
-CREATE INDEX cash_ups_site_shift ON cash_ups (site_kind, site_id, shift_from);
+CREATE INDEX IF NOT EXISTS cash_ups_site_shift ON cash_ups (site_kind, site_id, shift_from);
 
 -- One line of a cash-up per method and currency: what the ledger expected, and what was
 -- counted (cash and card_terminal; bank_transfer and other are shown for information and never
 -- counted, so their counted is NULL).
-CREATE TABLE cash_up_lines (
+CREATE TABLE IF NOT EXISTS cash_up_lines (
     cash_up_id bigint NOT NULL REFERENCES cash_ups (id),
     method     text   NOT NULL CHECK (method IN ('cash', 'card_terminal', 'bank_transfer', 'other')),
     currency   text   NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
@@ -48,28 +48,28 @@ CREATE TABLE cash_up_lines (
 
 -- A closed cash-up is append-only, as the money ledger is: never updated or deleted
 -- (restrict_violation). A difference explained later is a note of its own (cash_up_notes).
-CREATE TABLE cash_up_notes (
+CREATE TABLE IF NOT EXISTS cash_up_notes (
     id         bigserial   PRIMARY KEY,
     cash_up_id bigint      NOT NULL REFERENCES cash_ups (id),
     note       text        NOT NULL CHECK (note <> ''),
     author     text        NOT NULL,
     at         timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX cash_up_notes_cash_up ON cash_up_notes (cash_up_id, id);
+CREATE INDEX IF NOT EXISTS cash_up_notes_cash_up ON cash_up_notes (cash_up_id, id);
 
 -- +goose StatementBegin
-CREATE FUNCTION cash_up_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION cash_up_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'a closed cash-up is never changed: % on % refused', TG_OP, TG_TABLE_NAME
         USING ERRCODE = 'restrict_violation';
 END
 $$;
 -- +goose StatementEnd
-CREATE TRIGGER cash_ups_append_only BEFORE UPDATE OR DELETE ON cash_ups
+CREATE OR REPLACE TRIGGER cash_ups_append_only BEFORE UPDATE OR DELETE ON cash_ups
     FOR EACH ROW EXECUTE FUNCTION cash_up_refuse_change();
-CREATE TRIGGER cash_up_lines_append_only BEFORE UPDATE OR DELETE ON cash_up_lines
+CREATE OR REPLACE TRIGGER cash_up_lines_append_only BEFORE UPDATE OR DELETE ON cash_up_lines
     FOR EACH ROW EXECUTE FUNCTION cash_up_refuse_change();
-CREATE TRIGGER cash_up_notes_append_only BEFORE UPDATE OR DELETE ON cash_up_notes
+CREATE OR REPLACE TRIGGER cash_up_notes_append_only BEFORE UPDATE OR DELETE ON cash_up_notes
     FOR EACH ROW EXECUTE FUNCTION cash_up_refuse_change();
 
 -- +goose Down
