@@ -112,6 +112,8 @@ func (s *Server) refundBooking(c echo.Context) error {
 		return newError(http.StatusBadRequest, "invalid_request", "a reversal keeps the booking's units: leave releaseUnits out")
 	case body.Method != "" && !slices.Contains(db.RefundMethods, body.Method):
 		return newError(http.StatusBadRequest, "invalid_request", "method is one of cash, card_terminal, provider (or left out: as it was paid)")
+	case body.Method != "" && body.Reverses != "":
+		return newError(http.StatusBadRequest, "invalid_request", "a reversal goes back by the payment's own method: leave method out")
 	case body.Method != "" && body.ReleaseUnits:
 		return newError(http.StatusBadRequest, "invalid_request", "a cancel's refund goes back as it was paid: leave method out")
 	}

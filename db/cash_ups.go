@@ -151,10 +151,13 @@ func (s *Store) CashUpExpected(ctx context.Context, sh CashUpShift) ([]CashUpLin
 
 // cashierOf is whose drawer a desk ledger entry l moves: its actor's, but a reversal's (a desk
 // payment entered by mistake, given back) is the reversed payment's taker's, whoever records it:
-// the money never left their drawer (a staff refund's attempts are <bookingId>/staff-<key>[@...]/<n>).
-const cashierOf = `CASE WHEN l.kind <> 'captured' AND EXISTS (SELECT 1 FROM staff_refunds r WHERE r.kind = 'reversal'
-		AND r.id = l.booking_id || '/' || split_part(split_part(substr(l.ref, length(l.booking_id) + 8), '/', 1), '@', 1)
-		AND starts_with(l.ref, l.booking_id || '/staff-'))
+// the money never left their drawer. The entry's staff refund is the one whose steps begin its
+// ref, the longest key first (db/refund_methods.go).
+const cashierOf = `CASE WHEN l.kind <> 'captured' AND starts_with(l.ref, l.booking_id || '/staff-') AND (SELECT r.kind = 'reversal'
+		FROM staff_refunds r WHERE r.booking_id = l.booking_id
+			AND (starts_with(l.ref, l.booking_id || '/staff-' || substr(r.id, length(l.booking_id) + 2) || '/')
+				OR starts_with(l.ref, l.booking_id || '/staff-' || substr(r.id, length(l.booking_id) + 2) || '@'))
+		ORDER BY length(r.id) DESC LIMIT 1)
 	THEN (SELECT p.taken_by FROM payments p WHERE p.payment_id = l.payment_id) ELSE l.actor END`
 
 // cashUpLedgerLines sums the site $1/$2's desk entries of cashier $5 posted in [$3, $4) (the

@@ -65,8 +65,10 @@ func (s *Store) markNoShow(ctx context.Context, bookingID string, unlessClosed b
 				return err
 			}
 		}
-		tag, err := tx.Exec(ctx, `UPDATE bookings SET status = 'NO_SHOW', updated_at = now()
-			WHERE id = $1 AND status = 'CONFIRMED'`, bookingID)
+		// A guest who departed early came: never a no-show, whatever a resumed workflow remembers.
+		tag, err := tx.Exec(ctx, `UPDATE bookings b SET status = 'NO_SHOW', updated_at = now()
+			WHERE b.id = $1 AND b.status = 'CONFIRMED' AND b.departure_refund IS NULL AND b.checked_out_at IS NULL
+				AND NOT EXISTS (SELECT 1 FROM staff_refunds r WHERE r.booking_id = b.id AND r.kind = 'early_departure')`, bookingID)
 		if err != nil {
 			return err
 		}

@@ -131,9 +131,20 @@ type RefundAttempt struct {
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
 	var given string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		// A refund made at the desk is in its maker's cash-up (db/cash_up_lock.go): their lock first.
+		// A refund made at the desk is in its maker's cash-up, and a reversal in its payment's taker's
+		// (db/cash_up_lock.go): their locks first.
 		if err := cashierMoney(ctx, tx, a.RecordedBy); err != nil {
 			return err
+		}
+		var taker string
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(max(taken_by), '') FROM payments WHERE payment_id = $1`,
+			a.PaymentID).Scan(&taker); err != nil {
+			return err
+		}
+		if taker != a.RecordedBy {
+			if err := cashierMoney(ctx, tx, taker); err != nil {
+				return err
+			}
 		}
 		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
 		if err != nil {

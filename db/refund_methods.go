@@ -29,6 +29,9 @@ func checkRefundMethod(ctx context.Context, tx pgx.Tx, r StaffRefund) error {
 		return nil
 	case !slices.Contains(RefundMethods, r.Method):
 		return fmt.Errorf("%w: a refund is given back by %s", domain.ErrInvalid, strings.Join(RefundMethods, ", "))
+	case r.Kind == RefundReversal:
+		return fmt.Errorf("%w: a reversal gives a payment entered by mistake back by its own method: leave method out",
+			domain.ErrInvalid)
 	case r.Method != domain.MethodProvider:
 		return nil
 	}
@@ -47,21 +50,24 @@ func checkRefundMethod(ctx context.Context, tx pgx.Tx, r StaffRefund) error {
 }
 
 // chosenRefundMethod is the desk method the staff refund that attempt a belongs to is handed over
-// by (its attempts' keys are <bookingId>/staff-<key>[@<paymentId>]/<n>: StaffRefundStep), or ""
-// when the attempt is no staff refund's or goes back as it was paid (or only to the card).
+// by, or "" when the attempt is no staff refund's or goes back as it was paid (or only to the
+// card). A staff refund under key has attempts <bookingId>/staff-<key>/<n> (its first part) and
+// <bookingId>/staff-<key>@<paymentId>/<n> (StaffRefundStep). A client's key never holds "@", but
+// a derived one does (no-show@<date>): of the refunds whose steps begin the attempt's id, the
+// longest key is the attempt's (a client's key "no-show" is not the no-show's refund).
 func chosenRefundMethod(ctx context.Context, tx pgx.Tx, a RefundAttempt) (string, error) {
-	step, ok := strings.CutPrefix(a.ID, a.BookingID+"/staff-")
-	if !ok {
+	if !strings.HasPrefix(a.ID, a.BookingID+"/staff-") {
 		return "", nil
 	}
-	if i := strings.LastIndex(step, "/"); i >= 0 {
-		step = step[:i]
-	}
-	key, _, _ := strings.Cut(step, "@")
 	var method string
-	err := tx.QueryRow(ctx, `SELECT COALESCE(method, '') FROM staff_refunds WHERE id = $1`, StaffRefundID(a.BookingID, key)).Scan(&method)
+	err := tx.QueryRow(ctx, `SELECT COALESCE(method, '') FROM staff_refunds r WHERE r.booking_id = $1
+			AND `+refundOfAttempt+` ORDER BY length(r.id) DESC LIMIT 1`, a.BookingID, a.ID).Scan(&method)
 	if errors.Is(err, pgx.ErrNoRows) || method == domain.MethodProvider {
 		return "", nil
 	}
 	return method, err
 }
+
+// refundOfAttempt holds for a staff refund r whose steps begin attempt id $2 (of booking $1).
+const refundOfAttempt = `(starts_with($2, $1 || '/staff-' || substr(r.id, length($1) + 2) || '/')
+	OR starts_with($2, $1 || '/staff-' || substr(r.id, length($1) + 2) || '@'))`
