@@ -114,6 +114,10 @@ var docsRunBlocks = map[string]docsRun{
 		statuses: []int{200, 200},
 		shows:    []string{`"rules":\{"written":[1-9]`, `"closed":true`, `"minStay":2`},
 	},
+	"docs/hotels.md#Rooms": {
+		statuses: []int{200, 200, 200},
+		shows:    []string{`"numbers":\["101","102"\]`, `"reason":"Leak in the bathroom"`, `"outOfOrder"`},
+	},
 	"docs/hotels.md#The front desk": {
 		statuses: []int{201, 200, 200},
 		shows:    []string{`"status":"CONFIRMED"`, `"action":"confirm"`},
