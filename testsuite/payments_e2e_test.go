@@ -273,7 +273,7 @@ func TestStuckRefundOperatorRetryAndAuditLog(t *testing.T) {
 			}
 		}
 		return false
-	}, 30*time.Second, 200*time.Millisecond, "the booking shows up as PAYMENT_STUCK")
+	}, 90*time.Second, 200*time.Millisecond, "the booking shows up as PAYMENT_STUCK") // three attempts' backoffs, under a loaded run
 	assert.Len(t, provider.Requests(), 3, "three attempts before it is stuck")
 
 	retry := "/api/v1/staff/bookings/" + id + "/refund/retry"
