@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/bookflow/bookflow/db"
+	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 )
 
@@ -74,6 +75,10 @@ func (a *Refunds) RequestRefund(ctx context.Context, in RefundInput) (RefundOutc
 	switch {
 	case rec.Status == RefundSucceeded || rec.Status == RefundFailed:
 		return RefundOutcome{Status: rec.Status, ProviderRefundID: rec.ProviderRefundID, Error: rec.LastError}, nil
+	case rec.Method != domain.MethodProvider:
+		// Waiting at the desk for someone to hand it over (db.HandOverRefund): never the provider's.
+		// The saga waits for the hand-over's signal under this id, as for a provider's webhook.
+		return RefundOutcome{Status: RefundPending, ProviderRefundID: domain.DeskRefundID(rec.ID), Error: rec.LastError}, nil
 	case rec.Status == RefundPending || rec.Age > resendWindow:
 		return a.lookUp(ctx, rec)
 	}

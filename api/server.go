@@ -276,6 +276,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodPost, "/bookings/:id/charges/:chargeId/void", s.voidCharge, desk)
 	staff.add(http.MethodPut, "/bookings/:id/price", s.changePrice, desk)
 	staff.add(http.MethodPost, "/bookings/:id/refunds", s.refundBooking, anyStaff)
+	staff.add(http.MethodPost, "/bookings/:id/refunds/hand-over", s.handOverRefund, desk)
 	staff.add(http.MethodPost, "/payments/:paymentId/manual-refunds", s.recordManualRefund, money)
 	staff.add(http.MethodPost, "/bookings/:id/amendments", s.amendBooking(s.staffAmender()), desk)
 	staff.add(http.MethodPost, "/bookings/:id/amendments/quote", s.quoteAmendment(s.staffAmender()), desk)

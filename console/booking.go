@@ -21,7 +21,8 @@ func (c *Console) bookingRoutes(page func(method, path string, h handler, roles 
 	page(http.MethodPost, "/bookings/:id/confirm", c.bookingAction("confirm"), desk)
 	page(http.MethodPost, "/bookings/:id/cancel", c.withReason("cancel"), desk)
 	page(http.MethodPost, "/bookings/:id/check-out", c.checkOut, desk)
-	c.noShowRoutes(page, desk) // a no-show by hand, from the page or the venue grid (booking_no_show.go)
+	c.noShowRoutes(page, desk)   // a no-show by hand, from the page or the venue grid (booking_no_show.go)
+	c.handOverRoutes(page, desk) // a refund waiting at the desk, handed over (booking_hand_over.go)
 	page(http.MethodPost, "/bookings/:id/desk-payments", c.deskPayment, desk)
 	page(http.MethodPost, "/bookings/:id/refunds", c.refund, anyStaff)
 	page(http.MethodPost, "/bookings/:id/price", c.changePrice, desk)
@@ -51,17 +52,19 @@ type bookingPageView struct {
 	Zone     *time.Location
 	Payments []db.PaymentRecord
 	Refunds  []db.RefundAttempt
-	Changes  []db.BookingChange
-	Actions  []db.AuditEntry   // staff actions, for finance and admins
-	Desk     bool              // the person may act on it as its desk
-	Refund   bool              // the person may refund it: its desk, finance, an admin
-	Site     string            // /console/<kind>s/<id>/day
-	Keys     map[string]string // each money form's idempotency key (formKey), by form, and "reverse:<paymentId>"
-	Methods  []string
-	Offers   offers     // the actions the booking's state allows
-	Money    moneySum   // its money, summed so that it adds up
-	Shown    string     // how the booking stood when the page was drawn (shownAs), for each form
-	Leaving  *departure // what checking the guest out now would do, when offered (booking_check_out.go)
+	// AtTheDesk is what the refunds waiting at the desk come to, as shown ("" when none wait).
+	AtTheDesk string
+	Changes   []db.BookingChange
+	Actions   []db.AuditEntry   // staff actions, for finance and admins
+	Desk      bool              // the person may act on it as its desk
+	Refund    bool              // the person may refund it: its desk, finance, an admin
+	Site      string            // /console/<kind>s/<id>/day
+	Keys      map[string]string // each money form's idempotency key (formKey), by form, and "reverse:<paymentId>"
+	Methods   []string
+	Offers    offers     // the actions the booking's state allows
+	Money     moneySum   // its money, summed so that it adds up
+	Shown     string     // how the booking stood when the page was drawn (shownAs), for each form
+	Leaving   *departure // what checking the guest out now would do, when offered (booking_check_out.go)
 	// FolioSection is the extras and the charge form (booking_folio.go).
 	FolioSection template.HTML
 	Amend        *amendView // the "Change the stay" form, when offered (booking_quote.go)
@@ -96,6 +99,9 @@ func (c *Console) bookingPage(r *request) error {
 		zone = time.UTC
 	}
 	v.Zone, v.Payments, v.Refunds, v.Changes, v.Actions = zone, money.Payments, money.Refunds, history.Changes, history.StaffActions
+	if amount, currency := dueAtTheDesk(v.Refunds); amount > 0 {
+		v.AtTheDesk = formatMoney(amount, currency)
+	}
 	v.Desk = r.who.CanBookAt(v.B.Booking)
 	v.Refund = v.Desk || r.who.Has(domain.RoleFinance, domain.RoleAdmin)
 	v.Site = Prefix + "/hotels/" + seg(v.B.HotelID) + "/day"

@@ -25,7 +25,7 @@ type texts map[string]map[string]string
 
 // messages is the whole catalogue; each capability keeps its messages beside its pages.
 var messages = merge(commonText, deskText, bookingText, checkOutText, financeText, cashUpText, adminText, ratesText, blockText, actionText,
-	searchText, folioText, roomText, venueGridText, noShowText)
+	searchText, folioText, roomText, venueGridText, noShowText, handOverText)
 
 func merge(parts ...texts) texts {
 	all := texts{}

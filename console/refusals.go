@@ -66,6 +66,8 @@ var refusals = []refusal{
 	{http.StatusConflict, "", "extras are charged to a confirmed or checked-in booking", "refusal.notChargeable"},
 	{http.StatusConflict, "", "the charge was paid", "refusal.chargePaid"},
 	{http.StatusConflict, "", "the provider cannot give it back", "refusal.providerCannot"},
+	{http.StatusConflict, "", "does not wait at the desk", "refusal.notAtDesk"},
+	{http.StatusConflict, "", "was cashed up while this was recorded", "refusal.shiftCashedUp"},
 	// A room's refusals (db/rooms.go, db/rooms_out_of_order.go, db/inventory.go's blocking).
 	{http.StatusConflict, "", "is another booking's on a night", "refusal.roomTaken"},
 	{http.StatusConflict, "", "is out of order on a night", "refusal.roomOutOfOrder"},

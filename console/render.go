@@ -185,6 +185,8 @@ func (r *request) fail(err error) error {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"money": formatMoney,
+	// atTheDesk says whether a refund waits at the desk for someone to hand it over.
+	"atTheDesk": atTheDesk,
 	// departure says what a check-out does (or did) to the stay, in the page's language.
 	"departure": departureText,
 	"amount":    formatAmount,

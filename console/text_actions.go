@@ -31,7 +31,7 @@ var actionText = texts{
 		"action.end-sale-rule": "Sale rule ended", "action.set-stock-alert-thresholds": "Stock alert thresholds set",
 		"action.resolve-stock-alert": "Stock alert resolved", "action.put-event-subscriber": "Event subscriber saved",
 		"action.rotate-event-secret": "Event secret rotated", "action.folio-charge": "Extra charged",
-		"action.folio-void": "Extra voided",
+		"action.folio-void": "Extra voided", "action.refund-handed-over": "Refund handed over at the desk",
 
 		// The reasons the API writes itself for an action (the staff's own are shown as typed);
 		// a desk payment's, an on-time check-out's and a guest's details' only repeat the action.
@@ -45,7 +45,7 @@ var actionText = texts{
 		"date.invalid": "%q is not a date: give it as YYYY-MM-DD, such as 2026-12-06.",
 	},
 	"zh-Hans": {
-		"action.folio-charge": "添加额外费用", "action.folio-void": "作废额外费用",
+		"action.folio-charge": "添加额外费用", "action.folio-void": "作废额外费用", "action.refund-handed-over": "已在前台退还",
 		"action.check-in": "签到", "action.late-arrival": "迟到", "action.check-out": "退房", "action.no-show": "标记为未到店", "action.confirm": "免付款确认",
 		"action.cancel": "取消预订", "action.money-desk-payment": "前台收款",
 		"action.money-price": "手动改价", "action.money-refund": "退款",

@@ -139,9 +139,9 @@ func checkShift(sh CashUpShift) error {
 // currency, read from the money ledger: the desk payments they took at the site in the window
 // (captured entries with their name), less the refunds they made at the desk there (the
 // succeeded desk refunds and those settled by hand that they recorded: a goodwill refund drawn
-// on a cash payment, the reversal of one entered by mistake). Other cashiers' money, and money
-// given back with no cashier's name (an early departure's refund the system made), are in no
-// one's line. Ordered by method (as DeskMethods), then currency.
+// on a cash payment, the reversal of one entered by mistake, a guest's cancel's refund they
+// handed over). Other cashiers' money is in no line of theirs, and a refund still waiting at the
+// desk in nobody's. Ordered by method (as DeskMethods), then currency.
 func (s *Store) CashUpExpected(ctx context.Context, sh CashUpShift) ([]CashUpLine, error) {
 	if err := checkShift(sh); err != nil {
 		return nil, err

@@ -109,10 +109,8 @@ func (s *moneyStory) commands() map[string]storyCommand {
 		"providerSettles": {can: func() bool { return len(s.pending) > 0 }, run: func(t *rapid.T) {
 			i := rapid.IntRange(0, len(s.pending)-1).Draw(t, "pending")
 			a := s.pending[i]
-			ok := rapid.Bool().Draw(t, "succeeded")
-			require.NoError(t, s.d.Store.SettleRefund(s.ctx, "re_"+a.id, ok, ""))
 			s.pending = append(s.pending[:i], s.pending[i+1:]...)
-			s.outcome(a.pay, a.ask, map[bool]string{true: "succeeded", false: "failed"}[ok])
+			s.settlePending(t, a, rapid.Bool().Draw(t, "succeeded"))
 		}},
 		"resolvedByHand": {can: func() bool { return len(s.payments(owing)) > 0 }, run: func(t *rapid.T) {
 			p := s.pick(t, "resolve", owing)

@@ -56,11 +56,25 @@ type storyAsk struct {
 // left is what the store's per-payment bound leaves to refund of p.
 func (p *storyPayment) left() int64 { return p.amount - p.refunding - p.back }
 
-// pendingAttempt is an attempt the provider answered pending.
+// pendingAttempt is an attempt the provider answered pending, or one waiting at the desk.
 type pendingAttempt struct {
-	id  string
-	pay *storyPayment
-	ask *storyAsk
+	id   string
+	pay  *storyPayment
+	ask  *storyAsk
+	desk bool // waits at the desk for someone to hand it over: it never fails
+}
+
+// settlePending gives pending attempt a its outcome: the provider's webhook, or the desk handing
+// it over.
+func (s *moneyStory) settlePending(t *rapid.T, a pendingAttempt, ok bool) {
+	if a.desk {
+		_, err := s.d.Store.HandOverRefund(s.ctx, db.HandOver{BookingID: s.b.ID, RefundID: a.id, By: "desk-2"})
+		require.NoError(t, err)
+		ok = true
+	} else {
+		require.NoError(t, s.d.Store.SettleRefund(s.ctx, "re_"+a.id, ok, ""))
+	}
+	s.outcome(a.pay, a.ask, map[bool]string{true: "succeeded", false: "failed"}[ok])
 }
 
 // moneyStory is one booking's story and its model.
@@ -181,8 +195,12 @@ func (s *moneyStory) attempt(t *rapid.T, p *storyPayment, amount int64, outcome 
 	}
 	a.try++
 	id := fmt.Sprintf("%s/%s/%d", s.b.ID, a.step, a.try)
+	by := "" // a staff refund's steps name who gave it; the others' were asked by nobody at the desk
+	if a.staff {
+		by = "desk-1"
+	}
 	got, err := s.d.Store.BeginRefundAttempt(s.ctx, db.RefundAttempt{ID: id, BookingID: s.b.ID, PaymentID: p.id,
-		Amount: a.amount, Currency: "EUR", Reason: "story"})
+		Amount: a.amount, Currency: "EUR", Reason: "story", RecordedBy: by})
 	require.NoError(t, err)
 	if a.amount > p.left() {
 		require.Equal(t, "failed", got.Status, "an attempt of %d on %s, %d left, is refused", a.amount, p.id, p.left())
@@ -195,9 +213,14 @@ func (s *moneyStory) attempt(t *rapid.T, p *storyPayment, amount int64, outcome 
 		p.partsLeft -= a.amount
 	}
 	p.refunding += a.amount
-	if p.method != domain.MethodProvider {
-		require.Equal(t, "succeeded", got.Status, "a desk payment is given back at once")
+	switch {
+	case p.method != domain.MethodProvider && by != "":
+		require.Equal(t, "succeeded", got.Status, "a desk payment is given back at once by who asked")
 		s.outcome(p, a, "succeeded")
+		return
+	case p.method != domain.MethodProvider:
+		require.Equal(t, "pending", got.Status, "a desk payment nobody at the desk gave back waits there")
+		s.pending = append(s.pending, pendingAttempt{id: id, pay: p, ask: a, desk: true})
 		return
 	}
 	require.Equal(t, "requested", got.Status, got.LastError)
@@ -380,11 +403,6 @@ func (s *moneyStory) checkReport(t *rapid.T, from time.Time) {
 // attempts succeed, what is owed or not kept goes back, a cancel's refund finishes and a balance
 // lapses.
 func (s *moneyStory) settle(t *rapid.T) {
-	for _, a := range s.pending {
-		require.NoError(t, s.d.Store.SettleRefund(s.ctx, "re_"+a.id, true, ""))
-		s.outcome(a.pay, a.ask, "succeeded")
-	}
-	s.pending = nil
 	for _, p := range s.pays {
 		switch {
 		case p.kept:
@@ -395,6 +413,10 @@ func (s *moneyStory) settle(t *rapid.T) {
 			s.attempt(t, p, p.left(), "succeeded")
 		}
 	}
+	for _, a := range s.pending { // the provider's and the desk's, those just asked included
+		s.settlePending(t, a, true)
+	}
+	s.pending = nil
 	if s.balance != nil {
 		_, b, err := s.d.Store.LapseAmendment(s.ctx, s.b.ID, s.balance.ID, "story over")
 		require.NoError(t, err)

@@ -123,8 +123,10 @@ type RefundAttempt struct {
 // BeginRefundAttempt records an attempt before its provider call; an attempt already recorded
 // is returned as stored, so a retried activity sees what an earlier try achieved. The refund of
 // money the desk took is made there, by the same method, and so is a staff refund the desk chose
-// to hand over in cash or on the terminal (db/refund_methods.go): it is recorded as succeeded at
-// once, and never sent to the provider. Under the payment's lock, a new attempt that would give back
+// to hand over in cash or on the terminal (db/refund_methods.go): it is never sent to the
+// provider. Asked by staff (RecordedBy), it is recorded as succeeded at once, handed over by
+// them; asked by nobody at the desk (the guest's own cancel, a no-show), it waits there, pending,
+// until someone hands it over (db/refund_hand_over.go). Under the payment's lock, a new attempt that would give back
 // more than is left of its payment (after the refunds made or under way) is recorded as failed,
 // never sent: the saga waits for an operator rather than ask for money that is not there. An
 // attempt of a step already given back is answered by the attempt that gave it back.
@@ -165,6 +167,8 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 		case p.recorded && a.Amount > p.left:
 			status, lastError = "failed", fmt.Sprintf("a refund of %d would give back more than the %d left of payment %s",
 				a.Amount, p.left, a.PaymentID)
+		case method != domain.MethodProvider && a.RecordedBy == "":
+			status, lastError = "pending", DueAtTheDesk
 		case method != domain.MethodProvider:
 			status = "succeeded"
 		}
@@ -224,14 +228,21 @@ var ErrRefundInFlight = fmt.Errorf("%w: a refund attempt of the step is under wa
 // reference, for what is left of its payment under the payment's lock (the refunds made or under
 // way already count). A step an attempt already gave back (the provider's webhook arrived while
 // the step waited for the operator) takes no resolution: its money went back once. A step with an
-// attempt under way is refused (ErrRefundInFlight).
+// attempt under way is refused (ErrRefundInFlight); one waiting at the desk for someone to hand
+// it over is resolved: it will not be handed over now (closeDeskWait).
 func (s *Store) RecordResolvedRefund(ctx context.Context, a RefundAttempt) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID)
-		if err != nil {
+		if _, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID); err != nil {
 			return err
 		}
 		if given, err := givenAttempt(ctx, tx, a); err != nil || given != "" {
+			return err
+		}
+		if err := closeDeskWait(ctx, tx, a); err != nil {
+			return err
+		}
+		p, err := lockPaymentLeft(ctx, tx, a.PaymentID, a.ID) // what is left, the wait at the desk closed
+		if err != nil {
 			return err
 		}
 		// An attempt of the step under way (another saga's: a resumed run's beside a LatePayment

@@ -61,6 +61,10 @@ const (
 	MethodOther        = "other" // with a note saying what it was
 )
 
+// DeskRefundID is what a refund waiting at the desk is known by while a saga waits for someone
+// to hand it over: in place of the provider's refund id, the hand-over's signal carries it.
+func DeskRefundID(attemptID string) string { return "desk:" + attemptID }
+
 // DeskMethods are the methods the front desk takes money by.
 var DeskMethods = []string{MethodCash, MethodCardTerminal, MethodBankTransfer, MethodOther}
 

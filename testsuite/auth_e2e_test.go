@@ -101,6 +101,7 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/check-in", desk},
 	{"POST", "/api/v1/staff/bookings/:id/no-show", desk},
 	{"POST", "/api/v1/staff/bookings/:id/late-arrival", desk},
+	{"POST", "/api/v1/staff/bookings/:id/refunds/hand-over", desk},
 	{"GET", "/api/v1/staff/bookings/:id/check-out", desk},
 	{"POST", "/api/v1/staff/bookings/:id/check-out", desk},
 	{"POST", "/api/v1/staff/bookings/:id/desk-payments", desk},
