@@ -75,7 +75,8 @@ func TestUnsettledRefundsAreAttemptsSentAndNeverAnswered(t *testing.T) {
 // TestAPendingRefundLookedUpAgainIsStillUnsettled: an attempt sent 30 hours ago that the
 // provider still calls pending is unsettled, however recently its saga looked it up again (each
 // lookup rewrites its row's updated_at, which the row-based check read as its age). A desk
-// refund, made at once, never is.
+// refund made by staff, at once, never is; one waiting at the desk for someone to hand it over
+// is, once past the age, and says so.
 func TestAPendingRefundLookedUpAgainIsStillUnsettled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -90,12 +91,19 @@ func TestAPendingRefundLookedUpAgainIsStillUnsettled(t *testing.T) {
 	desk := deskPaid(t, d, "desk-guest")
 	deposit := domain.DeskPaymentID(desk.ID, "deposit")
 	_, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: desk.ID + "/staff-cash/1", BookingID: desk.ID,
-		PaymentID: deposit, Amount: 100, Currency: "EUR", Reason: "x"})
+		PaymentID: deposit, Amount: 100, Currency: "EUR", Reason: "x", RecordedBy: "desk-1"})
 	require.NoError(t, err)
 
 	found := unsettledRefunds(t, d, 25*time.Hour)
 	require.Len(t, found, 1, "%v", found)
 	assert.Contains(t, found[0], "refund attempt "+id+" of 100 EUR still pending since ")
+
+	_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: desk.ID + "/refund/1", BookingID: desk.ID,
+		PaymentID: deposit, Amount: 200, Currency: "EUR", Reason: "cancel"}) // the guest's: nobody at the desk
+	require.NoError(t, err)
+	found = unsettledRefunds(t, d, 0)
+	require.Len(t, found, 2, "%v", found)
+	assert.Contains(t, found[1], "refund attempt "+desk.ID+"/refund/1 of 200 EUR still due at the desk (nobody has handed it over) since ")
 }
 
 // TestAPaymentThatSucceededAfterFailingIsGivenItsAgeFromItsSuccess: a card declined two hours ago

@@ -99,8 +99,11 @@ func (s *Store) UnsettledRefunds(ctx context.Context, age time.Duration) ([]doma
 	// The payments with money refunding are few: their attempts are read, not every attempt.
 	// Whether the provider answered pending or nothing yet is the row's (the ledger does not
 	// tell the two apart).
+	// One waiting at the desk (db/refund_hand_over.go) says so: nobody has handed it over.
 	rows, err := s.pool.Query(ctx, `SELECT a.booking_id, a.payment_id, format('refund attempt %s of %s %s still %s since %s',
-			a.ref, a.amount, a.currency, COALESCE(f.status, 'sent'), to_char(a.at, 'YYYY-MM-DD HH24:MI TZ'))
+			a.ref, a.amount, a.currency, CASE WHEN f.status = 'pending' AND f.method <> 'provider'
+				THEN 'due at the desk (nobody has handed it over)' ELSE COALESCE(f.status, 'sent') END,
+			to_char(a.at, 'YYYY-MM-DD HH24:MI TZ'))
 		FROM money_balances m JOIN money_ledger a ON a.payment_id = m.payment_id AND a.kind = 'attempt_sent'
 			LEFT JOIN refunds f ON f.id = a.ref
 		WHERE m.account = 'refunding' AND m.balance <> 0 AND a.at < now() - $1 * interval '1 microsecond'
