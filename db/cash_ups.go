@@ -153,16 +153,14 @@ func (s *Store) CashUpExpected(ctx context.Context, sh CashUpShift) ([]CashUpLin
 // payment entered by mistake, given back) is the reversed payment's taker's, whoever records it:
 // the money never left their drawer. The entry's staff refund is the one whose steps begin its
 // ref, the longest key first (db/refund_methods.go).
-const cashierOf = `CASE WHEN l.kind <> 'captured' AND starts_with(l.ref, l.booking_id || '/staff-') AND (SELECT r.kind = 'reversal'
-		FROM staff_refunds r WHERE r.booking_id = l.booking_id
-			AND (starts_with(l.ref, l.booking_id || '/staff-' || substr(r.id, length(l.booking_id) + 2) || '/')
-				OR starts_with(l.ref, l.booking_id || '/staff-' || substr(r.id, length(l.booking_id) + 2) || '@'))
+var cashierOf = `CASE WHEN l.kind <> 'captured' AND starts_with(l.ref, l.booking_id || '/staff-') AND (SELECT r.kind = 'reversal'
+		FROM staff_refunds r WHERE r.booking_id = l.booking_id AND ` + staffRefundBegins("l.booking_id", "l.ref") + `
 		ORDER BY length(r.id) DESC LIMIT 1)
 	THEN (SELECT p.taken_by FROM payments p WHERE p.payment_id = l.payment_id) ELSE l.actor END`
 
 // cashUpLedgerLines sums the site $1/$2's desk entries of cashier $5 posted in [$3, $4) (the
 // lateral lookup of each entry's booking, as the daily report does).
-const cashUpLedgerLines = `SELECT l.method, l.currency,
+var cashUpLedgerLines = `SELECT l.method, l.currency,
 		COALESCE(sum(l.amount) FILTER (WHERE l.kind = 'captured'), 0)::bigint,
 		count(*) FILTER (WHERE l.kind = 'captured')::int,
 		COALESCE(sum(l.amount) FILTER (WHERE l.kind <> 'captured'), 0)::bigint,

@@ -69,5 +69,11 @@ func chosenRefundMethod(ctx context.Context, tx pgx.Tx, a RefundAttempt) (string
 }
 
 // refundOfAttempt holds for a staff refund r whose steps begin attempt id $2 (of booking $1).
-const refundOfAttempt = `(starts_with($2, $1 || '/staff-' || substr(r.id, length($1) + 2) || '/')
-	OR starts_with($2, $1 || '/staff-' || substr(r.id, length($1) + 2) || '@'))`
+var refundOfAttempt = staffRefundBegins("$1", "$2")
+
+// staffRefundBegins is the condition that staff refund r's steps begin attempt id attempt of
+// booking: its key is r.id less "<booking>/", and its steps are staff-<key>/ and staff-<key>@.
+func staffRefundBegins(booking, attempt string) string {
+	return fmt.Sprintf(`(starts_with(%[2]s, %[1]s || '/staff-' || substr(r.id, length(%[1]s) + 2) || '/')
+	OR starts_with(%[2]s, %[1]s || '/staff-' || substr(r.id, length(%[1]s) + 2) || '@'))`, booking, attempt)
+}
