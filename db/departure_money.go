@@ -18,12 +18,12 @@ import (
 // owes for nights not stayed.
 func departureMoney(ctx context.Context, q querier, b domain.Booking, checkOut domain.Date) (given, refund int64, err error) {
 	given = b.CancellationPolicy.EarlyDepartureRefund(b.Price, checkOut, b.CheckOut, math.MaxInt64)
-	var brought, extras int64
-	if err := q.QueryRow(ctx, `SELECT `+received+` - `+reversed+` - `+lowered+`, `+extrasCharged+` FROM bookings b WHERE b.id = $1`,
-		b.ID).Scan(&brought, &extras); err != nil {
+	var got, extras int64
+	if err := q.QueryRow(ctx, `SELECT `+brought+`, `+extrasCharged+` FROM bookings b WHERE b.id = $1`,
+		b.ID).Scan(&got, &extras); err != nil {
 		return 0, 0, err
 	}
-	return given, min(given, max(brought-(b.Price.Total-given)-extras, 0), max(b.Paid, 0)), nil
+	return given, min(given, max(got-(b.Price.Total-given)-extras, 0), max(b.Paid, 0)), nil
 }
 
 // PlanDeparture is what checking booking b out so that its stay ends on checkOut would do to its

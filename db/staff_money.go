@@ -52,6 +52,10 @@ const reversed = `(SELECT COALESCE(sum(r.amount), 0) FROM staff_refunds r WHERE 
 const lowered = `(SELECT COALESCE(sum(l.amount), 0) FROM money_ledger l WHERE l.booking_id = b.id
 	AND l.kind = 'refund_asked' AND l.cause IN ('amendment', 'early_departure'))`
 
+// brought is what booking b's money pays of what it costs now: what its kept payments brought,
+// less what reversals and a lower price gave back (a desk payment and an early departure read it).
+const brought = received + ` - ` + reversed + ` - ` + lowered
+
 // lockedMoney is what lockBookingMoney reads of a locked booking's money.
 type lockedMoney struct {
 	got    int64 // what its kept payments brought, less what reversals and a lower price gave back
@@ -69,7 +73,7 @@ func lockBookingMoney(ctx context.Context, tx pgx.Tx, bookingID string) (domain.
 	if err != nil {
 		return b, m, err
 	}
-	err = tx.QueryRow(ctx, `SELECT `+received+` - `+reversed+` - `+lowered+`, `+extrasCharged+`, b.expires_at > now() FROM bookings b
+	err = tx.QueryRow(ctx, `SELECT `+brought+`, `+extrasCharged+`, b.expires_at > now() FROM bookings b
 		WHERE b.id = $1`, bookingID).Scan(&m.got, &m.extras, &m.live)
 	return b, m, err
 }
