@@ -45,7 +45,9 @@ func refundWhole(t *testing.T, d *testsuite.Database, b domain.Booking, actor st
 	a, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/refund/1", BookingID: b.ID,
 		PaymentID: b.PaymentID, Amount: b.RefundDue, Currency: "EUR", Reason: "the deposit goes back"})
 	require.NoError(t, err)
-	require.Equal(t, "succeeded", a.Status, "the desk's refund is made at once")
+	require.Equal(t, "pending", a.Status, "the desk's refund waits for someone to hand it over")
+	_, err = d.Store.HandOverRefund(ctx, db.HandOver{BookingID: b.ID, RefundID: a.ID, By: "desk-1"})
+	require.NoError(t, err)
 	_, err = d.Store.FinishRefund(ctx, b.ID)
 	require.NoError(t, err)
 }

@@ -310,15 +310,15 @@ func TestADeskPaymentsRefundIsMadeAtTheDeskAndAProvidersIsRequested(t *testing.T
 	provider := providerPaid(t, d, "g2")
 
 	a, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: "r-desk", BookingID: desk.ID,
-		PaymentID: domain.DeskPaymentID(desk.ID, "deposit"), Amount: 5000, Currency: "EUR", Reason: "goodwill"})
+		PaymentID: domain.DeskPaymentID(desk.ID, "deposit"), Amount: 5000, Currency: "EUR", Reason: "goodwill", RecordedBy: "desk-1"})
 	require.NoError(t, err)
-	assert.Equal(t, "succeeded", a.Status, "given back at the desk, at once")
+	assert.Equal(t, "succeeded", a.Status, "given back at the desk, at once, by the staff member who asked")
 	assert.Equal(t, domain.MethodCardTerminal, a.Method, "by the payment's method")
 
 	cash := hold(t, d, "g3", nights(dec10, 2), 1)
 	takeDesk(t, d, deskPayment(cash.ID, "deposit", 5000))
 	a, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: "r-cash", BookingID: cash.ID,
-		PaymentID: domain.DeskPaymentID(cash.ID, "deposit"), Amount: 5000, Currency: "EUR", Reason: "goodwill"})
+		PaymentID: domain.DeskPaymentID(cash.ID, "deposit"), Amount: 5000, Currency: "EUR", Reason: "goodwill", RecordedBy: "desk-1"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"succeeded", domain.MethodCash}, []string{a.Status, a.Method})
 
