@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -125,12 +126,16 @@ type RefundAttempt struct {
 // money the desk took is made there, by the same method, and so is a staff refund the desk chose
 // to hand over in cash or on the terminal (db/refund_methods.go): it is never sent to the
 // provider. Asked by staff (RecordedBy), it is recorded as succeeded at once, handed over by
-// them; asked by nobody at the desk (the guest's own cancel, a no-show), it waits there, pending,
+// them; asked by nobody at the desk (the guest's own cancel; a no-show, whose RecordedBy is
+// bookflow's own system: actor), it waits there, pending,
 // until someone hands it over (db/refund_hand_over.go). Under the payment's lock, a new attempt that would give back
 // more than is left of its payment (after the refunds made or under way) is recorded as failed,
 // never sent: the saga waits for an operator rather than ask for money that is not there. An
 // attempt of a step already given back is answered by the attempt that gave it back.
 func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (RefundAttempt, error) {
+	if strings.HasPrefix(a.RecordedBy, domain.SystemActorPrefix) {
+		a.RecordedBy = "" // bookflow's own step (a no-show's refund): no person gave it back
+	}
 	var given string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// A refund made at the desk is in its maker's cash-up, and a reversal in its payment's taker's

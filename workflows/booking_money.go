@@ -340,7 +340,7 @@ func (b *booking) startSaga(ctx workflow.Context, s *Saga, refused error) {
 				_ = b.flag(ctx, err)
 				why = err.Error()
 			}
-			if resolved, err := b.awaitOperator(ctx, s, s.Step, why); err != nil || resolved {
+			if resolved, err := b.awaitOperator(ctx, s, s.Step, why, nil); err != nil || resolved {
 				return
 			}
 			err, parked = nil, false

@@ -144,8 +144,10 @@ func (b *booking) checkOperatorFree() error {
 
 // awaitOperator marks the booking PAYMENT_STUCK and waits for an operator's retry (false) or
 // resolution (true) of saga s, stuck at step. A saga handed over waiting takes the first
-// operator action of the run, even one taken before it got here.
-func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string) (resolved bool, err error) {
+// operator action of the run, even one taken before it got here. answered, when not nil, ends
+// the wait as a retry would, without an operator: the refund the step waited for was settled
+// meanwhile (handed over at the desk a day late, say).
+func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string, answered func() bool) (resolved bool, err error) {
 	round, handedOver := b.stuck[s.ID]
 	if !handedOver || !s.Parked {
 		round = b.opRound + 1
@@ -163,7 +165,11 @@ func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string)
 	if err := b.publish(ctx); err != nil {
 		return false, err
 	}
-	err = workflow.Await(ctx, func() bool { return b.opRound >= round })
+	woken := func() bool { return b.opRound >= round }
+	if answered != nil && workflow.GetVersion(ctx, versionStuckWakesOnAnswer, workflow.DefaultVersion, 1) == 1 {
+		woken = func() bool { return b.opRound >= round || answered() }
+	}
+	err = workflow.Await(ctx, woken)
 	delete(b.stuck, s.ID)
 	delete(b.waiting, s.ID)
 	s.Parked, s.Waiting = false, ""
@@ -172,6 +178,11 @@ func (b *booking) awaitOperator(ctx workflow.Context, s *Saga, step, why string)
 	}
 	return b.opResolve, b.publish(ctx)
 }
+
+// versionStuckWakesOnAnswer marks the workflows in which a refund step parked for an operator
+// while its attempt was under way goes on by itself once that attempt is settled (its webhook, or
+// its hand-over at the desk, arriving after RefundWait); before, it waited for an operator's retry.
+const versionStuckWakesOnAnswer = "stuck-wakes-on-answer"
 
 // versionStuckEvent marks the workflows that tell integrators of a refund handed to an operator
 // (booking.payment_stuck). A new change: the lean histories that took earlier changes without

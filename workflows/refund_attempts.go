@@ -24,13 +24,13 @@ import (
 // resolves it.
 func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, amount int64) error {
 	attempt, failures, why, parked := s.FirstAttempt, 0, "", s.Parked && s.InRefund
-	inFlight := parked && s.InFlight
+	inFlight, providerID := parked && s.InFlight, ""
 	if parked {
 		attempt, why = s.Attempt, s.Waiting
 	}
 	for {
+		key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, s.refundStep(), attempt)
 		if !parked {
-			key := fmt.Sprintf("%s/%s/%d", b.in.BookingID, s.refundStep(), attempt)
 			in := activities.RefundInput{
 				Key: key, BookingID: b.in.BookingID, PaymentID: pay.ID, Amount: amount, Currency: pay.Currency, Reason: s.Reason,
 				Actor: s.Actor,
@@ -48,6 +48,7 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 			}
 			b.count(ctx, MetricRefundAttempts, map[string]string{"outcome": refundOutcome(out.Status)})
 			inFlight = out.Status != activities.RefundSucceeded && out.Status != activities.RefundFailed
+			providerID = out.ProviderRefundID
 			switch out.Status {
 			case activities.RefundSucceeded:
 				b.logger.Info("Refund succeeded", "key", key, "amount", amount, "providerRefundId", out.ProviderRefundID)
@@ -71,7 +72,11 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 			why = fmt.Sprintf("refund of %d %s stuck after %d failures: %s", amount, pay.Currency, failures, out.Error)
 		}
 		s.Attempt, s.InRefund, s.InFlight = attempt, true, inFlight
-		resolved, err := b.awaitOperator(ctx, s, s.refundStep(), why)
+		var answered func() bool // the attempt under way settled while the step waits: it goes on
+		if inFlight {
+			answered = func() bool { return b.settledAny(domain.DeskRefundID(key), providerID) }
+		}
+		resolved, err := b.awaitOperator(ctx, s, s.refundStep(), why, answered)
 		s.InRefund, s.InFlight = false, false
 		if err == nil && resolved && b.takes(ctx, versionResolvedRecorded) {
 			// The operator made the refund by hand: it is recorded, so the books and the checker see it.
@@ -137,6 +142,16 @@ const versionResolvedRecorded = "resolved-refund-recorded"
 
 // RefundLookupEvery is how often a pending refund is looked up at the provider.
 const RefundLookupEvery = time.Hour
+
+// settledAny reports whether the final word on any of the refunds ids ("" for none) arrived.
+func (b *booking) settledAny(ids ...string) bool {
+	for _, id := range ids {
+		if _, ok := b.settled[id]; ok && id != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // recordSettled records the provider's final word on a refund, as its webhook brought it.
 func (b *booking) recordSettled(ctx workflow.Context, key string, out activities.RefundOutcome) (activities.RefundOutcome, error) {
