@@ -34,9 +34,9 @@ func TestTheDailyReportHasALinePerPaymentAndRefundByChannelAndMethod(t *testing.
 	}
 	depositID := domain.DeskPaymentID(desk.ID, "deposit")
 	deskRefund, err := d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: desk.ID + "/goodwill/1", BookingID: desk.ID,
-		PaymentID: depositID, Amount: 2533, Currency: "EUR", Reason: "goodwill"})
+		PaymentID: depositID, Amount: 2533, Currency: "EUR", Reason: "goodwill", RecordedBy: "desk-1"})
 	require.NoError(t, err)
-	require.Equal(t, "succeeded", deskRefund.Status, "given back at the desk at once")
+	require.Equal(t, "succeeded", deskRefund.Status, "given back at the desk at once, by the staff member who asked")
 
 	online := paidBooking(t, d, "online-guest", soonStay, 1, 0)
 	recordPayment(t, d, online.ID, online.PaymentID, online.Paid)
@@ -61,7 +61,7 @@ func TestTheDailyReportHasALinePerPaymentAndRefundByChannelAndMethod(t *testing.
 	assert.Equal(t, map[line]int64{
 		{"payment", db.ChannelDesk, domain.MethodCash, depositID, "", "desk-1"}:                                        deposit,
 		{"payment", db.ChannelDesk, domain.MethodCardTerminal, domain.DeskPaymentID(desk.ID, "balance"), "", "desk-2"}: balance,
-		{"refund", db.ChannelDesk, domain.MethodCash, depositID, "", ""}:                                               -2533,
+		{"refund", db.ChannelDesk, domain.MethodCash, depositID, "", "desk-1"}:                                         -2533,
 		{"payment", db.ChannelOnline, domain.MethodProvider, online.PaymentID, "", ""}:                                 online.Paid,
 		{"refund", db.ChannelOnline, domain.MethodProvider, online.PaymentID, "", ""}:                                  -777,
 		{"payment", db.ChannelOnline, domain.MethodProvider, "pi_twice", "", ""}:                                       4321,

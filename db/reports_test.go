@@ -152,8 +152,8 @@ func TestTheDailyReportNamesGuestsReasonsAndNotes(t *testing.T) {
 		Parts: []domain.Payment{{ID: domain.DeskPaymentID(b.ID, "all"), Amount: 1000, Currency: "EUR"}}})
 	require.NoError(t, err)
 	_, err = d.Store.BeginRefundAttempt(ctx, db.RefundAttempt{ID: b.ID + "/staff-gw/1", BookingID: b.ID,
-		PaymentID: domain.DeskPaymentID(b.ID, "all"), Amount: 1000, Currency: "EUR", Reason: "noisy room"})
-	require.NoError(t, err) // given back at the desk: recorded as made at once
+		PaymentID: domain.DeskPaymentID(b.ID, "all"), Amount: 1000, Currency: "EUR", Reason: "noisy room", RecordedBy: "desk-1"})
+	require.NoError(t, err) // given back at the desk by who asked: recorded as made at once
 
 	r, err := d.Store.DailyReport(ctx, db.Site{HotelID: "h1"}, domain.Span{Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
