@@ -69,6 +69,7 @@ type flowModel struct {
 	kept     []*flowPay // in the order the booking kept them: refunds draw on the newest first
 	refunds  []*flowRefund
 	reversed int64
+	lowered  int64  // what amendments down asked back: not paid for the price it costs now
 	mode     string // what the provider does with the booking's refunds
 	declined int    // refund requests the provider declined: a saga at rest made all its attempts
 }
@@ -104,13 +105,15 @@ func (m *flowModel) money() db.LedgerMoney {
 	return l
 }
 
-// due is what is still to pay of the price while the booking holds its units.
+// due is what is still to pay of the price while the booking holds its units: what its kept
+// payments brought, less the reversals and what a lower price gave back (Store.BookingMoneySummary,
+// since af45510), does not pay it.
 func (m *flowModel) due() int64 {
 	if !m.status.HoldsInventory() {
 		return 0
 	}
 	l := m.money()
-	return max(m.price-l.Paid+l.Reversed, 0)
+	return max(m.price-(l.Paid-l.Reversed-m.lowered), 0)
 }
 
 // summary is the staff view's money (Store.BookingMoneySummary) as the model has it.

@@ -362,7 +362,7 @@ func (s *flowStory) amendsDown(t *rapid.T) {
 	a := res.Body["amendment"].(map[string]any)
 	require.Equal(t, string(domain.AmendmentApplied), a["status"], res.Raw)
 	require.EqualValues(t, refund, a["refund"], "the amendment's refund: %s", res.Raw)
-	s.m.price, s.m.checkOut = s.m.price-flowRate, s.m.checkOut.AddDays(-1)
+	s.m.price, s.m.checkOut, s.m.lowered = s.m.price-flowRate, s.m.checkOut.AddDays(-1), s.m.lowered+refund
 	s.m.ask(refund, false, false) // asked by the desk: its desk parts are handed over at once
 }
 
