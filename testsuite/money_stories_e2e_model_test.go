@@ -28,6 +28,7 @@ const (
 	stepQueued  = "queued"  // a cancel's part behind the one its saga gives back first
 	stepStuck   = "stuck"   // failed MaxRefundAttempts times: it waits for an operator
 	stepPending = "pending" // the provider answered pending: its webhook will say
+	stepAtDesk  = "atDesk"  // a desk payment's part nobody at the desk asked for: it waits there, pending, to be handed over
 	stepGiven   = "given"
 )
 
@@ -41,7 +42,7 @@ const (
 // flowPay is one payment as the model knows it.
 type flowPay struct {
 	id     string
-	desk   bool // taken at the desk (cash): given back there, at once
+	desk   bool // taken at the desk (cash): given back there, never through the provider
 	amount int64
 	kept   bool  // the booking keeps it (it paid the price, a deposit, a balance)
 	keep   int64 // of a kept payment: what the booking still keeps of it
@@ -56,6 +57,7 @@ type flowRefund struct {
 	state    string
 	failures int  // failed attempts since the saga (re)started: MaxRefundAttempts make it stuck
 	cancel   bool // a cancel's part: its saga gives the parts back one after the other
+	byNobody bool // asked by nobody at the desk (the guest's own cancel): a desk part waits there to be handed over
 }
 
 // flowModel is what one story's booking should hold.
@@ -67,6 +69,7 @@ type flowModel struct {
 	kept     []*flowPay // in the order the booking kept them: refunds draw on the newest first
 	refunds  []*flowRefund
 	reversed int64
+	lowered  int64  // what amendments down asked back: not paid for the price it costs now
 	mode     string // what the provider does with the booking's refunds
 	declined int    // refund requests the provider declined: a saga at rest made all its attempts
 }
@@ -93,7 +96,7 @@ func (m *flowModel) money() db.LedgerMoney {
 	for _, r := range m.refunds {
 		switch {
 		case !r.pay.kept:
-		case r.state == stepPending:
+		case r.state == stepPending || r.state == stepAtDesk:
 			l.Refunding += r.amount
 		case r.state != stepGiven:
 			l.Owed += r.amount
@@ -102,13 +105,15 @@ func (m *flowModel) money() db.LedgerMoney {
 	return l
 }
 
-// due is what is still to pay of the price while the booking holds its units.
+// due is what is still to pay of the price while the booking holds its units: what its kept
+// payments brought, less the reversals and what a lower price gave back (Store.BookingMoneySummary,
+// since af45510), does not pay it.
 func (m *flowModel) due() int64 {
 	if !m.status.HoldsInventory() {
 		return 0
 	}
 	l := m.money()
-	return max(m.price-l.Paid+l.Reversed, 0)
+	return max(m.price-(l.Paid-l.Reversed-m.lowered), 0)
 }
 
 // summary is the staff view's money (Store.BookingMoneySummary) as the model has it.
@@ -137,14 +142,16 @@ func (m *flowModel) keepPayment(p *flowPay) {
 
 // ask asks amount back of what the booking keeps, drawn on its kept payments newest first, as the
 // database draws a staff refund's, an amendment's and a cancel's refund. A cancel's parts are
-// given back one after the other, the others each by a saga of its own, at once.
-func (m *flowModel) ask(amount int64, cancel bool) {
+// given back one after the other, the others each by a saga of its own, at once. byNobody: the
+// refund was asked by nobody at the desk (the guest's own cancel), so its desk parts wait there
+// until a staff member hands them over (issue 39); staff's refunds are handed over at once.
+func (m *flowModel) ask(amount int64, cancel, byNobody bool) {
 	var parts []*flowRefund
 	for i := len(m.kept) - 1; i >= 0 && amount > 0; i-- {
 		p := m.kept[i]
 		if take := min(p.keep, amount); take > 0 {
 			p.keep, amount = p.keep-take, amount-take
-			parts = append(parts, &flowRefund{pay: p, amount: take, state: stepQueued, cancel: cancel})
+			parts = append(parts, &flowRefund{pay: p, amount: take, state: stepQueued, cancel: cancel, byNobody: byNobody})
 		}
 	}
 	m.refunds = append(m.refunds, parts...)
@@ -165,9 +172,12 @@ func (m *flowModel) extra(p *flowPay) {
 }
 
 // send is a saga's attempt at r, as the provider answers it now; a declining provider makes the
-// saga fail until it is stuck.
+// saga fail until it is stuck. A desk payment's part is given back at the desk: at once when
+// staff asked for it, else it waits there until someone hands it over (handOver).
 func (m *flowModel) send(r *flowRefund) {
 	switch {
+	case r.pay.desk && r.byNobody:
+		r.state = stepAtDesk
 	case r.pay.desk || m.mode == providerPays:
 		m.give(r, false)
 	case m.mode == providerDeclines:
@@ -207,7 +217,7 @@ func (m *flowModel) nextCancelPart() {
 			m.send(r)
 			return
 		default:
-			return // stuck or pending: the saga waits there
+			return // stuck, pending or waiting at the desk: the saga waits there
 		}
 	}
 	m.status = domain.StatusRefunded
@@ -225,7 +235,8 @@ func (m *flowModel) steps(state string) []*flowRefund {
 }
 
 // atProvider is what the provider should hold of each of the booking's payments it took:
-// captured, refunded and pending.
+// captured, refunded and pending. A part waiting at the desk is a desk payment's: never the
+// provider's.
 func (m *flowModel) atProvider() map[string][3]int64 {
 	out := map[string][3]int64{}
 	for _, p := range m.pays {

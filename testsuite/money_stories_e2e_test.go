@@ -18,6 +18,7 @@ import (
 
 	"github.com/bookflow/bookflow/activities"
 	"github.com/bookflow/bookflow/auth"
+	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
 	"github.com/bookflow/bookflow/payments"
 	"github.com/bookflow/bookflow/testsuite"
@@ -198,6 +199,7 @@ func (s *flowStory) commands() map[string]flowCommand {
 		"operatorRetries":  {can: waits(stepStuck), run: func(t *rapid.T) { s.operator(t, "retry", s.provider(t, "the provider now")) }, weight: 2},
 		"operatorResolves": {can: waits(stepStuck), run: func(t *rapid.T) { s.operator(t, "resolve", "") }, weight: 2},
 		"providerSettles":  {can: waits(stepPending), run: s.providerSettles, weight: 2},
+		"deskHandsOver":    {can: waits(stepAtDesk), run: s.deskHandsOver, weight: 2},
 		"workflowLost":     {can: used, run: s.workflowLost, weight: 2},
 	}
 }
@@ -291,7 +293,7 @@ func (s *flowStory) guestCancels(t *rapid.T) {
 		keeps-keeps*flowFeePercent/100, keeps, s.provider(t, "the provider then"))
 	s.do(t, s.w.guest, http.MethodPost, "/api/v1/bookings/"+s.id+"/cancel", "", nil, http.StatusOK)
 	s.m.status = domain.StatusRefunding
-	s.m.ask(keeps-keeps*flowFeePercent/100, true)
+	s.m.ask(keeps-keeps*flowFeePercent/100, true, true) // asked by the guest: its desk parts wait at the desk
 }
 
 func (s *flowStory) goodwill(t *rapid.T) {
@@ -306,7 +308,7 @@ func (s *flowStory) goodwill(t *rapid.T) {
 	s.step(t, "staff give %d back of the %d the booking keeps (key %s); the provider %s refunds", amount, keeps, key,
 		s.provider(t, "the provider then"))
 	s.do(t, s.w.finance, http.MethodPost, "/api/v1/staff/bookings/"+s.id+"/refunds", key, body, http.StatusOK)
-	s.m.ask(amount, false)
+	s.m.ask(amount, false, false) // asked by finance: its desk parts are handed over at once
 }
 
 func (s *flowStory) amendsUp(t *rapid.T) {
@@ -360,8 +362,8 @@ func (s *flowStory) amendsDown(t *rapid.T) {
 	a := res.Body["amendment"].(map[string]any)
 	require.Equal(t, string(domain.AmendmentApplied), a["status"], res.Raw)
 	require.EqualValues(t, refund, a["refund"], "the amendment's refund: %s", res.Raw)
-	s.m.price, s.m.checkOut = s.m.price-flowRate, s.m.checkOut.AddDays(-1)
-	s.m.ask(refund, false)
+	s.m.price, s.m.checkOut, s.m.lowered = s.m.price-flowRate, s.m.checkOut.AddDays(-1), s.m.lowered+refund
+	s.m.ask(refund, false, false) // asked by the desk: its desk parts are handed over at once
 }
 
 // operator retries (with the provider as mode says from now on) or resolves by hand every refund
@@ -404,6 +406,35 @@ func (s *flowStory) settleRefund(t *rapid.T, r *flowRefund, ok bool) {
 	}
 }
 
+// deskHandsOver has the story's desk hand over one refund waiting there (issue 39): its attempt,
+// pending and never the provider's, is found in the booking's payments and handed over; the saga
+// is told and goes on (a cancel to its next part, or REFUNDED).
+func (s *flowStory) deskHandsOver(t *rapid.T) {
+	waiting := s.m.steps(stepAtDesk)
+	s.handOver(t, waiting[rapid.IntRange(0, len(waiting)-1).Draw(t, "handed over refund")])
+}
+
+// handOver has the desk hand over refund step r, waiting at the desk.
+func (s *flowStory) handOver(t *rapid.T, r *flowRefund) {
+	var seen struct {
+		Refunds []db.RefundAttempt `json:"refunds"`
+	}
+	s.read(t, s.desk, "/api/v1/staff/bookings/"+s.id+"/payments", &seen)
+	var ids []string
+	for _, a := range seen.Refunds {
+		if a.Status == "pending" && a.Method != domain.MethodProvider && a.PaymentID == r.pay.id && a.Amount == r.amount {
+			ids = append(ids, a.ID)
+		}
+	}
+	require.Len(t, ids, 1, "the refund of %d of %s waiting at the desk, among booking %s's refunds: %+v", r.amount, r.pay.id,
+		s.id, seen.Refunds)
+	s.step(t, "the desk hands over the %d of %s waiting there (refund %s)", r.amount, r.pay.id, ids[0])
+	res := s.do(t, s.desk, http.MethodPost, "/api/v1/staff/bookings/"+s.id+"/refunds/hand-over", "",
+		map[string]any{"refundId": ids[0], "note": "the guest came by"}, http.StatusOK)
+	require.Equal(t, "succeeded", res.Body["status"], res.Raw)
+	s.m.give(r, false)
+}
+
 // workflowLost terminates the booking's workflow; the invariant checker finds it and, repairing,
 // resumes it: the resumed run gives back what is owed, under the provider as mode says.
 func (s *flowStory) workflowLost(t *rapid.T) {
@@ -435,11 +466,11 @@ func (s *flowStory) found(t *rapid.T, repair bool, check string) bool {
 	return ok && (!repair || f.Repaired != "")
 }
 
-// windDown gives every refund an outcome, as the provider and finance would in the end: the
-// provider pays from now on, settles what it left pending, and finance retries or resolves
-// what waits for an operator.
+// windDown gives every refund an outcome, as the provider, finance and the desk would in the end:
+// the provider pays from now on, settles what it left pending, finance retries or resolves
+// what waits for an operator, and the desk hands over what waits there.
 func (s *flowStory) windDown(t *rapid.T) {
-	for round := 0; len(s.m.steps(stepPending))+len(s.m.steps(stepStuck)) > 0; round++ {
+	for round := 0; len(s.m.steps(stepPending))+len(s.m.steps(stepStuck))+len(s.m.steps(stepAtDesk)) > 0; round++ {
 		require.Less(t, round, 5, "booking %s's refunds never end", s.id)
 		if s.m.mode != providerPays {
 			s.step(t, "the provider pays refunds from now on")
@@ -452,6 +483,10 @@ func (s *flowStory) windDown(t *rapid.T) {
 		s.settle(t)
 		if len(s.m.steps(stepStuck)) > 0 {
 			s.operator(t, rapid.SampledFrom([]string{"retry", "resolve"}).Draw(t, "in the end finance"), "")
+			s.settle(t)
+		}
+		for len(s.m.steps(stepAtDesk)) > 0 { // each hand-over may send a cancel's next part there
+			s.handOver(t, s.m.steps(stepAtDesk)[0])
 			s.settle(t)
 		}
 	}
