@@ -216,6 +216,7 @@ func (m *moneyClient) deskMoney(ctx context.Context) {
 	if !m.deskPayment(b.ID, fmt.Sprintf("deposit-%d", m.n), deposit) {
 		return
 	}
+	defer m.handOverAtTheDesk(b.ID) // what a guest's cancel gives back of the cash waits there
 	switch r := rand.Float64(); {
 	case r < 0.25: // the rest left due
 		m.cancelOwing(b.ID)
@@ -241,6 +242,36 @@ func (m *moneyClient) cancelOwing(id string) {
 	m.ld.l.cancelTried(id)
 	if m.command(id, m.guest, "/api/v1/bookings/"+id+"/cancel", fmt.Sprintf("cancel-%d", m.n), nil, nil) == http.StatusOK {
 		m.ld.l.cancelled(id)
+	}
+}
+
+// handOverAtTheDesk is the desk handing over, when the guest comes by, what a guest's cancel of
+// booking id gives back of the cash (it waits at the desk until someone does, issue 39), part
+// after part, until the booking is no longer refunding.
+func (m *moneyClient) handOverAtTheDesk(id string) {
+	for m.settle.Err() == nil {
+		var money struct {
+			Status  string `json:"status"`
+			Refunds []struct {
+				ID     string `json:"id"`
+				Status string `json:"status"`
+				Method string `json:"method"`
+			} `json:"refunds"`
+		}
+		if status, ok := m.ld.call(m.settle, http.MethodGet, "/api/v1/staff/bookings/"+id+"/payments", m.desk, "", nil, &money); status == http.StatusOK && ok {
+			waiting := false
+			for _, r := range money.Refunds {
+				if r.Status == "pending" && r.Method != domain.MethodProvider {
+					waiting = true
+					m.ld.call(m.settle, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds/hand-over", m.desk, "",
+						map[string]any{"refundId": r.ID}, nil)
+				}
+			}
+			if !waiting && money.Status != "REFUNDING" {
+				return
+			}
+		}
+		sleep(m.settle, 500*time.Millisecond)
 	}
 }
 
