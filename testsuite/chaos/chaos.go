@@ -280,8 +280,12 @@ func (h *harness) runOnce(ctx context.Context, run int, f fault) (Counters, []do
 		}
 	}
 	<-done
+	sweeping, stopSweep := context.WithCancel(settleCtx)
+	go ld.deskSweep(sweeping, h.store)
+	err := h.settle(settleCtx, began)
+	stopSweep()
 	var unsettled []domain.Finding
-	if err := h.settle(settleCtx, began); errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) {
 		unsettled = append(unsettled, domain.Finding{Check: "settle", Detail: fmt.Sprintf("run %d: %v", run+1, err)})
 	} else if err != nil {
 		return Counters{}, nil, injected, err
