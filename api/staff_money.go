@@ -117,8 +117,12 @@ func (s *Server) refundBooking(c echo.Context) error {
 	case body.Method != "" && body.ReleaseUnits:
 		return newError(http.StatusBadRequest, "invalid_request", "a cancel's refund goes back as it was paid: leave method out")
 	}
+	// Finance is not at the booking's desk: what goes back there waits for the desk to hand it over.
+	// A reversal moves no money (the payment was entered by mistake): it is recorded at once.
+	away := body.Reverses == "" && !principal(c).CanBookAt(b)
 	return s.askMoney(c, b, body.Reason, workflows.MoneyRequest{Kind: workflows.MoneyRefund, Key: key, Amount: body.Amount,
-		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits, Reverses: body.Reverses, Method: body.Method},
+		Currency: body.Currency, Reason: body.Reason, ReleaseUnits: body.ReleaseUnits, Reverses: body.Reverses, Method: body.Method,
+		AwayFromDesk: away},
 		map[string]any{"amount": body.Amount, "currency": body.Currency, "releaseUnits": body.ReleaseUnits,
 			"reverses": body.Reverses, "method": body.Method, "key": key})
 }

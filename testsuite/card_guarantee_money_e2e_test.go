@@ -175,6 +175,7 @@ func TestALateCancelFeeDoesNotTakeBackAGoodwillRefund(t *testing.T) {
 	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("goodwill"),
 		map[string]any{"amount": 5000, "currency": "EUR", "reason": "noisy works next door"})
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	handOverAtTheDesk(t, desk, id) // finance's refund of desk money waits for the desk
 	awaitRefunded(t, sys, id, 5000)
 
 	res = sys.Admin(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/cancel", nil)

@@ -191,12 +191,12 @@ var docsRunBlocks = map[string]docsRun{
 		},
 	},
 	"docs/payments-and-refunds.md#Money staff steer": {
-		statuses: []int{201, 200, 200, 200, 200, 200},
+		statuses: []int{201, 200, 200, 200, 200, 200, 200, 200},
 		shows: []string{
 			`"status":"CONFIRMED","price":\{"currency":"USD","total":\d+.*"paid":5000`, // the deposit keeps the booking
 			`"due":0`,
 			`"method":"cash"`,
-			`"method":"card_terminal"`,
+			`"status":"succeeded","method":"card_terminal","recordedBy":"dora-desk"`, // finance's refund, handed over by the desk
 		},
 		then: func(t *testing.T, sys *testsuite.System, output string) {
 			id := regexp.MustCompile(`booking-[a-z2-7]{26}`).FindString(output)

@@ -57,7 +57,7 @@ type flowRefund struct {
 	state    string
 	failures int  // failed attempts since the saga (re)started: MaxRefundAttempts make it stuck
 	cancel   bool // a cancel's part: its saga gives the parts back one after the other
-	byNobody bool // asked by nobody at the desk (the guest's own cancel): a desk part waits there to be handed over
+	byNobody bool // asked by nobody at the desk (the guest's own cancel, finance): a desk part waits there to be handed over
 }
 
 // flowModel is what one story's booking should hold.
@@ -143,8 +143,8 @@ func (m *flowModel) keepPayment(p *flowPay) {
 // ask asks amount back of what the booking keeps, drawn on its kept payments newest first, as the
 // database draws a staff refund's, an amendment's and a cancel's refund. A cancel's parts are
 // given back one after the other, the others each by a saga of its own, at once. byNobody: the
-// refund was asked by nobody at the desk (the guest's own cancel), so its desk parts wait there
-// until a staff member hands them over (issue 39); staff's refunds are handed over at once.
+// refund was asked by nobody at the desk (the guest's own cancel, or finance), so its desk parts
+// wait there until a staff member hands them over (issue 39); the desk's are handed over at once.
 func (m *flowModel) ask(amount int64, cancel, byNobody bool) {
 	var parts []*flowRefund
 	for i := len(m.kept) - 1; i >= 0 && amount > 0; i-- {

@@ -42,7 +42,8 @@ func deskOf(t *testing.T, sys *testsuite.System, hotels, venues []string) testsu
 // deposit on a hold, which confirms it (issue 39) owing the rest at the desk; the checkout no
 // longer asks for it, and the desk takes the rest on its card terminal. Finance's partial refund
 // is drawn on the card payment, the newest, at the desk by its method (never through the
-// provider). The booking stays CONFIRMED and its money adds up. (Before issue 39 the rest was
+// provider), where it waits until the desk hands it over. The booking stays CONFIRMED and its
+// money adds up. (Before issue 39 the rest was
 // paid online: the story recorded as staff-money-deposit-card-refund.)
 func TestADeskCashDepositThenACardBalanceAtTheDeskThenAPartialCardRefund(t *testing.T) {
 	t.Parallel()
@@ -81,9 +82,11 @@ func TestADeskCashDepositThenACardBalanceAtTheDeskThenAPartialCardRefund(t *test
 		map[string]any{"amount": 5000, "currency": "EUR", "reason": "the air conditioning broke"})
 	require.Equal(t, http.StatusOK, res.Status, res.Raw)
 	assert.Equal(t, "CONFIRMED", res.Body["status"], "a refund that keeps the units keeps the booking")
+	handOverAtTheDesk(t, desk, id)
 	awaitRefunded(t, sys, id, 5000)
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND method = 'card_terminal'
-		AND status = 'succeeded' AND amount = 5000 AND provider_refund_id IS NULL`, id), "drawn on the card, at the desk")
+		AND status = 'succeeded' AND amount = 5000 AND provider_refund_id IS NULL AND recorded_by = $2`, id, "desk-"+sys.ID),
+		"drawn on the card, at the desk, handed over by the desk")
 
 	// More than the booking keeps is refused, and nothing is written.
 	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("too-much"),

@@ -174,6 +174,17 @@ func (b *booking) handedOverBy(actor string) string {
 	return actor
 }
 
+// givenBackBy is who a part of the refund req asks, asked by actor, is recorded as given back by:
+// actor, or nobody when req is asked away from the desk (AwayFromDesk), so that a part given back
+// at the desk waits for whoever hands it over and is in their cash-up. Only the activities' input
+// changes with it: histories replay as they were.
+func (req MoneyRequest) givenBackBy(actor string) string {
+	if req.AwayFromDesk {
+		return ""
+	}
+	return actor
+}
+
 // versionStuckStartRefund marks the workflows in which a refused first refund step waits for an
 // operator (before, it was only flagged).
 const versionStuckStartRefund = "stuck-start-refund"

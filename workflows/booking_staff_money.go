@@ -42,6 +42,11 @@ type MoneyRequest struct {
 	// Reverses makes a refund the reversal of the desk payment it names, entered by mistake:
 	// drawn on it alone, and what it gave back is due again.
 	Reverses string `json:",omitempty"`
+	// AwayFromDesk marks a refund asked by staff who are not the booking's desk (finance): what
+	// goes back at the desk waits there until someone hands it over (db.HandOverRefund), as a
+	// guest's own cancel's does, rather than being recorded as handed over by them. False in every
+	// request recorded before it: those are given back as they were.
+	AwayFromDesk bool `json:",omitempty"`
 }
 
 // validateMoney rejects a request the booking cannot take, before it is stored in history.
@@ -199,7 +204,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 			step := db.StaffRefundStep(key, i, pay.ID)
 			if (i >= len(out.Asked) || !out.Asked[i]) && b.running[step] == 0 {
 				b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: out.Refund.Reason, FirstAttempt: 1,
-					Actor: out.Refund.Actor}, nil)
+					Actor: req.givenBackBy(out.Refund.Actor)}, nil)
 			}
 		}
 		return nil
@@ -210,7 +215,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	b.state.Booking = out.Booking
 	for i, pay := range out.Refund.Parts {
 		b.startSaga(ctx, &Saga{Step: db.StaffRefundStep(key, i, pay.ID), Kind: sagaPart, Payment: pay, Reason: req.Reason,
-			FirstAttempt: 1, Actor: req.Actor}, nil)
+			FirstAttempt: 1, Actor: req.givenBackBy(req.Actor)}, nil)
 	}
 	b.logger.Info("Refund that keeps the units", "kind", kind, "amount", req.Amount, "reason", req.Reason)
 	return b.publish(ctx)

@@ -65,6 +65,6 @@ func (b *booking) cancelUnderKey(ctx workflow.Context, req MoneyRequest) error {
 		return err
 	}
 	b.startSaga(ctx, &Saga{Step: "refund", Kind: sagaRefund, Booking: stored, Currency: currency, Reason: req.Reason,
-		FirstAttempt: 1, Actor: b.handedOverBy(req.Actor)}, nil)
+		FirstAttempt: 1, Actor: req.givenBackBy(b.handedOverBy(req.Actor))}, nil)
 	return b.bookingOff(ctx, EventCancelled, req.Reason)
 }
