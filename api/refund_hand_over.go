@@ -18,7 +18,7 @@ type handOverBody struct {
 
 // handOverRefund records that the desk handed a refund waiting there over to its guest (issue 39):
 // money the desk took, given back when nobody at the desk asked for it (the guest's own cancel, a
-// no-show), is recorded under the name of whoever hands it over, in their cash-up, and only then.
+// no-show, finance), is recorded under the name of whoever hands it over, in their cash-up, and only then.
 // The saga waiting for it is told at once (as by a provider's webhook); were the signal lost, its
 // next look at the refund finds it handed over.
 func (s *Server) handOverRefund(c echo.Context) error {
@@ -47,4 +47,22 @@ func (s *Server) handOverRefund(c echo.Context) error {
 		return err // recorded: a retry answers the same refund, and tells the saga again
 	}
 	return c.JSON(http.StatusOK, r)
+}
+
+// refundsDueAtTheDesk lists the refunds waiting at a site's desk (siteId, a hotel's or a venue's
+// id), the oldest first: what the desk hands back when the guests come by. A front desk reads its
+// own sites', finance and admins any site's.
+func (s *Server) refundsDueAtTheDesk(c echo.Context) error {
+	site, _, _, err := s.cashUpSite(c)
+	if err != nil {
+		return err
+	}
+	due, err := s.store.RefundsDueAtTheDesk(c.Request().Context(), site)
+	if err != nil {
+		return err
+	}
+	if due == nil {
+		due = []db.DueRefund{} // an empty list, never null
+	}
+	return c.JSON(http.StatusOK, map[string]any{"refunds": due})
 }

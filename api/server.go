@@ -295,6 +295,7 @@ func New(store *db.Store, tc client.Client, cfg Config) *echo.Echo {
 	staff.add(http.MethodGet, "/audit", s.auditLog, money)
 	staff.add(http.MethodGet, "/reports/daily", s.dailyReport, money)
 	// Cash-ups: a front desk its own shifts at its sites (the handlers check both), finance any.
+	staff.add(http.MethodGet, "/sites/:siteId/due-at-the-desk", s.refundsDueAtTheDesk, anyStaff)
 	staff.add(http.MethodGet, "/sites/:siteId/cash-ups/preview", s.cashUpPreview, anyStaff)
 	staff.add(http.MethodGet, "/sites/:siteId/cash-ups", s.listCashUps, anyStaff)
 	staff.add(http.MethodPost, "/sites/:siteId/cash-ups", s.closeCashUp, anyStaff)

@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/bookflow/bookflow/db"
 	"github.com/bookflow/bookflow/domain"
@@ -46,6 +47,22 @@ func dueAtTheDesk(refunds []db.RefundAttempt) (amount int64, currency string) {
 	return amount, currency
 }
 
+// dueList is the refunds waiting at a site's desk, on today's page of its day: the desk's list of
+// money to hand back when the guests come by (each is handed over from its booking's page).
+type dueList struct {
+	Refunds []db.DueRefund
+	Zone    *time.Location // the site's, for when each began waiting
+}
+
+// dueAt reads the refunds waiting at site siteID's desk.
+func (c *Console) dueAt(r *request, siteID string, zone *time.Location) (dueList, error) {
+	var out struct {
+		Refunds []db.DueRefund `json:"refunds"`
+	}
+	err := c.api.call(r.ctx(), r.who, http.MethodGet, "/staff/sites/"+seg(siteID)+"/due-at-the-desk", nil, "", &out)
+	return dueList{Refunds: out.Refunds, Zone: zone}, err
+}
+
 // handOverText is the messages of a hand-over.
 var handOverText = texts{
 	"en": {
@@ -58,6 +75,9 @@ var handOverText = texts{
 		"refund.handedOver":     "Recorded: %s handed over (%s).",
 		"refusal.notAtDesk":     "This refund no longer waits at the desk: someone handed it over or it was given back another way. The page shows how it stands now.",
 		"refusal.shiftCashedUp": "Your shift was cashed up while this was recorded: nothing was recorded. Send it again.",
+		"due.title":             "Due to guests at the desk (%d)",
+		"due.hint":              "Money to give back when the guest comes by: open the booking to hand it over.",
+		"due.since":             "Waiting since",
 	},
 	"zh-Hans": {
 		"refund.atDesk":         "待前台退还",
@@ -69,5 +89,8 @@ var handOverText = texts{
 		"refund.handedOver":     "已记录：已退还 %s（%s）。",
 		"refusal.notAtDesk":     "这笔退款已不在前台等待：已有人退还，或已通过其他方式退还。页面显示其当前状态。",
 		"refusal.shiftCashedUp": "记录时您的班次已交班清点：未记录任何内容。请重新提交。",
+		"due.title":             "待在前台退还给客人（%d）",
+		"due.hint":              "客人到来时需退还的款项：打开预订办理当面退还。",
+		"due.since":             "等待自",
 	},
 }

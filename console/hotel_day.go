@@ -22,7 +22,8 @@ type hotelDayView struct {
 	// Form is the walk-in form: empty but for its defaults, or as typed when it was refused.
 	Form       walkInForm
 	PhoneHint  string
-	hotelRooms // the night's rooms (hotel_rooms.go)
+	hotelRooms         // the night's rooms (hotel_rooms.go)
+	Due        dueList // today's page only (booking_hand_over.go)
 }
 
 // hotelDay shows a hotel's arrivals, stays and departures of a date (today by default; the
@@ -65,6 +66,11 @@ func (c *Console) hotelDayOf(r *request, date string) (hotelDayView, error) {
 		v.Plans, _ = c.deskPlans(r, site.ID, v.Date)
 	}
 	v.Names = names
+	if v.Date == v.Today {
+		if v.Due, err = c.dueAt(r, site.ID, zone); err != nil {
+			return v, err
+		}
+	}
 	c.addRooms(r, &v, bookings)
 	for _, b := range bookings {
 		switch {

@@ -56,7 +56,8 @@ func BenchmarkHotelDayAndSearch(b *testing.B) {
 	}{
 		{"hotel day", "/console/hotels/bench-inn/day?date=" + today.String(), []string{"/api/v1/staff/sites?hotelId=bench-inn",
 			"/api/v1/staff/bookings?hotelId=bench-inn&date=" + today.String() + "&limit=100",
-			"/api/v1/staff/hotels/bench-inn/rooms?date=" + today.String()}, 200}, // the rooms panel's (hotel_rooms.go)
+			"/api/v1/staff/hotels/bench-inn/rooms?date=" + today.String(), // the rooms panel's (hotel_rooms.go)
+			"/api/v1/staff/sites/bench-inn/due-at-the-desk"}, 200},        // today's refunds due at the desk (booking_hand_over.go)
 		{"search", "/console/search?q=" + url.QueryEscape("number 123"), []string{"/api/v1/staff/search?q=" +
 			url.QueryEscape("number 123") + "&limit=50"}, 1},
 	}

@@ -199,6 +199,8 @@ func (f *sharedKeyAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Resources: []db.ResourceSummary{{ID: "double", Kind: "room", Unit: "room"}}}}})
 	case path == "/staff/bookings" && r.Method == http.MethodGet:
 		write(map[string]any{"bookings": []any{}})
+	case path == "/staff/sites/inn/due-at-the-desk":
+		write(map[string]any{"refunds": []any{}})
 	case path == "/staff/bookings" && r.Method == http.MethodPost:
 		var body struct {
 			Phone string `json:"phone"`

@@ -30,6 +30,7 @@ type venueDayView struct {
 	// The words every cell's links and buttons show, looked up once.
 	BookText, WaitText, LateText, ReopenText string
 	NoShowText                               string
+	Due                                      dueList // today's page only (booking_hand_over.go)
 }
 
 type gridRow struct {
@@ -127,7 +128,10 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (ven
 	v.placeNow(v.Now, r.text)
 	v.label(r.text, booked.late)
 	v.nameGuests(r.text, booked.names)
-	return v, nil
+	if v.Today {
+		v.Due, err = c.dueAt(r, site.ID, zone)
+	}
+	return v, err
 }
 
 // dayBookings are a site's bookings of a local date, every page of them, and their guests'

@@ -127,8 +127,9 @@ type RefundAttempt struct {
 // to hand over in cash or on the terminal (db/refund_methods.go): it is never sent to the
 // provider. Asked by staff (RecordedBy), it is recorded as succeeded at once, handed over by
 // them; asked by nobody at the desk (the guest's own cancel; a no-show, whose RecordedBy is
-// bookflow's own system: actor), it waits there, pending,
-// until someone hands it over (db/refund_hand_over.go). Under the payment's lock, a new attempt that would give back
+// bookflow's own system: actor; a staff refund finance asked, StaffRefund.AwayFromDesk, whoever's
+// saga asks its part), it waits there, pending, until someone hands it over
+// (db/refund_hand_over.go). Under the payment's lock, a new attempt that would give back
 // more than is left of its payment (after the refunds made or under way) is recorded as failed,
 // never sent: the saga waits for an operator rather than ask for money that is not there. An
 // attempt of a step already given back is answered by the attempt that gave it back.
@@ -138,6 +139,13 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 	}
 	var given string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		terms, err := staffRefundTerms(ctx, tx, a) // a staff refund's chosen method, and who asked it
+		if err != nil {
+			return err
+		}
+		if terms.away {
+			a.RecordedBy = "" // asked away from the desk (finance): nobody at the desk has handed it over
+		}
 		// A refund made at the desk is in its maker's cash-up, and a reversal in its payment's taker's
 		// (db/cash_up_lock.go): their locks first.
 		if err := cashierMoney(ctx, tx, a.RecordedBy); err != nil {
@@ -163,11 +171,7 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 			return err
 		}
 		status, lastError := "requested", ""
-		chosen, err := chosenRefundMethod(ctx, tx, a) // a staff refund handed over at the desk by the method chosen
-		if err != nil {
-			return err
-		}
-		method := cmp.Or(chosen, p.method)
+		method := cmp.Or(terms.method, p.method)
 		switch {
 		case p.recorded && a.Amount > p.left:
 			status, lastError = "failed", fmt.Sprintf("a refund of %d would give back more than the %d left of payment %s",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // A refund of money the desk took, asked by nobody at the desk (the guest's own cancel or
-// amendment, a no-show's refund), is never recorded as given back at once: the money is still in
+// amendment, a no-show's refund, a staff refund finance asked: StaffRefund.AwayFromDesk), is never recorded as given back at once: the money is still in
 // the drawer. It waits at the desk, pending, until a staff member hands it over and is named as
 // who did (issue 39, defect 1); the saga waits for it as for a provider's refund, under
 // domain.DeskRefundID. Nobody handing it over within the saga's RefundWait parks it for an
@@ -106,4 +107,34 @@ func closeDeskWait(ctx context.Context, tx pgx.Tx, a RefundAttempt) error {
 			return err // pending at the provider: the resolution is refused (ErrRefundInFlight)
 		}
 	}
+}
+
+// DueRefund is a refund waiting at a site's desk for someone to hand it over.
+type DueRefund struct {
+	ID        string    `json:"id"` // the refund attempt's id: what the hand-over names
+	BookingID string    `json:"bookingId"`
+	GuestName string    `json:"guestName,omitempty"`
+	Amount    int64     `json:"amount"`
+	Currency  string    `json:"currency"`
+	Method    string    `json:"method"`
+	Reason    string    `json:"reason"`
+	Since     time.Time `json:"since"`
+}
+
+// RefundsDueAtTheDesk lists the refunds waiting at site's desk, the oldest first, with the name
+// each booking is shown by: the desk's list of money to hand back when its guests come by.
+func (s *Store) RefundsDueAtTheDesk(ctx context.Context, site Site) ([]DueRefund, error) {
+	rows, err := s.pool.Query(ctx, `SELECT f.id, f.booking_id, `+guestName+`, f.amount, f.currency, f.method,
+			f.reason, f.created_at
+		FROM refunds f JOIN bookings b ON b.id = f.booking_id JOIN resources r ON r.id = b.resource_id
+		WHERE f.status = 'pending' AND f.method <> 'provider' AND `+ofSite+`
+		ORDER BY f.created_at, f.id`, site.HotelID, site.VenueID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (DueRefund, error) {
+		var d DueRefund
+		err := row.Scan(&d.ID, &d.BookingID, &d.GuestName, &d.Amount, &d.Currency, &d.Method, &d.Reason, &d.Since)
+		return d, err
+	})
 }

@@ -71,6 +71,14 @@ func TestARefundNobodyAskedAtTheDeskWaitsForSomeoneToHandItOver(t *testing.T) {
 	require.Len(t, shift("desk-1"), 1)
 	assert.Equal(t, int64(10000), shift("desk-1")[0].Expected, "the deposit is in desk-1's drawer, nothing given back")
 	assert.Empty(t, shift("desk-2"))
+	due, err := d.Store.RefundsDueAtTheDesk(ctx, db.Site{HotelID: "h1"})
+	require.NoError(t, err)
+	require.Len(t, due, 1, "the desk's list of refunds due")
+	assert.Equal(t, []any{a.ID, b.ID, int64(10000), "EUR", domain.MethodCash, "cancel"},
+		[]any{due[0].ID, due[0].BookingID, due[0].Amount, due[0].Currency, due[0].Method, due[0].Reason})
+	elsewhere, err := d.Store.RefundsDueAtTheDesk(ctx, db.Site{HotelID: "h2"})
+	require.NoError(t, err)
+	assert.Empty(t, elsewhere, "another hotel's desk owes nothing")
 
 	handed, err := d.Store.HandOverRefund(ctx, db.HandOver{BookingID: b.ID, RefundID: a.ID, By: "desk-2", Note: "guest came by"})
 	require.NoError(t, err)
@@ -86,6 +94,9 @@ func TestARefundNobodyAskedAtTheDeskWaitsForSomeoneToHandItOver(t *testing.T) {
 	assert.Equal(t, []int64{10000, -10000}, []int64{lines[0].GivenBack, lines[0].Expected}, "given back from desk-2's drawer")
 	again = guestAttempt(t, d, b, "refund", 1, 10000)
 	assert.Equal(t, "succeeded", again.Status, "the saga's next look finds it handed over")
+	due, err = d.Store.RefundsDueAtTheDesk(ctx, db.Site{HotelID: "h1"})
+	require.NoError(t, err)
+	assert.Empty(t, due, "handed over: no longer due")
 	d.AssertLedgerAgrees(t)
 
 	online := reviewConfirmedPaid(t, d, "c-online")

@@ -49,23 +49,32 @@ func checkRefundMethod(ctx context.Context, tx pgx.Tx, r StaffRefund) error {
 	return nil
 }
 
-// chosenRefundMethod is the desk method the staff refund that attempt a belongs to is handed over
-// by, or "" when the attempt is no staff refund's or goes back as it was paid (or only to the
-// card). A staff refund under key has attempts <bookingId>/staff-<key>/<n> (its first part) and
-// <bookingId>/staff-<key>@<paymentId>/<n> (StaffRefundStep). A client's key never holds "@", but
-// a derived one does (no-show@<date>): of the refunds whose steps begin the attempt's id, the
-// longest key is the attempt's (a client's key "no-show" is not the no-show's refund).
-func chosenRefundMethod(ctx context.Context, tx pgx.Tx, a RefundAttempt) (string, error) {
+// staffTerms is what the staff refund an attempt belongs to says of how it is given back.
+type staffTerms struct {
+	method string // the desk method chosen, or "": as it was paid (or only to the card)
+	away   bool   // asked away from the desk (finance): a part at the desk waits for a hand-over
+}
+
+// staffRefundTerms reads the terms of the staff refund that attempt a belongs to: none when the
+// attempt is no staff refund's. A staff refund under key has attempts <bookingId>/staff-<key>/<n>
+// (its first part) and <bookingId>/staff-<key>@<paymentId>/<n> (StaffRefundStep). A client's key
+// never holds "@", but a derived one does (no-show@<date>): of the refunds whose steps begin the
+// attempt's id, the longest key is the attempt's (a client's key "no-show" is not the no-show's
+// refund).
+func staffRefundTerms(ctx context.Context, tx pgx.Tx, a RefundAttempt) (staffTerms, error) {
+	var t staffTerms
 	if !strings.HasPrefix(a.ID, a.BookingID+"/staff-") {
-		return "", nil
+		return t, nil
 	}
-	var method string
-	err := tx.QueryRow(ctx, `SELECT COALESCE(method, '') FROM staff_refunds r WHERE r.booking_id = $1
-			AND `+refundOfAttempt+` ORDER BY length(r.id) DESC LIMIT 1`, a.BookingID, a.ID).Scan(&method)
-	if errors.Is(err, pgx.ErrNoRows) || method == domain.MethodProvider {
-		return "", nil
+	err := tx.QueryRow(ctx, `SELECT COALESCE(method, ''), away_from_desk FROM staff_refunds r WHERE r.booking_id = $1
+			AND `+refundOfAttempt+` ORDER BY length(r.id) DESC LIMIT 1`, a.BookingID, a.ID).Scan(&t.method, &t.away)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return staffTerms{}, nil
 	}
-	return method, err
+	if t.method == domain.MethodProvider {
+		t.method = ""
+	}
+	return t, err
 }
 
 // refundOfAttempt holds for a staff refund r whose steps begin attempt id $2 (of booking $1).

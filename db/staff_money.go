@@ -257,6 +257,9 @@ type StaffRefund struct {
 	Parts     []domain.Payment `json:"parts"`
 	// Method is how it is given back: "" as each part was paid, or chosen (db/refund_methods.go).
 	Method string `json:"method,omitempty"`
+	// AwayFromDesk marks a refund asked by someone who is not the booking's desk (finance): each
+	// part given back at the desk waits there until someone hands it over (BeginRefundAttempt).
+	AwayFromDesk bool `json:"awayFromDesk,omitempty"`
 }
 
 // StaffRefundID names a staff refund by its booking and idempotency key.
@@ -291,9 +294,10 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 			return err
 		}
 		var stored StaffRefund
-		err = tx.QueryRow(ctx, `SELECT id, booking_id, kind, amount, currency, reason, actor, parts, COALESCE(method, '')
+		err = tx.QueryRow(ctx, `SELECT id, booking_id, kind, amount, currency, reason, actor, parts, COALESCE(method, ''),
+				away_from_desk
 			FROM staff_refunds WHERE id = $1`, r.ID).Scan(&stored.ID, &stored.BookingID, &stored.Kind, &stored.Amount,
-			&stored.Currency, &stored.Reason, &stored.Actor, &stored.Parts, &stored.Method)
+			&stored.Currency, &stored.Reason, &stored.Actor, &stored.Parts, &stored.Method, &stored.AwayFromDesk)
 		switch {
 		case err == nil && stored.BookingID == r.BookingID && stored.Kind == r.Kind && stored.Amount == r.Amount &&
 			stored.Currency == r.Currency:
@@ -355,9 +359,10 @@ func (s *Store) StartStaffRefund(ctx context.Context, r StaffRefund) (StaffRefun
 				return fmt.Errorf("%w: payment %s was taken by the provider: only a desk payment is reversed", domain.ErrInvalid, r.Parts[0].ID)
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts, method)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''))`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason,
-			r.Actor, r.Parts, r.Method); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO staff_refunds (id, booking_id, kind, amount, currency, reason, actor, parts, method,
+				away_from_desk)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''), $10)`, r.ID, r.BookingID, r.Kind, r.Amount, r.Currency, r.Reason,
+			r.Actor, r.Parts, r.Method, r.AwayFromDesk); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE bookings SET paid = paid - $2, updated_at = now() WHERE id = $1`, b.ID, r.Amount); err != nil {

@@ -127,6 +127,7 @@ var routeRoles = []struct {
 	{"POST", "/api/v1/staff/bookings/:id/tell-supplier", money},
 	{"GET", "/api/v1/staff/audit", money},
 	{"GET", "/api/v1/staff/reports/daily", money},
+	{"GET", "/api/v1/staff/sites/:siteId/due-at-the-desk", anyStaff},
 	{"GET", "/api/v1/staff/sites/:siteId/cash-ups/preview", anyStaff},
 	{"GET", "/api/v1/staff/sites/:siteId/cash-ups", anyStaff},
 	{"POST", "/api/v1/staff/sites/:siteId/cash-ups", anyStaff},

@@ -13,10 +13,11 @@ import (
 )
 
 // TestConsoleDeskHandsOverARefundWaitingThere (issue 39, defect 1): the desk took a 50.00 cash
-// deposit and the guest cancelled online. The booking page says 50.00 is due to the guest at the
-// desk, and the refund reads "Due at the desk", not given back. The receptionist opens "Hand
+// deposit and the guest cancelled online. Today's page of the hotel lists it among the refunds
+// due to guests at the desk, linked to its booking. The booking page says 50.00 is due to the
+// guest at the desk, and the refund reads "Due at the desk", not given back. The receptionist opens "Hand
 // over…" (a second step), types a note and confirms: the refund is recorded under their name and
-// the booking is REFUNDED; the page offers no hand-over any more. The page passes the
+// the booking is REFUNDED; the page offers no hand-over any more, nor today's page the refund. The page passes the
 // accessibility check with the step open.
 func TestConsoleDeskHandsOverARefundWaitingThere(t *testing.T) {
 	t.Parallel()
@@ -30,10 +31,18 @@ func TestConsoleDeskHandsOverARefundWaitingThere(t *testing.T) {
 
 	b := testsuite.NewBrowser(t, "hand-over")
 	b.DevSignIn(s, "desk-hand", "front_desk", "hotel:h-hand")
+	day := s.ConsoleURL() + "/hotels/h-hand/day"
 	require.Eventually(t, func() bool { // the saga's attempt, a moment after the cancel
-		b.Visit(s.ConsoleURL() + "/bookings/" + id)
-		return countOf(t, b, "#due-at-desk") == 1
-	}, 20*time.Second, 200*time.Millisecond, "the page says what is due at the desk")
+		b.Visit(day)
+		return countOf(t, b, "#owed-at-desk-panel") == 1
+	}, 20*time.Second, 200*time.Millisecond, "today's page lists what is due at the desk")
+	assert.Equal(t, "Due to guests at the desk (1)", b.Text("#owed-at-desk"))
+	assert.Contains(t, b.Text("#owed-at-desk-table"), "EUR 50.00")
+	assert.Contains(t, b.Text("#owed-at-desk-table"), "Cash")
+	b.Screenshot("hotel-day-owed-at-desk")
+	b.AssertAccessible(t, "hotel day with a refund due at the desk")
+	b.Submit(`#owed-at-desk-table a[href="/console/bookings/` + id + `"]`) // to the booking, to hand it over
+	require.Equal(t, 1, countOf(t, b, "#due-at-desk"), "the booking page says what is due at the desk")
 	assert.Contains(t, b.Text("#due-at-desk"), "EUR 50.00 is due to the guest at the desk")
 	assert.Equal(t, "Due at the desk", b.Text("#refund-at-desk-0"))
 	b.Do(chromedp.Click(chromedp.ID("hand-over-open-0")), chromedp.SetValue(chromedp.ID("hand-over-note-0"), "guest came by at noon"))
@@ -46,6 +55,8 @@ func TestConsoleDeskHandsOverARefundWaitingThere(t *testing.T) {
 	b.Screenshot("handed-over")
 	assert.Zero(t, countOf(t, b, "#due-at-desk"), "nothing is due at the desk any more")
 	assert.Zero(t, countOf(t, b, "#hand-over-open-0"))
+	b.Visit(day)
+	assert.Zero(t, countOf(t, b, "#owed-at-desk-panel"), "handed over: today's page owes nothing")
 	assert.Contains(t, b.Text("#booking-refunds"), "desk-hand", "the refund names who handed it over")
 	assert.Equal(t, 1, count(t, s, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'
 		AND recorded_by = 'desk-hand' AND reference = 'guest came by at noon'`, id))

@@ -174,10 +174,11 @@ func (b *booking) handedOverBy(actor string) string {
 	return actor
 }
 
-// givenBackBy is who a part of the refund req asks, asked by actor, is recorded as given back by:
-// actor, or nobody when req is asked away from the desk (AwayFromDesk), so that a part given back
-// at the desk waits for whoever hands it over and is in their cash-up. Only the activities' input
-// changes with it: histories replay as they were.
+// givenBackBy is who a part of the cancel's refund req asks, asked by actor, is recorded as given
+// back by: actor, or nobody when req is asked away from the desk (AwayFromDesk), so that a part
+// given back at the desk waits for whoever hands it over and is in their cash-up. (A staff
+// refund's parts are decided by the database, which keeps AwayFromDesk with the refund.) Only the
+// activities' input changes with it: histories replay as they were.
 func (req MoneyRequest) givenBackBy(actor string) string {
 	if req.AwayFromDesk {
 		return ""

@@ -44,8 +44,10 @@ type MoneyRequest struct {
 	Reverses string `json:",omitempty"`
 	// AwayFromDesk marks a refund asked by staff who are not the booking's desk (finance): what
 	// goes back at the desk waits there until someone hands it over (db.HandOverRefund), as a
-	// guest's own cancel's does, rather than being recorded as handed over by them. False in every
-	// request recorded before it: those are given back as they were.
+	// guest's own cancel's does, rather than being recorded as handed over by them. A staff refund
+	// keeps it in the database (db.StaffRefund), which decides for every saga that asks its parts;
+	// a cancel's refund names nobody in its saga (givenBackBy). False in every request recorded
+	// before it: those are given back as they were.
 	AwayFromDesk bool `json:",omitempty"`
 }
 
@@ -191,7 +193,8 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	var out activities.StaffRefundOutcome
 	if err := workflow.ExecuteActivity(dbActivity(ctx), bookings.StartStaffRefund, db.StaffRefund{
 		ID: db.StaffRefundID(b.in.BookingID, key), BookingID: b.in.BookingID, Kind: kind, Amount: req.Amount,
-		Currency: req.Currency, Reason: req.Reason, Actor: req.Actor, Parts: parts, Method: req.Method}).Get(ctx, &out); err != nil {
+		Currency: req.Currency, Reason: req.Reason, Actor: req.Actor, Parts: parts, Method: req.Method,
+		AwayFromDesk: req.AwayFromDesk}).Get(ctx, &out); err != nil {
 		return err
 	}
 	if out.Booking.Paid == b.state.Booking.Paid {
@@ -204,7 +207,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 			step := db.StaffRefundStep(key, i, pay.ID)
 			if (i >= len(out.Asked) || !out.Asked[i]) && b.running[step] == 0 {
 				b.startSaga(ctx, &Saga{Step: step, Kind: sagaPart, Payment: pay, Reason: out.Refund.Reason, FirstAttempt: 1,
-					Actor: req.givenBackBy(out.Refund.Actor)}, nil)
+					Actor: out.Refund.Actor}, nil)
 			}
 		}
 		return nil
@@ -215,7 +218,7 @@ func (b *booking) refundKeeping(ctx workflow.Context, req MoneyRequest, kind, ke
 	b.state.Booking = out.Booking
 	for i, pay := range out.Refund.Parts {
 		b.startSaga(ctx, &Saga{Step: db.StaffRefundStep(key, i, pay.ID), Kind: sagaPart, Payment: pay, Reason: req.Reason,
-			FirstAttempt: 1, Actor: req.givenBackBy(req.Actor)}, nil)
+			FirstAttempt: 1, Actor: req.Actor}, nil)
 	}
 	b.logger.Info("Refund that keeps the units", "kind", kind, "amount", req.Amount, "reason", req.Reason)
 	return b.publish(ctx)

@@ -36,7 +36,7 @@ func (req MoneyRequest) Command(bookingID string) db.MoneyCommand {
 		return db.CancelRefundCommand(bookingID, req.Key, req.Amount, req.Currency, req.Actor)
 	}
 	r := db.StaffRefund{ID: db.StaffRefundID(bookingID, req.Key), BookingID: bookingID, Kind: db.RefundGoodwill,
-		Amount: req.Amount, Currency: req.Currency, Actor: req.Actor, Method: req.Method}
+		Amount: req.Amount, Currency: req.Currency, Actor: req.Actor, Method: req.Method, AwayFromDesk: req.AwayFromDesk}
 	if req.Reverses != "" {
 		r.Kind, r.Parts = db.RefundReversal, []domain.Payment{{ID: req.Reverses, Amount: req.Amount, Currency: req.Currency}}
 	}
