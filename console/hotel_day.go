@@ -67,9 +67,7 @@ func (c *Console) hotelDayOf(r *request, date string) (hotelDayView, error) {
 	}
 	v.Names = names
 	if v.Date == v.Today {
-		if v.Due, err = c.dueAt(r, site.ID, zone); err != nil {
-			return v, err
-		}
+		v.Due = c.dueAt(r, site.ID, zone, v.Desk)
 	}
 	c.addRooms(r, &v, bookings)
 	for _, b := range bookings {

@@ -129,9 +129,9 @@ func (c *Console) loadVenueDay(r *request, site db.SiteSummary, day string) (ven
 	v.label(r.text, booked.late)
 	v.nameGuests(r.text, booked.names)
 	if v.Today {
-		v.Due, err = c.dueAt(r, site.ID, zone)
+		v.Due = c.dueAt(r, site.ID, zone, v.Desk)
 	}
-	return v, err
+	return v, nil
 }
 
 // dayBookings are a site's bookings of a local date, every page of them, and their guests'
