@@ -91,7 +91,7 @@ type refundBody struct {
 	ReleaseUnits bool   `json:"releaseUnits"`
 	Reverses     string `json:"reverses"`
 	// Method is how it is given back: left out as it was paid, or cash, card_terminal (at the
-	// desk), provider (only to the card).
+	// desk), bank_transfer (made by whoever asks), provider (only to the card).
 	Method string `json:"method"`
 }
 
@@ -111,7 +111,7 @@ func (s *Server) refundBooking(c echo.Context) error {
 	case body.Reverses != "" && body.ReleaseUnits:
 		return newError(http.StatusBadRequest, "invalid_request", "a reversal keeps the booking's units: leave releaseUnits out")
 	case body.Method != "" && !slices.Contains(db.RefundMethods, body.Method):
-		return newError(http.StatusBadRequest, "invalid_request", "method is one of cash, card_terminal, provider (or left out: as it was paid)")
+		return newError(http.StatusBadRequest, "invalid_request", "method is one of cash, card_terminal, bank_transfer, provider (or left out: as it was paid)")
 	case body.Method != "" && body.Reverses != "":
 		return newError(http.StatusBadRequest, "invalid_request", "a reversal goes back by the payment's own method: leave method out")
 	case body.Method != "" && body.ReleaseUnits:

@@ -143,7 +143,7 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 		if err != nil {
 			return err
 		}
-		if terms.away {
+		if terms.away && terms.method != domain.MethodBankTransfer {
 			a.RecordedBy = "" // asked away from the desk (finance): nobody at the desk has handed it over
 		}
 		// A refund made at the desk is in its maker's cash-up, and a reversal in its payment's taker's

@@ -17,10 +17,12 @@ import (
 // provider. The desk may choose instead to hand the whole refund over in cash or on the card
 // terminal (a guest who paid online takes cash back: the attempts are recorded as made at the
 // desk, never sent to the provider), or to send it only to the card (refused when a part was
-// paid at the desk: the provider has no card to give cash back to).
+// paid at the desk: the provider has no card to give cash back to). Or whoever asks makes it by
+// bank transfer (migration 00063): finance's refund to a guest who paid at the desk and has gone,
+// recorded at once in their name, never waiting at the drawer.
 
 // RefundMethods are the methods a staff refund may be given back by.
-var RefundMethods = []string{domain.MethodCash, domain.MethodCardTerminal, domain.MethodProvider}
+var RefundMethods = []string{domain.MethodCash, domain.MethodCardTerminal, domain.MethodBankTransfer, domain.MethodProvider}
 
 // checkRefundMethod checks staff refund r's method against the parts it draws on.
 func checkRefundMethod(ctx context.Context, tx pgx.Tx, r StaffRefund) error {

@@ -83,3 +83,26 @@ func TestFinancesLostRefundAskedAgainByTheDeskIsNotRecordedInFinancesName(t *tes
 	handOverAtTheDesk(t, desk, id)
 	awaitRefunded(t, sys, id, 2000)
 }
+
+// TestFinanceGivesADeskPaymentBackByBankTransferAtOnce: a guest who paid a cash deposit has gone
+// home; finance gives 20.00 back by bank transfer (method bank_transfer). Finance makes the
+// transfer, so it is recorded at once in finance's name, never waiting at the desk, and the
+// booking keeps its units.
+func TestFinanceGivesADeskPaymentBackByBankTransferAtOnce(t *testing.T) {
+	t.Parallel()
+	sys, id, _ := depositInCash(t, "h-fin-transfer")
+	fin := "fin-" + sys.ID
+	finance := sys.As(t, domain.Principal{Subject: fin, Roles: []domain.Role{domain.RoleFinance}})
+	res := finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("transfer"),
+		map[string]any{"amount": 2000, "currency": "EUR", "reason": "the lift was out", "method": "bank_transfer"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	assert.Equal(t, "CONFIRMED", res.Body["status"], res.Raw)
+	awaitRefunded(t, sys, id, 2000)
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'
+		AND method = 'bank_transfer' AND recorded_by = $2 AND provider_refund_id IS NULL`, id, fin), "made by finance, at once")
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("wire"),
+		map[string]any{"amount": 100, "currency": "EUR", "reason": "x", "method": "wire"})
+	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
+	assert.Contains(t, res.Raw, "bank_transfer")
+	checkInvariants(t, sys)
+}
