@@ -141,7 +141,7 @@ func (s *Server) cancelBlock(c echo.Context) error {
 			return err
 		}
 	}
-	if len(body.Reason) > 500 {
+	if domain.Longer(body.Reason, 500) {
 		return newError(http.StatusBadRequest, "invalid_request", "reason takes at most 500 characters")
 	}
 	if err := domain.ValidateText("reason", body.Reason); err != nil {

@@ -168,7 +168,7 @@ func staffCustomer(customerID string, w walkIn) (string, error) {
 		return "", fmt.Errorf("%w: name the guest by customerId, or by phone (and name) for a walk-in", domain.ErrInvalid)
 	case customerID != "":
 		return customerID, nil
-	case len(w.Name) > 200:
+	case domain.Longer(w.Name, 200):
 		return "", fmt.Errorf("%w: name is at most 200 characters", domain.ErrInvalid)
 	}
 	phone, err := domain.NormalisePhoneIn(w.Phone, w.country)

@@ -111,7 +111,7 @@ func (s *Server) closeCashUp(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if len(body.Note) > 500 || len(body.Counted) > 20 {
+	if domain.Longer(body.Note, 500) || len(body.Counted) > 20 {
 		return newError(http.StatusBadRequest, "invalid_request", "note is at most 500 characters, counted 20 lines")
 	}
 	cashier, err := cashierOf(c, body.Cashier, anyCashier)
@@ -183,7 +183,7 @@ func (s *Server) addCashUpNote(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if body.Note == "" || len(body.Note) > 500 {
+	if body.Note == "" || domain.Longer(body.Note, 500) {
 		return newError(http.StatusBadRequest, "invalid_request", "note is 1 to 500 characters")
 	}
 	ctx := c.Request().Context()

@@ -66,7 +66,7 @@ func validateSupplier(sup db.Supplier) error {
 		return err
 	}
 	switch {
-	case len(sup.Name) > 200:
+	case domain.Longer(sup.Name, 200):
 		return fmt.Errorf("%w: name is at most 200 characters", domain.ErrInvalid)
 	case sup.Mode != db.ModeDirectConnect && sup.Mode != db.ModeDirectProcure:
 		return fmt.Errorf("%w: mode must be %s or %s", domain.ErrInvalid, db.ModeDirectConnect, db.ModeDirectProcure)
@@ -147,7 +147,7 @@ func (s *Server) putChannel(c echo.Context) error {
 	if err := domain.ValidateID("channelId", ch.ID); err != nil {
 		return err
 	}
-	if len(ch.Name) > 200 {
+	if domain.Longer(ch.Name, 200) {
 		return fmt.Errorf("%w: name is at most 200 characters", domain.ErrInvalid)
 	}
 	if err := s.store.PutChannel(c.Request().Context(), ch); err != nil {
@@ -188,7 +188,7 @@ func (s *Server) putAgent(c echo.Context) error {
 		}
 	}
 	switch {
-	case len(a.Name) > 200:
+	case domain.Longer(a.Name, 200):
 		return fmt.Errorf("%w: name is at most 200 characters", domain.ErrInvalid)
 	case (a.WebhookURL == "") != (a.WebhookSecret == ""):
 		return fmt.Errorf("%w: webhookUrl and webhookSecret go together", domain.ErrInvalid)

@@ -100,7 +100,7 @@ func (s *Server) staffSearch(c echo.Context) error {
 		}
 		q.Limit = limit
 	}
-	if text := strings.TrimSpace(q.Text); len([]rune(text)) < 2 || len(text) > 200 {
+	if text := strings.TrimSpace(q.Text); len([]rune(text)) < 2 || domain.Longer(text, 200) {
 		return newError(http.StatusBadRequest, "invalid_request", "q is 2 to 200 characters: a name, phone, e-mail, booking id or reference")
 	}
 	if p := principal(c); !p.Has(domain.RoleFinance, domain.RoleAdmin) {

@@ -86,7 +86,7 @@ func (s *Server) operatorRequest(c echo.Context) (operatorRequest, domain.Bookin
 	if err := decodeJSON(c, &req); err != nil {
 		return req, domain.Booking{}, err
 	}
-	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || len(req.Reason) > 1000 {
+	if req.Reason = strings.TrimSpace(req.Reason); req.Reason == "" || domain.Longer(req.Reason, 1000) {
 		return req, domain.Booking{}, fmt.Errorf("%w: reason is required (at most 1000 characters)", domain.ErrInvalid)
 	}
 	b, err := s.staffBooking(c, domain.Principal.CanReadAt)

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -33,7 +32,7 @@ func (s *Server) handOverRefund(c echo.Context) error {
 	switch {
 	case body.RefundID == "":
 		return newError(http.StatusBadRequest, "invalid_request", "refundId names the refund handed over (its id in the booking's payments)")
-	case utf8.RuneCountInString(body.Note) > 500: // as the console's field counts it
+	case domain.Longer(body.Note, 500):
 		return newError(http.StatusBadRequest, "invalid_request", "note is at most 500 characters")
 	}
 	ctx := c.Request().Context()

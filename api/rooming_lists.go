@@ -321,7 +321,7 @@ func readRoomingLine(rec []string, column map[string]int, blockRoomType string) 
 		customerID: field("customerid"), quantity: 1}
 	var err error
 	switch {
-	case l.Name == "" || len(l.Name) > 200:
+	case l.Name == "" || domain.Longer(l.Name, 200):
 		return nil, errors.New("name is required (at most 200 characters)")
 	case domain.ValidateText("name", l.Name) != nil:
 		return nil, errors.New("name has a control character or is not UTF-8")

@@ -50,7 +50,7 @@ func (s *Server) takeDeskPayment(c echo.Context) error {
 		return newError(http.StatusBadRequest, "invalid_request", "method is one of cash, card_terminal, bank_transfer, other")
 	case body.Method == domain.MethodOther && body.Note == "":
 		return newError(http.StatusBadRequest, "invalid_request", "a payment by another method has a note saying what it was")
-	case len(body.Note) > 500:
+	case domain.Longer(body.Note, 500):
 		return newError(http.StatusBadRequest, "invalid_request", "note is at most 500 characters")
 	}
 	return s.askMoney(c, b, "desk-payment", workflows.MoneyRequest{Kind: workflows.MoneyDeskPayment, Key: key,
@@ -147,7 +147,7 @@ func (s *Server) recordManualRefund(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if len(body.Reference) > 200 || len(body.Reason) > 500 {
+	if domain.Longer(body.Reference, 200) || domain.Longer(body.Reason, 500) {
 		return newError(http.StatusBadRequest, "invalid_request", "reference is at most 200 characters, reason 500")
 	}
 	rec, err := s.store.RecordManualRefund(c.Request().Context(), db.ManualRefund{PaymentID: c.Param("paymentId"), Key: key,
@@ -173,7 +173,7 @@ func (s *Server) moneyRequest(c echo.Context, may func(domain.Principal, domain.
 // askMoney sends a money request to the booking's workflow, audits what it did (the booking's
 // money before and after) and answers with the booking as it left it.
 func (s *Server) askMoney(c echo.Context, b domain.Booking, reason string, req workflows.MoneyRequest, details map[string]any) error {
-	if len(req.Reason) > 500 {
+	if domain.Longer(req.Reason, 500) {
 		return newError(http.StatusBadRequest, "invalid_request", "reason is at most 500 characters")
 	}
 	ctx := c.Request().Context()

@@ -108,10 +108,10 @@ func (r *BlockRequest) Validate() error {
 	if err := ValidateID("roomTypeId", r.RoomTypeID); err != nil {
 		return err
 	}
-	if r.Name == "" || len(r.Name) > 200 {
+	if r.Name == "" || Longer(r.Name, 200) {
 		return fmt.Errorf("%w: name is required (at most 200 characters)", ErrInvalid)
 	}
-	if len(r.Owner.Name) > 200 || len(r.Owner.Contact) > 200 {
+	if Longer(r.Owner.Name, 200) || Longer(r.Owner.Contact, 200) {
 		return fmt.Errorf("%w: owner.name and owner.contact take at most 200 characters", ErrInvalid)
 	}
 	for _, f := range []struct{ name, v string }{{"name", r.Name}, {"owner.name", r.Owner.Name}, {"owner.contact", r.Owner.Contact}} {
@@ -215,7 +215,7 @@ func (c BlockRoomsChange) Validate() error {
 		return fmt.Errorf("%w: rooms must be between 1 and 10000", ErrInvalid)
 	case c.Percent < 0 || c.Percent > 100:
 		return fmt.Errorf("%w: percent must be between 1 and 100", ErrInvalid)
-	case len(c.Reason) > 500:
+	case Longer(c.Reason, 500):
 		return fmt.Errorf("%w: reason takes at most 500 characters", ErrInvalid)
 	}
 	return ValidateText("reason", c.Reason)

@@ -44,7 +44,7 @@ func (c Charge) Validate() error {
 		return fmt.Errorf("%w: kind is one of %s", ErrInvalid, strings.Join(ChargeKinds, ", "))
 	case c.Kind == ChargeOther && c.Description == "":
 		return fmt.Errorf("%w: description says what an extra of kind other is", ErrInvalid)
-	case len(c.Description) > 200:
+	case Longer(c.Description, 200):
 		return fmt.Errorf("%w: description is at most 200 characters", ErrInvalid)
 	case c.Quantity < 1 || c.Quantity > 999:
 		return fmt.Errorf("%w: quantity is from 1 to 999", ErrInvalid)

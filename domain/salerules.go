@@ -96,7 +96,7 @@ func (r SaleRule) Validate() error {
 	if r.OverridesGlobal && r.ChannelID == "" && r.AgentID == "" {
 		return bad("only a channel's or an agent's rule can override the global one")
 	}
-	if len(r.Note) > 500 {
+	if Longer(r.Note, 500) {
 		return bad("note is at most 500 characters")
 	}
 	nonNeg := func(name string, v *int) error {

@@ -44,7 +44,7 @@ func (v *Venue) Validate() error {
 	if err := ValidateID("venueId", v.ID); err != nil {
 		return err
 	}
-	if len(v.Name) > 200 {
+	if Longer(v.Name, 200) {
 		return fmt.Errorf("%w: name is at most 200 characters", ErrInvalid)
 	}
 	if v.TimeZone == "" {
@@ -118,7 +118,7 @@ func (r *VenueResource) Validate() error {
 			return err
 		}
 	}
-	if len(r.Name) > 200 {
+	if Longer(r.Name, 200) {
 		return fmt.Errorf("%w: name is at most 200 characters", ErrInvalid)
 	}
 	switch r.Kind {

@@ -3,6 +3,7 @@ package testsuite_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -341,4 +342,23 @@ func TestASuppliersBookingTakesNoDeskPayment(t *testing.T) {
 	assert.Equal(t, "HOLD", view["status"], "the desk does not confirm a supplier's hold")
 	assert.Equal(t, float64(total), view["money"].(map[string]any)["due"])
 	checkInvariants(t, w.sys)
+}
+
+// TestTextLimitsCountCharactersNotBytes: a desk writing in Chinese gives a reason of 300
+// characters (900 bytes) and a payment note of 200 (600 bytes), within the 500 characters the
+// console's fields allow and the database counts: taken. 501 characters are refused (400), and
+// nothing is written. Counting bytes refused the first two.
+func TestTextLimitsCountCharactersNotBytes(t *testing.T) {
+	t.Parallel()
+	sys, id, desk := depositInCash(t, "h-chars")
+	res := desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("zh"),
+		map[string]any{"amount": 1000, "currency": "EUR", "reason": strings.Repeat("空", 300)})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", keyed("zh-note"),
+		map[string]any{"amount": 500, "currency": "EUR", "method": "other", "note": strings.Repeat("票", 200)})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("zh-long"),
+		map[string]any{"amount": 1000, "currency": "EUR", "reason": strings.Repeat("空", 501)})
+	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
+	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM staff_refunds WHERE booking_id = $1`, id), "the long one wrote nothing")
 }
