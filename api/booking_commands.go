@@ -92,7 +92,7 @@ func (s *Server) staffCancelBooking(c echo.Context) error {
 	return c.JSON(http.StatusOK, staffView(state.Booking, state.Reason))
 }
 
-// cancelReason is the reason a staff cancel may carry (`{"reason": "..."}`, at most 500 bytes),
+// cancelReason is the reason a staff cancel may carry (`{"reason": "..."}`, at most 500 characters),
 // for its audit entry; a cancel without a body has none.
 func cancelReason(c echo.Context) (string, error) {
 	if c.Request().ContentLength == 0 {
@@ -104,8 +104,8 @@ func cancelReason(c echo.Context) (string, error) {
 	if err := decodeJSON(c, &body); err != nil {
 		return "", err
 	}
-	if len(body.Reason) > maxReasonBytes {
-		return "", fmt.Errorf("%w: reason is at most %d bytes", domain.ErrInvalid, maxReasonBytes)
+	if domain.Longer(body.Reason, maxReason) {
+		return "", fmt.Errorf("%w: reason is at most %d characters", domain.ErrInvalid, maxReason)
 	}
 	return strings.TrimSpace(body.Reason), nil
 }

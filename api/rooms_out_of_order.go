@@ -50,8 +50,8 @@ func (s *Server) putRoomOutOfOrder(c echo.Context) error {
 	switch {
 	case body.Reason == "":
 		return fmt.Errorf("%w: a room out of order has a reason", domain.ErrInvalid)
-	case len(body.Reason) > maxReasonBytes:
-		return fmt.Errorf("%w: reason is at most %d bytes", domain.ErrInvalid, maxReasonBytes)
+	case domain.Longer(body.Reason, maxReason):
+		return fmt.Errorf("%w: reason is at most %d characters", domain.ErrInvalid, maxReason)
 	}
 	ctx := db.WithActor(c.Request().Context(), principal(c).Subject)
 	out, err := s.store.PutRoomOutOfOrder(ctx, hotel, room, body.From, body.To, body.Reason)

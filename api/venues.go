@@ -139,8 +139,8 @@ type closureRequest struct {
 	KeepBookings bool `json:"keepBookings,omitempty"`
 }
 
-// maxReasonBytes bounds a closure's reason.
-const maxReasonBytes = 500
+// maxReason bounds a closure's, a cancel's and an out-of-order room's reason, in characters.
+const maxReason = 500
 
 func (s *Server) closure(c echo.Context, reopen bool) (db.Closure, error) {
 	var req closureRequest
@@ -157,8 +157,8 @@ func (s *Server) closure(c echo.Context, reopen bool) (db.Closure, error) {
 			return cl, err
 		}
 	}
-	if !reopen && (req.Reason == "" || len(req.Reason) > maxReasonBytes) {
-		return cl, fmt.Errorf("%w: reason is required (at most %d bytes)", domain.ErrInvalid, maxReasonBytes)
+	if !reopen && (req.Reason == "" || domain.Longer(req.Reason, maxReason)) {
+		return cl, fmt.Errorf("%w: reason is required (at most %d characters)", domain.ErrInvalid, maxReason)
 	}
 	_, loc, err := s.store.GetVenue(c.Request().Context(), cl.VenueID)
 	if err != nil {
