@@ -140,6 +140,7 @@ func TestReviewAHandOverAfterTheWaitEndsTheRefundWithoutAnOperator(t *testing.T)
 	env.ExecuteWorkflow(workflows.RecoverRefundWorkflowName, id)
 
 	require.True(t, parked.Stuck, "nobody handed it over within RefundWait: parked for an operator")
+	assert.Contains(t, parked.Reason, "still pending after 24h0m0s: due at the desk", "the operator reads why, not failures")
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
 	took := finishedAt.Sub(start)

@@ -5,6 +5,7 @@ package workflows
 // operator after too many failures.
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -70,6 +71,12 @@ func (b *booking) refundFrom(ctx workflow.Context, s *Saga, pay domain.Payment, 
 				continue
 			}
 			why = fmt.Sprintf("refund of %d %s stuck after %d failures: %s", amount, pay.Currency, failures, out.Error)
+			if out.ProviderRefundID != "" && inFlight {
+				// Not failed: left pending past RefundWait, at the provider or due at the desk. The text is
+				// the operator's only (an activity's input): histories replay as they were.
+				why = fmt.Sprintf("refund of %d %s still pending after %s: %s", amount, pay.Currency, b.in.RefundWait,
+					cmp.Or(out.Error, "the provider has not settled it"))
+			}
 		}
 		s.Attempt, s.InRefund, s.InFlight = attempt, true, inFlight
 		var answered func() bool // the attempt under way settled while the step waits: it goes on
