@@ -31,7 +31,7 @@ var folioText = texts{
 		"refund.method.provider": "To the card (online)",
 		"refusal.notChargeable":  "Extras are charged to a paid or checked-in booking only.",
 		"refusal.chargePaid":     "The guest has paid for this charge: refund it first, then void it.",
-		"refusal.providerCannot": "Part of this refund was paid at the desk: the card cannot take it back. Give it back in cash or on the terminal.",
+		"refusal.providerCannot": "Part of this refund was paid at the desk: the card cannot take it back. Give it back in cash, on the terminal or by bank transfer.",
 	},
 	"zh-Hans": {
 		"folio.heading": "额外费用", "folio.none": "没有额外费用。", "folio.item": "项目",
@@ -60,6 +60,6 @@ var folioText = texts{
 		"refund.method.provider": "退回银行卡（线上）",
 		"refusal.notChargeable":  "只能向已付款或已入住的预订添加额外费用。",
 		"refusal.chargePaid":     "客人已支付这笔费用：请先退款，再作废。",
-		"refusal.providerCannot": "这笔退款中有一部分是在前台支付的，无法退回银行卡。请以现金或刷卡方式退还。",
+		"refusal.providerCannot": "这笔退款中有一部分是在前台支付的，无法退回银行卡。请以现金、刷卡或银行转账方式退还。",
 	},
 }

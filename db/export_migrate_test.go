@@ -34,15 +34,16 @@ func MigrateToForTodaysStore(ctx context.Context, pool *pgxpool.Pool, version in
 	// booking's change its rooms (00055) and its money its extras (00056, with the function that
 	// sums them, once the ledger and its commands exist: 00034), a room its days out of order
 	// (00057), every desk payment its cashier's closed cash-ups (00058), a staff list its late
-	// arrivals (00059) and a staff refund its method (00061): those whole, each of which may run
-	// twice.
+	// arrivals (00059) and a staff refund its method (00061), whether it was asked away from the
+	// desk (00062) and its bank transfers (00063): those whole, each of which may run twice.
 	for _, m := range []struct {
 		version int64
 		file    string
 	}{{50, "00050_waitlists.sql"}, {51, "00051_group_blocks.sql"}, {52, "00052_site_country.sql"},
 		{53, "00053_check_out.sql"}, {54, "00054_booking_guests.sql"}, {55, "00055_rooms.sql"},
 		{56, "00056_folio_charges.sql"}, {57, "00057_rooms_out_of_order.sql"}, {58, "00058_cash_ups.sql"},
-		{59, "00059_late_arrivals.sql"}, {61, "00061_refund_methods.sql"}} {
+		{59, "00059_late_arrivals.sql"}, {61, "00061_refund_methods.sql"}, {62, "00062_refunds_away_from_desk.sql"},
+		{63, "00063_refund_by_bank_transfer.sql"}} {
 		if version >= m.version || (m.version >= 56 && version < 34) {
 			continue
 		}

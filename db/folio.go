@@ -128,7 +128,7 @@ func (s *Store) VoidCharge(ctx context.Context, bookingID string, chargeID int64
 	switch {
 	case reason == "":
 		return FolioCharge{}, false, fmt.Errorf("%w: a void has a reason", domain.ErrInvalid)
-	case len(reason) > 500:
+	case domain.Longer(reason, 500):
 		return FolioCharge{}, false, fmt.Errorf("%w: reason is at most 500 characters", domain.ErrInvalid)
 	}
 	err = s.inBookingTx(ctx, bookingID, func(tx pgx.Tx) error {

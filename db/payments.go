@@ -143,17 +143,19 @@ func (s *Store) BeginRefundAttempt(ctx context.Context, a RefundAttempt) (Refund
 		if err != nil {
 			return err
 		}
-		if terms.away && terms.method != domain.MethodBankTransfer {
-			a.RecordedBy = "" // asked away from the desk (finance): nobody at the desk has handed it over
+		var taker, paidBy string
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(max(taken_by), ''), COALESCE(max(method), '') FROM payments
+			WHERE payment_id = $1`, a.PaymentID).Scan(&taker, &paidBy); err != nil {
+			return err
+		}
+		// Asked away from the desk (finance), nobody at the desk has handed it over, unless it goes
+		// back by bank transfer, which whoever asks makes.
+		if terms.away && cmp.Or(terms.method, paidBy) != domain.MethodBankTransfer {
+			a.RecordedBy = ""
 		}
 		// A refund made at the desk is in its maker's cash-up, and a reversal in its payment's taker's
 		// (db/cash_up_lock.go): their locks first.
 		if err := cashierMoney(ctx, tx, a.RecordedBy); err != nil {
-			return err
-		}
-		var taker string
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(max(taken_by), '') FROM payments WHERE payment_id = $1`,
-			a.PaymentID).Scan(&taker); err != nil {
 			return err
 		}
 		if taker != a.RecordedBy {

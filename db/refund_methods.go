@@ -45,7 +45,7 @@ func checkRefundMethod(ctx context.Context, tx pgx.Tx, r StaffRefund) error {
 		}
 		if err == nil && method != domain.MethodProvider {
 			return fmt.Errorf("%w: %d %s of this refund was paid at the desk (%s, payment %s): the provider cannot give it "+
-				"back; give it back in cash or on the terminal", domain.ErrConflict, p.Amount, p.Currency, method, p.ID)
+				"back; give it back in cash, on the terminal or by bank transfer", domain.ErrConflict, p.Amount, p.Currency, method, p.ID)
 		}
 	}
 	return nil

@@ -87,7 +87,8 @@ func TestFinancesLostRefundAskedAgainByTheDeskIsNotRecordedInFinancesName(t *tes
 // TestFinanceGivesADeskPaymentBackByBankTransferAtOnce: a guest who paid a cash deposit has gone
 // home; finance gives 20.00 back by bank transfer (method bank_transfer). Finance makes the
 // transfer, so it is recorded at once in finance's name, never waiting at the desk, and the
-// booking keeps its units.
+// booking keeps its units. So is finance's refund, as it was paid, of a payment the desk took by
+// bank transfer (a review found it waiting at the desk).
 func TestFinanceGivesADeskPaymentBackByBankTransferAtOnce(t *testing.T) {
 	t.Parallel()
 	sys, id, _ := depositInCash(t, "h-fin-transfer")
@@ -100,6 +101,19 @@ func TestFinanceGivesADeskPaymentBackByBankTransferAtOnce(t *testing.T) {
 	awaitRefunded(t, sys, id, 2000)
 	assert.Equal(t, 1, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'
 		AND method = 'bank_transfer' AND recorded_by = $2 AND provider_refund_id IS NULL`, id, fin), "made by finance, at once")
+
+	// A payment the desk took by bank transfer goes back by bank transfer, as it was paid: finance
+	// makes that too, at once, though it chose no method.
+	desk := deskOf(t, sys, []string{"h-fin-transfer"}, nil)
+	res = desk.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/desk-payments", keyed("wired"),
+		map[string]any{"amount": 700, "currency": "EUR", "method": "bank_transfer"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("as-paid"),
+		map[string]any{"amount": 700, "currency": "EUR", "reason": "paid twice"})
+	require.Equal(t, http.StatusOK, res.Status, res.Raw)
+	awaitRefunded(t, sys, id, 2700)
+	assert.Equal(t, 2, count(t, sys, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'
+		AND method = 'bank_transfer' AND recorded_by = $2`, id, fin), "as it was paid, by finance, at once")
 	res = finance.Do(t, http.MethodPost, "/api/v1/staff/bookings/"+id+"/refunds", keyed("wire"),
 		map[string]any{"amount": 100, "currency": "EUR", "reason": "x", "method": "wire"})
 	assert.Equal(t, http.StatusBadRequest, res.Status, res.Raw)
