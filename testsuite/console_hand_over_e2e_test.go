@@ -55,9 +55,9 @@ func TestConsoleDeskHandsOverARefundWaitingThere(t *testing.T) {
 	b.Screenshot("handed-over")
 	assert.Zero(t, countOf(t, b, "#due-at-desk"), "nothing is due at the desk any more")
 	assert.Zero(t, countOf(t, b, "#hand-over-open-0"))
+	assert.Contains(t, b.Text("#booking-refunds"), "desk-hand", "the refund names who handed it over")
 	b.Visit(day)
 	assert.Zero(t, countOf(t, b, "#owed-at-desk-panel"), "handed over: today's page owes nothing")
-	assert.Contains(t, b.Text("#booking-refunds"), "desk-hand", "the refund names who handed it over")
 	assert.Equal(t, 1, count(t, s, `SELECT count(*) FROM refunds WHERE booking_id = $1 AND status = 'succeeded'
 		AND recorded_by = 'desk-hand' AND reference = 'guest came by at noon'`, id))
 }
